@@ -1,0 +1,1 @@
+"""The ``lazy-intel`` command line (click)."""

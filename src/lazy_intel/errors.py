@@ -1,0 +1,96 @@
+"""One exception base for the whole product, each subclass carrying a stable code.
+
+Codes are part of the public contract (CLI ``--json``, the MCP tool, the docs): never rename one.
+Every error names the object it is about and, where there is one, the next step to take.
+"""
+
+from __future__ import annotations
+
+
+class LazyIntelError(Exception):
+    """Base error. ``code`` is stable; ``message`` names the object; ``next_step`` says what to do."""
+
+    code = "INTERNAL"
+
+    def __init__(self, message: str, *, next_step: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.next_step = next_step
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class InvalidArgument(LazyIntelError):
+    """A request argument is missing, malformed or out of range."""
+
+    code = "INVALID_ARGUMENT"
+
+
+class NotFound(LazyIntelError):
+    """A named object (symbol, file, anchor) does not exist in the view."""
+
+    code = "NOT_FOUND"
+
+
+class IndexBuilding(LazyIntelError):
+    """No published view exists yet; a build has been scheduled."""
+
+    code = "INDEX_BUILDING"
+
+
+class WorkspaceOwned(LazyIntelError):
+    """Another process holds the writer lock for this workspace."""
+
+    code = "WORKSPACE_OWNED"
+
+    def __init__(self, message: str, *, pid: int | None = None, next_step: str | None = None) -> None:
+        super().__init__(message, next_step=next_step)
+        self.pid = pid
+
+
+class Unsupported(LazyIntelError):
+    """The operation cannot be served here (language, capability, projection)."""
+
+    code = "UNSUPPORTED"
+
+
+class SourceChanged(LazyIntelError):
+    """Files the answer was built from changed on disk while it was being read."""
+
+    code = "SOURCE_CHANGED"
+
+
+class StoreError(LazyIntelError):
+    """The store is missing, corrupt or of an incompatible schema."""
+
+    code = "STORE_CORRUPT"
+
+
+class Busy(LazyIntelError):
+    """The server's request queue is full."""
+
+    code = "BUSY"
+
+
+class Timeout(LazyIntelError):
+    """A bounded operation ran out of time."""
+
+    code = "TIMEOUT"
+
+
+ERROR_CODES: tuple[str, ...] = (
+    "INTERNAL",
+    "INVALID_ARGUMENT",
+    "NOT_FOUND",
+    "INDEX_BUILDING",
+    "WORKSPACE_OWNED",
+    "UNSUPPORTED",
+    "SOURCE_CHANGED",
+    "STORE_CORRUPT",
+    "BUSY",
+    "TIMEOUT",
+    "CURSOR_STALE",
+)

@@ -1,0 +1,161 @@
+"""Fit an answer into ``maxChars`` without ever splitting a block.
+
+The budget counts the whole serialized answer (compact JSON, characters): status, headers,
+warnings, view, anchors, observations, data. Items are taken in rank order; an item whose body does
+not fit is kept as its location (``body_omitted`` with ``needed_chars``); when not even that fits,
+the rest are counted in ``budget.omitted`` and the caller's cursor points at the first of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from lazy_intel.errors import InvalidArgument
+from lazy_intel.evidence.model import (
+    STATUS_ERROR,
+    STATUS_OK,
+    STATUS_PARTIAL,
+    Answer,
+    Item,
+    View,
+)
+
+
+def serialize(answer: Answer) -> str:
+    """The canonical wire form of an answer; its length is what the budget counts."""
+    return json.dumps(answer.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def _item_chars(item: Item) -> int:
+    return len(json.dumps(item.to_dict(), ensure_ascii=False, separators=(",", ":")))
+
+
+def _settle_used_chars(answer: Answer) -> Answer:
+    """Set ``used_chars`` to the exact length of the answer that carries it (a fixed point)."""
+    current = answer
+    for _ in range(6):
+        length = len(serialize(current))
+        if length == current.used_chars:
+            return current
+        current = replace(current, used_chars=length)
+    return current
+
+
+def _widest_cursor(cursor_for: Callable[[int], str | None] | None, count: int) -> str | None:
+    if cursor_for is None:
+        return None
+    candidates = [c for c in (cursor_for(0), cursor_for(count)) if c is not None]
+    return max(candidates, key=len) if candidates else None
+
+
+def fit_answer(
+    operation: str,
+    items: Sequence[Item],
+    *,
+    max_chars: int,
+    view: View,
+    coverage: Sequence[str] = (),
+    warnings: Sequence[str] = (),
+    data: Mapping[str, Any] | None = None,
+    cursor_for: Callable[[int], str | None] | None = None,
+    force_partial: bool = False,
+    message: str | None = None,
+) -> Answer:
+    """Build the answer for ``items`` (best first) inside ``max_chars``.
+
+    ``cursor_for(n)`` returns the cursor that resumes after the first ``n`` items (or ``None`` when
+    nothing follows). ``force_partial`` marks an answer partial even with whole items (for example
+    when a required part of the operation could not run).
+    """
+    budget_warning = "some items did not fit maxChars: raise maxChars or follow next_cursor"
+    for with_budget_warning in (False, True):
+        all_warnings = [*warnings, budget_warning] if with_budget_warning else list(warnings)
+        widest_cursor = _widest_cursor(cursor_for, len(items))
+        skeleton = Answer(
+            status=STATUS_PARTIAL,
+            operation=operation,
+            items=(),
+            message=message,
+            coverage=tuple(coverage),
+            warnings=tuple(all_warnings),
+            view=view,
+            max_chars=max_chars,
+            used_chars=max_chars,
+            omitted=len(items),
+            next_cursor=widest_cursor,
+            data=data,
+        )
+        room = max_chars - len(serialize(skeleton))
+        if room < 0:
+            raise InvalidArgument(
+                f"maxChars={max_chars} is too small for the {operation} answer header "
+                f"(needs at least {max_chars - room})",
+                next_step="raise maxChars",
+            )
+        chosen: list[Item] = []
+        whole = 0
+        for item in items:
+            separator = 1 if chosen else 0
+            full = _item_chars(item)
+            if full + separator <= room:
+                chosen.append(item)
+                room -= full + separator
+                whole += 1
+                continue
+            located = item.without_body(needed_chars=full)
+            size = _item_chars(located)
+            if item.text is not None and size + separator <= room:
+                chosen.append(located)
+                room -= size + separator
+                continue
+            break
+        lost = len(items) - len(chosen)
+        degraded = lost > 0 or whole < len(chosen)
+        if degraded and not with_budget_warning:
+            continue
+        status = STATUS_OK if whole > 0 and not force_partial else STATUS_PARTIAL
+        answer = Answer(
+            status=status,
+            operation=operation,
+            items=tuple(chosen),
+            message=message,
+            coverage=tuple(coverage),
+            warnings=tuple(all_warnings),
+            view=view,
+            max_chars=max_chars,
+            used_chars=0,
+            omitted=lost,
+            next_cursor=cursor_for(len(chosen)) if cursor_for else None,
+            data=data,
+        )
+        return _settle_used_chars(answer)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def error_answer(
+    operation: str,
+    code: str,
+    message: str,
+    *,
+    view: View,
+    next_step: str | None = None,
+    max_chars: int = 0,
+    warnings: Sequence[str] = (),
+    data: Mapping[str, Any] | None = None,
+) -> Answer:
+    """An error answer; it carries no items and is never truncated (errors are short)."""
+    answer = Answer(
+        status=STATUS_ERROR,
+        operation=operation,
+        code=code,
+        message=message,
+        next_step=next_step,
+        warnings=tuple(warnings),
+        view=view,
+        max_chars=max_chars,
+        data=data,
+    )
+    return _settle_used_chars(answer)

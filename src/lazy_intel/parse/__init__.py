@@ -1,0 +1,1 @@
+"""Languages, tree-sitter tag queries, FileFacts extraction and chunking (DESIGN §7)."""

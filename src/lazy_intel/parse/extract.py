@@ -1,0 +1,409 @@
+"""One parse and one query pass per file -> :class:`FileFacts`.
+
+The language knowledge lives in ``queries/<lang>.scm``; this module only understands the standard
+capture names:
+
+``@definition.<kind>`` + ``@name``
+    a definition (function, method, class, struct, interface, trait, enum, module, type, field,
+    variable, constant, macro, constructor, object, protocol, …). ``@parent`` optionally names the
+    parent type explicitly (a Go receiver, a C++ ``Foo::bar`` out-of-line method uses ``::`` in its
+    name instead).
+``@scope`` + ``@name``
+    a node that qualifies the definitions inside it without being one (a Rust ``impl`` block, a
+    Swift ``extension``).
+``@doc`` + ``@doc.owner``
+    a docstring belonging to the definition node captured as ``@doc.owner``. Without one, the
+    comments immediately above a definition become its doc.
+``@reference.<kind>`` + ``@name`` (+ ``@receiver``)
+    a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``.
+``@import`` + ``@import.module`` / ``@import.name`` / ``@import.alias`` / ``@import.wildcard``
+    an import statement.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import tree_sitter
+
+from lazy_intel.parse.facts import (
+    CALLABLE_KINDS,
+    CONTAINER_KINDS,
+    FileFacts,
+    ImportFact,
+    ReferenceFact,
+    SymbolFact,
+)
+from lazy_intel.parse.languages import grammar, tag_query
+
+logger = logging.getLogger(__name__)
+
+PARSE_TIMEOUT_S = 20.0
+MAX_SIGNATURE_CHARS = 240
+MAX_DOC_CHARS = 1200
+MAX_RECEIVER_CHARS = 200
+READ_SLICE = 1 << 16
+
+# When one node is captured as several kinds, the most specific wins.
+KIND_PRIORITY: dict[str, int] = {
+    "constructor": 9,
+    "method": 8,
+    "protocol": 7,
+    "trait": 7,
+    "interface": 7,
+    "enum": 7,
+    "struct": 7,
+    "record": 7,
+    "union": 7,
+    "object": 6,
+    "class": 6,
+    "module": 5,
+    "macro": 5,
+    "function": 4,
+    "type": 3,
+    "property": 2,
+    "field": 2,
+    "constant": 2,
+    "variable": 1,
+}
+QUALIFIER_SPLIT = re.compile(r"::|\\")
+COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!\*)|///?!?|//!|#+|--|%+)\s?")
+
+
+@functools.cache
+def _parser(lang: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(grammar(lang))
+
+
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _end_line(node: tree_sitter.Node) -> int:
+    row, column = node.end_point
+    if column == 0 and row > node.start_point[0]:
+        return row
+    return row + 1
+
+
+@dataclass
+class _Def:
+    kind: str
+    node: tree_sitter.Node
+    name: str
+    name_node: tree_sitter.Node
+    explicit_parent: str | None
+    is_scope: bool = False
+    doc: str | None = None
+    qualified: str = ""
+    parent_qualified: str | None = None
+    container_kind: str | None = None
+
+
+def _signature(source: bytes, node: tree_sitter.Node) -> str:
+    """The definition's header: everything before its body, comments excluded; else its first line."""
+    body = node.child_by_field_name("body")
+    end = node.end_byte
+    if body is not None and body.start_byte > node.start_byte:
+        end = node.start_byte
+        for child in node.children:
+            if child.start_byte >= body.start_byte:
+                break
+            if "comment" not in child.type:
+                end = child.end_byte
+    head = source[node.start_byte : end].decode("utf-8", "replace")
+    if body is None:
+        head = head.split("\n", 1)[0]
+    head = " ".join(head.split())
+    return head[:MAX_SIGNATURE_CHARS]
+
+
+def _clean_doc(raw: str) -> str | None:
+    text = raw.strip()
+    for quote in ('"""', "'''", '"', "'"):
+        if len(text) >= 2 * len(quote) and text.startswith(quote) and text.endswith(quote):
+            text = text[len(quote) : -len(quote)]
+            break
+    if text[:1] in "rRbBuU" and text[1:4] in ('"""', "'''"):
+        text = text[4:-3]
+    lines = [COMMENT_MARKERS.sub("", line).rstrip() for line in text.splitlines()]
+    lines = [line.rstrip("*/").rstrip() for line in lines]
+    cleaned = "\n".join(lines).strip()
+    return cleaned[:MAX_DOC_CHARS] or None
+
+
+def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
+    current = node
+    for _ in range(3):
+        pieces: list[str] = []
+        expected_row = current.start_point[0]
+        sibling = current.prev_sibling
+        while sibling is not None and "comment" in sibling.type:
+            if sibling.end_point[0] < expected_row - 1:
+                break
+            pieces.append(_text(source, sibling))
+            expected_row = sibling.start_point[0]
+            sibling = sibling.prev_sibling
+        if pieces:
+            return _clean_doc("\n".join(reversed(pieces)))
+        parent = current.parent
+        if parent is None or parent.parent is None or parent.start_byte != current.start_byte:
+            if parent is None or parent.named_child_count == 0 or parent.named_children[0] != current:
+                return None
+        if parent.type in {"block", "class_body", "declaration_list", "program", "module", "source_file"}:
+            return None
+        current = parent
+    return None
+
+
+def _split_name(raw: str) -> tuple[list[str], str]:
+    parts = [p for p in QUALIFIER_SPLIT.split(raw.strip()) if p]
+    if not parts:
+        return [], raw.strip()
+    return parts[:-1], parts[-1]
+
+
+def _first(caps: dict[str, list[tree_sitter.Node]], key: str) -> tree_sitter.Node | None:
+    nodes = caps.get(key)
+    return nodes[0] if nodes else None
+
+
+def _strip_module(text: str) -> str:
+    return text.strip().strip("\"'`<>").strip()
+
+
+class _Collector:
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.defs: dict[tuple[int, int, bool], _Def] = {}
+        self.docs: dict[tuple[int, int], str] = {}
+        self.refs: list[tuple[str, tree_sitter.Node, tree_sitter.Node, tree_sitter.Node | None]] = []
+        self.imports: list[tuple[tree_sitter.Node, dict[str, list[tree_sitter.Node]]]] = []
+
+    def add_match(self, caps: dict[str, list[tree_sitter.Node]]) -> None:
+        name_node = _first(caps, "name")
+        for capture, nodes in caps.items():
+            if capture.startswith("definition.") and name_node is not None:
+                self._add_def(capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "parent"))
+            elif capture == "scope" and name_node is not None:
+                key = (nodes[0].start_byte, nodes[0].end_byte, True)
+                if key not in self.defs:
+                    name = _text(self.source, name_node)
+                    self.defs[key] = _Def("scope", nodes[0], name, name_node, None, is_scope=True)
+            elif capture == "doc":
+                owner = _first(caps, "doc.owner")
+                if owner is not None:
+                    self.docs.setdefault((owner.start_byte, owner.end_byte), _text(self.source, nodes[0]))
+            elif capture.startswith("reference.") and name_node is not None:
+                self.refs.append((capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "receiver")))
+            elif capture == "import":
+                self.imports.append((nodes[0], caps))
+
+    def _add_def(
+        self,
+        kind: str,
+        node: tree_sitter.Node,
+        name_node: tree_sitter.Node,
+        parent_node: tree_sitter.Node | None,
+    ) -> None:
+        key = (node.start_byte, node.end_byte, False)
+        existing = self.defs.get(key)
+        if existing is not None and KIND_PRIORITY.get(existing.kind, 0) >= KIND_PRIORITY.get(kind, 0):
+            return
+        name = _text(self.source, name_node)
+        parent = _text(self.source, parent_node) if parent_node is not None else None
+        self.defs[key] = _Def(kind, node, name, name_node, parent)
+
+
+def _qualify(defs: list[_Def]) -> None:
+    """Give every definition its qualified name from the containers that enclose it."""
+    stack: list[_Def] = []
+    for d in defs:
+        while stack and not (
+            stack[-1].node.start_byte <= d.node.start_byte and d.node.end_byte <= stack[-1].node.end_byte
+        ):
+            stack.pop()
+        qualifiers, name = _split_name(d.name)
+        d.name = name
+        enclosing = stack[-1] if stack else None
+        if d.explicit_parent:
+            _, parent_name = _split_name(d.explicit_parent.lstrip("*&"))
+            prefix = parent_name
+            d.container_kind = "struct"
+        elif enclosing is not None:
+            prefix = enclosing.qualified
+            d.container_kind = enclosing.kind
+        else:
+            prefix = ""
+        if qualifiers:
+            prefix = ".".join([p for p in (prefix, *qualifiers) if p])
+            d.container_kind = d.container_kind or "class"
+        d.qualified = f"{prefix}.{name}" if prefix else name
+        d.parent_qualified = prefix or None
+        if d.kind == "function" and (
+            d.explicit_parent or qualifiers or (d.container_kind in CONTAINER_KINDS | {"scope"})
+        ):
+            d.kind = "method"
+        stack.append(d)
+
+
+def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None]:
+    """For each byte position (ascending), the qualified name of the innermost enclosing definition.
+
+    Definition nodes are tree nodes, so they nest or are disjoint: one stack sweep suffices.
+    """
+    real = [d for d in defs if not d.is_scope]
+    out: list[str | None] = []
+    stack: list[_Def] = []
+    index = 0
+    for pos in positions:
+        while index < len(real) and real[index].node.start_byte <= pos:
+            new = real[index]
+            while stack and stack[-1].node.end_byte <= new.node.start_byte:
+                stack.pop()
+            stack.append(new)
+            index += 1
+        while stack and not (stack[-1].node.start_byte <= pos < stack[-1].node.end_byte):
+            stack.pop()
+        out.append(stack[-1].qualified if stack else None)
+    return out
+
+
+def extract_facts(path: str, lang: str, source: bytes) -> FileFacts:
+    """Parse ``source`` and extract its facts; never raises for bad input (the error is recorded)."""
+    try:
+        return _extract(path, lang, source)
+    except Exception as exc:  # a grammar or query bug must not stop the index
+        logger.warning("parse of %s failed: %s", path, exc)
+        return FileFacts(path=path, lang=lang, error=f"{type(exc).__name__}: {exc}")
+
+
+def _extract(path: str, lang: str, source: bytes) -> FileFacts:
+    deadline = time.monotonic() + PARSE_TIMEOUT_S
+    size = len(source)
+
+    def read(offset: int, _point: tuple[int, int]) -> bytes:
+        return source[offset : offset + READ_SLICE] if offset < size else b""
+
+    tree = _parser(lang).parse(read, progress_callback=lambda _offset, _error: time.monotonic() > deadline)
+    if tree is None:
+        return FileFacts(path=path, lang=lang, error=f"parse timed out after {PARSE_TIMEOUT_S:.0f}s")
+    root = tree.root_node
+    collector = _Collector(source)
+    for _pattern, caps in tree_sitter.QueryCursor(tag_query(lang)).matches(root):
+        collector.add_match(caps)
+
+    defs = sorted(
+        collector.defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte, not d.is_scope)
+    )
+    _qualify(defs)
+    symbols: list[SymbolFact] = []
+    for d in defs:
+        if d.is_scope:
+            continue
+        raw_doc = collector.docs.get((d.node.start_byte, d.node.end_byte))
+        doc = _clean_doc(raw_doc) if raw_doc is not None else _leading_comments(source, d.node)
+        symbols.append(
+            SymbolFact(
+                name=d.name,
+                qualified_name=d.qualified,
+                kind=d.kind,
+                start_byte=d.node.start_byte,
+                end_byte=d.node.end_byte,
+                start_line=d.node.start_point[0] + 1,
+                end_line=_end_line(d.node),
+                name_start_byte=d.name_node.start_byte,
+                name_end_byte=d.name_node.end_byte,
+                signature=_signature(source, d.node),
+                doc=doc,
+                parent=d.parent_qualified,
+            )
+        )
+
+    refs_sorted = sorted(collector.refs, key=lambda r: (r[1].start_byte, r[2].start_byte, r[0]))
+    seen_refs: set[tuple[str, int, int]] = set()
+    unique_refs = []
+    for ref in refs_sorted:
+        key = (ref[0], ref[2].start_byte, ref[2].end_byte)
+        if key not in seen_refs:
+            seen_refs.add(key)
+            unique_refs.append(ref)
+    ref_scopes = _sweep_scopes(defs, [r[2].start_byte for r in unique_refs])
+    references = []
+    for (kind, node, name_node, receiver_node), scope in zip(unique_refs, ref_scopes, strict=True):
+        qualifiers, name = _split_name(_text(source, name_node).replace(".", "::"))
+        receiver = _text(source, receiver_node)[:MAX_RECEIVER_CHARS] if receiver_node is not None else None
+        if receiver is None and qualifiers:
+            receiver = ".".join(qualifiers)
+        references.append(
+            ReferenceFact(
+                name=name,
+                kind=kind,
+                start_byte=node.start_byte,
+                end_byte=node.end_byte,
+                line=name_node.start_point[0] + 1,
+                name_start_byte=name_node.start_byte,
+                name_end_byte=name_node.end_byte,
+                scope=scope,
+                receiver=receiver,
+            )
+        )
+
+    imports = _imports(source, defs, collector.imports)
+    return FileFacts(
+        path=path,
+        lang=lang,
+        symbols=tuple(symbols),
+        references=tuple(references),
+        imports=imports,
+        syntax_errors=1 if root.has_error else 0,
+    )
+
+
+def _imports(
+    source: bytes, defs: list[_Def], raw: list[tuple[tree_sitter.Node, dict[str, list[tree_sitter.Node]]]]
+) -> tuple[ImportFact, ...]:
+    rows: list[tuple[tree_sitter.Node, str, str | None, str | None, bool]] = []
+    for node, caps in raw:
+        module_node = _first(caps, "import.module")
+        module = _strip_module(_text(source, module_node)) if module_node is not None else ""
+        alias_node = _first(caps, "import.alias")
+        alias = _text(source, alias_node) if alias_node is not None else None
+        wildcard = "import.wildcard" in caps
+        names = caps.get("import.name") or []
+        if not names:
+            rows.append((node, module, None, alias, wildcard))
+        for name_node in names:
+            rows.append(
+                (node, module, _text(source, name_node), alias if len(names) == 1 else None, wildcard)
+            )
+    rows.sort(key=lambda r: (r[0].start_byte, r[1], r[2] or "", r[3] or ""))
+    unique: list[tuple[tree_sitter.Node, str, str | None, str | None, bool]] = []
+    seen: set[tuple[int, str, str | None, str | None]] = set()
+    for row in rows:
+        key = (row[0].start_byte, row[1], row[2], row[3])
+        if key not in seen and (row[1] or row[2]):
+            seen.add(key)
+            unique.append(row)
+    scopes = _sweep_scopes(defs, [r[0].start_byte for r in unique])
+    return tuple(
+        ImportFact(
+            module=module,
+            name=name,
+            alias=alias,
+            start_byte=node.start_byte,
+            end_byte=node.end_byte,
+            line=node.start_point[0] + 1,
+            scope=scope,
+            wildcard=wildcard,
+        )
+        for (node, module, name, alias, wildcard), scope in zip(unique, scopes, strict=True)
+    )
+
+
+__all__ = ["CALLABLE_KINDS", "extract_facts"]

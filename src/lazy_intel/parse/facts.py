@@ -1,0 +1,86 @@
+"""What one parse of one file yields: definitions, references, imports (frozen, picklable)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Kinds that own a chunk of their own: callables and type-like containers.
+CALLABLE_KINDS: frozenset[str] = frozenset({"function", "method", "constructor", "macro"})
+CONTAINER_KINDS: frozenset[str] = frozenset(
+    {
+        "class",
+        "struct",
+        "interface",
+        "trait",
+        "enum",
+        "module",
+        "object",
+        "impl",
+        "union",
+        "record",
+        "protocol",
+    }
+)
+
+
+@dataclass(frozen=True)
+class SymbolFact:
+    """One definition. Spans are UTF-8 byte offsets (end exclusive) and 1-based inclusive lines."""
+
+    name: str
+    qualified_name: str
+    kind: str
+    start_byte: int
+    end_byte: int
+    start_line: int
+    end_line: int
+    name_start_byte: int
+    name_end_byte: int
+    signature: str
+    doc: str | None
+    parent: str | None  # qualified name of the enclosing definition, when there is one
+
+
+@dataclass(frozen=True)
+class ReferenceFact:
+    """A use of a name: a call, a type use, a base class, an instantiation.
+
+    ``start_byte``/``end_byte`` span the whole site (e.g. the call); ``name_*`` the referenced name.
+    ``scope`` is the qualified name of the innermost enclosing definition (``None`` at file level).
+    ``receiver`` is the text of the object a member is reached through (``self`` in ``self.f()``).
+    """
+
+    name: str
+    kind: str
+    start_byte: int
+    end_byte: int
+    line: int
+    name_start_byte: int
+    name_end_byte: int
+    scope: str | None
+    receiver: str | None
+
+
+@dataclass(frozen=True)
+class ImportFact:
+    """One imported module or name. ``module`` is as written (``.`` prefixes for relative imports)."""
+
+    module: str
+    name: str | None
+    alias: str | None
+    start_byte: int
+    end_byte: int
+    line: int
+    scope: str | None
+    wildcard: bool = False
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    path: str
+    lang: str
+    symbols: tuple[SymbolFact, ...] = ()
+    references: tuple[ReferenceFact, ...] = ()
+    imports: tuple[ImportFact, ...] = ()
+    syntax_errors: int = 0
+    error: str | None = None  # set when the file could not be parsed at all

@@ -1,0 +1,204 @@
+"""The language table: file extensions, grammar wheel, tag query file.
+
+Grammars come from the official per-language wheels (``tree-sitter-python`` …), loaded offline.
+Files of other text types (Markdown, YAML, …) are indexed as text windows without symbols.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import importlib.metadata
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import tree_sitter
+
+QUERY_DIR = Path(__file__).with_name("queries")
+
+# Bumped whenever the extraction logic changes what it emits; part of the scope digest.
+EXTRACTOR_VERSION = 1
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str
+    extensions: tuple[str, ...]
+    module: str
+    factory: str
+    distribution: str
+
+    @property
+    def query_path(self) -> Path:
+        return QUERY_DIR / f"{self.name}.scm"
+
+
+LANGUAGES: tuple[LanguageSpec, ...] = (
+    LanguageSpec("python", (".py", ".pyi"), "tree_sitter_python", "language", "tree-sitter-python"),
+    LanguageSpec(
+        "javascript",
+        (".js", ".mjs", ".cjs", ".jsx"),
+        "tree_sitter_javascript",
+        "language",
+        "tree-sitter-javascript",
+    ),
+    LanguageSpec(
+        "typescript",
+        (".ts", ".mts", ".cts"),
+        "tree_sitter_typescript",
+        "language_typescript",
+        "tree-sitter-typescript",
+    ),
+    LanguageSpec("tsx", (".tsx",), "tree_sitter_typescript", "language_tsx", "tree-sitter-typescript"),
+    LanguageSpec("go", (".go",), "tree_sitter_go", "language", "tree-sitter-go"),
+    LanguageSpec("rust", (".rs",), "tree_sitter_rust", "language", "tree-sitter-rust"),
+    LanguageSpec("java", (".java",), "tree_sitter_java", "language", "tree-sitter-java"),
+    # Decision: ``.h`` is C. A C++ header parsed as C still yields its functions; classes need .hpp/.hh.
+    LanguageSpec("c", (".c", ".h"), "tree_sitter_c", "language", "tree-sitter-c"),
+    LanguageSpec(
+        "cpp",
+        (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"),
+        "tree_sitter_cpp",
+        "language",
+        "tree-sitter-cpp",
+    ),
+    LanguageSpec("csharp", (".cs",), "tree_sitter_c_sharp", "language", "tree-sitter-c-sharp"),
+    LanguageSpec("ruby", (".rb", ".rake", ".gemspec"), "tree_sitter_ruby", "language", "tree-sitter-ruby"),
+    LanguageSpec("php", (".php",), "tree_sitter_php", "language_php", "tree-sitter-php"),
+    LanguageSpec("kotlin", (".kt", ".kts"), "tree_sitter_kotlin", "language", "tree-sitter-kotlin"),
+    LanguageSpec("swift", (".swift",), "tree_sitter_swift", "language", "tree-sitter-swift"),
+    LanguageSpec("scala", (".scala", ".sc"), "tree_sitter_scala", "language", "tree-sitter-scala"),
+)
+
+LANGUAGES_BY_NAME: dict[str, LanguageSpec] = {spec.name: spec for spec in LANGUAGES}
+_BY_EXTENSION: dict[str, str] = {ext: spec.name for spec in LANGUAGES for ext in spec.extensions}
+
+# Text files indexed as windows (no symbols). The value is the reported language.
+TEXT_EXTENSIONS: dict[str, str] = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".rst": "rst",
+    ".txt": "text",
+    ".adoc": "text",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".ini": "ini",
+    ".cfg": "ini",
+    ".conf": "ini",
+    ".properties": "ini",
+    ".env.example": "ini",
+    ".xml": "xml",
+    ".html": "html",
+    ".htm": "html",
+    ".css": "css",
+    ".scss": "css",
+    ".less": "css",
+    ".sql": "sql",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
+    ".ps1": "shell",
+    ".gradle": "gradle",
+    ".cmake": "cmake",
+    ".proto": "proto",
+    ".graphql": "graphql",
+    ".tf": "terraform",
+    ".vue": "vue",
+    ".svelte": "svelte",
+    ".lua": "lua",
+    ".pl": "perl",
+    ".r": "r",
+    ".dart": "dart",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".erl": "erlang",
+    ".hs": "haskell",
+    ".ml": "ocaml",
+    ".clj": "clojure",
+    ".zig": "zig",
+    ".nim": "nim",
+    ".jl": "julia",
+    ".m": "objc",
+    ".mm": "objc",
+    ".pyx": "cython",
+    ".pxd": "cython",
+    ".j2": "template",
+    ".jinja": "template",
+    ".tmpl": "template",
+    ".mk": "make",
+}
+TEXT_FILENAMES: dict[str, str] = {
+    "Makefile": "make",
+    "GNUmakefile": "make",
+    "Dockerfile": "docker",
+    "CMakeLists.txt": "cmake",
+    "Rakefile": "ruby-text",
+    "Gemfile": "ruby-text",
+    "Procfile": "text",
+    "Jenkinsfile": "groovy",
+    "README": "text",
+    "LICENSE": "text",
+    "CHANGES": "text",
+    "AUTHORS": "text",
+    "setup.cfg": "ini",
+    "tox.ini": "ini",
+    ".gitignore": "text",
+    ".lazy-intel-ignore": "text",
+}
+# Data and generated files that only add noise to retrieval: captured (hashed) but not indexed.
+NOISE_SUFFIXES: tuple[str, ...] = (".min.js", ".min.css", ".map", ".svg", ".csv", ".tsv", ".lock", ".snap")
+
+
+def language_for_path(rel: str) -> str | None:
+    """The parsed language of ``rel`` (``python`` …), a text type (``markdown`` …) or ``None``."""
+    name = PurePosixPath(rel).name
+    lowered = name.lower()
+    if any(lowered.endswith(s) for s in NOISE_SUFFIXES):
+        return None
+    suffix = PurePosixPath(lowered).suffix
+    if suffix in _BY_EXTENSION:
+        return _BY_EXTENSION[suffix]
+    if name in TEXT_FILENAMES:
+        return TEXT_FILENAMES[name]
+    return TEXT_EXTENSIONS.get(suffix)
+
+
+def is_parsed_language(lang: str | None) -> bool:
+    return lang in LANGUAGES_BY_NAME
+
+
+@functools.cache
+def grammar(lang: str) -> tree_sitter.Language:
+    spec = LANGUAGES_BY_NAME[lang]
+    module = importlib.import_module(spec.module)
+    return tree_sitter.Language(getattr(module, spec.factory)())
+
+
+@functools.cache
+def tag_query(lang: str) -> tree_sitter.Query:
+    spec = LANGUAGES_BY_NAME[lang]
+    return tree_sitter.Query(grammar(lang), spec.query_path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def parser_versions() -> dict[str, str]:
+    """Versions of everything that decides parse output: bindings, grammars, queries, extractor."""
+    versions = {"tree-sitter": importlib.metadata.version("tree-sitter"), "extractor": str(EXTRACTOR_VERSION)}
+    for spec in LANGUAGES:
+        try:
+            versions[spec.distribution] = importlib.metadata.version(spec.distribution)
+        except importlib.metadata.PackageNotFoundError:
+            versions[spec.distribution] = "missing"
+    h = hashlib.sha256()
+    for spec in LANGUAGES:
+        if spec.query_path.exists():
+            h.update(spec.query_path.read_bytes())
+    versions["queries"] = h.hexdigest()[:16]
+    return versions
+
+
+def parser_fingerprint() -> str:
+    return ";".join(f"{k}={v}" for k, v in sorted(parser_versions().items()))

@@ -1,0 +1,251 @@
+"""The one table of settings: name, environment variable, default, range and help.
+
+The CLI (``lazy-intel doctor``, ``--help`` epilogs), validation and ``docs/reference.md`` all read
+this table; ``tests/test_docs.py`` fails when a setting is missing from the docs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lazy_intel.errors import InvalidArgument
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    env: str
+    kind: str  # "bool" | "int" | "str" | "paths" | "json"
+    default: Any
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, raw: str) -> Any:
+        """Parse and validate one raw environment value; errors name the variable."""
+        raw = raw.strip()
+        if self.kind == "bool":
+            lowered = raw.lower()
+            if lowered in {"1", "true", "yes", "on"}:
+                return True
+            if lowered in {"0", "false", "no", "off"}:
+                return False
+            raise InvalidArgument(f"{self.env}={raw!r} is not a boolean (use true or false)")
+        if self.kind == "int":
+            try:
+                value = int(raw)
+            except ValueError:
+                raise InvalidArgument(f"{self.env}={raw!r} is not an integer") from None
+            if self.minimum is not None and value < self.minimum:
+                raise InvalidArgument(f"{self.env}={value} is below the minimum {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise InvalidArgument(f"{self.env}={value} is above the maximum {self.maximum}")
+            return value
+        if self.kind == "paths":
+            return tuple(p for p in raw.split(os.pathsep) if p)
+        if self.kind == "json":
+            if not raw:
+                return None
+            try:
+                return json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InvalidArgument(f"{self.env} is not valid JSON: {exc.msg}") from None
+        return raw
+
+    def range_text(self) -> str:
+        if self.minimum is None and self.maximum is None:
+            return ""
+        return f"{self.minimum}..{self.maximum}"
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "auto_index",
+        "LAZY_INTEL_AUTO_INDEX",
+        "bool",
+        True,
+        "Build the index in the background when a query finds none (serve); off: answer INDEX_BUILDING "
+        "without scheduling a build.",
+    ),
+    Setting(
+        "debounce_ms",
+        "LAZY_INTEL_DEBOUNCE_MS",
+        "int",
+        300,
+        "Quiet time after the last file event before the watcher publishes a sync.",
+        10,
+        60_000,
+    ),
+    Setting(
+        "writer_idle_ms",
+        "LAZY_INTEL_WRITER_IDLE_MS",
+        "int",
+        30_000,
+        "A writer with no sync in flight releases the workspace lock after this long.",
+        0,
+        3_600_000,
+    ),
+    Setting(
+        "store_grace_ms",
+        "LAZY_INTEL_STORE_GRACE_MS",
+        "int",
+        600_000,
+        "How long a store replaced by a rebuild is kept for readers in other processes.",
+        0,
+        86_400_000,
+    ),
+    Setting(
+        "bootstrap_timeout_ms",
+        "LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS",
+        "int",
+        1_800_000,
+        "Upper bound on one background build started by a query.",
+        5_000,
+        3_600_000,
+    ),
+    Setting(
+        "timeout_ms",
+        "LAZY_INTEL_TIMEOUT_MS",
+        "int",
+        30_000,
+        "Per-request time limit in the MCP server.",
+        100,
+        600_000,
+    ),
+    Setting(
+        "max_file_bytes",
+        "LAZY_INTEL_MAX_FILE_BYTES",
+        "int",
+        1_048_576,
+        "Files larger than this are recorded as too-large and not parsed.",
+        1_024,
+        64 * 1_048_576,
+    ),
+    Setting(
+        "default_max_chars",
+        "LAZY_INTEL_DEFAULT_MAX_CHARS",
+        "int",
+        20_000,
+        "Output budget of an answer when the request gives no maxChars.",
+        200,
+        1_000_000,
+    ),
+    Setting(
+        "max_output_chars",
+        "LAZY_INTEL_MAX_OUTPUT_CHARS",
+        "int",
+        200_000,
+        "Largest maxChars a request may ask for; larger values are refused.",
+        200,
+        10_000_000,
+    ),
+    Setting(
+        "max_input_chars",
+        "LAZY_INTEL_MAX_INPUT_CHARS",
+        "int",
+        100_000,
+        "Largest serialized request the MCP server accepts.",
+        1_000,
+        10_000_000,
+    ),
+    Setting(
+        "parse_workers",
+        "LAZY_INTEL_PARSE_WORKERS",
+        "int",
+        0,
+        "Processes used to parse a large change set; 0 picks min(4, CPU count).",
+        0,
+        64,
+    ),
+    Setting(
+        "max_roots",
+        "LAZY_INTEL_MAX_ROOTS",
+        "int",
+        8,
+        "Most workspaces one server keeps open; the least recently used is closed first.",
+        1,
+        256,
+    ),
+    Setting(
+        "allowed_roots",
+        "LAZY_INTEL_ALLOWED_ROOTS",
+        "paths",
+        (),
+        "If set, only roots inside one of these directories (path-separator list) are accepted.",
+    ),
+    Setting(
+        "deny_roots",
+        "LAZY_INTEL_DENY_ROOTS",
+        "paths",
+        (),
+        "Roots inside any of these directories (path-separator list) are refused.",
+    ),
+    Setting(
+        "root",
+        "LAZY_INTEL_ROOT",
+        "str",
+        "",
+        "Default workspace root for serve when a request names none (else the current directory).",
+    ),
+    Setting(
+        "embedding",
+        "LAZY_INTEL_EMBEDDING",
+        "str",
+        "none",
+        "Embedding provider for dense retrieval: none, or a provider spec (see docs/reference.md).",
+    ),
+    Setting(
+        "lsp",
+        "LAZY_INTEL_LSP",
+        "json",
+        None,
+        'Short-form trusted language servers, e.g. {"python": "/abs/path/to/server"}.',
+    ),
+    Setting(
+        "lsp_config",
+        "LAZY_INTEL_LSP_CONFIG",
+        "str",
+        "",
+        "Absolute path of an operator-reviewed code-intel-config.v1 file of language servers.",
+    ),
+    Setting(
+        "log_level",
+        "LAZY_INTEL_LOG_LEVEL",
+        "str",
+        "WARNING",
+        "Log level of the entry points (logs go to stderr, never stdout).",
+    ),
+)
+
+SETTINGS_BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved setting values; build with :func:`load_settings`."""
+
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    """Read every setting from ``env`` (default ``os.environ``), validate, apply overrides."""
+    source = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        raw = source.get(setting.env)
+        values[setting.name] = setting.default if raw is None or raw == "" else setting.parse(raw)
+    for name, value in overrides.items():
+        if name not in SETTINGS_BY_NAME:
+            raise InvalidArgument(f"unknown setting {name!r}")
+        values[name] = value
+    return Settings(values)

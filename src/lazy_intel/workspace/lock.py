@@ -1,0 +1,64 @@
+"""The cross-process writer lock: ``flock`` on ``<state>/runtime/writer.lock`` with the holder's pid."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from lazy_intel.errors import WorkspaceOwned
+
+
+class WriterLock:
+    """Exclusive, non-blocking. ``acquire`` raises ``WORKSPACE_OWNED`` naming the holder's pid."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def holder_pid(self) -> int | None:
+        try:
+            text = self.path.read_text().strip()
+        except OSError:
+            return None
+        return int(text) if text.isdigit() else None
+
+    def acquire(self) -> None:
+        if self._fd is not None:
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            pid = self.holder_pid()
+            raise WorkspaceOwned(
+                f"workspace is being written by another process (pid {pid}); lock {self.path}",
+                pid=pid,
+                next_step="reads still work; retry the write when that process is idle",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        os.fsync(fd)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> WriterLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

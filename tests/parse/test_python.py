@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from lazy_intel.parse.extract import extract_facts
+from tests.parse.helpers import assert_symbol, reference_names
+
+SESSION_REQUEST = '''def request(self, method, url) -> Response:
+        """Send it."""
+        def inner():
+            return helper(1)
+        return self.send(Req(method, url))'''
+
+SOURCE = f'''"""Module doc."""
+import os, sys as system
+from .models import Request as Req, Response
+from ..compat import *
+RETRIES = 3
+
+class Session(Base, mixins.Other):
+    """A session."""
+    timeout = 10
+
+    # leading comment
+    {SESSION_REQUEST}
+
+def helper(x: int) -> int:
+    # not a doc: inside the body
+    return x
+'''.encode()
+
+
+def test_python_definitions_have_qualified_names_and_exact_spans() -> None:
+    facts = extract_facts("pkg/sessions.py", "python", SOURCE)
+    assert facts.error is None
+    assert_symbol(SOURCE, facts, "RETRIES", "variable", "RETRIES = 3")
+    session = assert_symbol(
+        SOURCE,
+        facts,
+        "Session",
+        "class",
+        SOURCE.decode()[SOURCE.decode().index("class Session") : SOURCE.decode().index("\n\ndef helper")],
+    )
+    assert session.doc == "A session."
+    assert session.signature == "class Session(Base, mixins.Other):"
+    assert_symbol(SOURCE, facts, "Session.timeout", "field", "timeout = 10")
+    request = assert_symbol(SOURCE, facts, "Session.request", "method", SESSION_REQUEST)
+    assert request.parent == "Session"
+    assert request.doc == "Send it."
+    assert request.signature == "def request(self, method, url) -> Response:"
+    inner = assert_symbol(
+        SOURCE, facts, "Session.request.inner", "function", "def inner():\n            return helper(1)"
+    )
+    assert inner.parent == "Session.request"
+    helper = assert_symbol(
+        SOURCE,
+        facts,
+        "helper",
+        "function",
+        "def helper(x: int) -> int:\n    # not a doc: inside the body\n    return x",
+    )
+    assert helper.signature == "def helper(x: int) -> int:"
+    assert helper.doc is None
+
+
+def test_python_references_and_imports() -> None:
+    facts = extract_facts("pkg/sessions.py", "python", SOURCE)
+    calls = reference_names(facts, "call")
+    assert ("helper", "Session.request.inner") in calls
+    assert ("send", "Session.request") in calls
+    assert ("Req", "Session.request") in calls
+    send = next(r for r in facts.references if r.name == "send")
+    assert send.receiver == "self"
+    assert SOURCE[send.name_start_byte : send.name_end_byte] == b"send"
+    assert SOURCE[send.start_byte : send.end_byte] == b"self.send(Req(method, url))"
+    assert reference_names(facts, "inherit") == {("Base", "Session"), ("Other", "Session")}
+    imports = {(i.module, i.name, i.alias, i.wildcard) for i in facts.imports}
+    assert imports == {
+        ("os", None, None, False),
+        ("sys", None, "system", False),
+        (".models", "Request", "Req", False),
+        (".models", "Response", None, False),
+        ("..compat", None, None, True),
+    }
+
+
+def test_python_syntax_error_still_extracts() -> None:
+    source = b"def ok():\n    return 1\n\ndef broken(:\n    pass\n"
+    facts = extract_facts("bad.py", "python", source)
+    assert facts.error is None
+    assert facts.syntax_errors == 1
+    assert "ok" in {s.qualified_name for s in facts.symbols}

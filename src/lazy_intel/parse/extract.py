@@ -72,6 +72,8 @@ KIND_PRIORITY: dict[str, int] = {
     "variable": 1,
 }
 QUALIFIER_SPLIT = re.compile(r"::|\\")
+# A definition that is the first child of one of these is not wrapped (export, decorator, template).
+BODY_NODE_TYPES = frozenset({"block", "class_body", "declaration_list", "program", "module", "source_file"})
 COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!\*)|///?!?|//!|#+|--|%+)\s?")
 
 
@@ -152,10 +154,14 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
         if pieces:
             return _clean_doc("\n".join(reversed(pieces)))
         parent = current.parent
-        if parent is None or parent.parent is None or parent.start_byte != current.start_byte:
-            if parent is None or parent.named_child_count == 0 or parent.named_children[0] != current:
-                return None
-        if parent.type in {"block", "class_body", "declaration_list", "program", "module", "source_file"}:
+        wrapper = (
+            parent is not None
+            and parent.parent is not None
+            and parent.named_child_count > 0
+            and parent.named_children[0] == current
+            and parent.type not in BODY_NODE_TYPES
+        )
+        if not wrapper or parent is None:
             return None
         current = parent
     return None

@@ -6,6 +6,7 @@ sub-directory we create must be real directories, checked with ``lstat``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -97,8 +98,6 @@ def write_json_atomic(path: Path, data: dict[str, Any], mode: int = 0o600) -> No
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise

@@ -12,7 +12,8 @@ capture names:
     a node that qualifies the definitions inside it without being one (a Rust ``impl`` block, a
     Swift ``extension``).
 ``@doc`` + ``@doc.owner``
-    a docstring belonging to the definition node captured as ``@doc.owner``. Without one, the
+    a docstring belonging to the definition whose node, name node, or name node's parent is the
+    node captured as ``@doc.owner``. Without one, the
     comments immediately above a definition become its doc.
 ``@reference.<kind>`` + ``@name`` (+ ``@receiver``)
     a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``.
@@ -107,18 +108,31 @@ class _Def:
     container_kind: str | None = None
 
 
-def _signature(source: bytes, node: tree_sitter.Node) -> str:
-    """The definition's header: everything before its body, comments excluded; else its first line."""
-    body = node.child_by_field_name("body")
-    end = node.end_byte
-    if body is not None and body.start_byte > node.start_byte:
-        end = node.start_byte
-        for child in node.children:
+def _signature(source: bytes, node: tree_sitter.Node, name_node: tree_sitter.Node) -> str:
+    """The definition's header: everything before its body, comments excluded; else its first line.
+
+    The header is taken from the innermost node around the name that has a ``body`` field, so a
+    decorated or exported definition reports ``def f(x):`` rather than its decorator line.
+    """
+    header_node = node
+    probe = name_node.parent
+    while probe is not None and node.start_byte <= probe.start_byte and probe.end_byte <= node.end_byte:
+        if probe.child_by_field_name("body") is not None:
+            header_node = probe
+            break
+        if probe == node:
+            break
+        probe = probe.parent
+    body = header_node.child_by_field_name("body")
+    end = header_node.end_byte
+    if body is not None and body.start_byte > header_node.start_byte:
+        end = header_node.start_byte
+        for child in header_node.children:
             if child.start_byte >= body.start_byte:
                 break
             if "comment" not in child.type:
                 end = child.end_byte
-    head = source[node.start_byte : end].decode("utf-8", "replace")
+    head = source[header_node.start_byte : end].decode("utf-8", "replace")
     if body is None:
         head = head.split("\n", 1)[0]
     head = " ".join(head.split())
@@ -217,10 +231,21 @@ class _Collector:
         name_node: tree_sitter.Node,
         parent_node: tree_sitter.Node | None,
     ) -> None:
-        key = (node.start_byte, node.end_byte, False)
+        """One definition per name node: the more specific kind wins, then the larger node.
+
+        The larger node wins so that a pattern capturing a wrapper (a decorated definition, an
+        export statement, a template) takes the wrapper's span.
+        """
+        key = (name_node.start_byte, name_node.end_byte, False)
         existing = self.defs.get(key)
-        if existing is not None and KIND_PRIORITY.get(existing.kind, 0) >= KIND_PRIORITY.get(kind, 0):
-            return
+        if existing is not None:
+            old_rank = (
+                KIND_PRIORITY.get(existing.kind, 0),
+                existing.node.end_byte - existing.node.start_byte,
+            )
+            new_rank = (KIND_PRIORITY.get(kind, 0), node.end_byte - node.start_byte)
+            if old_rank >= new_rank:
+                return
         name = _text(self.source, name_node)
         parent = _text(self.source, parent_node) if parent_node is not None else None
         self.defs[key] = _Def(kind, node, name, name_node, parent)
@@ -313,6 +338,12 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
         if d.is_scope:
             continue
         raw_doc = collector.docs.get((d.node.start_byte, d.node.end_byte))
+        if raw_doc is None:
+            raw_doc = collector.docs.get((d.name_node.start_byte, d.name_node.end_byte))
+        if raw_doc is None:
+            parent = d.name_node.parent
+            if parent is not None:
+                raw_doc = collector.docs.get((parent.start_byte, parent.end_byte))
         doc = _clean_doc(raw_doc) if raw_doc is not None else _leading_comments(source, d.node)
         symbols.append(
             SymbolFact(
@@ -325,7 +356,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                 end_line=_end_line(d.node),
                 name_start_byte=d.name_node.start_byte,
                 name_end_byte=d.name_node.end_byte,
-                signature=_signature(source, d.node),
+                signature=_signature(source, d.node, d.name_node),
                 doc=doc,
                 parent=d.parent_qualified,
             )

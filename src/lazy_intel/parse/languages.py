@@ -152,11 +152,17 @@ TEXT_FILENAMES: dict[str, str] = {
 NOISE_SUFFIXES: tuple[str, ...] = (".min.js", ".min.css", ".map", ".svg", ".csv", ".tsv", ".lock", ".snap")
 
 
+def is_noise_path(rel: str) -> bool:
+    """Generated or data files (minified bundles, source maps, CSV…): captured, never indexed."""
+    lowered = PurePosixPath(rel).name.lower()
+    return any(lowered.endswith(s) for s in NOISE_SUFFIXES)
+
+
 def language_for_path(rel: str) -> str | None:
     """The parsed language of ``rel`` (``python`` …), a text type (``markdown`` …) or ``None``."""
     name = PurePosixPath(rel).name
     lowered = name.lower()
-    if any(lowered.endswith(s) for s in NOISE_SUFFIXES):
+    if is_noise_path(rel):
         return None
     suffix = PurePosixPath(lowered).suffix
     if suffix in _BY_EXTENSION:

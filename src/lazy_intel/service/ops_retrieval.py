@@ -154,12 +154,23 @@ def _module_of(path: str) -> str:
 
 
 def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
-    """Definitions for ``name``: exact qualified name, then module-qualified, then by short name."""
+    """Definitions for ``name``, best first.
+
+    A dotted name is a qualified name (``Session.request``), else a module-qualified one
+    (``pkg.sessions.Session.request``), else a suffix of one. A bare name returns the definitions with
+    exactly that qualified name first, then every other definition with that short name (methods too).
+    """
     name = name.strip().replace("::", ".").replace("#", ".")
     if not name:
         raise InvalidArgument("symbol is empty")
-    found = view.symbols_by_qualified(name, path)
-    if not found and "." in name:
+    exact = view.symbols_by_qualified(name, path)
+    if "." not in name:
+        seen = {s.id for s in exact}
+        others = [s for s in view.symbols_by_name(name, path) if s.id not in seen]
+        others.sort(key=lambda s: (DEFINITION_KIND_ORDER.get(s.kind, 3), s.path, s.start_byte))
+        return exact + others
+    found = exact
+    if not found:
         parts = name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, rest = ".".join(parts[:split]), ".".join(parts[split:])
@@ -171,12 +182,10 @@ def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRo
             if candidates:
                 found = candidates
                 break
-        if not found:
-            found = view.symbols_with_suffix(name)
-            if path is not None:
-                found = [s for s in found if s.path == path]
-    if not found and "." not in name:
-        found = view.symbols_by_name(name, path)
+    if not found:
+        found = view.symbols_with_suffix(name)
+        if path is not None:
+            found = [s for s in found if s.path == path]
     found.sort(key=lambda s: (DEFINITION_KIND_ORDER.get(s.kind, 3), s.path, s.start_byte))
     return found
 

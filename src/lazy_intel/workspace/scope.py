@@ -204,7 +204,7 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
                 if policy.excluded_reason(rel, is_dir=True) is None:
                     subdirs.append(rel)
             elif is_link:
-                yield rel, "symlink"
+                yield rel, None  # capture records it as excluded (symlink), as in a git listing
             elif entry.is_file(follow_symlinks=False):
                 yield rel, None
         stack.extend((d, specs) for d in reversed(subdirs))

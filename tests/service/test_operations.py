@@ -107,7 +107,7 @@ def test_invalid_utf8_file_is_searchable_with_lossy_text(indexed) -> None:
 
 
 def test_budget_omits_bodies_but_keeps_anchors(indexed) -> None:
-    root, run = indexed
+    _root, run = indexed
     answer = run(operation="symbol", symbol="Session", maxChars=900)
     (item,) = answer["items"]
     assert item["body_omitted"] is True and item["needed_chars"] > 900 - 500

@@ -97,3 +97,11 @@ def test_git_listing_skips_paths_deleted_from_disk(make_repo) -> None:
     listing = list_scope(load_policy(root))
     captured = capture_all(root, listing.paths, max_bytes=1 << 20, priors={})
     assert [c.path for c in captured] == ["a.py"]
+
+
+def test_root_ignored_by_an_enclosing_repository_is_walked(make_repo) -> None:
+    outer = make_repo({".gitignore": "downloads/\n", "x.py": "x\n"}, use_git=True)
+    write_tree(outer, {"downloads/lib/mod.py": "def f():\n    pass\n"})
+    listing = list_scope(load_policy(outer / "downloads" / "lib"))
+    assert listing.source == "walk"
+    assert listing.paths == ("mod.py",)

@@ -18,6 +18,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from lazy_intel.parse.facts import CALLABLE_KINDS, CONTAINER_KINDS, SymbolFact
 
 MAX_CHUNK_LINES = 150
@@ -25,6 +27,7 @@ MAX_CHUNK_BYTES = 8_000
 WINDOW_LINES = 100
 TEXT_WINDOW_LINES = 60
 WHOLE = -1
+NEWLINE_BYTE = 10
 
 
 @dataclass(frozen=True)
@@ -41,11 +44,8 @@ class LineIndex:
     """Byte offset -> 1-based line number for one source."""
 
     def __init__(self, source: bytes) -> None:
-        self.starts = [0]
-        pos = source.find(b"\n")
-        while pos != -1:
-            self.starts.append(pos + 1)
-            pos = source.find(b"\n", pos + 1)
+        newlines = np.flatnonzero(np.frombuffer(source, dtype=np.uint8) == NEWLINE_BYTE)
+        self.starts: list[int] = [0, *(newlines + 1).tolist()]
         self.size = len(source)
 
     def line_of(self, offset: int) -> int:
@@ -113,9 +113,11 @@ def _windows(source: bytes, lines: LineIndex, span: ChunkSpan) -> list[ChunkSpan
     return out
 
 
-def chunk_code(source: bytes, symbols: Sequence[SymbolFact]) -> list[ChunkSpan]:
+def chunk_code(
+    source: bytes, symbols: Sequence[SymbolFact], lines: LineIndex | None = None
+) -> list[ChunkSpan]:
     """Partition ``source`` into symbol-owned chunks (see module docstring)."""
-    lines = LineIndex(source)
+    lines = lines or LineIndex(source)
     callables, containers = _owners(symbols)
     pieces: list[ChunkSpan] = []
     callable_spans = sorted((symbols[i].start_byte, symbols[i].end_byte, i) for i in callables)
@@ -162,9 +164,9 @@ def chunk_code(source: bytes, symbols: Sequence[SymbolFact]) -> list[ChunkSpan]:
     return out
 
 
-def chunk_text(source: bytes) -> list[ChunkSpan]:
+def chunk_text(source: bytes, lines: LineIndex | None = None) -> list[ChunkSpan]:
     """Windows of :data:`TEXT_WINDOW_LINES` lines for a file without symbols."""
-    lines = LineIndex(source)
+    lines = lines or LineIndex(source)
     out: list[ChunkSpan] = []
     total = lines.line_count
     window = 0

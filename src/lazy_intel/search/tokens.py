@@ -35,12 +35,24 @@ def identifier_tokens(word: str) -> list[str]:
     return [whole, *parts]
 
 
+# identifiers repeat heavily within a repository: remember each word's token text
+_WORD_CACHE: dict[str, str] = {}
+_WORD_CACHE_MAX = 500_000
+
+
+def _word_text(word: str) -> str:
+    cached = _WORD_CACHE.get(word)
+    if cached is None:
+        cached = " ".join(identifier_tokens(word))
+        if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
+            _WORD_CACHE.clear()
+        _WORD_CACHE[word] = cached
+    return cached
+
+
 def index_text(text: str) -> str:
     """The token stream stored in FTS5 for ``text`` (space separated)."""
-    out: list[str] = []
-    for match in IDENTIFIER.finditer(text):
-        out.extend(identifier_tokens(match.group()))
-    return " ".join(out)
+    return " ".join(filter(None, map(_word_text, IDENTIFIER.findall(text))))
 
 
 def path_text(path: str) -> str:

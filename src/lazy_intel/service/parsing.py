@@ -12,7 +12,7 @@ from pathlib import Path
 from lazy_intel.parse.chunks import LineIndex, chunk_code, chunk_text
 from lazy_intel.parse.extract import extract_facts
 from lazy_intel.parse.languages import is_noise_path, is_parsed_language, language_for_path
-from lazy_intel.store.writer import FileRecord
+from lazy_intel.store.writer import FileRecord, with_fts_rows
 from lazy_intel.workspace.capture import (
     ENCODING_INVALID,
     ENCODING_UTF8,
@@ -77,24 +77,46 @@ def record_for_bytes(rel: str, data: bytes, mtime_ns: int, max_bytes: int) -> Fi
         encoding = ENCODING_UTF8
     except UnicodeDecodeError:
         encoding = ENCODING_INVALID
-    line_count = LineIndex(data).line_count
+    lines = LineIndex(data)
+    line_count = lines.line_count
     if lang is not None and is_parsed_language(lang):
         facts = extract_facts(rel, lang, data)
         if facts.error is not None:
-            return FileRecord(
+            return with_fts_rows(
+                FileRecord(
+                    rel,
+                    sha,
+                    len(data),
+                    mtime_ns,
+                    lang,
+                    STATUS_PARSE_ERROR,
+                    reason=facts.error,
+                    encoding=encoding,
+                    line_count=line_count,
+                    data=data,
+                    chunks=tuple(chunk_text(data, lines)),
+                )
+            )
+        return with_fts_rows(
+            FileRecord(
                 rel,
                 sha,
                 len(data),
                 mtime_ns,
                 lang,
-                STATUS_PARSE_ERROR,
-                reason=facts.error,
+                STATUS_INDEXED,
                 encoding=encoding,
                 line_count=line_count,
+                syntax_errors=facts.syntax_errors,
                 data=data,
-                chunks=tuple(chunk_text(data)),
+                facts=facts,
+                chunks=tuple(chunk_code(data, facts.symbols, lines)),
             )
-        return FileRecord(
+        )
+    if lang is None:
+        return FileRecord(rel, sha, len(data), mtime_ns, None, STATUS_EXCLUDED, reason="unknown file type")
+    return with_fts_rows(
+        FileRecord(
             rel,
             sha,
             len(data),
@@ -103,20 +125,7 @@ def record_for_bytes(rel: str, data: bytes, mtime_ns: int, max_bytes: int) -> Fi
             STATUS_INDEXED,
             encoding=encoding,
             line_count=line_count,
-            syntax_errors=facts.syntax_errors,
             data=data,
-            facts=facts,
-            chunks=tuple(chunk_code(data, facts.symbols)),
+            chunks=tuple(chunk_text(data, lines)),
         )
-    return FileRecord(
-        rel,
-        sha,
-        len(data),
-        mtime_ns,
-        lang or "text",
-        STATUS_INDEXED,
-        encoding=encoding,
-        line_count=line_count,
-        data=data,
-        chunks=tuple(chunk_text(data)),
     )

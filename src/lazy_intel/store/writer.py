@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from lazy_intel.parse.chunks import ChunkSpan
@@ -36,6 +36,34 @@ class FileRecord:
     data: bytes | None = None
     facts: FileFacts | None = None
     chunks: tuple[ChunkSpan, ...] = field(default=())
+    # per chunk: (name, qualified, signature, doc, body, path) token texts for chunks_fts, computed
+    # where the file is parsed (in worker processes) rather than in the single writer
+    fts_rows: tuple[tuple[str, str, str, str, str, str], ...] = field(default=())
+
+
+def with_fts_rows(record: FileRecord) -> FileRecord:
+    """``record`` with the FTS token texts of each of its chunks."""
+    data = record.data or b""
+    symbols = record.facts.symbols if record.facts is not None else ()
+    path_tokens = path_text(record.path)
+    rows = []
+    for chunk in record.chunks:
+        symbol = symbols[chunk.symbol_index] if chunk.symbol_index is not None else None
+        body = index_text(data[chunk.start_byte : chunk.end_byte].decode("utf-8", "replace"))
+        if symbol is None:
+            rows.append(("", "", "", "", body, path_tokens))
+        else:
+            rows.append(
+                (
+                    index_text(symbol.name),
+                    index_text(symbol.qualified_name),
+                    index_text(symbol.signature),
+                    index_text(symbol.doc or ""),
+                    body,
+                    path_tokens,
+                )
+            )
+    return replace(record, fts_rows=tuple(rows))
 
 
 @dataclass(frozen=True)
@@ -227,11 +255,10 @@ class StoreWriter:
 
     def _insert_chunks(self, file_id: int | None, record: FileRecord, symbol_ids: list[int]) -> None:
         data = record.data or b""
-        symbols = record.facts.symbols if record.facts is not None else ()
-        path_tokens = path_text(record.path)
-        for chunk in record.chunks:
-            text = data[chunk.start_byte : chunk.end_byte]
-            symbol = symbols[chunk.symbol_index] if chunk.symbol_index is not None else None
+        fts_rows = (
+            record.fts_rows if len(record.fts_rows) == len(record.chunks) else with_fts_rows(record).fts_rows
+        )
+        for chunk, fts in zip(record.chunks, fts_rows, strict=True):
             symbol_id = symbol_ids[chunk.symbol_index] if chunk.symbol_index is not None else None
             cur = self.conn.execute(
                 "INSERT INTO chunks(file_id, symbol_id, start_byte, end_byte, start_line, end_line, window, "
@@ -244,20 +271,12 @@ class StoreWriter:
                     chunk.start_line,
                     chunk.end_line,
                     chunk.window,
-                    sha256_bytes(text),
+                    sha256_bytes(data[chunk.start_byte : chunk.end_byte]),
                 ),
             )
             self.conn.execute(
                 "INSERT INTO chunks_fts(rowid, name, qualified, signature, doc, body, path) VALUES (?,?,?,?,?,?,?)",
-                (
-                    cur.lastrowid,
-                    index_text(symbol.name) if symbol else "",
-                    index_text(symbol.qualified_name) if symbol else "",
-                    index_text(symbol.signature) if symbol else "",
-                    index_text(symbol.doc or "") if symbol else "",
-                    index_text(text.decode("utf-8", "replace")),
-                    path_tokens,
-                ),
+                (cur.lastrowid, *fts),
             )
 
 

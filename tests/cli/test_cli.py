@@ -89,3 +89,36 @@ def test_console_script_on_a_fresh_root_builds_then_answers(make_repo) -> None:
     answer = json.loads(done.stdout)  # stdout holds only the answer; no progress bar without a TTY
     assert answer["status"] == "ok" and answer["view"]["generation"] == 1
     assert done.stderr == ""
+
+
+def test_progress_bar_only_on_a_terminal(make_repo) -> None:
+    import os
+    import pty
+
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(40)}
+    exe = str(Path(sys.executable).parent / "lazy-intel")
+    root = make_repo(files)
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [exe, "index", str(root)], stdout=subprocess.PIPE, stderr=follower, timeout=120, check=False
+        )
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"parsing" in b"".join(chunks)  # drawn on the terminal (stderr)
+    assert b"parsing" not in done.stdout
+    quiet = subprocess.run(
+        [exe, "index", str(make_repo(files)), "--json"], capture_output=True, timeout=120, check=False
+    )
+    assert quiet.returncode == 0 and quiet.stderr == b""

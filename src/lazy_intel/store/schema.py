@@ -112,6 +112,10 @@ CREATE INDEX imports_file ON imports(file_id);
 FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports")
 
 
+# a checkpointed write-ahead log is truncated back to at most this many bytes
+WAL_SIZE_LIMIT = 64 * 1024 * 1024
+
+
 def connect(path: str, *, readonly: bool = False, timeout_s: float = 30.0) -> sqlite3.Connection:
     """Open a store file. Readers use ``mode=ro``; the writer enables WAL and normal sync."""
     if readonly:
@@ -120,6 +124,7 @@ def connect(path: str, *, readonly: bool = False, timeout_s: float = 30.0) -> sq
         conn = sqlite3.connect(path, timeout=timeout_s, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
     conn.isolation_level = None  # explicit BEGIN/COMMIT only
     conn.execute("PRAGMA busy_timeout=30000")
     return conn

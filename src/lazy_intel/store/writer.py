@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.facts import FileFacts
 from lazy_intel.search.tokens import index_text, path_text
@@ -126,6 +127,8 @@ class StoreWriter:
                 self._set_meta({"generation": str(generation), "published_at": _now_iso()})
             self._set_meta(meta)
             self._set_meta({"last_capture_ns": str(stamp)})
+            if upserted or change.removals:
+                pause_point("commit")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

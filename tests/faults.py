@@ -142,3 +142,43 @@ def clean_dump(root: Path, scratch: Path) -> dict[str, list[tuple[object, ...]]]
     finally:
         ws.close()
     return store_dump(scratch)
+
+
+WAIT_S = 20
+
+HOLDER = (
+    "import fcntl, os, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "os.ftruncate(fd, 0); os.write(fd, str(os.getpid()).encode())\n"
+    "print('locked', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+def try_lock(path: Path) -> bool:
+    """Can another process take the writer lock right now?"""
+    code = "import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+    return (
+        subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, check=False).returncode
+        == 0
+    )
+
+
+class Holder:
+    """Another process holding the writer lock until released."""
+
+    def __init__(self, lock_path: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(lock_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None and self.proc.stdout.readline().strip() == "locked"
+
+    def release(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        self.proc.wait(30)
+        self.proc.stdout.close()

@@ -43,8 +43,12 @@ class RawMcpClient:
         self._arrived = threading.Condition()
         self.stderr_lines: queue.Queue[str] = queue.Queue()
         self.stderr_text: list[str] = []
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._readers = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
 
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
@@ -136,6 +140,16 @@ class RawMcpClient:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
 
+    def finish(self, timeout_s: float = 30) -> int:
+        """Wait for the server to exit on its own; close the pipes. Returns its exit status."""
+        code = self.proc.wait(timeout_s)
+        for reader in self._readers:
+            reader.join(timeout_s)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        return code
+
 
 def structured(response: dict[str, Any]) -> dict[str, Any]:
     """The Answer inside a tools/call response."""
@@ -143,16 +157,3 @@ def structured(response: dict[str, Any]) -> dict[str, Any]:
     if result.get("structuredContent"):
         return result["structuredContent"]
     return json.loads(result["content"][0]["text"])
-
-
-def wait_gone(pids: list[int], timeout_s: float) -> list[int]:
-    """Wait (bounded) for every pid to exit; returns the ones still alive."""
-    end = time.monotonic() + timeout_s
-    alive = list(pids)
-    while alive and time.monotonic() < end:
-        alive = [
-            p for p in alive if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
-        ]
-        if alive:
-            psutil.wait_procs([psutil.Process(p) for p in alive if psutil.pid_exists(p)], timeout=0.1)
-    return alive

@@ -20,10 +20,10 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
-from lazy_intel.errors import IndexBuilding, SourceChanged, Timeout, WorkspaceOwned
+from lazy_intel.errors import IndexBuilding, SourceChanged, StoreCorrupt, Timeout, WorkspaceOwned
 from lazy_intel.evidence.model import Answer, View
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
@@ -62,15 +62,14 @@ def _remaining(deadline: float | None, fallback_s: float) -> float:
 
 def _index_building(workspace: Workspace, settings: Settings) -> IndexBuilding:
     holder = workspace.lock.live_holder()
-    if settings.auto_index:
-        workspace.start_background_sync()  # retried while the other process holds the lock
+    if settings.auto_index and workspace.scheduler.running_since is None:
+        workspace.start_background_sync()  # one build at a time; retried while another process owns it
     if holder is not None and holder != os.getpid():
         return IndexBuilding(
             f"no index for {workspace.root} yet; process {holder} owns publication and is building it",
             next_step="retry in a few seconds (status shows which process builds)",
         )
-    scheduled = settings.auto_index and workspace.start_background_sync()
-    building = scheduled or workspace.is_building()
+    building = settings.auto_index and workspace.is_building()
     return IndexBuilding(
         f"no index for {workspace.root} yet; "
         + ("a background build has started" if building else "auto-index is off"),
@@ -137,7 +136,15 @@ def reading(
             raise _index_building(workspace, settings)
         yield Reading(None, describe(None, freshness), warnings)
         return
-    with workspace.read(deadline=deadline) as view:
+    with ExitStack() as stack:
+        try:
+            view = stack.enter_context(workspace.read(deadline=deadline))
+        except StoreCorrupt as exc:
+            if needs_view:
+                raise
+            # status, verify and the control operations work without the store; they say why
+            yield Reading(None, describe(None, freshness), [*warnings, exc.message])
+            return
         dirty: tuple[str, ...] | None = ()
         if not dirty_check:
             dirty = ()

@@ -46,7 +46,7 @@ class WorkspaceRegistry:
             if workspace is None:
                 workspace = Workspace.open(canonical, settings=self.settings)
                 self._open[canonical] = workspace
-                closing = self._evict()
+                closing = self._evict(keep=canonical)
                 opened = True
             self._open.move_to_end(canonical)
             workspace.last_used = time.monotonic()
@@ -56,10 +56,10 @@ class WorkspaceRegistry:
             workspace.start_serving()
         return workspace
 
-    def _evict(self) -> list[Workspace]:
+    def _evict(self, keep: Path) -> list[Workspace]:
         out: list[Workspace] = []
         while len(self._open) > self.settings.max_roots:
-            victim = next((p for p, w in self._open.items() if not w.is_building()), None)
+            victim = next((p for p, w in self._open.items() if p != keep and not w.is_building()), None)
             if victim is None:
                 break  # every other root is mid-sync: over the bound until one finishes
             logger.info("closing workspace %s (more than %d roots open)", victim, self.settings.max_roots)

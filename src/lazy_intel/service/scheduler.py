@@ -28,7 +28,7 @@ from lazy_intel.workspace.lock import WriterLock
 logger = logging.getLogger(__name__)
 
 OWNED_RETRY_S = 5.0
-CLOSE_JOIN_S = 5.0
+CLOSE_JOIN_S = 3.0
 
 
 @dataclass
@@ -225,11 +225,18 @@ class SyncScheduler:
                 self._retry_at = None
                 if self.reconcile_s:
                     self._next_reconcile = time.monotonic() + self.reconcile_s
+                self.running_since = time.monotonic()  # busy from the moment the work is taken
             self._run(tickets, rebuild, retry_on_owned=wanted)
 
     def _run(self, tickets: list[Ticket], rebuild: bool, *, retry_on_owned: bool) -> None:
-        with self.lock.mutex:
-            self._run_locked(tickets, rebuild, retry_on_owned=retry_on_owned)
+        try:
+            with self.lock.mutex:
+                self._run_locked(tickets, rebuild, retry_on_owned=retry_on_owned)
+        finally:
+            with self._cond:
+                self.running_since = None
+                self.progress = None
+                self._cond.notify_all()
 
     def _run_locked(self, tickets: list[Ticket], rebuild: bool, *, retry_on_owned: bool) -> None:
         try:
@@ -258,11 +265,17 @@ class SyncScheduler:
                 if ticket.progress is not None:
                     ticket.progress(stage, done, total)
 
-        self.running_since = time.monotonic()
+        self.running_since = time.monotonic()  # the sync itself starts now (after lock and recovery)
         deadline = _Deadline(self._closing, self.running_since + self.sync_timeout_s)
         try:
             report = self._runner(rebuild, any(t.repair for t in tickets), progress, deadline)
         except BaseException as exc:
+            if isinstance(exc, Timeout) and not self._closing.is_set() and deadline.is_set():
+                exc = Timeout(
+                    f"the sync ran longer than {self.sync_timeout_s:g}s (LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS) "
+                    "and was rolled back",
+                    next_step="raise LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS, or narrow the scope with .lazy-intel-ignore",
+                )
             self.last_error = exc
             if isinstance(exc, LazyIntelError):
                 logger.info("%s: sync did not complete: %s", self.name, exc)
@@ -277,8 +290,6 @@ class SyncScheduler:
                 ticket.done.set()
         finally:
             self.syncs += 1
-            self.running_since = None
-            self.progress = None
             self.lock.touch()
             if self.idle_release_s <= 0:
                 self.lock.release()

@@ -81,7 +81,7 @@ def _recover_rebuild(state: StateDir, journal: PublicationJournal, intent: Inten
     elif current != intent.previous:
         reason = f"the catalog moved on to {current} meanwhile"
     else:
-        problems = check_store(target)
+        problems = check_store(target, quiescent=True)
         if problems:
             reason = f"its store fails an integrity check: {problems[0].detail}"
     if reason is not None:
@@ -120,7 +120,7 @@ def recover(state: StateDir, profile: str) -> RecoveryResult:
             decision = _recover_incremental(state, journal, intent)
             if decision.decision == ABANDONED:
                 live = state.path / intent.store
-                problems = check_store(live) if live.is_file() else []
+                problems = check_store(live, quiescent=True) if live.is_file() else []
                 if problems:
                     needs_rebuild = True
                     reasons.append(f"{intent.store} fails an integrity check: {problems[0].detail}")

@@ -53,9 +53,11 @@ _checked_guard = threading.Lock()
 CHECKED_KEPT = 64
 
 
-def _first_problem(path: Path) -> str:
-    """'' when ``path`` may be served; checked fully once per file per process, header every time."""
-    header = header_problem(path)
+def _first_problem(path: Path, *, quiescent: bool = False) -> str:
+    """'' when ``path`` may be served; checked fully once per file per process, header every time.
+
+    ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way."""
+    header = header_problem(path, quiescent=quiescent)
     if header is not None:
         return header
     try:
@@ -66,7 +68,7 @@ def _first_problem(path: Path) -> str:
     with _checked_guard:
         if key in _checked:
             return _checked[key]
-    problems = check_store(path)
+    problems = check_store(path, quiescent=quiescent)
     verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
     with _checked_guard:
         if len(_checked) >= CHECKED_KEPT:
@@ -133,8 +135,9 @@ class Workspace:
             self._catch_up()
 
     def _catch_up(self) -> None:
-        """Startup reconciliation, and recovery of interrupted publications."""
-        if self.settings.auto_index and (self.has_view() or self.journal.pending()):
+        """Once watching: the first build, or reconciliation with what changed while closed (and the
+        recovery of interrupted publications, which comes with taking the writer lock)."""
+        if self.settings.auto_index:
             self.scheduler.request()
 
     def close(self) -> bool:
@@ -276,7 +279,7 @@ class Workspace:
         faulty = self.store_fault is not None
         findings: list[dict[str, str]] = []
         if repair and live is not None:
-            problem = header_problem(live)
+            problem = header_problem(live, quiescent=True)
             findings = (
                 [{"projection": "store", "check": "header", "detail": problem}]
                 if problem
@@ -289,13 +292,11 @@ class Workspace:
                     "reason": findings[0]["detail"],
                     "detected_at": time.time(),
                 }
-        elif not rebuild and not faulty and live is not None and _first_problem(live):
-            faulty = True  # never write into a store that fails its checks
-            self.store_fault = {
-                "store": live.name,
-                "reason": _first_problem(live),
-                "detected_at": time.time(),
-            }
+        elif not rebuild and not faulty and live is not None:
+            problem = _first_problem(live, quiescent=True)
+            if problem:  # never write into a store that fails its checks
+                faulty = True
+                self.store_fault = {"store": live.name, "reason": problem, "detected_at": time.time()}
         seq = self.tracker.seq
         report = run_sync(
             self.root,

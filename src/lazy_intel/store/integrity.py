@@ -50,12 +50,25 @@ class IntegrityCheck:
     run: CheckFn
 
 
-def header_problem(path: Path) -> str | None:
-    """Why ``path`` cannot be a whole SQLite store, judged from its first 100 bytes and its size."""
+def _wal_in_use(path: Path) -> bool:
     try:
-        size = os.path.getsize(path)
+        return os.path.getsize(f"{path}-wal") > 0
+    except OSError:
+        return False
+
+
+def header_problem(path: Path, *, quiescent: bool = False) -> str | None:
+    """Why ``path`` cannot be a whole SQLite store, judged from its first 100 bytes and its size.
+
+    The size is only compared with the header when nothing can be checkpointing into the file: a
+    checkpoint writes page 1 (with the new page count) before the pages that extend the file. That
+    holds when the write-ahead log is empty or absent, or when the caller holds the writer lock
+    (``quiescent``: read-only connections never checkpoint).
+    """
+    try:
         with open(path, "rb") as fh:
             header = fh.read(100)
+            size = os.fstat(fh.fileno()).st_size
     except OSError as exc:
         return f"cannot read {path.name}: {exc.strerror}"
     if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
@@ -67,6 +80,8 @@ def header_problem(path: Path) -> str | None:
     pages = int.from_bytes(header[28:32], "big")
     change_counter = header[24:28]
     valid_for = header[92:96]
+    if not quiescent and _wal_in_use(path):
+        return None  # a checkpoint may be under way; SQLite itself reports pages it cannot read
     if pages and change_counter == valid_for and size < pages * page_size:
         return f"{path.name} is truncated: {size} bytes, its header needs {pages * page_size}"
     if size % page_size:
@@ -140,14 +155,14 @@ INTEGRITY_CHECKS: list[IntegrityCheck] = [
 
 
 def check_store(
-    path: Path, *, thorough: bool = False, conn: sqlite3.Connection | None = None
+    path: Path, *, thorough: bool = False, conn: sqlite3.Connection | None = None, quiescent: bool = False
 ) -> list[IntegrityProblem]:
     """Run every registered check against ``path``; an empty list means it is safe to serve.
 
     ``conn`` may be a writable connection (the writer's, under the writer lock) for the checks that
     need one; otherwise a read-only connection is opened.
     """
-    header = header_problem(path)
+    header = header_problem(path, quiescent=quiescent or conn is not None)
     if header is not None:
         return [IntegrityProblem(STORE_PROJECTION, "header", header)]
     own = conn is None

@@ -182,3 +182,15 @@ class Holder:
         self.proc.stdin.close()
         self.proc.wait(30)
         self.proc.stdout.close()
+
+
+def parse_workers(parent: psutil.Process) -> list[int]:
+    """Pids of the live parse-pool workers (``spawn`` children) under ``parent``."""
+    out = []
+    for child in parent.children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "spawn_main" in " ".join(child.cmdline()):
+                out.append(child.pid)
+        except psutil.Error:
+            continue
+    return out

@@ -8,12 +8,11 @@ import json
 import os
 from pathlib import Path
 
-import psutil
 import pytest
 
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
-from tests.faults import Paused, clean_dump, run_cli, run_json, store_dump, wait_gone
+from tests.faults import Paused, clean_dump, parse_workers, run_cli, run_json, store_dump, wait_gone
 
 # enough files that a full build parses in a pool of worker processes (64 files per worker)
 MODULES = 140
@@ -72,10 +71,7 @@ def test_kill_9_at_each_point_recovers_to_a_clean_store(
     args = ["index", str(root), *(["--rebuild"] if rebuild else [])]
     paused = Paused(point, *args, env=env)
     if rebuild and point == "parse":
-        workers = [
-            p for p in paused.descendants if "multiprocessing" in " ".join(psutil.Process(p).cmdline())
-        ]
-        assert len(workers) >= 2, "a full build parses in worker processes"
+        assert len(parse_workers(paused.proc)) >= 2, "a full build parses in worker processes"
     paused.kill9()
     # the kernel took the parse workers with their parent (PR_SET_PDEATHSIG)
     assert wait_gone(paused.descendants, 30) == []

@@ -1,20 +1,22 @@
 """Parse a change set, in worker processes when it is large, without ever leaving a process behind.
 
-- Workers come from a ``spawn`` :class:`multiprocessing.pool.Pool`, which can be terminated at once
-  (a ``ProcessPoolExecutor`` would finish every submitted file first).
+- Workers come from a ``spawn`` :class:`~concurrent.futures.ProcessPoolExecutor`: a worker that dies
+  (a crash in a grammar, the OOM killer) breaks the pool and fails the sync with an error, instead of
+  a lost task that is waited for forever (what :class:`multiprocessing.pool.Pool` does).
+- A parse that stops early (cancelled, failed) kills its workers at once rather than letting them
+  finish every submitted file.
 - On Linux each worker asks the kernel for ``SIGKILL`` when its parent dies (``PR_SET_PDEATHSIG``),
   so a ``kill -9`` of the indexing process takes its workers with it.
-- Every live pool is registered; :func:`terminate_parse_pools` ends them all (server shutdown).
-- ``cancel`` is checked after every file; a cancelled parse terminates its pool and raises
-  :class:`SyncCancelled`.
+- Every live pool is registered; :func:`terminate_parse_pools` kills them all (server shutdown).
+- ``cancel`` is checked after every file; a cancelled parse raises :class:`SyncCancelled`.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import multiprocessing
-import multiprocessing.pool
 import os
 import signal
 import sys
@@ -34,7 +36,7 @@ POOL_MIN_FILES = 64
 POOL_CHUNKSIZE = 8
 PR_SET_PDEATHSIG = 1
 
-_live_pools: set[multiprocessing.pool.Pool] = set()
+_live_pools: set[concurrent.futures.ProcessPoolExecutor] = set()
 _live_lock = threading.Lock()
 
 
@@ -95,26 +97,37 @@ def parse_many(
             if record is not None:
                 yield record
         return
-    context = multiprocessing.get_context("spawn")
-    pool = context.Pool(workers, initializer=_worker_init, initargs=(os.getpid(),))
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
+    )
     with _live_lock:
         _live_pools.add(pool)
     finished = False
     try:
-        jobs = ((str(root), rel, max_bytes) for rel in paths)
-        for done, record in enumerate(pool.imap(_parse_job, jobs, chunksize=POOL_CHUNKSIZE), 1):
+        jobs = [(str(root), rel, max_bytes) for rel in paths]
+        for done, record in enumerate(pool.map(_parse_job, jobs, chunksize=POOL_CHUNKSIZE), 1):
             step(done)
             if record is not None:
                 yield record
         finished = True
     finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+        if not finished:
+            _kill_workers(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
         with _live_lock:
             _live_pools.discard(pool)
+
+
+def _kill_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Stop a pool now: cancel what is queued and kill its processes (they hold no shared state)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
 
 
 def terminate_parse_pools() -> int:
@@ -123,5 +136,5 @@ def terminate_parse_pools() -> int:
         pools = list(_live_pools)
         _live_pools.clear()
     for pool in pools:
-        pool.terminate()
+        _kill_workers(pool)
     return len(pools)

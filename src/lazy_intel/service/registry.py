@@ -2,7 +2,8 @@
 
 A root is opened on first use (and, when serving, starts its watcher); beyond the bound the least
 recently used idle workspace is closed — its watcher and sync thread stop and its writer lock is
-released. Workspaces unused for ``LAZY_INTEL_ROOT_IDLE_MS`` are closed by :meth:`close_idle`.
+released. A workspace in the middle of a sync is not interrupted: the bound is enforced again on the
+next request. Workspaces unused for ``LAZY_INTEL_ROOT_IDLE_MS`` are closed by :meth:`close_idle`.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ class WorkspaceRegistry:
             if workspace is None:
                 workspace = Workspace.open(canonical, settings=self.settings)
                 self._open[canonical] = workspace
-                closing = self._evict(keep=canonical)
                 opened = True
+            # a root that was mid-sync when the bound was passed is closed by a later request
+            closing = self._evict(keep=canonical)
             self._open.move_to_end(canonical)
             workspace.last_used = time.monotonic()
         for old in closing:

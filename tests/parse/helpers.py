@@ -34,3 +34,20 @@ def assert_symbol(source: bytes, facts: FileFacts, qualified: str, kind: str, sn
 
 def reference_names(facts: FileFacts, kind: str) -> set[tuple[str, str | None]]:
     return {(r.name, r.scope) for r in facts.references if r.kind == kind}
+
+
+def references(facts: FileFacts) -> set[tuple[str, str, str | None, str | None]]:
+    """Every reference as ``(name, kind, scope, receiver)``."""
+    return {(r.name, r.kind, r.scope, r.receiver) for r in facts.references}
+
+
+def imports(facts: FileFacts) -> set[tuple[str, str | None, str | None, bool]]:
+    """Every import as ``(module, name, alias, wildcard)``."""
+    return {(i.module, i.name, i.alias, i.wildcard) for i in facts.imports}
+
+
+def snippet_between(source: bytes, start: str, end: str) -> str:
+    """The text of ``source`` from the first ``start`` up to and including the first ``end`` after it."""
+    text = source.decode()
+    begin = text.index(start)
+    return text[begin : text.index(end, begin) + len(end)]

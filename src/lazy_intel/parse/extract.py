@@ -71,9 +71,14 @@ KIND_PRIORITY: dict[str, int] = {
     "constant": 2,
     "variable": 1,
 }
+# A function directly inside one of these is a method (a function in a module/namespace stays one).
+METHOD_CONTAINER_KINDS = (CONTAINER_KINDS - {"module"}) | {"scope"}
 QUALIFIER_SPLIT = re.compile(r"::|\\")
-# A definition that is the first child of one of these is not wrapped (export, decorator, template).
+# A definition that is the first or last named child of a node is wrapped by it (export, decorators,
+# template, a single-declarator ``const f = () => …``) unless that node is one of these bodies.
 BODY_NODE_TYPES = frozenset({"block", "class_body", "declaration_list", "program", "module", "source_file"})
+# Sibling nodes that sit between a definition and its leading comment (Rust ``#[derive(..)]``).
+ATTACHED_NODE_TYPES = frozenset({"attribute_item"})
 COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!\*)|///?!?|//!|#+|--|%+)\s?")
 
 
@@ -145,10 +150,13 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
         pieces: list[str] = []
         expected_row = current.start_point[0]
         sibling = current.prev_sibling
-        while sibling is not None and "comment" in sibling.type:
+        while sibling is not None and ("comment" in sibling.type or sibling.type in ATTACHED_NODE_TYPES):
             if sibling.end_point[0] < expected_row - 1:
                 break
-            pieces.append(_text(source, sibling))
+            if "comment" in sibling.type:
+                pieces.append(_text(source, sibling))
+            elif pieces:
+                break
             expected_row = sibling.start_point[0]
             sibling = sibling.prev_sibling
         if pieces:
@@ -158,7 +166,7 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
             parent is not None
             and parent.parent is not None
             and parent.named_child_count > 0
-            and parent.named_children[0] == current
+            and current in (parent.named_children[0], parent.named_children[-1])
             and parent.type not in BODY_NODE_TYPES
         )
         if not wrapper or parent is None:
@@ -252,7 +260,7 @@ def _qualify(defs: list[_Def]) -> None:
         d.qualified = f"{prefix}.{name}" if prefix else name
         d.parent_qualified = prefix or None
         if d.kind == "function" and (
-            d.explicit_parent or qualifiers or (d.container_kind in CONTAINER_KINDS | {"scope"})
+            d.explicit_parent or qualifiers or (d.container_kind in METHOD_CONTAINER_KINDS)
         ):
             d.kind = "method"
         stack.append(d)

@@ -75,8 +75,21 @@ KIND_PRIORITY: dict[str, int] = {
 METHOD_CONTAINER_KINDS = (CONTAINER_KINDS - {"module"}) | {"scope"}
 QUALIFIER_SPLIT = re.compile(r"::|\\")
 # A definition that is the first or last named child of a node is wrapped by it (export, decorators,
-# template, a single-declarator ``const f = () => …``) unless that node is one of these bodies.
-BODY_NODE_TYPES = frozenset({"block", "class_body", "declaration_list", "program", "module", "source_file"})
+# template, a single-declarator ``const f = () => …``) unless that node is a body: the ``body`` field
+# of its parent or one of these.
+BODY_NODE_TYPES = frozenset(
+    {
+        "block",
+        "class_body",
+        "declaration_list",
+        "field_declaration_list",
+        "program",
+        "module",
+        "source_file",
+        "translation_unit",
+        "compilation_unit",
+    }
+)
 # Sibling nodes that sit between a definition and its leading comment (Rust ``#[derive(..)]``).
 ATTACHED_NODE_TYPES = frozenset({"attribute_item"})
 COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!\*)|///?!?|//!|#+|--|%+)\s?")
@@ -168,6 +181,7 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
             and parent.named_child_count > 0
             and current in (parent.named_children[0], parent.named_children[-1])
             and parent.type not in BODY_NODE_TYPES
+            and parent.parent.child_by_field_name("body") != parent
         )
         if not wrapper or parent is None:
             return None
@@ -269,15 +283,15 @@ def _qualify(defs: list[_Def]) -> None:
 def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None]:
     """For each byte position (ascending), the qualified name of the innermost enclosing definition.
 
+    A ``@scope`` node counts too: the trait in ``impl Trait for X`` is used in the scope ``X``.
     Definition nodes are tree nodes, so they nest or are disjoint: one stack sweep suffices.
     """
-    real = [d for d in defs if not d.is_scope]
     out: list[str | None] = []
     stack: list[_Def] = []
     index = 0
     for pos in positions:
-        while index < len(real) and real[index].node.start_byte <= pos:
-            new = real[index]
+        while index < len(defs) and defs[index].node.start_byte <= pos:
+            new = defs[index]
             while stack and stack[-1].node.end_byte <= new.node.start_byte:
                 stack.pop()
             stack.append(new)

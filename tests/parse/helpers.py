@@ -28,7 +28,7 @@ def assert_symbol(source: bytes, facts: FileFacts, qualified: str, kind: str, sn
     )
     assert symbol.start_line == source[:start].count(b"\n") + 1
     assert symbol.end_line == source[: start + len(raw)].rstrip(b"\n").count(b"\n") + 1
-    assert source[symbol.name_start_byte : symbol.name_end_byte].decode() in (symbol.name, qualified)
+    assert source[symbol.name_start_byte : symbol.name_end_byte].decode() == symbol.name
     return symbol
 
 

@@ -68,7 +68,7 @@ KIND_PRIORITY: dict[str, int] = {
     "type": 3,
     "property": 2,
     "field": 2,
-    "constant": 2,
+    "constant": 3,
     "variable": 1,
 }
 # A function directly inside one of these is a method (a function in a module/namespace stays one).
@@ -336,6 +336,11 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
             continue
         raw_doc = collector.docs.get((d.node.start_byte, d.node.end_byte))
         doc = _clean_doc(raw_doc) if raw_doc is not None else _leading_comments(source, d.node)
+        # `Foo::bar` names bar: its name span is the last part only.
+        name_start = d.name_node.start_byte
+        bare = d.name.encode()
+        if source[name_start : d.name_node.end_byte].endswith(bare):
+            name_start = d.name_node.end_byte - len(bare)
         symbols.append(
             SymbolFact(
                 name=d.name,
@@ -345,7 +350,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                 end_byte=d.node.end_byte,
                 start_line=d.node.start_point[0] + 1,
                 end_line=_end_line(d.node),
-                name_start_byte=d.name_node.start_byte,
+                name_start_byte=name_start,
                 name_end_byte=d.name_node.end_byte,
                 signature=_signature(source, d.node),
                 doc=doc,

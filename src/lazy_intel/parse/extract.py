@@ -17,7 +17,8 @@ capture names:
 ``@reference.<kind>`` + ``@name`` (+ ``@receiver``)
     a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``.
 ``@import`` + ``@import.module`` / ``@import.name`` / ``@import.alias`` / ``@import.wildcard``
-    an import statement.
+    an import statement. ``@import.path`` is a dotted ``a.b.C`` whose last part is the imported name
+    and the rest its module (for grammars that keep the path flat: Kotlin, Scala).
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ class _Def:
 def _signature(source: bytes, node: tree_sitter.Node) -> str:
     """The definition's header: everything before its body, comments excluded; else its first line."""
     body = node.child_by_field_name("body")
+    if body is None:  # grammars without a `body` field (Kotlin): a trailing `*body` child
+        body = next((c for c in reversed(node.named_children) if c.type.endswith("body")), None)
     end = node.end_byte
     if body is not None and body.start_byte > node.start_byte:
         end = node.start_byte
@@ -408,13 +411,15 @@ def _imports(
         alias_node = _first(caps, "import.alias")
         alias = _text(source, alias_node) if alias_node is not None else None
         wildcard = "import.wildcard" in caps
-        names = caps.get("import.name") or []
+        names = [_text(source, n) for n in caps.get("import.name") or []]
+        path_node = _first(caps, "import.path")
+        if path_node is not None:  # `a.b.C`: module `a.b`, name `C`
+            module, _, last = _strip_module(_text(source, path_node)).rpartition(".")
+            names = [last]
         if not names:
             rows.append((node, module, None, alias, wildcard))
-        for name_node in names:
-            rows.append(
-                (node, module, _text(source, name_node), alias if len(names) == 1 else None, wildcard)
-            )
+        for name in names:
+            rows.append((node, module, name, alias if len(names) == 1 else None, wildcard))
     rows.sort(key=lambda r: (r[0].start_byte, r[1], r[2] or "", r[3] or ""))
     unique: list[tuple[tree_sitter.Node, str, str | None, str | None, bool]] = []
     seen: set[tuple[int, str, str | None, str | None]] = set()

@@ -18,7 +18,8 @@ capture names:
     a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``.
 ``@import`` + ``@import.module`` / ``@import.name`` / ``@import.alias`` / ``@import.wildcard``
     an import statement. ``@import.path`` is a dotted ``a.b.C`` whose last part is the imported name
-    and the rest its module (for grammars that keep the path flat: Kotlin, Scala).
+    and the rest its module (Kotlin keeps the path in one node); a module captured as several nodes
+    (Scala's ``path: (identifier)`` children) is the text from the first to the last.
 """
 
 from __future__ import annotations
@@ -143,6 +144,7 @@ def _signature(source: bytes, node: tree_sitter.Node) -> str:
     if body is None:
         head = head.split("\n", 1)[0]
     head = " ".join(head.split())
+    head = head.removesuffix(" =")  # `def f(): Int = …` (Scala, Kotlin expression bodies)
     return head[:MAX_SIGNATURE_CHARS]
 
 
@@ -406,8 +408,12 @@ def _imports(
 ) -> tuple[ImportFact, ...]:
     rows: list[tuple[tree_sitter.Node, str, str | None, str | None, bool]] = []
     for node, caps in raw:
-        module_node = _first(caps, "import.module")
-        module = _strip_module(_text(source, module_node)) if module_node is not None else ""
+        module_nodes = caps.get("import.module") or []
+        module = ""
+        if module_nodes:  # a path captured as several nodes (Scala `a.b.C`) spans first to last
+            start = min(n.start_byte for n in module_nodes)
+            end = max(n.end_byte for n in module_nodes)
+            module = _strip_module(source[start:end].decode("utf-8", "replace"))
         alias_node = _first(caps, "import.alias")
         alias = _text(source, alias_node) if alias_node is not None else None
         wildcard = "import.wildcard" in caps

@@ -53,6 +53,9 @@ size_t Connection::send(const Bytes& data) {
 }
 
 enum class Mode { Fast, Slow };
+
+template <typename T>
+T Box<T>::get() const { return value_; }
 }  // namespace net
 
 namespace io::posix {
@@ -123,6 +126,8 @@ def test_cpp_out_of_line_definitions() -> None:
     assert send.name == "send"
     assert_symbol(SOURCE, f, "net.Mode", "enum", "enum class Mode { Fast, Slow }")
     assert_symbol(SOURCE, f, "net.Mode.Slow", "constant", "Slow")
+    get = assert_symbol(SOURCE, f, "net.Box.get", "method", "T Box<T>::get() const { return value_; }")
+    assert get.parent == "net.Box"  # template arguments are not part of the qualified name
     posix = assert_symbol(SOURCE, f, "io.posix", "module", "namespace io::posix {\nvoid flush() {}\n}")
     assert posix.name == "posix"
     assert_symbol(SOURCE, f, "io.posix.flush", "function", "void flush() {}")
@@ -143,3 +148,12 @@ def test_cpp_references_and_imports() -> None:
         ("std", None, None, True),
         ("std", "string", None, False),
     }
+
+
+def test_cpp_export_macro_does_not_leak_into_the_name() -> None:
+    # Not knowing NS_API, the grammar reads `__nv_bfloat16 __double2bfloat16` as one qualified name.
+    source = b"NS_API __nv_bfloat16 __double2bfloat16(const double x)\n{\n    return x;\n}\n"
+    f = extract_facts("include/bf16.hpp", "cpp", source)
+    assert f.error is None
+    convert = assert_symbol(source, f, "__double2bfloat16", "function", source.decode().rstrip("\n"))
+    assert convert.parent is None

@@ -76,6 +76,8 @@ KIND_PRIORITY: dict[str, int] = {
 # A function directly inside one of these is a method (a function in a module/namespace stays one).
 METHOD_CONTAINER_KINDS = (CONTAINER_KINDS - {"module"}) | {"scope"}
 QUALIFIER_SPLIT = re.compile(r"::|\\")
+# `Foo<T>` in `Foo<T>::bar` (innermost first); `operator<=>` is a name, not arguments.
+TEMPLATE_ARGS = re.compile(r"(?<=\w)(?<!operator)<[^<>]*>")
 # A definition that is the first or last named child of a node is wrapped by it (export, decorators,
 # template, a single-declarator ``const f = () => …``) unless that node is a body: the ``body`` field
 # of its parent or one of these.
@@ -194,8 +196,21 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
     return None
 
 
+def _name_part(part: str) -> str:
+    words = part.split()
+    if words[0] == "operator":
+        return "".join(words)
+    # Names hold no whitespace: where a macro confused the parse (`DECL T f(…)` read as `T::f`
+    # with a missing `::`), a part keeps its last word.
+    return words[-1]
+
+
 def _split_name(raw: str) -> tuple[list[str], str]:
-    parts = [p for p in QUALIFIER_SPLIT.split(raw.strip()) if p]
+    """``a::B<T>::c`` -> (["a", "B"], "c"): template/generic arguments are not part of a name."""
+    previous = None
+    while previous != raw:
+        previous, raw = raw, TEMPLATE_ARGS.sub("", raw)
+    parts = [_name_part(p) for p in QUALIFIER_SPLIT.split(raw) if p.strip()]
     if not parts:
         return [], raw.strip()
     return parts[:-1], parts[-1]
@@ -220,6 +235,8 @@ class _Collector:
 
     def add_match(self, caps: dict[str, list[tree_sitter.Node]]) -> None:
         name_node = _first(caps, "name")
+        if name_node is not None and not _text(self.source, name_node).strip():
+            name_node = None  # a MISSING node inserted by error recovery names nothing
         for capture, nodes in caps.items():
             if capture.startswith("definition.") and name_node is not None:
                 self._add_def(capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "parent"))
@@ -341,11 +358,11 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
             continue
         raw_doc = collector.docs.get((d.node.start_byte, d.node.end_byte))
         doc = _clean_doc(raw_doc) if raw_doc is not None else _leading_comments(source, d.node)
-        # `Foo::bar` names bar: its name span is the last part only.
-        name_start = d.name_node.start_byte
-        bare = d.name.encode()
-        if source[name_start : d.name_node.end_byte].endswith(bare):
-            name_start = d.name_node.end_byte - len(bare)
+        # `Foo::bar` and `Foo<T>::bar` name bar: the name span is that part only.
+        name_start, name_end = d.name_node.start_byte, d.name_node.end_byte
+        at = source.rfind(d.name.encode(), name_start, name_end)
+        if at >= 0:
+            name_start, name_end = at, at + len(d.name.encode())
         symbols.append(
             SymbolFact(
                 name=d.name,
@@ -356,7 +373,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                 start_line=d.node.start_point[0] + 1,
                 end_line=_end_line(d.node),
                 name_start_byte=name_start,
-                name_end_byte=d.name_node.end_byte,
+                name_end_byte=name_end,
                 signature=_signature(source, d.node),
                 doc=doc,
                 parent=d.parent_qualified,

@@ -37,24 +37,24 @@
   declarator: (type_identifier) @name) @definition.enum
 
 ; struct/union/enum bodies outside a typedef (file level, inside #if/#ifdef, in a declaration or field)
-(translation_unit (struct_specifier name: (_) @name body: (_)) @definition.struct)
-(preproc_ifdef (struct_specifier name: (_) @name body: (_)) @definition.struct)
-(preproc_if (struct_specifier name: (_) @name body: (_)) @definition.struct)
-(preproc_else (struct_specifier name: (_) @name body: (_)) @definition.struct)
-(declaration type: (struct_specifier name: (_) @name body: (_)) @definition.struct)
-(field_declaration type: (struct_specifier name: (_) @name body: (_)) @definition.struct)
+(translation_unit (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(preproc_ifdef (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(preproc_if (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(preproc_else (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(declaration type: (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(field_declaration type: (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
 
-(translation_unit (union_specifier name: (_) @name body: (_)) @definition.union)
-(preproc_ifdef (union_specifier name: (_) @name body: (_)) @definition.union)
-(preproc_if (union_specifier name: (_) @name body: (_)) @definition.union)
-(declaration type: (union_specifier name: (_) @name body: (_)) @definition.union)
-(field_declaration type: (union_specifier name: (_) @name body: (_)) @definition.union)
+(translation_unit (union_specifier name: (type_identifier) @name body: (_)) @definition.union)
+(preproc_ifdef (union_specifier name: (type_identifier) @name body: (_)) @definition.union)
+(preproc_if (union_specifier name: (type_identifier) @name body: (_)) @definition.union)
+(declaration type: (union_specifier name: (type_identifier) @name body: (_)) @definition.union)
+(field_declaration type: (union_specifier name: (type_identifier) @name body: (_)) @definition.union)
 
-(translation_unit (enum_specifier name: (_) @name body: (_)) @definition.enum)
-(preproc_ifdef (enum_specifier name: (_) @name body: (_)) @definition.enum)
-(preproc_if (enum_specifier name: (_) @name body: (_)) @definition.enum)
-(declaration type: (enum_specifier name: (_) @name body: (_)) @definition.enum)
-(field_declaration type: (enum_specifier name: (_) @name body: (_)) @definition.enum)
+(translation_unit (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
+(preproc_ifdef (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
+(preproc_if (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
+(declaration type: (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
+(field_declaration type: (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
 
 (enumerator
   name: (identifier) @name) @definition.constant

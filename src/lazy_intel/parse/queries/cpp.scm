@@ -7,13 +7,25 @@
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.module
 
 (class_specifier
-  name: [(type_identifier) (qualified_identifier)] @name
+  name: [
+    (type_identifier) @name
+    (qualified_identifier) @name
+    (template_type name: (type_identifier) @name)
+  ]
   body: (_)) @definition.class
 
-(declaration_list (struct_specifier name: (_) @name body: (_)) @definition.struct)
-(template_declaration (struct_specifier name: (_) @name body: (_)) @definition.struct)
-(declaration_list (union_specifier name: (_) @name body: (_)) @definition.union)
-(declaration_list (enum_specifier name: (_) @name body: (_)) @definition.enum)
+; specialisations `struct X<T, U> {…}` and out-of-line `struct a::B {…}`, wherever they are
+(struct_specifier
+  name: [
+    (qualified_identifier) @name
+    (template_type name: (type_identifier) @name)
+  ]
+  body: (_)) @definition.struct
+
+(declaration_list (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(template_declaration (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(declaration_list (union_specifier name: (type_identifier) @name body: (_)) @definition.union)
+(declaration_list (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
 
 (alias_declaration
   name: (type_identifier) @name) @definition.type

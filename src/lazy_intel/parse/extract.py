@@ -12,7 +12,8 @@ capture names:
     a node that qualifies the definitions inside it without being one (a Rust ``impl`` block, a
     Swift ``extension``).
 ``@doc`` + ``@doc.owner``
-    a docstring belonging to the definition node captured as ``@doc.owner``. Without one, the
+    a docstring belonging to the definition whose node, name node, or name node's parent is the
+    node captured as ``@doc.owner``. Without one, the
     comments immediately above a definition become its doc.
 ``@reference.<kind>`` + ``@name`` (+ ``@receiver``)
     a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``.
@@ -27,7 +28,6 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -45,11 +45,9 @@ from lazy_intel.parse.languages import grammar, tag_query
 
 logger = logging.getLogger(__name__)
 
-PARSE_TIMEOUT_S = 20.0
 MAX_SIGNATURE_CHARS = 240
 MAX_DOC_CHARS = 1200
 MAX_RECEIVER_CHARS = 200
-READ_SLICE = 1 << 16
 
 # When one node is captured as several kinds, the most specific wins.
 KIND_PRIORITY: dict[str, int] = {
@@ -129,20 +127,33 @@ class _Def:
     container_kind: str | None = None
 
 
-def _signature(source: bytes, node: tree_sitter.Node) -> str:
-    """The definition's header: everything before its body, comments excluded; else its first line."""
-    body = node.child_by_field_name("body")
+def _signature(source: bytes, node: tree_sitter.Node, name_node: tree_sitter.Node) -> str:
+    """The definition's header: everything before its body, comments excluded; else its first line.
+
+    The header is taken from the innermost node around the name that has a ``body`` field, so a
+    decorated or exported definition reports ``def f(x):`` rather than its decorator line.
+    """
+    header_node = node
+    probe = name_node.parent
+    while probe is not None and node.start_byte <= probe.start_byte and probe.end_byte <= node.end_byte:
+        if probe.child_by_field_name("body") is not None:
+            header_node = probe
+            break
+        if probe == node:
+            break
+        probe = probe.parent
+    body = header_node.child_by_field_name("body")
     if body is None:  # grammars without a `body` field (Kotlin): a trailing `*body` child
-        body = next((c for c in reversed(node.named_children) if c.type.endswith("body")), None)
-    end = node.end_byte
-    if body is not None and body.start_byte > node.start_byte:
-        end = node.start_byte
-        for child in node.children:
+        body = next((c for c in reversed(header_node.named_children) if c.type.endswith("body")), None)
+    end = header_node.end_byte
+    if body is not None and body.start_byte > header_node.start_byte:
+        end = header_node.start_byte
+        for child in header_node.children:
             if child.start_byte >= body.start_byte:
                 break
             if "comment" not in child.type:
                 end = child.end_byte
-    head = source[node.start_byte : end].decode("utf-8", "replace")
+    head = source[header_node.start_byte : end].decode("utf-8", "replace")
     if body is None:
         head = head.split("\n", 1)[0]
     head = " ".join(head.split())
@@ -261,10 +272,21 @@ class _Collector:
         name_node: tree_sitter.Node,
         parent_node: tree_sitter.Node | None,
     ) -> None:
-        key = (node.start_byte, node.end_byte, False)
+        """One definition per name node: the more specific kind wins, then the larger node.
+
+        The larger node wins so that a pattern capturing a wrapper (a decorated definition, an
+        export statement, a template) takes the wrapper's span.
+        """
+        key = (name_node.start_byte, name_node.end_byte, False)
         existing = self.defs.get(key)
-        if existing is not None and KIND_PRIORITY.get(existing.kind, 0) >= KIND_PRIORITY.get(kind, 0):
-            return
+        if existing is not None:
+            old_rank = (
+                KIND_PRIORITY.get(existing.kind, 0),
+                existing.node.end_byte - existing.node.start_byte,
+            )
+            new_rank = (KIND_PRIORITY.get(kind, 0), node.end_byte - node.start_byte)
+            if old_rank >= new_rank:
+                return
         name = _text(self.source, name_node)
         parent = _text(self.source, parent_node) if parent_node is not None else None
         self.defs[key] = _Def(kind, node, name, name_node, parent)
@@ -334,15 +356,9 @@ def extract_facts(path: str, lang: str, source: bytes) -> FileFacts:
 
 
 def _extract(path: str, lang: str, source: bytes) -> FileFacts:
-    deadline = time.monotonic() + PARSE_TIMEOUT_S
-    size = len(source)
-
-    def read(offset: int, _point: tuple[int, int]) -> bytes:
-        return source[offset : offset + READ_SLICE] if offset < size else b""
-
-    tree = _parser(lang).parse(read, progress_callback=lambda _offset, _error: time.monotonic() > deadline)
-    if tree is None:
-        return FileFacts(path=path, lang=lang, error=f"parse timed out after {PARSE_TIMEOUT_S:.0f}s")
+    # tree-sitter parses in linear time and files are capped at LAZY_INTEL_MAX_FILE_BYTES, so the
+    # bytes are parsed directly (a read callback that could enforce a deadline costs ~2x)
+    tree = _parser(lang).parse(source)
     root = tree.root_node
     collector = _Collector(source)
     for _pattern, caps in tree_sitter.QueryCursor(tag_query(lang)).matches(root):
@@ -357,6 +373,12 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
         if d.is_scope:
             continue
         raw_doc = collector.docs.get((d.node.start_byte, d.node.end_byte))
+        if raw_doc is None:
+            raw_doc = collector.docs.get((d.name_node.start_byte, d.name_node.end_byte))
+        if raw_doc is None:
+            parent = d.name_node.parent
+            if parent is not None:
+                raw_doc = collector.docs.get((parent.start_byte, parent.end_byte))
         doc = _clean_doc(raw_doc) if raw_doc is not None else _leading_comments(source, d.node)
         # `Foo::bar` and `Foo<T>::bar` name bar: the name span is that part only.
         name_start, name_end = d.name_node.start_byte, d.name_node.end_byte
@@ -374,7 +396,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                 end_line=_end_line(d.node),
                 name_start_byte=name_start,
                 name_end_byte=name_end,
-                signature=_signature(source, d.node),
+                signature=_signature(source, d.node, d.name_node),
                 doc=doc,
                 parent=d.parent_qualified,
             )

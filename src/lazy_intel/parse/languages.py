@@ -11,7 +11,7 @@ import hashlib
 import importlib
 import importlib.metadata
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import tree_sitter
 
@@ -152,13 +152,19 @@ TEXT_FILENAMES: dict[str, str] = {
 NOISE_SUFFIXES: tuple[str, ...] = (".min.js", ".min.css", ".map", ".svg", ".csv", ".tsv", ".lock", ".snap")
 
 
+def is_noise_path(rel: str) -> bool:
+    """Generated or data files (minified bundles, source maps, CSV…): captured, never indexed."""
+    return rel.rsplit("/", 1)[-1].lower().endswith(NOISE_SUFFIXES)
+
+
 def language_for_path(rel: str) -> str | None:
     """The parsed language of ``rel`` (``python`` …), a text type (``markdown`` …) or ``None``."""
-    name = PurePosixPath(rel).name
+    name = rel.rsplit("/", 1)[-1]
     lowered = name.lower()
-    if any(lowered.endswith(s) for s in NOISE_SUFFIXES):
+    if lowered.endswith(NOISE_SUFFIXES):
         return None
-    suffix = PurePosixPath(lowered).suffix
+    dot = lowered.rfind(".")
+    suffix = lowered[dot:] if dot > 0 else ""
     if suffix in _BY_EXTENSION:
         return _BY_EXTENSION[suffix]
     if name in TEXT_FILENAMES:

@@ -112,7 +112,9 @@ CREATE INDEX imports_file ON imports(file_id);
 FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports")
 
 
-def connect(path: str, *, readonly: bool = False, timeout_s: float = 30.0, bulk: bool = False) -> sqlite3.Connection:
+def connect(
+    path: str, *, readonly: bool = False, timeout_s: float = 30.0, bulk: bool = False
+) -> sqlite3.Connection:
     """Open a store file. Readers use ``mode=ro``; the writer enables WAL and normal sync.
 
     ``bulk`` is for a fresh store file that no reader can see yet (a full rebuild before the catalog

@@ -76,9 +76,17 @@ def register(
     return with_event(record, now, "registered", title=title), archived
 
 
-def submit_plan(record: LoopRecord | None, plan: Plan, review: Review, source: str, now: str) -> LoopRecord:
-    """Accept a plan with a PASS review (again allowed until ``start``); REVISE is refused."""
+def submit_plan(
+    record: LoopRecord | None, plan: Plan, review: Review | None, source: str, now: str
+) -> LoopRecord:
+    """Accept a plan with a PASS review (again allowed until ``start``); none or REVISE is refused."""
     current = _require_state(record, ("registered", "planned"), "accept a plan")
+    if review is None:
+        raise GateRefused(
+            "plan refused: it has no review verdict",
+            code="PLAN_NOT_APPROVED",
+            next_step='have the plan reviewed independently, then pass --review "<reviewer>: PASS <note>"',
+        )
     if not review.passed:
         raise GateRefused(
             f"plan refused: {review.reviewer} asked to REVISE" + (f" ({review.note})" if review.note else ""),

@@ -108,7 +108,8 @@ class _Parser:
             return self.parse_container("array", "]", depth)
         if ch == '"':
             start = self.pos
-            return Node("string", start, self.pos, self.parse_string())
+            value = self.parse_string()
+            return Node("string", start, self.pos, value)
         for literal, value in (("true", True), ("false", False), ("null", None)):
             if self.text.startswith(literal, self.pos):
                 start = self.pos

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -201,7 +202,8 @@ def hook_cmd(event: str, client: str, json_output: bool) -> None:
     """Agent hook: read the client's hook JSON on stdin, answer in its contract. Always exits 0."""
     del json_output
     try:
-        raw = click.get_binary_stream("stdin").read(MAX_HOOK_INPUT_BYTES + 1)
+        stream = getattr(sys.stdin, "buffer", None)
+        raw = stream.read(MAX_HOOK_INPUT_BYTES + 1) if stream is not None else b""
     except Exception:
         raw = b""
     out = run_hook(event, raw, client=client)

@@ -56,7 +56,7 @@ def test_register_replace_archives_the_unfinished_loop_as_abandoned(repo: Path):
 def test_register_validates_slug_and_title(repo: Path, slug: str, title: str):
     with pytest.raises(InvalidArgument):
         operations.register(repo, slug, title)
-    assert not (repo / ".lazy-intel" / "loop" / "loop.json").exists()
+    assert not (repo / ".lazy-intel").exists()
 
 
 @pytest.mark.parametrize(
@@ -70,6 +70,7 @@ def test_register_validates_slug_and_title(repo: Path, slug: str, title: str):
 )
 def test_every_command_refuses_without_a_registered_loop(repo: Path, call: Callable[[Path], object]):
     refused("LOOP_NOT_REGISTERED", lambda: call(repo))
+    assert not (repo / ".lazy-intel").exists()
 
 
 # -- plan -----------------------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ from lazy_intel.errors import InvalidArgument
 MAX_DEPTH = 200
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _WS = " \t\r\n"
+_SPACE = re.compile("[ \t\r\n\ufeff]+")
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 
 
 @dataclass
@@ -73,11 +75,11 @@ class _Parser:
 
     def skip_trivia(self) -> None:
         text = self.text
-        while self.pos < len(text):
-            ch = text[self.pos]
-            if ch in _WS or ch == "\ufeff":
-                self.pos += 1
-            elif text.startswith("//", self.pos):
+        while True:
+            match = _SPACE.match(text, self.pos)
+            if match:
+                self.pos = match.end()
+            if text.startswith("//", self.pos):
                 end = text.find("\n", self.pos)
                 self.pos = len(text) if end < 0 else end
             elif text.startswith("/*", self.pos):
@@ -123,23 +125,14 @@ class _Parser:
 
     def parse_string(self) -> str:
         start = self.pos
-        i = start + 1
-        text = self.text
-        while i < len(text):
-            ch = text[i]
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == '"':
-                self.pos = i + 1
-                try:
-                    return json.loads(text[start : i + 1])
-                except json.JSONDecodeError as exc:
-                    raise self.fail(f"bad string: {exc.msg}", start) from None
-            if ch == "\n":
-                break
-            i += 1
-        raise self.fail("unterminated string", start)
+        match = _STRING.match(self.text, start)
+        if not match:
+            raise self.fail("unterminated string", start)
+        self.pos = match.end()
+        try:
+            return json.loads(match.group(0))
+        except json.JSONDecodeError as exc:
+            raise self.fail(f"bad string: {exc.msg}", start) from None
 
     def parse_container(self, kind: str, close: str, depth: int) -> Node:
         node = Node(kind, self.pos, self.pos)

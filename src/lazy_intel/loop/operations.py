@@ -55,6 +55,8 @@ def _record_refusal(store: LoopStore, record: LoopRecord | None, action: str, ex
 
 def _transition(root: Path, action: str, step: Callable[[LoopRecord | None], LoopRecord]) -> LoopRecord:
     store = LoopStore(root)
+    if not store.exists():
+        return step(None)  # refuses (no loop registered) without creating any state
     with store.locked():
         record = store.load()
         try:
@@ -82,6 +84,7 @@ def _summary(record: LoopRecord) -> dict[str, Any]:
 
 
 def register(root: Path, slug: str, title: str, *, replace_active: bool = False) -> dict[str, Any]:
+    transitions.check_new_loop(slug, title)
     store = LoopStore(root)
     with store.locked():
         try:
@@ -122,6 +125,10 @@ def submit_plan(root: Path, plan_path: Path, review_text: str | None) -> dict[st
     except ValueError:
         source = str(plan_path.resolve())
     store = LoopStore(root)
+    if not store.exists():
+        transitions.submit_plan(
+            None, parse_plan(data, source=source), parse_review(review_text), source, now_iso()
+        )
     with store.locked():
         record = store.load()
         try:

@@ -50,10 +50,8 @@ def _require_state(record: LoopRecord | None, allowed: tuple[str, ...], action: 
     return record
 
 
-def register(
-    existing: LoopRecord | None, slug: str, title: str, now: str, *, replace_active: bool = False
-) -> tuple[LoopRecord, LoopRecord | None]:
-    """New loop; returns ``(new, archived)`` where ``archived`` is the previous loop, if any."""
+def check_new_loop(slug: str, title: str) -> str:
+    """Validate a new loop's slug and title; returns the stripped title."""
     if not SLUG.match(slug):
         raise InvalidArgument(
             f"slug {slug!r} is not 1-63 lower-case letters, digits and hyphens starting with a letter or digit",
@@ -62,6 +60,14 @@ def register(
     title = title.strip()
     if not title or len(title) > 200:
         raise InvalidArgument("a loop needs a --title of 1 to 200 characters")
+    return title
+
+
+def register(
+    existing: LoopRecord | None, slug: str, title: str, now: str, *, replace_active: bool = False
+) -> tuple[LoopRecord, LoopRecord | None]:
+    """New loop; returns ``(new, archived)`` where ``archived`` is the previous loop, if any."""
+    title = check_new_loop(slug, title)
     archived = existing
     if existing is not None and existing.active:
         if not replace_active:

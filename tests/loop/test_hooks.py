@@ -238,3 +238,17 @@ def test_corrupt_state_fails_open(executing: Path, env: dict[str, str]):
     LoopStore(executing).loop_file.write_text("{broken")
     for event, payload in (("stop", stop(executing)), ("session-start", session_start(executing))):
         assert run_hook(event, json.dumps(payload).encode(), env=env) == ""
+
+
+def test_symlinked_sessions_dir_fails_open_and_writes_nothing_outside(
+    executing: Path, env: dict[str, str], tmp_path: Path
+):
+    outside = tmp_path / "outside-sessions"
+    outside.mkdir()
+    sessions = executing / ".lazy-intel" / "loop" / "sessions"
+    sessions.rmdir()
+    sessions.symlink_to(outside, target_is_directory=True)
+    assert call("stop", stop(executing), env) is None
+    for _ in range(3):
+        assert call("post-tool-use", tool_failed(executing), env) is None
+    assert list(outside.iterdir()) == []

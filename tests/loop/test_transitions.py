@@ -277,15 +277,27 @@ def test_corrupt_state_is_refused_and_replace_recovers(repo: Path):
     assert list((repo / ".lazy-intel" / "loop" / "archive").glob("corrupt-*.json"))
 
 
-def test_state_files_never_follow_symlinks_out(repo: Path, tmp_path: Path):
+@pytest.mark.parametrize("linked", [".lazy-intel", ".lazy-intel/loop", ".lazy-intel/loop/archive"])
+def test_state_directories_never_follow_symlinks_out(repo: Path, tmp_path: Path, linked: str):
     outside = tmp_path / "outside"
     outside.mkdir()
-    state = repo / ".lazy-intel"
-    state.mkdir()
-    (state / "loop").symlink_to(outside, target_is_directory=True)
+    link = repo / linked
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside, target_is_directory=True)
     with pytest.raises(InvalidArgument):
         operations.register(repo, "export-csv", "Export CSV")
     assert list(outside.iterdir()) == []
+
+
+def test_symlinked_lock_file_is_refused(repo: Path, tmp_path: Path):
+    operations.register(repo, "export-csv", "Export CSV")
+    outside = tmp_path / "lock-target"
+    lock = repo / ".lazy-intel" / "loop" / "loop.lock"
+    lock.unlink()
+    lock.symlink_to(outside)
+    with pytest.raises(InvalidArgument):
+        operations.submit_plan(repo, repo / "plan.md", PASS)
+    assert not outside.exists()
 
 
 def test_symlinked_loop_file_is_refused(repo: Path, tmp_path: Path):

@@ -184,7 +184,12 @@ class LoopStore:
         """Exclusive lock for one read-modify-write transition (bounded wait, then ``BUSY``)."""
         self.ensure()
         lock_path = self.path / "loop.lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise InvalidArgument(
+                f"cannot open lock {lock_path}: {exc.strerror} (state files never follow symlinks)"
+            ) from None
         try:
             deadline = time.monotonic() + LOCK_WAIT_S
             while True:

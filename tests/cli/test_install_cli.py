@@ -40,8 +40,19 @@ def run(*args: str) -> tuple[int, Any, str]:
     try:
         parsed = json.loads(out) if out.strip() else None
     except json.JSONDecodeError:
-        parsed = out
-    return result.exit_code, parsed, result.stderr
+        return result.exit_code, out, result.stderr
+    return result.exit_code, unwrap(parsed), result.stderr
+
+
+def unwrap(answer: Any) -> Any:
+    """An Answer's ``data`` for ok answers; the error Answer (``data`` as ``details``) otherwise."""
+    if not isinstance(answer, dict) or "operation" not in answer:
+        return answer
+    assert answer["view"]["generation"] == 0 and answer["items"] == []
+    if answer["status"] == "error":
+        return {**answer, "details": answer.get("data")}
+    assert answer["status"] == "ok"
+    return {**answer["data"], "status": "ok"}
 
 
 def test_global_install_and_uninstall_use_the_temporary_home(home: Path):
@@ -96,12 +107,13 @@ def test_default_command_is_an_absolute_executable(home: Path, project: Path):
 )
 def test_refusals_have_stable_codes(home: Path, project: Path, args: tuple[str, ...], code_name: str):
     code, out, _ = run(*args, "--json")
-    assert code == 1 and out["status"] == "error" and out["code"] == code_name
+    assert code == (2 if code_name == "INVALID_ARGUMENT" else 1)
+    assert out["status"] == "error" and out["code"] == code_name
 
 
 def test_home_itself_is_refused_as_a_project(home: Path):
     code, out, _ = run("install", "--client", "claude-code", "--project", str(home), "--json")
-    assert code == 1 and out["code"] == "INVALID_ARGUMENT"
+    assert code == 2 and out["code"] == "INVALID_ARGUMENT"
     assert list(home.iterdir()) == []
 
 
@@ -109,8 +121,8 @@ def test_symlink_refusal_reaches_the_cli(home: Path, project: Path, tmp_path: Pa
     outside = tmp_path / "outside.json"
     outside.write_text("{}")
     (project / ".mcp.json").symlink_to(outside)
-    code, _, err = run("install", "--client", "claude-code", "--project", str(project))
-    assert code == 1 and err.startswith("error INVALID_ARGUMENT: config path")
+    code, out, _ = run("install", "--client", "claude-code", "--project", str(project))
+    assert code == 2 and out.startswith("error INVALID_ARGUMENT: config path")
     assert outside.read_text() == "{}"
 
 

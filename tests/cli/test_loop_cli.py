@@ -34,8 +34,19 @@ def run(*args: str, input: str | bytes | None = None) -> tuple[int, Any, str]:
     try:
         parsed = json.loads(out) if out.strip() else None
     except json.JSONDecodeError:
-        parsed = out
-    return result.exit_code, parsed, result.stderr
+        return result.exit_code, out, result.stderr
+    return result.exit_code, unwrap(parsed), result.stderr
+
+
+def unwrap(answer: Any) -> Any:
+    """An Answer's ``data`` for ok answers; the error Answer (``data`` as ``details``) otherwise."""
+    if not isinstance(answer, dict) or "operation" not in answer:
+        return answer
+    assert answer["view"]["generation"] == 0 and answer["items"] == []
+    if answer["status"] == "error":
+        return {**answer, "details": answer.get("data")}
+    assert answer["status"] == "ok"
+    return {**answer["data"], "status": "ok"}
 
 
 def test_full_loop_with_json_output(repo: Path):
@@ -64,10 +75,24 @@ def test_full_loop_with_json_output(repo: Path):
     assert code == 0 and out["loop"]["state"] == "done"
 
 
-def test_text_output_and_errors_on_stderr(repo: Path):
-    code, out, err = run("loop", "start", "--root", str(repo))
-    assert code == 1 and out is None
-    assert err.startswith("error LOOP_NOT_REGISTERED: ") and "\nnext: " in err
+def test_json_is_an_answer_with_the_result_as_data(repo: Path):
+    result = CliRunner().invoke(
+        main, ["loop", "register", "export-csv", "--title", "T", "--root", str(repo), "--json"]
+    )
+    answer = json.loads(result.stdout)
+    assert answer["status"] == "ok" and answer["operation"] == "loop.register"
+    assert answer["data"]["loop"]["slug"] == "export-csv"
+    result = CliRunner().invoke(main, ["loop", "finish", "--root", str(repo), "--json"])
+    answer = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert (answer["status"], answer["operation"], answer["code"]) == ("error", "loop.finish", "LOOP_STATE")
+    assert answer["next_step"] and answer["data"] == {"state": "registered", "allowed": ["executing"]}
+
+
+def test_text_output_and_errors(repo: Path):
+    code, out, _ = run("loop", "start", "--root", str(repo))
+    assert code == 1
+    assert out.startswith("error LOOP_NOT_REGISTERED: ") and "\nnext: " in out
     code, out, _ = run("loop", "register", "export-csv", "--title", "Export CSV", "--root", str(repo))
     assert code == 0 and out.startswith("registered loop export-csv (Export CSV): registered\nnext: ")
     code, out, _ = run("loop", "status", "--root", str(repo))
@@ -87,7 +112,7 @@ def test_root_is_found_from_a_subdirectory(repo: Path, monkeypatch: pytest.Monke
 
 def test_home_is_refused_as_root(repo: Path, tmp_path: Path):
     code, out, _ = run("loop", "status", "--root", str(tmp_path / "home"), "--json")
-    assert code == 1 and out["code"] == "INVALID_ARGUMENT"
+    assert code == 2 and out["code"] == "INVALID_ARGUMENT"
 
 
 def test_doctor_json(repo: Path):

@@ -115,7 +115,7 @@ def install_cmd(
         executable = server_command(command)
         return _result(target, install(target, executable, hooks=hooks, dry_run=dry_run), dry_run, executable)
 
-    run_and_print(json_output, action, _render)
+    run_and_print("install", json_output, action, _render)
 
 
 @click.command("uninstall")
@@ -131,7 +131,7 @@ def uninstall_cmd(
         target = _target(client, project, global_scope)
         return _result(target, uninstall(target, dry_run=dry_run), dry_run, None)
 
-    run_and_print(json_output, action, _render)
+    run_and_print("uninstall", json_output, action, _render)
 
 
 COMMANDS: list[click.Command] = [install_cmd, uninstall_cmd]

@@ -62,6 +62,7 @@ def loop_group() -> None:
 def register_cmd(slug: str, title: str, replace: bool, root: str | None, json_output: bool) -> None:
     """Register a new goal loop named SLUG."""
     run_and_print(
+        "loop.register",
         json_output,
         lambda: operations.register(operations.resolve_loop_root(root), slug, title, replace_active=replace),
         lambda r: _with_next([f"registered {_loop_line(r)}"], r),
@@ -82,6 +83,7 @@ def plan_cmd(plan_file: Path, review: str | None, root: str | None, json_output:
         return _with_next(lines, r)
 
     run_and_print(
+        "loop.plan",
         json_output,
         lambda: operations.submit_plan(operations.resolve_loop_root(root), plan_file, review),
         render,
@@ -94,6 +96,7 @@ def plan_cmd(plan_file: Path, review: str | None, root: str | None, json_output:
 def start_cmd(root: str | None, json_output: bool) -> None:
     """Start executing the approved plan."""
     run_and_print(
+        "loop.start",
         json_output,
         lambda: operations.start(operations.resolve_loop_root(root)),
         lambda r: _with_next([f"started {_loop_line(r)}"], r),
@@ -126,6 +129,7 @@ def step_done_cmd(
         return _with_next([f"{r['item']} captured on tree {ev['tree'][:12]}{dirty}"], r)
 
     run_and_print(
+        "loop.step_done",
         json_output,
         lambda: operations.step_done(
             operations.resolve_loop_root(root), item_id, evidence, allow_dirty=allow_dirty
@@ -140,6 +144,7 @@ def step_done_cmd(
 def finish_cmd(root: str | None, json_output: bool) -> None:
     """Finish the loop; refused while an F item lacks evidence fresh on the current tree."""
     run_and_print(
+        "loop.finish",
         json_output,
         lambda: operations.finish(operations.resolve_loop_root(root)),
         lambda r: _with_next([f"finished {_loop_line(r)} on tree {r['tree'][:12]}"], r),
@@ -167,7 +172,9 @@ def status_cmd(root: str | None, json_output: bool) -> None:
             lines += _item_lines(r.get("items", []))
         return _with_next(lines, r)
 
-    run_and_print(json_output, lambda: operations.status(operations.resolve_loop_root(root)), render)
+    run_and_print(
+        "loop.status", json_output, lambda: operations.status(operations.resolve_loop_root(root)), render
+    )
 
 
 @loop_group.command("doctor")
@@ -189,7 +196,7 @@ def doctor_cmd(root: str | None, json_output: bool) -> None:
                 lines.append(f"       next: {c['next_step']}")
         return "\n".join(lines)
 
-    run_and_print(json_output, action, render)
+    run_and_print("loop.doctor", json_output, action, render)
 
 
 @loop_group.command("hook")

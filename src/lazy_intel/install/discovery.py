@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lazy_intel.checks import Check
 from lazy_intel.errors import LazyIntelError
 from lazy_intel.install import jsonc_edit, toml_edit
 from lazy_intel.install.clients import (
@@ -23,7 +24,6 @@ from lazy_intel.install.clients import (
     is_ours,
 )
 from lazy_intel.install.config_file import read_text, resolve_config_path
-from lazy_intel.loop.doctor import Check
 
 
 @dataclass(frozen=True)

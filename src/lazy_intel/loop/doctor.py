@@ -5,27 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
+from lazy_intel.checks import Check
 from lazy_intel.errors import LazyIntelError
 from lazy_intel.loop import transitions
 from lazy_intel.loop.gitstate import git_fingerprint
 from lazy_intel.loop.store import LoopStore, is_real_dir
-
-CHECK_STATUSES: tuple[str, ...] = ("ok", "info", "warn", "fail")
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: str  # ok | info | warn | fail
-    message: str
-    next_step: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def doctor_checks(root: Path) -> list[Check]:

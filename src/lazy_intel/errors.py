@@ -93,4 +93,11 @@ ERROR_CODES: tuple[str, ...] = (
     "BUSY",
     "TIMEOUT",
     "CURSOR_STALE",
+    "UNAVAILABLE",
 )
+
+
+class Unavailable(LazyIntelError):
+    """A live backend (a language server) is not running, crashed or broke its protocol."""
+
+    code = "UNAVAILABLE"

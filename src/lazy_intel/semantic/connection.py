@@ -143,7 +143,11 @@ class Connection:
             reason = f"it broke the protocol: {exc}"
         except (OSError, ValueError) as exc:
             reason = f"its output could not be read ({exc.__class__.__name__})"
-        self._die(reason)
+        try:
+            self._die(reason)
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
 
     def _dispatch(self, message: jsonrpc.Message) -> None:
         body = message.body
@@ -191,21 +195,23 @@ class Connection:
 
     # -- death -----------------------------------------------------------------------------------
     def _die(self, reason: str) -> None:
+        """End the connection: kill the process group, tell the owner, then wake every waiter."""
         with self._lock:
             if self.dead_reason is not None:
                 return
             self.dead_reason = reason
-            waiting = list(self._pending.items())
+        log.info("language server %s stopped: %s", self.label, reason)
+        self.process.kill_group()
+        self._on_death(self, reason)
+        with self._lock:
+            waiting = list(self._pending.values())
             self._pending.clear()
-        for _, pending in waiting:
+        for pending in waiting:
             pending.error = Unavailable(
                 f"language server {self.label} stopped during {pending.method}: {reason}",
                 next_step="retry: the server is restarted on the next request",
             )
             pending.done.set()
-        log.info("language server %s stopped: %s", self.label, reason)
-        self.process.kill_group()
-        self._on_death(self, reason)
 
     def close(self, *, graceful_ms: int = 2000) -> None:
         """``shutdown`` → ``exit`` → kill of the whole process group (``closing`` marks it wanted)."""
@@ -218,3 +224,5 @@ class Connection:
             self.process.wait_exit(graceful_ms / 1000)
         self._die("closed")
         self.process.kill_group()
+        if threading.current_thread() is not self._reader:
+            self._reader.join(timeout=5)

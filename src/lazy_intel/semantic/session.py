@@ -130,9 +130,13 @@ class ServerSession:
                 "a repository never supplies its own server",
                 next_step="install the server outside the workspace and update the configuration",
             )
-        check_executable(
-            self.server.executable, self.server.executable_sha256, what=f"{self.label} executable"
-        )
+        try:
+            check_executable(self.server.executable, self.server.executable_sha256, what=f"{self.label} executable")
+        except LazyIntelError as exc:
+            self.last_error = exc.message
+            raise Unavailable(
+                f"refused to launch language server {self.label}: {exc.message}", next_step=exc.next_step
+            ) from None
         self.epoch += 1
         self._docs.clear()
         self._published.clear()

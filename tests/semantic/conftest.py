@@ -107,7 +107,7 @@ def locate_server(name: str) -> RealServer | None:
             (".ts",),
             node,
             (str(cli), "--stdio"),
-            {"tsserver": {"path": str(tsserver)}},
+            {"tsserver": {"path": str(tsserver), "useSyntaxServer": "never"}},
         )
     raise ValueError(name)
 

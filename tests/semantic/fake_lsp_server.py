@@ -94,7 +94,9 @@ def hover(request):
         reply(request, {"contents": {"kind": "markdown", "value": text}})
         return
     if MODE == "non-utf8":
-        body = b'{"jsonrpc":"2.0","id":%d,"result":{"contents":{"kind":"plaintext","value":"caf\xe9 \xff ok"}}}'
+        body = (
+            b'{"jsonrpc":"2.0","id":%d,"result":{"contents":{"kind":"plaintext","value":"caf\xe9 \xff ok"}}}'
+        )
         send_raw(body % request["id"])
         return
     if MODE == "env":
@@ -102,7 +104,15 @@ def hover(request):
         return
     if MODE == "spawn":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-        reply(request, {"contents": {"kind": "plaintext", "value": json.dumps({"pid": os.getpid(), "child": child.pid})}})
+        reply(
+            request,
+            {
+                "contents": {
+                    "kind": "plaintext",
+                    "value": json.dumps({"pid": os.getpid(), "child": child.pid}),
+                }
+            },
+        )
         return
     reply(request, {"contents": {"kind": "plaintext", "value": f"hover from {MODE}"}})
 
@@ -142,7 +152,12 @@ def main():
                             "uri": document["uri"],
                             "version": document["version"],
                             "diagnostics": [
-                                {"range": rng(0, 0, 3), "severity": 1, "message": "bad thing \x1b[1m here", "code": "E1"}
+                                {
+                                    "range": rng(0, 0, 3),
+                                    "severity": 1,
+                                    "message": "bad thing \x1b[1m here",
+                                    "code": "E1",
+                                }
                             ],
                         },
                     }

@@ -50,7 +50,9 @@ def test_healthy_fake_answers_with_observation(fake_layer: Callable[..., FakeSet
     assert methods.index("textDocument/didOpen") < methods.index("textDocument/hover")
 
 
-def test_crash_mid_request_is_unavailable_then_restarts_with_new_epoch(fake_layer: Callable[..., FakeSetup]) -> None:
+def test_crash_mid_request_is_unavailable_then_restarts_with_new_epoch(
+    fake_layer: Callable[..., FakeSetup],
+) -> None:
     setup = fake_layer("crash")
     answer = hover(setup)
     assert answer.status == "error"
@@ -97,7 +99,9 @@ def test_hang_times_out_and_cancels(fake_layer: Callable[..., FakeSetup]) -> Non
     ("mode", "reason"),
     [("invalid-json", "frame body is not JSON"), ("oversize", "exceeds the")],
 )
-def test_protocol_breach_kills_the_session(fake_layer: Callable[..., FakeSetup], mode: str, reason: str) -> None:
+def test_protocol_breach_kills_the_session(
+    fake_layer: Callable[..., FakeSetup], mode: str, reason: str
+) -> None:
     setup = fake_layer(mode)
     answer = hover(setup)
     assert answer.code == "UNAVAILABLE"
@@ -105,7 +109,9 @@ def test_protocol_breach_kills_the_session(fake_layer: Callable[..., FakeSetup],
     session = setup.layer.sessions()[0]
     assert not session.running
     pid = int(setup.methods()[0].split()[1])
-    assert wait_until(lambda: not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    assert wait_until(
+        lambda: not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    )
 
 
 def test_uris_outside_the_workspace_are_dropped(fake_layer: Callable[..., FakeSetup], tmp_path: Path) -> None:
@@ -123,7 +129,14 @@ def test_uris_outside_the_workspace_are_dropped(fake_layer: Callable[..., FakeSe
     assert semantic["dropped"] == 6
     assert semantic["evidence_state"] == "partial"
     warning = " ".join(answer.warnings)
-    for reason in ("outside the workspace", "non-file URI", "remote file URI", "symbolic link", "'..'", "line 999"):
+    for reason in (
+        "outside the workspace",
+        "non-file URI",
+        "remote file URI",
+        "symbolic link",
+        "'..'",
+        "line 999",
+    ):
         assert reason in warning
     assert "root:x" not in json.dumps(answer.to_dict())
 
@@ -194,7 +207,9 @@ def test_undeclared_operation_is_unsupported_not_empty(fake_layer: Callable[...,
     assert "hover" not in setup.layer.available_operations(setup.root)
 
 
-def test_server_environment_is_minimal(fake_layer: Callable[..., FakeSetup], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_server_environment_is_minimal(
+    fake_layer: Callable[..., FakeSetup], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
     monkeypatch.setenv("PATH", "/tmp/repo/node_modules/.bin:" + os.environ["PATH"])
     setup = fake_layer("env")
@@ -238,7 +253,9 @@ def test_idle_session_is_shut_down_and_restarts_on_use(fake_layer: Callable[...,
 
 def test_published_diagnostics_are_waited_for_and_scrubbed(fake_layer: Callable[..., FakeSetup]) -> None:
     setup = fake_layer("publish")
-    answer = semantic_answer(setup.layer, setup.root, SemanticRequest("diagnostics", relative_path="mod.fake"))
+    answer = semantic_answer(
+        setup.layer, setup.root, SemanticRequest("diagnostics", relative_path="mod.fake")
+    )
     assert answer.status == "ok", answer.to_dict()
     semantic = answer.data["semantic"]
     assert semantic["diagnostics"] == "completed"
@@ -252,7 +269,9 @@ def test_published_diagnostics_are_waited_for_and_scrubbed(fake_layer: Callable[
 
 def test_silent_server_diagnostics_are_not_reported(fake_layer: Callable[..., FakeSetup]) -> None:
     setup = fake_layer("ok", diagnostics_wait_ms=200)
-    answer = semantic_answer(setup.layer, setup.root, SemanticRequest("diagnostics", relative_path="mod.fake"))
+    answer = semantic_answer(
+        setup.layer, setup.root, SemanticRequest("diagnostics", relative_path="mod.fake")
+    )
     assert answer.status == "partial"
     assert answer.data["semantic"]["diagnostics"] == "not_reported"
     assert "silence is not an empty result" in (answer.message or "")
@@ -290,6 +309,7 @@ def test_server_dies_with_its_parent(fake_layer: Callable[..., FakeSetup]) -> No
         stdout=subprocess.PIPE,
         text=True,
     )
+    server_pid = 0
     try:
         assert parent.stdout is not None
         assert parent.stdout.readline().strip() == "ok"
@@ -299,7 +319,10 @@ def test_server_dies_with_its_parent(fake_layer: Callable[..., FakeSetup]) -> No
         parent.kill()
         parent.wait(timeout=10)
         assert wait_until(
-            lambda: not psutil.pid_exists(server_pid) or psutil.Process(server_pid).status() == psutil.STATUS_ZOMBIE
+            lambda: (
+                not psutil.pid_exists(server_pid)
+                or psutil.Process(server_pid).status() == psutil.STATUS_ZOMBIE
+            )
         )
     finally:
         if parent.poll() is None:
@@ -308,3 +331,5 @@ def test_server_dies_with_its_parent(fake_layer: Callable[..., FakeSetup]) -> No
         for stream in (parent.stdin, parent.stdout):
             if stream is not None:
                 stream.close()
+        if server_pid and psutil.pid_exists(server_pid):  # the immortal fake must not outlive a failure
+            psutil.Process(server_pid).kill()

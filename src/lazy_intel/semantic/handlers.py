@@ -88,21 +88,38 @@ class Context:
         return raw, structure(raw, response_type, server=self.session.label, method=method)
 
 
-def _locations(kind: str, method: str, response_type: type, extra: dict[str, Any] | None = None) -> Handler:
+def _locations(kind: str, method: str, response_type: type) -> Handler:
     def run(ctx: Context) -> Outcome:
         outcome = Outcome()
         params = ctx.text_position()
-        if extra:
-            params.update(extra)
         if method == "textDocument/references":
             params["context"] = {"includeDeclaration": ctx.request.include_declaration}
         result = ctx.call(outcome, method, params, response_type)
         outcome.items = location_items(ctx.anchoring, kind, result)
+        if method == "textDocument/references" and not ctx.request.include_declaration:
+            _drop_declarations(ctx, outcome)
         if not outcome.items and not ctx.anchoring.dropped:
             outcome.message = f"the server found no {kind} at this position"
         return outcome
 
     return run
+
+
+def _drop_declarations(ctx: Context, outcome: Outcome) -> None:
+    """Some servers ignore ``includeDeclaration: false``; remove the declaration they returned."""
+    if "definition" not in ctx.session.operations():
+        return
+    result = ctx.call(outcome, "textDocument/definition", ctx.text_position(), types.DefinitionResponse)
+    declared = {
+        (item.anchor.path, (item.extra or {})["match"]["start_byte"])
+        for item in location_items(ctx.anchoring, "definition", result)
+    }
+    kept = [
+        i for i in outcome.items if (i.anchor.path, (i.extra or {})["match"]["start_byte"]) not in declared
+    ]
+    if len(kept) < len(outcome.items):
+        outcome.warnings.append("the server ignored includeDeclaration=false; its declaration was removed")
+        outcome.items = kept
 
 
 def hover(ctx: Context) -> Outcome:

@@ -131,7 +131,9 @@ class ServerSession:
                 next_step="install the server outside the workspace and update the configuration",
             )
         try:
-            check_executable(self.server.executable, self.server.executable_sha256, what=f"{self.label} executable")
+            check_executable(
+                self.server.executable, self.server.executable_sha256, what=f"{self.label} executable"
+            )
         except LazyIntelError as exc:
             self.last_error = exc.message
             raise Unavailable(

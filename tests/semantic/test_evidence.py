@@ -151,3 +151,20 @@ def test_utf32_server_encoding_is_used_for_anchors(fake_layer: Callable[..., Fak
     assert item.extra is not None
     assert item.extra["match"]["end_byte"] == 9  # three code points: two emoji (4 bytes each) and "x"
     assert answer.data["semantic"]["position"]["character"] == 2  # UTF-16 4 == UTF-32 2
+
+
+def test_layer_reports_what_it_can_answer_and_its_status(fake_layer: Callable[..., FakeSetup]) -> None:
+    setup = fake_layer("no-hover")
+    layer = setup.layer
+    assert layer.status(setup.root)[0]["health"] == "stopped"
+    assert not setup.log.exists()  # status starts nothing
+    assert layer.can_answer(setup.root, "mod.fake", "definition")
+    assert not layer.can_answer(setup.root, "mod.fake", "hover")
+    assert not layer.can_answer(setup.root, "mod.py", "definition")
+    assert layer.available_operations(setup.root) == {
+        op: ("fake",) for op in ("definition", "references", "document_symbols", "diagnostics")
+    }
+    (entry,) = layer.status(setup.root)
+    assert entry["health"] == "ready"
+    assert entry["sessions"][0]["epoch"] == 1
+    assert "hover" not in entry["sessions"][0]["operations"]

@@ -124,6 +124,20 @@ class SemanticLayer:
                 offered.setdefault(operation, []).append(server.id)
         return {op: tuple(ids) for op, ids in offered.items()}
 
+    def can_answer(self, root: Path, relative_path: str, operation: str, *, start: bool = True) -> bool:
+        """Whether a live server would answer ``operation`` for ``relative_path`` (for the service's
+        "prefer the live answer when configured" rule). ``start`` starts the server if needed."""
+        server = self.server_for_path(root, relative_path)
+        if server is None:
+            return False
+        session = self.session(root, server)
+        if start:
+            try:
+                session.ensure_started()
+            except LazyIntelError:
+                return False
+        return operation in session.operations()
+
     def status(self, root: Path | None = None) -> list[dict[str, Any]]:
         """Per configured server: metadata, health, epoch, negotiated operations (starts nothing)."""
         out: list[dict[str, Any]] = []

@@ -104,3 +104,17 @@ def test_qualify_a_real_server(tmp_path: Path, make_repo: Callable[..., Path]) -
     (report,) = json.loads(out)["servers"]
     assert {"definition", "references", "hover", "diagnostics"} <= set(report["operations"])
     assert report["position_encoding"] in ("utf-8", "utf-16")
+
+
+def test_every_lsp_command_and_setting_is_documented() -> None:
+    from lazy_intel.cli.lsp_cmds import lsp
+    from lazy_intel.settings import SETTINGS
+
+    reference = (Path(__file__).resolve().parents[2] / "docs" / "reference.md").read_text(encoding="utf-8")
+    headings = {line[4:].strip() for line in reference.splitlines() if line.startswith("### ")}
+    assert "lazy-intel lsp" in headings
+    for name in lsp.commands:  # type: ignore[attr-defined]
+        assert f"lazy-intel lsp {name}" in headings, name
+    for setting in SETTINGS:
+        if setting.name.startswith("lsp"):
+            assert f"`{setting.env}`" in reference

@@ -198,3 +198,10 @@ def test_settings_select_the_configuration(config_dir: Path, entry: Callable[...
     )
     assert explicit is not None and explicit.source_label == "file:env.json"
     assert os.path.isabs(str(path))
+
+
+def test_arguments_naming_node_modules_bin_are_refused(
+    config_dir: Path, entry: Callable[..., dict[str, Any]]
+) -> None:
+    with pytest.raises(InvalidArgument, match=r"servers\[0\]\.arguments\[0\]: names a node_modules/\.bin"):
+        load(config_dir, [entry(arguments=["/repo/node_modules/.bin/tsserver"])])

@@ -333,3 +333,20 @@ def test_server_dies_with_its_parent(fake_layer: Callable[..., FakeSetup]) -> No
                 stream.close()
         if server_pid and psutil.pid_exists(server_pid):  # the immortal fake must not outlive a failure
             psutil.Process(server_pid).kill()
+
+
+def test_server_files_inside_the_workspace_are_refused(fake_layer: Callable[..., FakeSetup]) -> None:
+    from lazy_intel.semantic.config import load_config_file
+    from lazy_intel.semantic.layer import SemanticLayer
+
+    setup = fake_layer("ok")
+    document = json.loads(setup.config.read_text())
+    document["servers"][0]["arguments"] = ["ok", str(setup.root / "server-script.js")]
+    setup.config.write_text(json.dumps(document))
+    with SemanticLayer(load_config_file(str(setup.config))) as layer:
+        answer = semantic_answer(
+            layer, setup.root, SemanticRequest("document_symbols", relative_path="mod.fake")
+        )
+    assert answer.code == "UNAVAILABLE"
+    assert "lies inside the workspace" in (answer.message or "")
+    assert not setup.log.exists()

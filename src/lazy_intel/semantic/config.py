@@ -221,6 +221,8 @@ def _arguments(raw: Any, where: str) -> tuple[str, ...]:
     for i, arg in enumerate(raw):
         if not isinstance(arg, str) or len(arg) > MAX_ARGUMENT_CHARS or "\x00" in arg:
             raise _fail(f"{where}[{i}]", f"must be a string of at most {MAX_ARGUMENT_CHARS} characters")
+        if "node_modules/.bin/" in arg.replace("\\", "/"):
+            raise _fail(f"{where}[{i}]", "names a node_modules/.bin entry, which a repository controls")
     return tuple(raw)
 
 

@@ -123,13 +123,16 @@ class ServerSession:
             return self._start()
 
     def _start(self) -> Negotiated:
-        executable = Path(self.server.executable)
-        if is_inside(executable, self.root):
-            raise Unavailable(
-                f"language server {self.label}: executable {executable} lies inside the workspace {self.root}; "
-                "a repository never supplies its own server",
-                next_step="install the server outside the workspace and update the configuration",
-            )
+        for what, raw in [
+            ("executable", self.server.executable),
+            *(("argument", a) for a in self.server.arguments),
+        ]:
+            if raw.startswith("/") and is_inside(Path(os.path.normpath(raw)), self.root):
+                raise Unavailable(
+                    f"language server {self.label}: {what} {raw} lies inside the workspace {self.root}; "
+                    "a repository never supplies its own server",
+                    next_step="install the server outside the workspace and update the configuration",
+                )
         try:
             check_executable(
                 self.server.executable, self.server.executable_sha256, what=f"{self.label} executable"

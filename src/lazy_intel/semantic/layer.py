@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +87,9 @@ class SemanticLayer:
 
     def reap_idle(self) -> int:
         """Stop sessions idle for longer than ``idle_ms``; returns how many were stopped."""
-        now = time.monotonic()
         stopped = 0
         for session in self.sessions():
-            if session.running and (now - session.last_used) * 1000 > self.idle_ms:
+            if session.running and session.idle_for() * 1000 > self.idle_ms:
                 log.info("stopping idle language server %s", session.label)
                 session.close()
                 stopped += 1

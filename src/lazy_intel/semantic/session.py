@@ -82,6 +82,8 @@ class ServerSession:
         self._conn: Connection | None = None
         self._crashes: deque[float] = deque(maxlen=MAX_CRASHES)
         self._timeouts_in_a_row = 0
+        self._inflight = 0
+        self._inflight_lock = threading.Lock()
         self._lock = threading.RLock()
         self._docs: OrderedDict[str, OpenDocument] = OrderedDict()
         self._published: dict[str, Published] = {}
@@ -235,6 +237,8 @@ class ServerSession:
         if conn is None or negotiated.epoch != self.epoch:
             raise Unavailable(f"language server {self.label} restarted during {method}")
         self.last_used = time.monotonic()
+        with self._inflight_lock:
+            self._inflight += 1
         try:
             reply = conn.request(method, params, timeout_ms=timeout_ms or self.server.request_timeout_ms)
         except LazyIntelError as exc:
@@ -250,8 +254,16 @@ class ServerSession:
                     self.last_error = f"{self._timeouts_in_a_row} requests in a row timed out"
                     self.close()
             raise
+        finally:
+            with self._inflight_lock:
+                self._inflight -= 1
+            self.last_used = time.monotonic()
         self._timeouts_in_a_row = 0
         return reply
+
+    def idle_for(self) -> float:
+        """Seconds since the last request ended; 0 while a request is in flight."""
+        return 0.0 if self._inflight else time.monotonic() - self.last_used
 
     def _on_server_request(self, method: str, params: Any) -> Any:
         if method == "workspace/configuration":

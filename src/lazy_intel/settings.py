@@ -72,24 +72,6 @@ SETTINGS: tuple[Setting, ...] = (
         "without scheduling a build.",
     ),
     Setting(
-        "debounce_ms",
-        "LAZY_INTEL_DEBOUNCE_MS",
-        "int",
-        300,
-        "Quiet time after the last file event before the watcher publishes a sync.",
-        10,
-        60_000,
-    ),
-    Setting(
-        "writer_idle_ms",
-        "LAZY_INTEL_WRITER_IDLE_MS",
-        "int",
-        30_000,
-        "A writer with no sync in flight releases the workspace lock after this long.",
-        0,
-        3_600_000,
-    ),
-    Setting(
         "store_grace_ms",
         "LAZY_INTEL_STORE_GRACE_MS",
         "int",
@@ -97,15 +79,6 @@ SETTINGS: tuple[Setting, ...] = (
         "How long a store replaced by a rebuild is kept for readers in other processes.",
         0,
         86_400_000,
-    ),
-    Setting(
-        "bootstrap_timeout_ms",
-        "LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS",
-        "int",
-        1_800_000,
-        "Upper bound on one background build started by a query.",
-        5_000,
-        3_600_000,
     ),
     Setting(
         "timeout_ms",
@@ -192,13 +165,6 @@ SETTINGS: tuple[Setting, ...] = (
         "Default workspace root for serve when a request names none (else the current directory).",
     ),
     Setting(
-        "embedding",
-        "LAZY_INTEL_EMBEDDING",
-        "str",
-        "none",
-        "Embedding provider for dense retrieval: none, or a provider spec (see docs/reference.md).",
-    ),
-    Setting(
         "lsp",
         "LAZY_INTEL_LSP",
         "json",
@@ -254,6 +220,21 @@ class Settings:
             return self.values[name]
         except KeyError:
             raise AttributeError(name) from None
+
+
+def render_settings_table() -> str:
+    """The settings table of ``docs/reference.md`` (a test keeps the two identical)."""
+    rows = ["| Variable | Default | Range | Meaning |", "|---|---|---|---|"]
+    for setting in SETTINGS:
+        default = setting.default
+        if isinstance(default, bool):
+            shown = f"`{str(default).lower()}`"
+        elif default in ("", None, ()):
+            shown = ""
+        else:
+            shown = f"`{default}`"
+        rows.append(f"| `{setting.env}` | {shown} | {setting.range_text()} | {setting.help} |")
+    return "\n".join(rows)
 
 
 def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

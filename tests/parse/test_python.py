@@ -88,3 +88,15 @@ def test_python_syntax_error_still_extracts() -> None:
     assert facts.error is None
     assert facts.syntax_errors == 1
     assert "ok" in {s.qualified_name for s in facts.symbols}
+
+
+def test_decorated_definition_spans_its_decorators() -> None:
+    source = b'class A:\n    @property\n    def x(self):\n        """X."""\n        return 1\n\n@dataclass\nclass B:\n    y: int = 0\n'
+    facts = extract_facts("d.py", "python", source)
+    x = assert_symbol(
+        source, facts, "A.x", "method", '@property\n    def x(self):\n        """X."""\n        return 1'
+    )
+    assert x.signature == "def x(self):"
+    assert x.doc == "X."
+    b = assert_symbol(source, facts, "B", "class", "@dataclass\nclass B:\n    y: int = 0")
+    assert b.signature == "class B:"

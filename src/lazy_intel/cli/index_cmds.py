@@ -1,7 +1,229 @@
-"""Index and query commands. (Filled in by the foundation work.)"""
+"""``index``, ``search``, ``symbol``, ``status``, ``verify``: the index and its questions.
+
+Exit codes: 0 for ``ok`` and ``partial`` answers, 1 for an error answer, 2 for invalid arguments.
+Query commands default to ``--freshness strict``: a person at a terminal expects the answer to match
+the files as they are now, and a sync of an up-to-date index costs one stat pass.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import click
 
-COMMANDS: list[click.Command] = []
+from lazy_intel.errors import LazyIntelError
+from lazy_intel.evidence.budget import error_answer
+from lazy_intel.evidence.model import NO_VIEW, Answer
+from lazy_intel.service.operations import execute
+from lazy_intel.service.requests import FRESHNESS_MODES, GRANULARITIES
+from lazy_intel.service.sync import Progress
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+
+
+def emit(answer: Answer, as_json: bool) -> None:
+    from lazy_intel.cli.render import render_json, render_text
+
+    click.echo(render_json(answer) if as_json else render_text(answer))
+    if answer.status == "error":
+        sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
+
+
+class ProgressBar:
+    """A progress bar on stderr, only when stderr is a terminal and output is not JSON."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled or stage != "parse" or total < 20:
+            return
+        if self._bar is None:
+            self._bar = click.progressbar(length=total, label="parsing", file=sys.stderr, show_pos=True)
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+def open_workspace_or_exit(root: str, state_dir: str | None, as_json: bool, operation: str) -> Workspace:
+    try:
+        return Workspace.open(root, state_dir=Path(state_dir) if state_dir else None)
+    except LazyIntelError as exc:
+        emit(error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
+        raise AssertionError("unreachable") from None
+
+
+def run_operation(root: str, state_dir: str | None, as_json: bool, args: dict[str, Any]) -> None:
+    """Open the workspace, build it first if needed (with a progress bar), run one operation."""
+    operation = str(args["operation"])
+    workspace = open_workspace_or_exit(root, state_dir, as_json, operation)
+    settings = workspace.settings
+    if args.get("freshness") == "strict" and not workspace.has_view():
+        bar = ProgressBar(not as_json)
+        try:
+            workspace.sync(progress=bar)
+        except LazyIntelError as exc:
+            bar.close()
+            emit(
+                error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json
+            )
+        bar.close()
+    clean = {k: v for k, v in args.items() if v is not None and v != ()}
+    emit(execute(clean, lambda _root: workspace, settings), as_json)
+
+
+def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--json", "as_json", is_flag=True, help="Print the Answer object as JSON.")(func)
+    func = click.option(
+        "--state-dir", default=None, help="Explicit state directory (default <root>/.lazy-intel)."
+    )(func)
+    func = click.option("--root", default=".", show_default=True, help="Workspace root.")(func)
+    return func
+
+
+def query_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--cursor", default=None, help="Continue a previous answer (its next_cursor).")(func)
+    func = click.option(
+        "--freshness",
+        type=click.Choice(FRESHNESS_MODES),
+        default="strict",
+        show_default=True,
+        help="strict: sync first; auto: serve the view, sync in background; fast: the view as is.",
+    )(func)
+    func = click.option(
+        "--max-chars", type=int, default=None, help="Output budget of the answer (characters)."
+    )(func)
+    func = click.option("--limit", type=int, default=None, help="Most results to return.")(func)
+    return func
+
+
+@click.command("index")
+@click.argument("root", default=".")
+@click.option("--rebuild", is_flag=True, help="Rebuild into a fresh store instead of syncing changes.")
+@click.option("--state-dir", default=None, help="Explicit state directory (default <root>/.lazy-intel).")
+@click.option("--json", "as_json", is_flag=True, help="Print the Answer object as JSON.")
+def index_command(root: str, rebuild: bool, state_dir: str | None, as_json: bool) -> None:
+    """Index ROOT (default: the current directory), or bring its index up to date."""
+    workspace = open_workspace_or_exit(root, state_dir, as_json, "reindex" if rebuild else "sync")
+    bar: Progress = ProgressBar(not as_json)
+    try:
+        workspace.sync(rebuild=rebuild, progress=bar)
+    except LazyIntelError as exc:
+        emit(error_answer("sync", exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
+    finally:
+        bar.close()  # type: ignore[attr-defined]
+    emit(execute({"operation": "status"}, lambda _root: workspace, workspace.settings), as_json)
+
+
+@click.command("search")
+@click.argument("query")
+@common_options
+@query_options
+@click.option("--lang", default=None, help="Only files of this language (python, typescript, …).")
+@click.option("--path", "path_glob", default=None, help="Only paths matching this glob (e.g. 'src/*').")
+@click.option("--kind", default=None, help="Only chunks of symbols of this kind (function, class, …).")
+@click.option("--granularity", type=click.Choice(GRANULARITIES), default="chunk", show_default=True)
+def search_command(query: str, root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
+    """Ranked code chunks for QUERY (words, identifiers, an error message, an issue text)."""
+    run_operation(
+        root,
+        state_dir,
+        as_json,
+        {
+            "operation": "search",
+            "query": query,
+            "maxChars": opts["max_chars"],
+            "limit": opts["limit"],
+            "freshness": opts["freshness"],
+            "cursor": opts["cursor"],
+            "lang": opts["lang"],
+            "path": opts["path_glob"],
+            "kind": opts["kind"],
+            "granularity": opts["granularity"],
+        },
+    )
+
+
+@click.command("symbol")
+@click.argument("name")
+@common_options
+@query_options
+@click.option(
+    "--path", "relative_path", default=None, help="Only the definition in this file (relative path)."
+)
+def symbol_command(name: str, root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
+    """Definitions of NAME (a name, Class.method, or module.qualified.name) with their source."""
+    run_operation(
+        root,
+        state_dir,
+        as_json,
+        {
+            "operation": "symbol",
+            "symbol": name,
+            "relativePath": opts["relative_path"],
+            "maxChars": opts["max_chars"],
+            "limit": opts["limit"],
+            "freshness": opts["freshness"],
+            "cursor": opts["cursor"],
+        },
+    )
+
+
+@click.command("status")
+@common_options
+def status_command(root: str, state_dir: str | None, as_json: bool) -> None:
+    """Readiness of each projection, counts, and the next step."""
+    run_operation(root, state_dir, as_json, {"operation": "status"})
+
+
+@click.command("verify")
+@click.argument("anchors_file", type=click.File("r"), default="-")
+@common_options
+def verify_command(anchors_file: Any, root: str, state_dir: str | None, as_json: bool) -> None:
+    """Check anchors against the files on disk: current, moved, stale or gone.
+
+    ANCHORS_FILE (default stdin) holds a JSON list of anchors, or a whole Answer (its items' anchors
+    and texts are checked), as printed by --json.
+    """
+    try:
+        data = json.load(anchors_file)
+    except json.JSONDecodeError as exc:
+        emit(
+            error_answer("verify", "INVALID_ARGUMENT", f"anchors are not JSON: {exc.msg}", view=NO_VIEW),
+            as_json,
+        )
+        return
+    anchors: list[Any]
+    if isinstance(data, dict) and isinstance(data.get("items"), list):
+        anchors = []
+        for item in data["items"]:
+            if isinstance(item, dict) and isinstance(item.get("anchor"), dict):
+                anchor = dict(item["anchor"])
+                if item.get("text_kind") == "source" and isinstance(item.get("text"), str):
+                    anchor["text"] = item["text"]
+                anchors.append(anchor)
+    elif isinstance(data, list):
+        anchors = data
+    else:
+        anchors = [data]
+    run_operation(root, state_dir, as_json, {"operation": "verify", "anchors": anchors})
+
+
+COMMANDS: list[click.Command] = [
+    index_command,
+    search_command,
+    symbol_command,
+    status_command,
+    verify_command,
+]
+
+__all__ = ["COMMANDS", "load_settings"]

@@ -13,7 +13,12 @@ from lazy_intel.errors import LazyIntelError
 from lazy_intel.settings import load_settings
 
 # Modules that define commands; each exposes ``COMMANDS`` (a list of click commands or groups).
-COMMAND_MODULES: tuple[str, ...] = ("lazy_intel.cli.index_cmds", "lazy_intel.cli.lsp_cmds")
+COMMAND_MODULES: tuple[str, ...] = (
+    "lazy_intel.cli.index_cmds",
+    "lazy_intel.cli.serve_cmd",
+    "lazy_intel.cli.doctor_cmd",
+    "lazy_intel.cli.lsp_cmds",
+)
 
 
 def configure_logging(level: str | None = None) -> None:

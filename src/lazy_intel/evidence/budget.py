@@ -62,13 +62,15 @@ def fit_answer(
     data: Mapping[str, Any] | None = None,
     cursor_for: Callable[[int], str | None] | None = None,
     force_partial: bool = False,
+    ok_without_items: bool = False,
     message: str | None = None,
 ) -> Answer:
     """Build the answer for ``items`` (best first) inside ``max_chars``.
 
     ``cursor_for(n)`` returns the cursor that resumes after the first ``n`` items (or ``None`` when
     nothing follows). ``force_partial`` marks an answer partial even with whole items (for example
-    when a required part of the operation could not run).
+    when a required part of the operation could not run). ``ok_without_items`` is for operations
+    whose result is ``data`` rather than evidence (status, sync): they are ``ok`` when it all fit.
     """
     budget_warning = "some items did not fit maxChars: raise maxChars or follow next_cursor"
     for with_budget_warning in (False, True):
@@ -116,7 +118,8 @@ def fit_answer(
         degraded = lost > 0 or whole < len(chosen)
         if degraded and not with_budget_warning:
             continue
-        status = STATUS_OK if whole > 0 and not force_partial else STATUS_PARTIAL
+        complete = whole > 0 or (ok_without_items and not items)
+        status = STATUS_OK if complete and not force_partial else STATUS_PARTIAL
         answer = Answer(
             status=status,
             operation=operation,

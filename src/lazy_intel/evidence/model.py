@@ -188,6 +188,10 @@ class Answer:
     next_cursor: str | None = None
     data: Mapping[str, Any] | None = field(default=None)
 
+    def budget_text(self) -> str:
+        text = f"{self.used_chars}/{self.max_chars} chars"
+        return text + (f", {self.omitted} omitted" if self.omitted else "")
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, "operation": self.operation}
         if self.code is not None:

@@ -148,6 +148,19 @@ def _git_paths(root: Path) -> list[str] | None:
         return None
     if inside.returncode != 0 or inside.stdout.strip() != b"true":
         return None
+    # a root that the enclosing repository ignores (a build tree, a download inside a repo, a home
+    # directory under a dotfiles repo) is not described by git: walk it instead
+    try:
+        ignored = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "-q", "."],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if ignored.returncode == 0:
+        return None
     try:
         listed = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -204,7 +217,7 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
                 if policy.excluded_reason(rel, is_dir=True) is None:
                     subdirs.append(rel)
             elif is_link:
-                yield rel, "symlink"
+                yield rel, None  # capture records it as excluded (symlink), as in a git listing
             elif entry.is_file(follow_symlinks=False):
                 yield rel, None
         stack.extend((d, specs) for d in reversed(subdirs))

@@ -7,6 +7,15 @@
 (function_definition
   name: (identifier) @name) @definition.function
 
+; a decorated definition's span includes its decorators
+(decorated_definition
+  definition: (function_definition
+    name: (identifier) @name)) @definition.function
+
+(decorated_definition
+  definition: (class_definition
+    name: (identifier) @name)) @definition.class
+
 ; module-level assignments are variables; class-level ones are fields
 (module
   (expression_statement

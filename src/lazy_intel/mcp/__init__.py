@@ -1,0 +1,1 @@
+"""The MCP server: one tool, ``code_intel``, over stdio."""

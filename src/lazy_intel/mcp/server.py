@@ -1,0 +1,142 @@
+"""``lazy-intel serve``: the MCP stdio server with exactly one tool, ``code_intel``.
+
+Requests run in worker threads: at most :data:`MAX_ACTIVE` at once and :data:`MAX_QUEUED` waiting;
+beyond that the call answers ``BUSY`` at once. A request that exceeds ``LAZY_INTEL_TIMEOUT_MS``
+answers ``TIMEOUT``; the work it started (a shared sync) goes on for the other callers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from lazy_intel import __version__
+from lazy_intel.evidence.budget import error_answer
+from lazy_intel.evidence.model import NO_VIEW, Answer
+from lazy_intel.service.operations import OPERATIONS, execute
+from lazy_intel.service.registry import WorkspaceRegistry
+from lazy_intel.service.schema import tool_description, tool_input_schema
+from lazy_intel.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+TOOL_NAME = "code_intel"
+MAX_ACTIVE = 4
+MAX_QUEUED = 32
+
+
+class CodeIntelServer:
+    """Holds the registry and the admission state; builds the SDK ``Server``."""
+
+    def __init__(self, settings: Settings, default_root: str | None) -> None:
+        self.settings = settings
+        self.registry = WorkspaceRegistry(settings, default_root)
+        self._active = anyio.Semaphore(MAX_ACTIVE)
+        self._waiting = 0
+
+    def operations(self) -> dict[str, str]:
+        return {name: spec.summary for name, spec in OPERATIONS.items()}
+
+    def tool(self) -> types.Tool:
+        ops = self.operations()
+        return types.Tool(
+            name=TOOL_NAME,
+            description=tool_description(ops),
+            input_schema=tool_input_schema(ops),
+        )
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[self.tool()])
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name != TOOL_NAME:
+            answer = error_answer(
+                "unknown",
+                "INVALID_ARGUMENT",
+                f"unknown tool {params.name!r}; the tool is {TOOL_NAME}",
+                view=NO_VIEW,
+            )
+            return self._result(answer)
+        args = params.arguments or {}
+        operation = str(args.get("operation", "unknown"))
+        size = len(json.dumps(args, ensure_ascii=False))
+        if size > self.settings.max_input_chars:
+            return self._result(
+                error_answer(
+                    operation,
+                    "INVALID_ARGUMENT",
+                    f"request is {size} characters; the limit is {self.settings.max_input_chars}",
+                    view=NO_VIEW,
+                )
+            )
+        return self._result(await self.run(args))
+
+    async def run(self, args: dict[str, Any]) -> Answer:
+        operation = str(args.get("operation", "unknown"))
+        if self._waiting >= MAX_QUEUED:
+            return error_answer(
+                operation,
+                "BUSY",
+                f"{MAX_ACTIVE} requests are running and {MAX_QUEUED} waiting",
+                view=NO_VIEW,
+                next_step="retry shortly",
+            )
+        timeout_s = self.settings.timeout_ms / 1000
+        self._waiting += 1
+        waiting = True
+        try:
+            with anyio.move_on_after(timeout_s) as scope:
+                async with self._active:
+                    self._waiting -= 1
+                    waiting = False
+                    return await anyio.to_thread.run_sync(
+                        lambda: execute(args, self.registry.resolve, self.settings), abandon_on_cancel=True
+                    )
+            if scope.cancelled_caught:
+                return error_answer(
+                    operation,
+                    "TIMEOUT",
+                    f"{operation} did not finish within {timeout_s:.1f}s",
+                    view=NO_VIEW,
+                    next_step="retry; shared index work continues in the background",
+                )
+            raise AssertionError("unreachable")
+        finally:
+            if waiting:
+                self._waiting -= 1
+
+    @staticmethod
+    def _result(answer: Answer) -> types.CallToolResult:
+        data = answer.to_dict()
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+            structured_content=data,
+            is_error=answer.status == "error",
+        )
+
+    def build(self) -> Server[Any]:
+        return Server(
+            "lazy-intel",
+            version=__version__,
+            instructions="One tool, code_intel: search, symbol, status, verify … with anchored evidence.",
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+        )
+
+
+async def serve_stdio(settings: Settings, default_root: str | None) -> None:
+    app = CodeIntelServer(settings, default_root)
+    server = app.build()
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,119 @@
+"""``doctor``: checks of the runtime, grammars, store and settings, each a plain record."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import sqlite3
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lazy_intel import __version__
+from lazy_intel.errors import LazyIntelError
+from lazy_intel.parse.languages import LANGUAGES, grammar, parser_versions, tag_query
+from lazy_intel.settings import SETTINGS, load_settings
+
+OK = "ok"
+WARN = "warn"
+FAIL = "fail"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    state: str  # ok | warn | fail
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "state": self.state, "detail": self.detail}
+
+
+def runtime_checks(_root: Path | None) -> list[Check]:
+    checks = [Check("lazy-intel", OK, __version__)]
+    py_ok = sys.version_info >= (3, 11)
+    checks.append(Check("python", OK if py_ok else FAIL, f"{platform.python_version()} ({sys.executable})"))
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(a)")
+        checks.append(Check("sqlite", OK, f"{sqlite3.sqlite_version} with FTS5"))
+    except sqlite3.OperationalError as exc:
+        checks.append(Check("sqlite", FAIL, f"{sqlite3.sqlite_version} without FTS5: {exc}"))
+    finally:
+        conn.close()
+    git = shutil.which("git")
+    checks.append(
+        Check("git", OK if git else WARN, git or "not found: scope falls back to a .gitignore-aware walk")
+    )
+    return checks
+
+
+def grammar_checks(_root: Path | None) -> list[Check]:
+    versions = parser_versions()
+    out: list[Check] = []
+    for spec in LANGUAGES:
+        try:
+            grammar(spec.name)
+            tag_query(spec.name)
+            out.append(
+                Check(f"grammar {spec.name}", OK, f"{spec.distribution} {versions.get(spec.distribution)}")
+            )
+        except Exception as exc:
+            out.append(
+                Check(f"grammar {spec.name}", FAIL, f"{spec.distribution}: {type(exc).__name__}: {exc}")
+            )
+    return out
+
+
+def settings_checks(_root: Path | None) -> list[Check]:
+    try:
+        load_settings()
+    except LazyIntelError as exc:
+        return [Check("settings", FAIL, exc.message)]
+    return [Check("settings", OK, f"{len(SETTINGS)} settings valid")]
+
+
+def store_checks(root: Path | None) -> list[Check]:
+    if root is None:
+        return []
+    from lazy_intel.service.workspace import Workspace
+
+    try:
+        workspace = Workspace.open(root)
+    except LazyIntelError as exc:
+        return [Check("workspace", FAIL, exc.message)]
+    path = workspace.store_path()
+    if path is None:
+        return [
+            Check("store", WARN, f"no index yet for {workspace.root}: run lazy-intel index {workspace.root}")
+        ]
+    try:
+        with workspace.read() as view:
+            integrity = view.conn.execute("PRAGMA quick_check").fetchone()[0]
+            counts = view.counts()
+            detail = f"{path.name}: generation {view.generation}, {counts['files']} files, {counts['symbols']} symbols"
+            if integrity != "ok":
+                return [Check("store", FAIL, f"{path.name}: integrity check failed: {integrity}")]
+            return [Check("store", OK, detail)]
+    except LazyIntelError as exc:
+        return [Check("store", FAIL, exc.message)]
+
+
+# Other packages append their checks here (loop, registrations, language servers).
+DOCTOR_CHECKS: list[Callable[[Path | None], list[Check]]] = [
+    runtime_checks,
+    grammar_checks,
+    settings_checks,
+    store_checks,
+]
+
+
+def run_checks(root: Path | None) -> list[Check]:
+    out: list[Check] = []
+    for check in DOCTOR_CHECKS:
+        try:
+            out.extend(check(root))
+        except Exception as exc:  # a broken check is itself a finding
+            out.append(Check(getattr(check, "__name__", "check"), FAIL, f"{type(exc).__name__}: {exc}"))
+    return out

@@ -1,0 +1,174 @@
+"""Validation of operation requests: one typed :class:`Request` from raw JSON-like arguments.
+
+Every refusal is ``INVALID_ARGUMENT`` naming the field, what was given and what is accepted, so an
+agent can correct its call. Unknown fields are refused rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lazy_intel.errors import InvalidArgument
+from lazy_intel.settings import Settings
+
+FRESHNESS_MODES: tuple[str, ...] = ("auto", "strict", "fast")
+BACKENDS: tuple[str, ...] = ("all", "lexical", "dense", "graph", "semantic")
+GRANULARITIES: tuple[str, ...] = ("chunk", "symbol", "file")
+MAX_LIMIT = 200
+MAX_QUERY_CHARS = 20_000
+MAX_ANCHORS = 100
+
+# camelCase wire names -> Request attribute names
+WIRE_NAMES: dict[str, str] = {
+    "operation": "operation",
+    "root": "root",
+    "freshness": "freshness",
+    "maxChars": "max_chars",
+    "limit": "limit",
+    "cursor": "cursor",
+    "query": "query",
+    "symbol": "symbol",
+    "relativePath": "relative_path",
+    "lang": "lang",
+    "path": "path_glob",
+    "kind": "kind",
+    "layer": "layer",
+    "granularity": "granularity",
+    "anchors": "anchors",
+    "backend": "backend",
+    "depth": "depth",
+    "line": "line",
+    "character": "character",
+    "includeDeclaration": "include_declaration",
+    "direction": "direction",
+}
+
+
+@dataclass(frozen=True)
+class Request:
+    operation: str
+    root: str | None = None
+    freshness: str = "auto"
+    max_chars: int = 20_000
+    limit: int = 10
+    cursor: str | None = None
+    query: str | None = None
+    symbol: str | None = None
+    relative_path: str | None = None
+    lang: str | None = None
+    path_glob: str | None = None
+    kind: str | None = None
+    layer: str | None = None
+    granularity: str = "chunk"
+    anchors: tuple[Mapping[str, Any], ...] = field(default=())
+    backend: str = "all"
+    depth: int = 1
+    line: int | None = None
+    character: int | None = None
+    include_declaration: bool = True
+    direction: str | None = None
+
+    def fingerprint(self) -> str:
+        """What a cursor is bound to: everything but the cursor and the budget."""
+        parts = [
+            self.operation,
+            self.query or "",
+            self.symbol or "",
+            self.relative_path or "",
+            self.lang or "",
+            self.path_glob or "",
+            self.kind or "",
+            self.granularity,
+            str(self.depth),
+            self.direction or "",
+        ]
+        return "\x1f".join(parts)
+
+
+def _string(name: str, value: Any, max_chars: int = 4_096) -> str:
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{name} must be a string, got {type(value).__name__}")
+    if "\x00" in value:
+        raise InvalidArgument(f"{name} contains a NUL character")
+    if len(value) > max_chars:
+        raise InvalidArgument(f"{name} is {len(value)} characters; the limit is {max_chars}")
+    return value
+
+
+def _integer(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name} must be an integer, got {value!r}")
+    if value < low or value > high:
+        raise InvalidArgument(f"{name}={value} is out of range {low}..{high}")
+    return value
+
+
+def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    text = _string(name, value)
+    if text not in choices:
+        raise InvalidArgument(f"{name}={text!r} is not one of {', '.join(choices)}")
+    return text
+
+
+def parse_request(args: Mapping[str, Any], settings: Settings, *, operations: tuple[str, ...]) -> Request:
+    """Validate raw arguments (wire names) into a :class:`Request`."""
+    if not isinstance(args, Mapping):
+        raise InvalidArgument("arguments must be a JSON object")
+    unknown = sorted(k for k in args if k not in WIRE_NAMES)
+    if unknown:
+        raise InvalidArgument(
+            f"unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(WIRE_NAMES)}",
+            next_step="remove the unknown arguments",
+        )
+    if "operation" not in args:
+        raise InvalidArgument(f"operation is required; one of {', '.join(operations)}")
+    operation = _string("operation", args["operation"], 64)
+    if operation not in operations:
+        raise InvalidArgument(f"unknown operation {operation!r}; one of {', '.join(operations)}")
+    values: dict[str, Any] = {"operation": operation, "max_chars": settings.default_max_chars}
+    for wire, value in args.items():
+        attr = WIRE_NAMES[wire]
+        if wire == "operation" or value is None:
+            continue
+        if wire in ("root", "relativePath", "path", "lang", "kind", "layer", "cursor"):
+            values[attr] = _string(wire, value)
+        elif wire in ("query", "symbol"):
+            values[attr] = _string(wire, value, MAX_QUERY_CHARS)
+        elif wire == "freshness":
+            values[attr] = _choice(wire, value, FRESHNESS_MODES)
+        elif wire == "backend":
+            values[attr] = _choice(wire, value, BACKENDS)
+        elif wire == "granularity":
+            values[attr] = _choice(wire, value, GRANULARITIES)
+        elif wire == "direction":
+            values[attr] = _choice(wire, value, ("incoming", "outgoing", "super", "sub"))
+        elif wire == "maxChars":
+            values[attr] = _integer(wire, value, 200, settings.max_output_chars)
+        elif wire == "limit":
+            values[attr] = _integer(wire, value, 1, MAX_LIMIT)
+        elif wire == "depth":
+            values[attr] = _integer(wire, value, 1, 10)
+        elif wire in ("line", "character"):
+            values[attr] = _integer(wire, value, 0, 10_000_000)
+        elif wire == "includeDeclaration":
+            if not isinstance(value, bool):
+                raise InvalidArgument(f"includeDeclaration must be a boolean, got {value!r}")
+            values[attr] = value
+        elif wire == "anchors":
+            if not isinstance(value, list) or not all(isinstance(a, Mapping) for a in value):
+                raise InvalidArgument("anchors must be a list of anchor objects")
+            if len(value) > MAX_ANCHORS:
+                raise InvalidArgument(f"anchors has {len(value)} entries; the limit is {MAX_ANCHORS}")
+            values[attr] = tuple(value)
+    return Request(**values)
+
+
+def require(request: Request, *names: str) -> None:
+    """Refuse a request that lacks a field the operation needs."""
+    reverse = {v: k for k, v in WIRE_NAMES.items()}
+    for name in names:
+        value = getattr(request, name)
+        if value is None or value in ("", ()):
+            raise InvalidArgument(f"{request.operation} needs {reverse.get(name, name)}")

@@ -1,0 +1,96 @@
+"""The JSON schema and description of the ``code_intel`` tool, built from the operation table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lazy_intel.service.requests import BACKENDS, FRESHNESS_MODES, GRANULARITIES, MAX_ANCHORS, MAX_LIMIT
+
+ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "root": {"type": "string", "description": "Workspace root (absolute path). Default: the server's root."},
+    "freshness": {
+        "type": "string",
+        "enum": list(FRESHNESS_MODES),
+        "description": "auto: serve the published view, sync in background when dirty; strict: sync, read, "
+        "recheck; fast: the published view as is.",
+    },
+    "maxChars": {
+        "type": "integer",
+        "minimum": 200,
+        "description": "Output budget in characters (whole answer).",
+    },
+    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Most results."},
+    "cursor": {"type": "string", "description": "next_cursor of a previous answer to continue it."},
+    "query": {"type": "string", "description": "search: words, identifiers, error text, an issue report."},
+    "symbol": {"type": "string", "description": "symbol: a name, Class.method, or module.path.Name."},
+    "relativePath": {"type": "string", "description": "File relative to the root, to pick one definition."},
+    "lang": {"type": "string", "description": "search filter: language (python, typescript, go, …)."},
+    "path": {"type": "string", "description": "search filter: path glob, e.g. 'src/*.py'."},
+    "kind": {"type": "string", "description": "search filter: symbol kind (function, method, class, …)."},
+    "layer": {
+        "type": "string",
+        "description": "search filter: architectural layer (when the graph knows it).",
+    },
+    "granularity": {
+        "type": "string",
+        "enum": list(GRANULARITIES),
+        "description": "search: chunk, symbol or file.",
+    },
+    "anchors": {
+        "type": "array",
+        "maxItems": MAX_ANCHORS,
+        "items": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "sha256": {"type": "string"},
+                "start_byte": {"type": "integer"},
+                "end_byte": {"type": "integer"},
+                "text": {"type": "string", "description": "The item's text, to find it again after edits."},
+            },
+            "required": ["path", "sha256", "start_byte", "end_byte"],
+        },
+        "description": "verify: anchors from earlier answers.",
+    },
+    "backend": {"type": "string", "enum": list(BACKENDS), "description": "sync/reindex: which projection."},
+    "depth": {"type": "integer", "minimum": 1, "maximum": 10, "description": "Graph traversal depth."},
+    "line": {"type": "integer", "minimum": 0, "description": "Zero-based line (semantic operations)."},
+    "character": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Zero-based character (semantic operations).",
+    },
+    "includeDeclaration": {"type": "boolean", "description": "references: include the declaration."},
+    "direction": {
+        "type": "string",
+        "enum": ["incoming", "outgoing", "super", "sub"],
+        "description": "call_hierarchy / type_hierarchy direction.",
+    },
+}
+
+
+def tool_input_schema(operations: dict[str, str]) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "operation": {
+            "type": "string",
+            "enum": list(operations),
+            "description": "What to do; see the tool description.",
+        }
+    }
+    props.update(ARGUMENT_SCHEMAS)
+    return {"type": "object", "properties": props, "required": ["operation"], "additionalProperties": False}
+
+
+def tool_description(operations: dict[str, str]) -> str:
+    lines = [
+        "Code intelligence over the local repository, with evidence anchored to exact bytes "
+        "(path, sha256, byte and line span, generation). Every answer has status ok|partial|error; "
+        "partial means incomplete (budget, coverage), never 'nothing exists'.",
+        "Operations:",
+    ]
+    lines.extend(f"- {name}: {summary}" for name, summary in operations.items())
+    lines.append(
+        "Answers fit maxChars without splitting a block: an item that does not fit comes back as its anchor with "
+        "body_omitted and needed_chars. Verify anchors with operation=verify before editing."
+    )
+    return "\n".join(lines)

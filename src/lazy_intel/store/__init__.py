@@ -1,0 +1,1 @@
+"""The SQLite store: schema, publication (generations) and read views (DESIGN §4)."""

@@ -1,0 +1,57 @@
+"""A canonical, id-free dump of a store: what "incremental equals clean" compares.
+
+Row ids differ between a store built incrementally and one built from scratch; everything else
+(paths, hashes, spans, names, tokens, meta that describes content) must be identical.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+# meta keys that describe how/when a store was written, not what it holds
+VOLATILE_META = frozenset({"generation", "published_at", "last_capture_ns", "scope_source"})
+
+
+def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
+    q = conn.execute
+    dump: dict[str, list[tuple[object, ...]]] = {}
+    dump["meta"] = sorted(r for r in q("SELECT key, value FROM meta") if r[0] not in VOLATILE_META)
+    dump["files"] = sorted(
+        q(
+            "SELECT path, sha256, size, lang, status, reason, encoding, line_count, syntax_errors FROM files"
+        ).fetchall()
+    )
+    dump["contents"] = sorted(q("SELECT sha256, length(data) FROM contents").fetchall())
+    dump["symbols"] = sorted(
+        q(
+            "SELECT f.path, s.ordinal, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, "
+            "s.end_line, s.name_start_byte, s.name_end_byte, s.signature, s.doc, s.parent_name, p.qualified_name "
+            "FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id"
+        ).fetchall(),
+        key=repr,
+    )
+    dump["chunks"] = sorted(
+        q(
+            "SELECT f.path, c.start_byte, c.end_byte, c.start_line, c.end_line, c.window, c.content_sha, "
+            "s.qualified_name, s.ordinal, t.name, t.qualified, t.signature, t.doc, t.body, t.path "
+            "FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
+            "JOIN chunks_fts t ON t.rowid = c.id"
+        ).fetchall(),
+        key=repr,
+    )
+    dump["refs"] = sorted(
+        q(
+            "SELECT f.path, r.name, r.kind, r.start_byte, r.end_byte, r.line, r.name_start_byte, r.name_end_byte, "
+            "r.scope_name, r.receiver FROM refs r JOIN files f ON f.id = r.file_id"
+        ).fetchall(),
+        key=repr,
+    )
+    dump["imports"] = sorted(
+        q(
+            "SELECT f.path, i.module, i.name, i.alias, i.start_byte, i.end_byte, i.line, i.scope_name, i.wildcard "
+            "FROM imports i JOIN files f ON f.id = i.file_id"
+        ).fetchall(),
+        key=repr,
+    )
+    dump["fts_rows"] = [(q("SELECT count(*) FROM chunks_fts").fetchone()[0],)]
+    return dump

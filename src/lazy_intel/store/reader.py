@@ -1,0 +1,222 @@
+"""Read views: one read transaction over one store file, so every query of an answer sees one generation.
+
+SQLite WAL gives snapshot isolation inside a transaction: a writer that commits while a view is open
+does not change what the view reads; the next view sees the new generation.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from lazy_intel.errors import StoreError
+from lazy_intel.store.schema import SCHEMA_VERSION, connect
+
+
+@dataclass(frozen=True)
+class FileRow:
+    id: int
+    path: str
+    sha256: str
+    size: int
+    lang: str | None
+    status: str
+    reason: str | None
+    encoding: str | None
+    line_count: int
+    syntax_errors: int
+    mtime_ns: int
+    captured_ns: int
+
+
+@dataclass(frozen=True)
+class SymbolRow:
+    id: int
+    file_id: int
+    path: str
+    name: str
+    qualified_name: str
+    kind: str
+    start_byte: int
+    end_byte: int
+    start_line: int
+    end_line: int
+    signature: str
+    doc: str | None
+    parent_name: str | None
+    lang: str | None
+    file_sha256: str
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    id: int
+    file_id: int
+    path: str
+    file_sha256: str
+    lang: str | None
+    start_byte: int
+    end_byte: int
+    start_line: int
+    end_line: int
+    window: int
+    symbol_id: int | None
+    symbol_name: str | None
+    qualified_name: str | None
+    kind: str | None
+    signature: str | None
+    doc: str | None
+    parent_name: str | None
+
+
+_FILE_COLUMNS = (
+    "id, path, sha256, size, lang, status, reason, encoding, line_count, syntax_errors, mtime_ns, captured_ns"
+)
+_SYMBOL_SELECT = (
+    "SELECT s.id, s.file_id, f.path, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, "
+    "s.end_line, s.signature, s.doc, s.parent_name, f.lang, f.sha256 FROM symbols s JOIN files f ON f.id = s.file_id"
+)
+CHUNK_SELECT = (
+    "SELECT c.id, c.file_id, f.path, f.sha256, f.lang, c.start_byte, c.end_byte, c.start_line, c.end_line, "
+    "c.window, c.symbol_id, s.name, s.qualified_name, s.kind, s.signature, s.doc, s.parent_name "
+    "FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id"
+)
+
+
+class ReadView:
+    """Queries over one consistent snapshot. Use :func:`open_view` to get one."""
+
+    def __init__(self, conn: sqlite3.Connection, store_path: Path) -> None:
+        self.conn = conn
+        self.store_path = store_path
+        self._meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        self._content_cache: dict[str, bytes] = {}
+
+    # ---- meta
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        return self._meta.get(key, default)
+
+    @property
+    def generation(self) -> int:
+        return int(self._meta.get("generation", "0"))
+
+    @property
+    def published_at(self) -> str | None:
+        return self._meta.get("published_at")
+
+    # ---- files and bytes
+    def file(self, path: str) -> FileRow | None:
+        row = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE path=?", (path,)).fetchone()
+        return FileRow(*row) if row else None
+
+    def files(self) -> list[FileRow]:
+        return [FileRow(*r) for r in self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files ORDER BY path")]
+
+    def content(self, sha256: str) -> bytes | None:
+        cached = self._content_cache.get(sha256)
+        if cached is not None:
+            return cached
+        row = self.conn.execute("SELECT data FROM contents WHERE sha256=?", (sha256,)).fetchone()
+        if row is None:
+            return None
+        data = bytes(row[0])
+        if len(self._content_cache) < 256:
+            self._content_cache[sha256] = data
+        return data
+
+    # ---- symbols
+    def symbols_by_qualified(self, qualified: str, path: str | None = None) -> list[SymbolRow]:
+        sql = _SYMBOL_SELECT + " WHERE s.qualified_name = ?"
+        args: list[object] = [qualified]
+        if path is not None:
+            sql += " AND f.path = ?"
+            args.append(path)
+        return [SymbolRow(*r) for r in self.conn.execute(sql + " ORDER BY f.path, s.start_byte", args)]
+
+    def symbols_by_name(self, name: str, path: str | None = None, limit: int = 500) -> list[SymbolRow]:
+        sql = _SYMBOL_SELECT + " WHERE s.name = ?"
+        args: list[object] = [name]
+        if path is not None:
+            sql += " AND f.path = ?"
+            args.append(path)
+        sql += " ORDER BY f.path, s.start_byte LIMIT ?"
+        args.append(limit)
+        return [SymbolRow(*r) for r in self.conn.execute(sql, args)]
+
+    def symbols_with_suffix(self, suffix: str, limit: int = 500) -> list[SymbolRow]:
+        """Symbols whose qualified name ends with ``.suffix`` (e.g. ``request`` -> ``Session.request``)."""
+        last = suffix.rsplit(".", 1)[-1]
+        sql = (
+            _SYMBOL_SELECT
+            + " WHERE s.name = ? AND (s.qualified_name = ? OR s.qualified_name LIKE ? ESCAPE '\\')"
+        )
+        pattern = "%." + suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [
+            SymbolRow(*r)
+            for r in self.conn.execute(
+                sql + " ORDER BY f.path, s.start_byte LIMIT ?", (last, suffix, pattern, limit)
+            )
+        ]
+
+    # ---- chunks
+    def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        for start in range(0, len(ids), 500):
+            batch = list(ids[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            for r in self.conn.execute(f"{CHUNK_SELECT} WHERE c.id IN ({marks})", batch):
+                out[r[0]] = ChunkRow(*r)
+        return out
+
+    def fts(self, sql: str, args: Sequence[object]) -> list[tuple[int, float]]:
+        """Run a prepared FTS query (built by :mod:`lazy_intel.search.lexical`) -> (chunk id, score)."""
+        return [(int(r[0]), float(r[1])) for r in self.conn.execute(sql, list(args))]
+
+    # ---- counts
+    def counts(self) -> dict[str, int]:
+        out = {
+            "files": self.conn.execute("SELECT count(*) FROM files").fetchone()[0],
+            "symbols": self.conn.execute("SELECT count(*) FROM symbols").fetchone()[0],
+            "chunks": self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0],
+            "references": self.conn.execute("SELECT count(*) FROM refs").fetchone()[0],
+            "imports": self.conn.execute("SELECT count(*) FROM imports").fetchone()[0],
+        }
+        for status, n in self.conn.execute("SELECT status, count(*) FROM files GROUP BY status"):
+            out[f"files_{status.replace('-', '_')}"] = n
+        return out
+
+    def languages(self) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT lang, count(*) FROM files WHERE status='indexed' AND lang IS NOT NULL GROUP BY lang ORDER BY 2 DESC"
+        )
+        return {lang: n for lang, n in rows}
+
+
+@contextmanager
+def open_view(store_path: Path) -> Iterator[ReadView]:
+    """A read view inside one transaction; closed on exit."""
+    if not store_path.is_file():
+        raise StoreError(f"store file {store_path} is missing", next_step="run lazy-intel index")
+    conn = connect(str(store_path), readonly=True)
+    try:
+        conn.execute("BEGIN")
+        view = ReadView(conn, store_path)
+        version = view.meta("schema_version")
+        if version != str(SCHEMA_VERSION):
+            raise StoreError(
+                f"store {store_path.name} has schema {version}, this build needs {SCHEMA_VERSION}",
+                next_step="run lazy-intel index to rebuild",
+            )
+        yield view
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"store {store_path} cannot be read: {exc}", next_step="run lazy-intel index --rebuild"
+        ) from None
+    finally:
+        try:
+            conn.execute("COMMIT") if conn.in_transaction else None
+        finally:
+            conn.close()

@@ -1,0 +1,149 @@
+"""Schema of one store file. A change of :data:`SCHEMA_VERSION` means a full rebuild into a new file."""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 1
+
+# FTS5 columns, in order; bm25 weights per column live with the ranking code (search/lexical.py).
+FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body", "path")
+
+SCHEMA_SQL = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+-- captured bytes, deduplicated by hash; only files of the current view are kept
+CREATE TABLE contents (
+    sha256 TEXT PRIMARY KEY,
+    data   BLOB NOT NULL
+);
+
+CREATE TABLE files (
+    id            INTEGER PRIMARY KEY,
+    path          TEXT NOT NULL UNIQUE,
+    sha256        TEXT NOT NULL,
+    size          INTEGER NOT NULL,
+    mtime_ns      INTEGER NOT NULL,
+    captured_ns   INTEGER NOT NULL,
+    lang          TEXT,
+    status        TEXT NOT NULL,      -- indexed | too-large | binary | parse-error | excluded
+    reason        TEXT,
+    encoding      TEXT,               -- utf-8 | invalid-utf8 | NULL (not text)
+    line_count    INTEGER NOT NULL DEFAULT 0,
+    syntax_errors INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE symbols (
+    id              INTEGER PRIMARY KEY,
+    file_id         INTEGER NOT NULL,
+    ordinal         INTEGER NOT NULL,  -- position in the file's symbol list
+    name            TEXT NOT NULL,
+    qualified_name  TEXT NOT NULL,
+    kind            TEXT NOT NULL,
+    start_byte      INTEGER NOT NULL,
+    end_byte        INTEGER NOT NULL,
+    start_line      INTEGER NOT NULL,
+    end_line        INTEGER NOT NULL,
+    name_start_byte INTEGER NOT NULL,
+    name_end_byte   INTEGER NOT NULL,
+    signature       TEXT NOT NULL,
+    doc             TEXT,
+    parent_name     TEXT,
+    parent_id       INTEGER
+);
+CREATE INDEX symbols_file ON symbols(file_id);
+CREATE INDEX symbols_name ON symbols(name);
+CREATE INDEX symbols_qualified ON symbols(qualified_name);
+
+CREATE TABLE chunks (
+    id          INTEGER PRIMARY KEY,
+    file_id     INTEGER NOT NULL,
+    symbol_id   INTEGER,
+    start_byte  INTEGER NOT NULL,
+    end_byte    INTEGER NOT NULL,
+    start_line  INTEGER NOT NULL,
+    end_line    INTEGER NOT NULL,
+    window      INTEGER NOT NULL,
+    content_sha TEXT NOT NULL
+);
+CREATE INDEX chunks_file ON chunks(file_id);
+CREATE INDEX chunks_symbol ON chunks(symbol_id);
+
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    name, qualified, signature, doc, body, path,
+    tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+);
+
+CREATE TABLE refs (
+    id              INTEGER PRIMARY KEY,
+    file_id         INTEGER NOT NULL,
+    name            TEXT NOT NULL,
+    kind            TEXT NOT NULL,
+    start_byte      INTEGER NOT NULL,
+    end_byte        INTEGER NOT NULL,
+    line            INTEGER NOT NULL,
+    name_start_byte INTEGER NOT NULL,
+    name_end_byte   INTEGER NOT NULL,
+    scope_name      TEXT,
+    receiver        TEXT
+);
+CREATE INDEX refs_file ON refs(file_id);
+CREATE INDEX refs_name ON refs(name);
+
+CREATE TABLE imports (
+    id         INTEGER PRIMARY KEY,
+    file_id    INTEGER NOT NULL,
+    module     TEXT NOT NULL,
+    name       TEXT,
+    alias      TEXT,
+    start_byte INTEGER NOT NULL,
+    end_byte   INTEGER NOT NULL,
+    line       INTEGER NOT NULL,
+    scope_name TEXT,
+    wildcard   INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX imports_file ON imports(file_id);
+"""
+
+# Per-file tables: deleting a file means deleting its rows from each of these.
+FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports")
+
+
+def connect(
+    path: str, *, readonly: bool = False, timeout_s: float = 30.0, bulk: bool = False
+) -> sqlite3.Connection:
+    """Open a store file. Readers use ``mode=ro``; the writer enables WAL and normal sync.
+
+    ``bulk`` is for a fresh store file that no reader can see yet (a full rebuild before the catalog
+    names it): no rollback journal and no fsync, since a crash only leaves an orphan file to delete.
+    """
+    if readonly:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout_s, check_same_thread=False)
+    else:
+        conn = sqlite3.connect(path, timeout=timeout_s, check_same_thread=False)
+        if bulk:
+            conn.execute("PRAGMA journal_mode=OFF")
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.execute("PRAGMA cache_size=-262144")
+        else:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+    conn.isolation_level = None  # explicit BEGIN/COMMIT only
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+def finish_bulk(conn: sqlite3.Connection) -> None:
+    """Make a bulk-built store durable and switch it to WAL before readers may open it."""
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA_SQL)
+    conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')")

@@ -1,0 +1,285 @@
+"""Publication: one write transaction per sync that bumps the generation (DESIGN §4).
+
+The writer never commits a partial view: :meth:`StoreWriter.publish` wraps the whole change set in
+``BEGIN IMMEDIATE … COMMIT``; an exception rolls everything back and the previous generation stays.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from lazy_intel.parse.chunks import ChunkSpan
+from lazy_intel.parse.facts import FileFacts
+from lazy_intel.search.tokens import index_text, path_text
+from lazy_intel.store.schema import FILE_TABLES
+from lazy_intel.workspace.capture import sha256_bytes
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """Everything the store keeps about one captured file."""
+
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    lang: str | None
+    status: str
+    reason: str | None = None
+    encoding: str | None = None
+    line_count: int = 0
+    syntax_errors: int = 0
+    data: bytes | None = None
+    facts: FileFacts | None = None
+    chunks: tuple[ChunkSpan, ...] = field(default=())
+    # per chunk: (name, qualified, signature, doc, body, path) token texts for chunks_fts, computed
+    # where the file is parsed (in worker processes) rather than in the single writer
+    fts_rows: tuple[tuple[str, str, str, str, str, str], ...] = field(default=())
+
+
+def with_fts_rows(record: FileRecord) -> FileRecord:
+    """``record`` with the FTS token texts of each of its chunks."""
+    data = record.data or b""
+    symbols = record.facts.symbols if record.facts is not None else ()
+    path_tokens = path_text(record.path)
+    rows = []
+    for chunk in record.chunks:
+        symbol = symbols[chunk.symbol_index] if chunk.symbol_index is not None else None
+        body = index_text(data[chunk.start_byte : chunk.end_byte].decode("utf-8", "replace"))
+        if symbol is None:
+            rows.append(("", "", "", "", body, path_tokens))
+        else:
+            rows.append(
+                (
+                    index_text(symbol.name),
+                    index_text(symbol.qualified_name),
+                    index_text(symbol.signature),
+                    index_text(symbol.doc or ""),
+                    body,
+                    path_tokens,
+                )
+            )
+    return replace(record, fts_rows=tuple(rows))
+
+
+@dataclass(frozen=True)
+class StatRefresh:
+    """A file whose bytes are unchanged but whose stat (mtime) moved."""
+
+    path: str
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """What one publication applies. ``upserts`` may be a lazy iterable (records stream from parsers)."""
+
+    upserts: Iterable[FileRecord] = ()
+    removals: tuple[str, ...] = ()
+    refreshes: tuple[StatRefresh, ...] = ()
+    changes_content: bool = False
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class StoreWriter:
+    """Applies change sets to an open, writable store connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def generation(self) -> int:
+        row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def publish(self, change: ChangeSet, meta: Mapping[str, str], *, captured_ns: int | None = None) -> int:
+        """Apply ``change`` and ``meta`` in one transaction; returns the (possibly new) generation.
+
+        A change set that touches no content only refreshes stat data and does not bump the generation.
+        """
+        stamp = captured_ns if captured_ns is not None else time.time_ns()
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for path in change.removals:
+                self._delete_file(path)
+            upserted = 0
+            for record in change.upserts:
+                self._delete_file(record.path)
+                self._insert_file(record, stamp)
+                upserted += 1
+            for refresh in change.refreshes:
+                conn.execute(
+                    "UPDATE files SET mtime_ns=?, captured_ns=? WHERE path=?",
+                    (refresh.mtime_ns, stamp, refresh.path),
+                )
+            generation = self.generation()
+            if upserted or change.removals or change.changes_content:
+                conn.execute("DELETE FROM contents WHERE sha256 NOT IN (SELECT sha256 FROM files)")
+                generation += 1
+                self._set_meta({"generation": str(generation), "published_at": _now_iso()})
+            self._set_meta(meta)
+            self._set_meta({"last_capture_ns": str(stamp)})
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return generation
+
+    def _set_meta(self, values: Mapping[str, str]) -> None:
+        self.conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            list(values.items()),
+        )
+
+    def _delete_file(self, path: str) -> None:
+        row = self.conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
+        if row is None:
+            return
+        file_id = row[0]
+        self.conn.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id=?)", (file_id,)
+        )
+        for table in FILE_TABLES:
+            self.conn.execute(f"DELETE FROM {table} WHERE file_id=?", (file_id,))
+        self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+
+    def _insert_file(self, record: FileRecord, captured_ns: int) -> None:
+        conn = self.conn
+        cur = conn.execute(
+            "INSERT INTO files(path, sha256, size, mtime_ns, captured_ns, lang, status, reason, encoding, "
+            "line_count, syntax_errors) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                record.path,
+                record.sha256,
+                record.size,
+                record.mtime_ns,
+                captured_ns,
+                record.lang,
+                record.status,
+                record.reason,
+                record.encoding,
+                record.line_count,
+                record.syntax_errors,
+            ),
+        )
+        file_id = cur.lastrowid
+        if record.data is not None:
+            conn.execute(
+                "INSERT OR IGNORE INTO contents(sha256, data) VALUES (?, ?)", (record.sha256, record.data)
+            )
+        symbol_ids = self._insert_symbols(file_id, record.facts)
+        if record.facts is not None:
+            self._insert_refs(file_id, record.facts)
+        if record.data is not None:
+            self._insert_chunks(file_id, record, symbol_ids)
+
+    def _insert_symbols(self, file_id: int | None, facts: FileFacts | None) -> list[int]:
+        if facts is None:
+            return []
+        ids: list[int] = []
+        by_name: dict[str, int] = {}
+        for ordinal, s in enumerate(facts.symbols):
+            parent_id = by_name.get(s.parent) if s.parent else None
+            cur = self.conn.execute(
+                "INSERT INTO symbols(file_id, ordinal, name, qualified_name, kind, start_byte, end_byte, start_line, "
+                "end_line, name_start_byte, name_end_byte, signature, doc, parent_name, parent_id) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    file_id,
+                    ordinal,
+                    s.name,
+                    s.qualified_name,
+                    s.kind,
+                    s.start_byte,
+                    s.end_byte,
+                    s.start_line,
+                    s.end_line,
+                    s.name_start_byte,
+                    s.name_end_byte,
+                    s.signature,
+                    s.doc,
+                    s.parent,
+                    parent_id,
+                ),
+            )
+            symbol_id = int(cur.lastrowid or 0)
+            ids.append(symbol_id)
+            by_name.setdefault(s.qualified_name, symbol_id)
+        return ids
+
+    def _insert_refs(self, file_id: int | None, facts: FileFacts) -> None:
+        self.conn.executemany(
+            "INSERT INTO refs(file_id, name, kind, start_byte, end_byte, line, name_start_byte, name_end_byte, "
+            "scope_name, receiver) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    file_id,
+                    r.name,
+                    r.kind,
+                    r.start_byte,
+                    r.end_byte,
+                    r.line,
+                    r.name_start_byte,
+                    r.name_end_byte,
+                    r.scope,
+                    r.receiver,
+                )
+                for r in facts.references
+            ],
+        )
+        self.conn.executemany(
+            "INSERT INTO imports(file_id, module, name, alias, start_byte, end_byte, line, scope_name, wildcard) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    file_id,
+                    i.module,
+                    i.name,
+                    i.alias,
+                    i.start_byte,
+                    i.end_byte,
+                    i.line,
+                    i.scope,
+                    int(i.wildcard),
+                )
+                for i in facts.imports
+            ],
+        )
+
+    def _insert_chunks(self, file_id: int | None, record: FileRecord, symbol_ids: list[int]) -> None:
+        data = record.data or b""
+        fts_rows = (
+            record.fts_rows if len(record.fts_rows) == len(record.chunks) else with_fts_rows(record).fts_rows
+        )
+        for chunk, fts in zip(record.chunks, fts_rows, strict=True):
+            symbol_id = symbol_ids[chunk.symbol_index] if chunk.symbol_index is not None else None
+            cur = self.conn.execute(
+                "INSERT INTO chunks(file_id, symbol_id, start_byte, end_byte, start_line, end_line, window, "
+                "content_sha) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    file_id,
+                    symbol_id,
+                    chunk.start_byte,
+                    chunk.end_byte,
+                    chunk.start_line,
+                    chunk.end_line,
+                    chunk.window,
+                    sha256_bytes(data[chunk.start_byte : chunk.end_byte]),
+                ),
+            )
+            self.conn.execute(
+                "INSERT INTO chunks_fts(rowid, name, qualified, signature, doc, body, path) VALUES (?,?,?,?,?,?,?)",
+                (cur.lastrowid, *fts),
+            )
+
+
+def iter_paths(conn: sqlite3.Connection) -> Iterable[str]:
+    for (path,) in conn.execute("SELECT path FROM files ORDER BY path"):
+        yield path

@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from lazy_intel.cli.main import main
+
+FILES = {
+    "app/retry.py": (
+        "RETRY_LIMIT = 3\n\n\n"
+        "class Session:\n"
+        "    def request(self, url):\n"
+        '        """Request with retries."""\n'
+        "        return fetch(url, retries=RETRY_LIMIT)\n\n\n"
+        "def fetch(url, retries):\n"
+        "    return url\n"
+    ),
+    "README.md": "# App\n\nRetries are configured in app/retry.py.\n",
+}
+
+
+def test_index_search_symbol_status_verify(make_repo) -> None:
+    root = make_repo(FILES)
+    runner = CliRunner()
+    indexed = runner.invoke(main, ["index", str(root), "--json"])
+    assert indexed.exit_code == 0, indexed.output
+    status = json.loads(indexed.output)
+    assert status["status"] == "ok" and status["data"]["counts"]["files"] == 2
+
+    text = runner.invoke(
+        main, ["search", "where are retries configured", "--root", str(root), "--limit", "2"]
+    )
+    assert text.exit_code == 0, text.output
+    assert "app/retry.py:" in text.output and "generation 1" in text.output
+
+    sym = runner.invoke(main, ["symbol", "Session.request", "--root", str(root), "--json"])
+    answer = json.loads(sym.output)
+    (item,) = answer["items"]
+    data = (root / "app/retry.py").read_bytes()
+    assert item["text"] == data[item["anchor"]["start_byte"] : item["anchor"]["end_byte"]].decode()
+
+    verified = runner.invoke(main, ["verify", "--root", str(root), "--json"], input=sym.output)
+    assert json.loads(verified.output)["items"][0]["verdict"] == "current"
+    (root / "app/retry.py").write_text("# moved down\n" + FILES["app/retry.py"])
+    moved = runner.invoke(main, ["verify", "--root", str(root), "--json"], input=sym.output)
+    assert json.loads(moved.output)["items"][0]["verdict"] == "moved"
+
+    missing = runner.invoke(main, ["symbol", "Nope", "--root", str(root)])
+    assert missing.exit_code == 1 and "error NOT_FOUND" in missing.output
+    bad = runner.invoke(main, ["search", "x", "--root", str(root), "--limit", "-4"])
+    assert bad.exit_code == 2 and "INVALID_ARGUMENT" in bad.output
+
+
+def test_refused_roots(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["index", "/", "--json"])
+    assert result.exit_code == 2
+    assert json.loads(result.output)["code"] == "INVALID_ARGUMENT"
+    result = runner.invoke(main, ["status", "--root", str(tmp_path / "missing")])
+    assert result.exit_code == 1 and "NOT_FOUND" in result.output
+
+
+def test_doctor_reports_grammars_and_store(make_repo) -> None:
+    root = make_repo(FILES)
+    runner = CliRunner()
+    runner.invoke(main, ["index", str(root)])
+    result = runner.invoke(main, ["doctor", "--root", str(root), "--json"])
+    checks = {c["name"]: c for c in json.loads(result.output)["data"]["checks"]}
+    assert checks["grammar python"]["state"] == "ok"
+    assert checks["sqlite"]["state"] == "ok" and "FTS5" in checks["sqlite"]["detail"]
+    assert checks["store"]["state"] == "ok" and "generation 1" in checks["store"]["detail"]
+
+
+def test_console_script_on_a_fresh_root_builds_then_answers(make_repo) -> None:
+    root = make_repo(FILES, use_git=True)
+    exe = Path(sys.executable).parent / "lazy-intel"
+    done = subprocess.run(
+        [str(exe), "search", "fetch url retries", "--root", str(root), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)  # stdout holds only the answer; no progress bar without a TTY
+    assert answer["status"] == "ok" and answer["view"]["generation"] == 1
+    assert done.stderr == ""
+
+
+def test_progress_bar_only_on_a_terminal(make_repo) -> None:
+    import os
+    import pty
+
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(40)}
+    exe = str(Path(sys.executable).parent / "lazy-intel")
+    root = make_repo(files)
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [exe, "index", str(root)], stdout=subprocess.PIPE, stderr=follower, timeout=120, check=False
+        )
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"parsing" in b"".join(chunks)  # drawn on the terminal (stderr)
+    assert b"parsing" not in done.stdout
+    quiet = subprocess.run(
+        [exe, "index", str(make_repo(files)), "--json"], capture_output=True, timeout=120, check=False
+    )
+    assert quiet.returncode == 0 and quiet.stderr == b""

@@ -168,3 +168,31 @@ def test_layer_reports_what_it_can_answer_and_its_status(fake_layer: Callable[..
     assert entry["health"] == "ready"
     assert entry["sessions"][0]["epoch"] == 1
     assert "hover" not in entry["sessions"][0]["operations"]
+
+
+def test_evidence_is_current_only_while_its_bindings_hold(fake_layer: Callable[..., FakeSetup]) -> None:
+    setup = fake_layer("ok", files={"mod.fake": "def alpha():\n    return 1\n", "other.fake": "x\n"})
+    git(setup.root, "init", "-q", "-b", "main")
+    git(setup.root, "add", "-A")
+    git(setup.root, "commit", "-q", "-m", "init")
+
+    def hover_semantic() -> dict:
+        answer = semantic_answer(
+            setup.layer, setup.root, SemanticRequest("hover", relative_path="mod.fake", line=0, character=4)
+        )
+        return answer.data["semantic"]
+
+    semantic = hover_semantic()
+    assert setup.layer.evidence_state(setup.root, semantic) == "current"
+    (setup.root / "other.fake").write_text("y\n")  # another file: the dirty set moved
+    assert setup.layer.evidence_state(setup.root, semantic) == "stale"
+    semantic = hover_semantic()
+    assert setup.layer.evidence_state(setup.root, semantic) == "current"
+    git(setup.root, "checkout", "-q", "-b", "topic")  # a branch switch
+    assert setup.layer.evidence_state(setup.root, semantic) == "stale"
+    semantic = hover_semantic()
+    setup.layer.sessions()[0].close()  # the server restarts on next use: a new epoch
+    assert setup.layer.evidence_state(setup.root, semantic) == "stale"
+    semantic = hover_semantic()
+    assert semantic["server"]["epoch"] == 2
+    assert setup.layer.evidence_state(setup.root, semantic) == "current"

@@ -136,6 +136,42 @@ class SemanticLayer:
                 return False
         return operation in session.operations()
 
+    def evidence_state(self, root: Path, semantic: dict[str, Any]) -> str:
+        """Re-check an earlier answer's ``data["semantic"]`` now: ``current`` while every binding
+        holds (git facts and dirty digest, the document's hash, each server's epoch and capability
+        fingerprint), ``unavailable`` when a server is unhealthy, else ``stale``."""
+        from lazy_intel.semantic import binding as bind
+        from lazy_intel.workspace.capture import read_regular_file, sha256_bytes
+
+        facts = [semantic["server"]] if "server" in semantic else list(semantic.get("servers", ()))
+        for fact in facts:
+            with self._lock:
+                session = self._sessions.get((root, fact.get("id")))
+            if session is None or session.health() == "failing":
+                return bind.STATE_UNAVAILABLE
+            negotiated = session.negotiated
+            if (
+                not session.running
+                or negotiated is None
+                or negotiated.epoch != fact.get("epoch")
+                or negotiated.fingerprint != fact.get("capability_fingerprint")
+            ):
+                return bind.STATE_STALE
+        recorded = semantic.get("binding")
+        if not isinstance(recorded, dict) or bind.capture_binding(root) != bind.SourceBinding.from_dict(
+            recorded
+        ):
+            return bind.STATE_STALE
+        document = semantic.get("document")
+        if isinstance(document, dict):
+            try:
+                current = sha256_bytes(read_regular_file(root / document["path"]))
+            except OSError:
+                return bind.STATE_STALE
+            if current != document.get("sha256"):
+                return bind.STATE_STALE
+        return bind.STATE_CURRENT
+
     def status(self, root: Path | None = None) -> list[dict[str, Any]]:
         """Per configured server: metadata, health, epoch, negotiated operations (starts nothing)."""
         out: list[dict[str, Any]] = []

@@ -125,4 +125,11 @@ ERROR_CODES: tuple[str, ...] = (
     "TIMEOUT",
     "CURSOR_STALE",
     *LOOP_GATE_CODES,
+    "UNAVAILABLE",
 )
+
+
+class Unavailable(LazyIntelError):
+    """A live backend (a language server) is not running, crashed or broke its protocol."""
+
+    code = "UNAVAILABLE"

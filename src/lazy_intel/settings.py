@@ -206,6 +206,25 @@ SETTINGS: tuple[Setting, ...] = (
         50,
     ),
     Setting(
+        "lsp_idle_ms",
+        "LAZY_INTEL_LSP_IDLE_MS",
+        "int",
+        300_000,
+        "A language-server session with no request for this long is shut down (restarted on next use).",
+        1_000,
+        86_400_000,
+    ),
+    Setting(
+        "lsp_diagnostics_wait_ms",
+        "LAZY_INTEL_LSP_DIAGNOSTICS_WAIT_MS",
+        "int",
+        5_000,
+        "How long diagnostics wait for a server that only publishes them (no pull) before answering "
+        "not_reported.",
+        0,
+        60_000,
+    ),
+    Setting(
         "log_level",
         "LAZY_INTEL_LOG_LEVEL",
         "str",

@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lazy_intel.cli.doctor_cmd",
     "lazy_intel.cli.loop_cmds",
     "lazy_intel.cli.install_cmds",
+    "lazy_intel.cli.lsp_cmds",
 )
 
 

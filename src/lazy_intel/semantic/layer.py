@@ -57,6 +57,11 @@ class SemanticLayer:
             max_file_bytes=settings.max_file_bytes,
         )
 
+    @property
+    def configured(self) -> bool:
+        """Whether any trusted server is configured at all (nothing is started to tell)."""
+        return self.config is not None and bool(self.config.servers)
+
     # -- sessions -------------------------------------------------------------------------------
     def servers_for(self, root: Path) -> tuple[ServerConfig, ...]:
         return self.config.servers_for_root(root) if self.config is not None else ()

@@ -36,7 +36,6 @@ from typing import Any
 
 import anyio
 import psutil
-
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 RSS_GROWTH_LIMIT = 0.25  # last quarter vs first quarter (after warm-up)

@@ -15,19 +15,27 @@ from lazy_intel.settings import load_settings
 @click.option(
     "--root", default=None, help="Default workspace root (else LAZY_INTEL_ROOT, else the current directory)."
 )
-def serve_command(root: str | None) -> None:
+@click.option(
+    "--lsp-config",
+    default=None,
+    help="Operator-reviewed code-intel-config.v1 file (else LAZY_INTEL_LSP_CONFIG).",
+)
+def serve_command(root: str | None, lsp_config: str | None) -> None:
     """Run the MCP server (one tool, code_intel) on stdin/stdout until the client goes away.
 
     It watches each open root and publishes changes in the background; when stdin closes it stops
-    every watcher and sync, releases its writer locks and exits, leaving no child process behind.
+    every watcher and sync, closes the language servers, releases its writer locks and exits,
+    leaving no child process behind.
     """
     from lazy_intel.mcp.server import serve_stdio
+    from lazy_intel.semantic import SemanticLayer
     from lazy_intel.service.parse_pool import terminate_parse_pools
 
     settings = load_settings()
     default_root = root or settings.root or os.getcwd()
+    semantic = SemanticLayer.from_settings(settings, config_path=lsp_config)
     try:
-        anyio.run(serve_stdio, settings, default_root)
+        anyio.run(serve_stdio, settings, default_root, semantic)
     finally:
         terminate_parse_pools()
         for child in multiprocessing.active_children():

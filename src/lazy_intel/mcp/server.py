@@ -7,7 +7,7 @@ other callers, and a client's cancellation only ends that client's wait. Inputs 
 ``LAZY_INTEL_MAX_INPUT_CHARS`` are refused; outputs are bounded by ``maxChars``.
 
 When stdin closes the server stops: every workspace closes (watchers, sync threads, writer locks),
-parse pools are terminated, and the process exits without waiting for abandoned request threads.
+the language servers are shut down, parse pools are terminated, and the process exits without waiting for abandoned request threads.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from lazy_intel import __version__
+from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
 from lazy_intel.mcp.admission import MAX_ACTIVE, MAX_QUEUED, Admission, deadline_after, run_in_daemon_thread
+from lazy_intel.semantic import SemanticLayer
 from lazy_intel.service.operations import OPERATIONS, execute
 from lazy_intel.service.parse_pool import terminate_parse_pools
 from lazy_intel.service.registry import WorkspaceRegistry
@@ -41,13 +43,43 @@ IDLE_SWEEP_S = 60.0
 class CodeIntelServer:
     """Holds the registry and the admission state; builds the SDK ``Server``."""
 
-    def __init__(self, settings: Settings, default_root: str | None, *, serving: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        default_root: str | None,
+        semantic: SemanticLayer | None = None,
+        *,
+        serving: bool = True,
+    ) -> None:
         self.settings = settings
         self.registry = WorkspaceRegistry(settings, default_root, serving=serving)
         self.admission = Admission(MAX_ACTIVE, MAX_QUEUED)
+        self.semantic = semantic
+        self._negotiated: dict[str, tuple[str, ...]] | None = None
+
+    def negotiated(self) -> dict[str, tuple[str, ...]]:
+        """Semantic operations some configured server negotiated for the default root (cached).
+
+        Starting the servers is the only way to learn their capabilities; it happens once, on the
+        first tools/list, in a worker thread. No configured server: nothing is started.
+        """
+        if self._negotiated is None:
+            found: dict[str, tuple[str, ...]] = {}
+            if self.semantic is not None and self.semantic.configured:
+                try:
+                    root = self.registry.resolve(None).root
+                    found = self.semantic.available_operations(root)
+                except LazyIntelError as exc:
+                    logger.warning("language servers not listed: %s", exc)
+            self._negotiated = found
+        return self._negotiated
 
     def operations(self) -> dict[str, str]:
-        return {name: spec.summary for name, spec in OPERATIONS.items()}
+        """What the tool offers: every index operation, and the semantic ones a server negotiated."""
+        negotiated = self.negotiated()
+        return {
+            name: spec.summary for name, spec in OPERATIONS.items() if not spec.semantic or name in negotiated
+        }
 
     def tool(self) -> types.Tool:
         ops = self.operations()
@@ -60,7 +92,8 @@ class CodeIntelServer:
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[self.tool()])
+        tool = await anyio.to_thread.run_sync(self.tool)
+        return types.ListToolsResult(tools=[tool])
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -100,7 +133,10 @@ class CodeIntelServer:
         timeout_s = self.settings.timeout_ms / 1000
         deadline = deadline_after(timeout_s)
         finished, answer = await self.admission.run(
-            lambda: execute(args, self.registry.resolve, self.settings, deadline=deadline), timeout_s
+            lambda: execute(
+                args, self.registry.resolve, self.settings, deadline=deadline, semantic=self.semantic
+            ),
+            timeout_s,
         )
         if finished and answer is not None:
             return answer
@@ -119,10 +155,15 @@ class CodeIntelServer:
             await run_in_daemon_thread(self.registry.close_idle, name="lazy-intel-idle-sweep")
 
     async def shutdown(self) -> None:
-        """Close every workspace (bounded), then make sure no parse worker outlives the server."""
+        """Close every workspace (bounded) and the language servers, then make sure no parse worker
+        outlives the server."""
         with anyio.move_on_after(SHUTDOWN_S):
             await run_in_daemon_thread(self.registry.close_all, name="lazy-intel-shutdown")
-        terminate_parse_pools()
+        try:
+            if self.semantic is not None:
+                self.semantic.close()  # shutdown/exit, then the process groups of every language server
+        finally:
+            terminate_parse_pools()
 
     @staticmethod
     def _result(answer: Answer) -> types.CallToolResult:
@@ -143,8 +184,10 @@ class CodeIntelServer:
         )
 
 
-async def serve_stdio(settings: Settings, default_root: str | None) -> None:
-    app = CodeIntelServer(settings, default_root)
+async def serve_stdio(
+    settings: Settings, default_root: str | None, semantic: SemanticLayer | None = None
+) -> None:
+    app = CodeIntelServer(settings, default_root, semantic)
     server = app.build()
     try:
         async with anyio.create_task_group() as group:

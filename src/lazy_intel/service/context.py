@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lazy_intel.evidence.model import View
 from lazy_intel.service.requests import Request
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.reader import ReadView
+
+if TYPE_CHECKING:
+    from lazy_intel.semantic import SemanticLayer
 
 
 @dataclass
@@ -21,6 +25,7 @@ class OperationContext:
     warnings: list[str] = field(default_factory=list)
     settings: Settings | None = None  # set by execute; None only in hand-built contexts
     deadline: float | None = None  # time.monotonic() by which the request must answer
+    semantic: SemanticLayer | None = None
 
     def __post_init__(self) -> None:
         if self.settings is None:

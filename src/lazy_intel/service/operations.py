@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
@@ -18,9 +18,13 @@ from lazy_intel.service.context import OperationContext
 from lazy_intel.service.freshness import check_after_read, reading
 from lazy_intel.service.ops_control import op_repair, op_status, op_sync, op_verify
 from lazy_intel.service.ops_retrieval import op_search, op_symbol
+from lazy_intel.service.ops_semantic import SEMANTIC_OPERATIONS, live_answer
 from lazy_intel.service.requests import Request, parse_request
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
+
+if TYPE_CHECKING:
+    from lazy_intel.semantic import SemanticLayer
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +39,7 @@ class OperationSpec:
     reads_view: bool = True  # needs a published view (answers INDEX_BUILDING without one)
     optional_view: bool = False  # uses a view when there is one, works without
     dirty_check: bool = True  # the answer's view says whether the files changed (auto/fast)
+    semantic: bool = False  # served by a live language server (listed only when one negotiated it)
 
 
 OPERATIONS: dict[str, OperationSpec] = {
@@ -85,18 +90,32 @@ OPERATIONS: dict[str, OperationSpec] = {
         ),
     )
 }
+OPERATIONS.update(
+    {
+        name: OperationSpec(
+            name, live_answer, summary, reads_view=False, optional_view=True, dirty_check=False, semantic=True
+        )
+        for name, summary in SEMANTIC_OPERATIONS.items()
+    }
+)
 
 
 WorkspaceResolver = Callable[[str | None], Workspace]
 
 
 def _run(
-    workspace: Workspace, request: Request, settings: Settings, deadline: float | None, seen: list[View]
+    workspace: Workspace,
+    request: Request,
+    settings: Settings,
+    *,
+    deadline: float | None,
+    seen: list[View],
+    semantic: SemanticLayer | None,
 ) -> Answer:
     spec = OPERATIONS[request.operation]
     if not spec.reads_view and not spec.optional_view:
         info = View(generation=0, published_at=None, freshness=request.freshness)
-        ctx = OperationContext(workspace, request, None, info, [], settings, deadline)
+        ctx = OperationContext(workspace, request, None, info, [], settings, deadline, semantic)
         return spec.handler(ctx)
     with reading(
         workspace,
@@ -107,7 +126,9 @@ def _run(
         deadline=deadline,
     ) as read:
         seen.append(read.info)
-        ctx = OperationContext(workspace, request, read.view, read.info, read.warnings, settings, deadline)
+        ctx = OperationContext(
+            workspace, request, read.view, read.info, read.warnings, settings, deadline, semantic
+        )
         answer = spec.handler(ctx)
     if spec.reads_view:
         check_after_read(workspace, request.freshness, answer)
@@ -115,12 +136,19 @@ def _run(
 
 
 def execute(
-    args: Mapping[str, Any], resolve: WorkspaceResolver, settings: Settings, *, deadline: float | None = None
+    args: Mapping[str, Any],
+    resolve: WorkspaceResolver,
+    settings: Settings,
+    *,
+    deadline: float | None = None,
+    semantic: SemanticLayer | None = None,
 ) -> Answer:
     """Validate and run one operation; every failure becomes an error answer with a stable code.
 
     ``deadline`` (``time.monotonic()`` seconds) bounds the work: queries still running after it are
     interrupted (``TIMEOUT``) and a strict sync stops being waited for (it goes on for the others).
+    ``semantic`` is the process's trusted language-server layer (``None``: semantic operations answer
+    ``UNSUPPORTED``).
     """
     operation = str(args.get("operation", "")) if isinstance(args, Mapping) else ""
     seen: list[View] = []
@@ -129,7 +157,7 @@ def execute(
         request = parse_request(args, settings, operations=tuple(OPERATIONS))
         freshness = request.freshness
         workspace = resolve(request.root)
-        return _run(workspace, request, settings, deadline, seen)
+        return _run(workspace, request, settings, deadline=deadline, seen=seen, semantic=semantic)
     except LazyIntelError as exc:
         view = seen[-1] if seen else (View(0, None, freshness) if freshness != "none" else NO_VIEW)
         return error_answer(operation or "unknown", exc.code, exc.message, view=view, next_step=exc.next_step)

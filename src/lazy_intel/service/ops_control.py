@@ -31,7 +31,7 @@ def _writer_state(ctx: OperationContext) -> dict[str, Any]:
 
 def op_status(ctx: OperationContext) -> Answer:
     ws = ctx.workspace
-    verdicts = projection_verdicts(StatusInputs(ws, ctx.view, ctx.settings))
+    verdicts = projection_verdicts(StatusInputs(ws, ctx.view, ctx.settings, ctx.semantic))
     ready, next_step = overall(verdicts)
     data: dict[str, object] = {
         "projections": {v.projection: v.to_dict() for v in verdicts},

@@ -15,13 +15,16 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import WorkspaceOwned
 from lazy_intel.service.parse_pool import SyncCancelled
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.reader import ReadView
+
+if TYPE_CHECKING:
+    from lazy_intel.semantic import SemanticLayer
 
 READY = "ready"
 BUILDING = "building"
@@ -36,6 +39,7 @@ class StatusInputs:
     workspace: Workspace
     view: ReadView | None
     settings: Settings
+    semantic: SemanticLayer | None = None
 
 
 @dataclass(frozen=True)
@@ -154,12 +158,29 @@ def _graph_verdict(inputs: StatusInputs) -> Verdict:
 
 
 def _semantic_verdict(inputs: StatusInputs) -> Verdict:
+    layer = inputs.semantic
+    if layer is None or not layer.configured:
+        return Verdict(
+            "semantic",
+            ABSENT,
+            "configure a trusted language server (LAZY_INTEL_LSP_CONFIG) for live semantics",
+            required=False,
+            detail={"reason": "no trusted language server configured (LAZY_INTEL_LSP_CONFIG)"},
+        )
+    servers = layer.status(inputs.workspace.root)  # metadata and health only; starts nothing
+    failing = [s for s in servers if s.get("health") in ("failed", "failing")]
+    all_failing = bool(failing) and len(failing) == len(servers)
     return Verdict(
         "semantic",
-        ABSENT,
-        "configure a trusted language server (LAZY_INTEL_LSP) for live semantics",
+        FAILING if all_failing else READY,
+        "read each server's health and error; fix the configuration or the server"
+        if all_failing
+        else "ready: servers start on first use; operations listed are the ones they negotiated",
         required=False,
-        detail={"reason": "no trusted language server configured"},
+        detail={
+            "servers": servers,
+            "note": "servers start on first use; operations listed are the ones they negotiated",
+        },
     )
 
 

@@ -27,7 +27,7 @@ from lazy_intel.parse.languages import parser_fingerprint, parser_versions
 from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
-from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema
+from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
 from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import list_scope, load_policy
@@ -143,7 +143,7 @@ def run_sync(
         assert live is not None
         target = live
     try:
-        conn = connect(str(target))
+        conn = connect(str(target), bulk=full)
     except BaseException as exc:
         if intent is not None:
             _abandon(journal, intent, target, exc)
@@ -227,8 +227,11 @@ def run_sync(
         if intent is not None:
             _abandon(journal, intent, target if full else None, exc)
         raise
+    if full:
+        finish_bulk(conn)
     conn.close()
     if full:
+        _fsync_file(target)  # bulk writes skipped fsync; the catalog must never name unsynced pages
         pause_point("switch")
         state.write_catalog({"store": _relative(target), "schema_version": SCHEMA_VERSION})
         pause_point("retire")
@@ -277,6 +280,14 @@ def _capture_class(status: str, reason: str | None) -> str:
     if status == STATUS_EXCLUDED and reason == "symlink":
         return "symlink"
     return "content"
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _remove_store_files(path: Path) -> None:

@@ -10,7 +10,7 @@ from lazy_intel.service.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
-from tests.faults import run_json
+from tests.faults import clean_dump, run_json, store_dump
 
 FILES = {
     f"pkg/m{i:02d}.py": f"def func_{i}(x):\n    '''Marker-{i:02d}-zq.'''\n    return x * {i}\n"
@@ -123,3 +123,31 @@ def test_damaged_pages_are_rebuilt_by_a_strict_read(make_repo) -> None:
     assert not store.exists()
     code, repaired = run_json("repair", "--root", str(root))
     assert repaired["data"]["problems"] == [] and repaired["data"]["action"] == "none needed"
+
+
+def test_counts_that_disagree_are_repaired_into_a_store_equal_to_a_clean_rebuild(
+    make_repo, tmp_path: Path
+) -> None:
+    root, ws, run = _indexed(make_repo)
+    store = ws.store_path()
+    assert store is not None
+    conn = connect(str(store))
+    try:  # the pages stay well-formed: only the thorough repair check sees the disagreement
+        conn.execute("DELETE FROM chunks_fts WHERE rowid = (SELECT min(id) FROM chunks)")
+    finally:
+        conn.close()
+    repaired = run(operation="repair")
+    assert repaired["status"] == "ok", repaired
+    problems = repaired["data"]["problems"]
+    assert any("chunks but" in p["detail"] for p in problems), problems
+    assert repaired["data"]["action"].startswith("rebuilt into")
+    assert ws.store_path() != store
+    _anchors_hold(root, run(operation="symbol", symbol="func_0"))
+    ws.close()
+    assert store_dump(root / ".lazy-intel") == clean_dump(root, tmp_path / "clean")
+    again = Workspace.open(root, settings=load_settings(env={}, writer_idle_ms=0))
+    try:
+        second = execute({"operation": "repair"}, lambda _r: again, again.settings).to_dict()
+        assert second["data"]["problems"] == [] and second["data"]["action"] == "none needed"
+    finally:
+        again.close()

@@ -28,7 +28,7 @@ from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_coun
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
-from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter
+from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter, compact_fulltext
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
@@ -219,6 +219,7 @@ def run_sync(
             captured_ns=capture_started,
         )
         if not full:
+            compact_fulltext(conn)
             _reclaim_free_pages(conn)
     except BaseException as exc:
         conn.close()
@@ -270,7 +271,8 @@ def _reclaim_free_pages(conn: sqlite3.Connection) -> None:
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
     free = conn.execute("PRAGMA freelist_count").fetchone()[0]
     if pages and free / pages > FREE_PAGE_SHARE:
-        conn.execute("PRAGMA incremental_vacuum")
+        # through sqlite3_exec: the sqlite3 module would step the pragma once, freeing a single page
+        conn.executescript("PRAGMA incremental_vacuum;")
 
 
 def _capture_class(status: str, reason: str | None) -> str:

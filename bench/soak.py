@@ -9,8 +9,8 @@ a directory) and, after each batch, waits until a unique symbol it introduced is
 the publish latency (watcher debounce + sync). Query workers keep asking ``search``/``symbol``/
 ``status`` with ``auto``/``fast``/``strict`` freshness over the real MCP client. Every answer is
 checked: each ``source`` item's text must be the exact slice of the bytes its anchor names (every
-version of every file ever written is kept, by SHA-256), and each anchor must carry the generation
-of the answer's view. The server's resident memory (with its children) is sampled throughout.
+version of every file ever written is kept, by SHA-256, with every path that held it), the anchor's
+path must have held those bytes, and each anchor must carry the generation of the answer's view. The server's resident memory (with its children) is sampled throughout.
 
 Prints edits applied, publications seen, queries answered, wrong answers (must be 0), p50/p95 publish
 latency and RSS over time (must stay flat), and exits 1 when either check fails.
@@ -46,6 +46,8 @@ PUBLISH_WAIT_S = 20.0
 @dataclass
 class Tally:
     history: dict[str, bytes] = field(default_factory=dict)  # sha256 -> bytes, every version written
+    paths: dict[str, set[str]] = field(default_factory=dict)  # sha256 -> every path that held it
+    root: Path | None = None
     names: set[str] = field(default_factory=set)
     edits: int = 0
     latencies: list[float] = field(default_factory=list)
@@ -56,9 +58,16 @@ class Tally:
     rss: list[tuple[float, float]] = field(default_factory=list)
 
 
+def remember(tally: Tally, path: Path, data: bytes) -> None:
+    sha = hashlib.sha256(data).hexdigest()
+    tally.history[sha] = data
+    if tally.root is not None:
+        tally.paths.setdefault(sha, set()).add(path.relative_to(tally.root).as_posix())
+
+
 def write(tally: Tally, path: Path, text: str) -> None:
     data = text.encode()
-    tally.history[hashlib.sha256(data).hexdigest()] = data
+    remember(tally, path, data)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
 
@@ -93,6 +102,7 @@ def edit_once(root: Path, rng: random.Random, tally: Tally, step: int) -> str:
     if action == "rename" and files:
         source = rng.choice(files)
         target = source.with_name(f"renamed_{step}.py")
+        remember(tally, target, source.read_bytes())
         source.rename(target)
         action = "append"
         files = python_files(root)
@@ -126,6 +136,8 @@ def check_answer(answer: dict[str, Any], tally: Tally) -> None:
         if data is None:
             tally.wrong.append(f"{anchor['path']}: sha {anchor['sha256'][:12]} was never written")
             continue
+        if anchor["path"] not in tally.paths.get(anchor["sha256"], set()):
+            tally.wrong.append(f"{anchor['path']}: never held the bytes of sha {anchor['sha256'][:12]}")
         piece = data[anchor["start_byte"] : anchor["end_byte"]].decode("utf-8", "replace")
         if piece != item["text"]:
             tally.wrong.append(f"{anchor['path']}@{generation}: text differs from its bytes")
@@ -245,9 +257,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=250)
     args = parser.parse_args()
-    tally = Tally()
     with tempfile.TemporaryDirectory(prefix="lazy-intel-soak-") as tmp:
         root = Path(tmp) / "repo"
+        tally = Tally(root=root)
         make_tree(root, args.files, tally)
         anyio.run(soak, args, root, tally)
         state_mb = directory_mb(root / ".lazy-intel")

@@ -94,9 +94,8 @@ class SemanticLayer:
         """Stop sessions idle for longer than ``idle_ms``; returns how many were stopped."""
         stopped = 0
         for session in self.sessions():
-            if session.running and session.idle_for() * 1000 > self.idle_ms:
-                log.info("stopping idle language server %s", session.label)
-                session.close()
+            if session.close_if_idle(self.idle_ms / 1000):
+                log.info("stopped idle language server %s", session.label)
                 stopped += 1
         return stopped
 

@@ -124,7 +124,9 @@ class ServerSession:
                     f"(last: {self.last_error}); it is not restarted for now",
                     next_step="check the server with `lazy-intel lsp qualify`, then retry later",
                 )
-            return self._start()
+            negotiated = self._start()
+            self.last_used = time.monotonic()  # idle time counts from a finished start, not its beginning
+            return negotiated
 
     def _start(self) -> Negotiated:
         for what, raw in [
@@ -274,7 +276,18 @@ class ServerSession:
         finally:
             with self._inflight_lock:
                 self._inflight -= 1
-            self.last_used = time.monotonic()
+                self.last_used = time.monotonic()
+
+    def close_if_idle(self, idle_s: float) -> bool:
+        """Stop the server when nothing is in flight and it was last used over ``idle_s`` ago.
+
+        The check and the stop happen under the in-flight lock, so an operation that begins
+        meanwhile waits for the stop and then starts a new epoch instead of racing it."""
+        with self._inflight_lock:
+            if not self.running or self._inflight or time.monotonic() - self.last_used <= idle_s:
+                return False
+            self.close()
+            return True
 
     def idle_for(self) -> float:
         """Seconds since the last request ended; 0 while a request is in flight."""

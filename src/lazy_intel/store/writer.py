@@ -217,7 +217,7 @@ class StoreWriter:
     def _insert_refs(self, file_id: int | None, facts: FileFacts) -> None:
         self.conn.executemany(
             "INSERT INTO refs(file_id, name, kind, start_byte, end_byte, line, name_start_byte, name_end_byte, "
-            "scope_name, receiver) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "scope_name, receiver, callee, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     file_id,
@@ -230,8 +230,30 @@ class StoreWriter:
                     r.name_end_byte,
                     r.scope,
                     r.receiver,
+                    r.callee,
+                    r.args,
                 )
                 for r in facts.references
+            ],
+        )
+        self.conn.executemany(
+            "INSERT INTO flows(file_id, kind, scope_name, target, value, annotation, position, start_byte, "
+            "end_byte, line, condition_path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    file_id,
+                    f.kind,
+                    f.scope,
+                    f.target,
+                    f.value,
+                    f.annotation,
+                    f.index,
+                    f.start_byte,
+                    f.end_byte,
+                    f.line,
+                    " ".join(f.condition_path),
+                )
+                for f in facts.flows
             ],
         )
         self.conn.executemany(

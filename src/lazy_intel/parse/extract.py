@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from lazy_intel.parse.expressions import CALL_TYPES, call_parts, dumps
+from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, call_parts, dumps, expression
 from lazy_intel.parse.facts import (
     CALLABLE_KINDS,
     CONTAINER_KINDS,
@@ -439,11 +439,15 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
         if receiver is None and qualifiers:
             receiver = ".".join(qualifiers)
         callee = args = None
-        if kind in ("call", "instantiate") and node.type in CALL_TYPES:
-            callee_expr, args_list = call_parts(source, node)
+        if kind in ("call", "instantiate"):
+            # args is None when the site is not call syntax (a decorator name, a struct literal)
+            if node.type in CALL_TYPES:
+                callee_expr, args_list = call_parts(source, node)
+            else:
+                callee_expr, args_list = expression(source, node), None
             simple = ["n", name] if receiver is None else ["a", ["n", receiver], name]
-            callee = dumps(callee_expr) if callee_expr != simple else None
-            args = dumps(args_list) if args_list else None
+            callee = dumps(callee_expr) if callee_expr not in (simple, UNKNOWN) else None
+            args = dumps(args_list) if args_list is not None else None
         references.append(
             ReferenceFact(
                 name=name,

@@ -49,8 +49,9 @@ class ReferenceFact:
     ``scope`` is the qualified name of the innermost enclosing definition (``None`` at file level).
     ``receiver`` is the text of the object a member is reached through (``self`` in ``self.f()``).
     For calls, ``callee`` is the called expression when it is more than ``name`` or ``receiver.name``
-    (``d["a"]()``, ``f()()``), and ``args`` the arguments; both are compact expressions (JSON text,
-    see :mod:`lazy_intel.parse.expressions`).
+    (``d["a"]()``, ``f()()``), and ``args`` the arguments (``None`` when the site is not call syntax,
+    e.g. a decorator name); both are compact expressions (JSON text, see
+    :mod:`lazy_intel.parse.expressions`).
     """
 
     name: str

@@ -12,16 +12,18 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, GraphReport, update_graph
 from lazy_intel.parse.languages import parser_fingerprint, parser_versions
 from lazy_intel.service.parsing import parse_path
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
-from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter
+from lazy_intel.store.writer import AppliedChange, ChangeSet, FileRecord, StatRefresh, StoreWriter
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
@@ -48,6 +50,7 @@ class SyncReport:
     seconds: float
     store: str
     changed_paths: tuple[str, ...] = ()
+    graph: GraphReport | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -61,6 +64,7 @@ class SyncReport:
             "parse_errors": self.parse_errors,
             "seconds": round(self.seconds, 3),
             "store": self.store,
+            **({"graph": self.graph.to_dict()} if self.graph is not None else {}),
         }
 
 
@@ -83,6 +87,7 @@ def _store_is_compatible(path: Path) -> bool:
     return (
         meta.get("schema_version") == str(SCHEMA_VERSION)
         and meta.get("parser_fingerprint") == parser_fingerprint()
+        and meta.get("resolver_version") == RESOLVER_VERSION
     )
 
 
@@ -131,7 +136,7 @@ def run_sync(
     state.ensure()
     policy = load_policy(root)
     fingerprint = parser_fingerprint()
-    scope_digest = policy.digest(fingerprint, str(max_file_bytes), str(SCHEMA_VERSION))
+    scope_digest = policy.digest(fingerprint, str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
     live = current_store_path(state)
     full = rebuild or live is None or not _store_is_compatible(live)
     if full:
@@ -191,13 +196,24 @@ def run_sync(
             "scope_digest": scope_digest,
             "scope_source": listing.source,
             "root": str(root),
+            "resolver_version": RESOLVER_VERSION,
         }
         writer = StoreWriter(conn)
         before = writer.generation()
+        graph_reports: list[GraphReport] = []
+
+        def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
+            if progress:
+                progress("graph", 0, len(applied.upserted) + len(applied.removed))
+            graph_reports.append(
+                update_graph(conn, GraphDelta(applied.upserted, applied.removed, full=applied.full))
+            )
+
         generation = writer.publish(
             ChangeSet(upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full),
             meta,
             captured_ns=capture_started,
+            derive=derive_graph,
         )
     except BaseException:
         conn.close()
@@ -223,6 +239,7 @@ def run_sync(
         seconds=time.monotonic() - started,
         store=target.name,
         changed_paths=tuple(sorted(added + modified + list(removed))),
+        graph=graph_reports[0] if graph_reports else None,
     )
 
 

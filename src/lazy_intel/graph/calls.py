@@ -93,13 +93,18 @@ def classify(
 
 
 def call_targets(
-    an: Analysis, model: FileModel, scope: str, expr: Any, site: str, *, kind: str
+    an: Analysis, model: FileModel, scope: str, expr: Any, site: str, *, kind: str, call_syntax: bool = True
 ) -> list[Resolution]:
-    """The targets of a call (or instantiation) site; an unresolved site yields one ``dst=None``."""
+    """The targets of a call (or instantiation) site; an unresolved site yields one ``dst=None``.
+
+    An out-of-repository target is reported (``external``/``builtin``, no ``dst``); ``[]`` only for a
+    builtin reached without call syntax (``raise ValueError``).
+    """
     text = render(expr)
     found, reason = classify(an, model, scope, expr, site)
     out: dict[int, Resolution] = {}
     unresolved: Resolution | None = None
+    also: list[Resolution] = []
     for value, strategy in found:
         if value[0] in ("def", "bm"):
             entry = an.p.symbol(value[1])
@@ -113,15 +118,22 @@ def call_targets(
                 extra = {"instantiates": symbol.qualified}
                 if constructor is not None:
                     dst = constructor
-            elif symbol.label not in CALLABLE_LABELS and symbol.label != "Variable":
-                continue
+                elif external := an.external_bases(value[1]):  # its constructor is inherited from outside
+                    also.append(Resolution(None, "external", 0.0, f"{external[0]}.__init__", extra))
+            elif symbol.label not in CALLABLE_LABELS:
+                continue  # a variable whose value is unknown: reported unresolved below
             previous = out.get(dst)
             if previous is None or _rank(strategy) < _rank(previous.strategy):
                 out[dst] = Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra)
         elif value[0] == "ext":
-            unresolved = Resolution(None, "builtin" if strategy == "builtin" else "external", 0.0, value[1])
+            if strategy == "builtin" and not call_syntax:
+                continue  # `raise ValueError`: nothing of ours runs
+            builtin = strategy == "builtin" or value[1].split(".")[0] in ("str", "int")
+            unresolved = Resolution(None, "builtin" if builtin else "external", 0.0, value[1])
         elif value[0] == "lam" and unresolved is None:
             unresolved = Resolution(None, "lambda", 0.0, text)
+    if not out and unresolved is None and found and all(v[0] == "ext" for v, _ in found):
+        return []
     if out:
         resolved = sorted(out.values(), key=lambda r: r.dst or 0)
         if len(resolved) > 1:

@@ -69,6 +69,7 @@ class Evaluator:
         self.memo: dict[tuple[Any, ...], set[Value]] = {}
         self.busy: set[tuple[Any, ...]] = set()
         self._mro: dict[int, list[tuple[int, int]]] = {}
+        self._external_bases: dict[int, list[str]] = {}
 
     # ---- variables (the analysis overrides read/write for the focus file)
     def read(self, key: tuple[Any, ...]) -> set[Value]:
@@ -153,7 +154,7 @@ class Evaluator:
             cls = self.enclosing_class(model, scope)
             if cls is not None:
                 return {("inst", cls.node_id)}, "self"
-        if name in traits.super_names:
+        if name in traits.super_names and name not in traits.builtins:
             cls = self.enclosing_class(model, scope)
             if cls is not None:
                 return {("super", cls.node_id)}, "self"
@@ -256,17 +257,20 @@ class Evaluator:
         """A decorated definition's name holds the definition and what its decorators return."""
         scope = model.scope_of(symbol.parent)
         current: set[Value] = {("def", symbol.node_id)}
-        results: set[Value] = set()
         for ref in reversed(model.header_refs.get(symbol.qualified, ())):
             site = f"{model.path}:{ref.start_byte}"
-            decorator = ref.callee() if ref.args_json is None else ["c", ref.callee(), ref.args()]
             step: set[Value] = set()
-            for value in self.eval(model, scope, decorator, site):
+            for value in self.eval(model, scope, self.decorator_expr(ref), site):
                 self.bind_call(value, [["x"]], [current])
                 step |= self.call_result(model, scope, value, [], site)
             current = step or current
-            results |= step
-        return bounded({("def", symbol.node_id)} | results)
+        # the name keeps the definition too: `f()` of a decorated `f` is reported as a call of `f`
+        return bounded({("def", symbol.node_id)} | current)
+
+    @staticmethod
+    def decorator_expr(ref: Any) -> Any:
+        """``@dec`` applies ``dec``; ``@dec(args)`` applies what ``dec(args)`` returns."""
+        return ref.callee() if ref.args_json is None else ["c", ref.callee(), ref.args()]
 
     def bind_call(self, value: Value, args: list[Any], arg_values: list[set[Value]]) -> None:
         """Arguments flowing into parameters: only the analysis of the focus file tracks them."""
@@ -356,7 +360,10 @@ class Evaluator:
                 out |= self.call_result(model, scope, value, expr[2] if len(expr) > 2 else [], site)
             return bounded(out)
         if tag == "k":
-            return self.elements(self.eval(model, scope, expr[1], site))
+            owners = self.eval(model, scope, expr[1], site)
+            if expr[2] == ["sl"]:  # a slice of a container is (for us) the container
+                return {v for v in owners if v[0] == "cont"}
+            return self.elements(owners)
         if tag in ("t", "d"):
             items = expr[1] if tag == "t" else [pair[1] for pair in expr[1]]
             elements: set[Value] = set()
@@ -384,7 +391,31 @@ class Evaluator:
         for value in values:
             if value[0] == "cont":
                 out |= self.read(("elt", value[1]))
+            elif value[0] == "inst":
+                for _, produced in self.iteration(value):
+                    out |= produced
         return out
+
+    def iteration(self, value: Value) -> list[tuple[int, set[Value]]]:
+        """An instance's iteration protocol (``__iter__`` then ``__next__``): (method id, what it returns)."""
+        entry = self.p.symbol(value[1])
+        protocol = traits_of(entry[0].lang).iteration if entry is not None else ()
+        if not protocol:
+            return []
+        steps: list[tuple[int, set[Value]]] = []
+        current = {value}
+        for method in protocol:
+            produced: set[Value] = set()
+            for owner in sorted(current, key=repr):
+                if owner[0] != "inst":
+                    continue
+                for found, _ in self.member(owner, method):
+                    if found[0] in ("def", "bm"):
+                        result = self.returns(found[1])
+                        steps.append((found[1], result))
+                        produced |= result
+            current = produced
+        return steps
 
     def call_result(
         self, model: FileModel, scope: str, value: Value, args: list[Any], site: str
@@ -400,6 +431,8 @@ class Evaluator:
         if kind == "ext" and value[1] == "super":
             cls = self.enclosing_class(model, scope)
             return {("super", cls.node_id)} if cls is not None else set()
+        if kind == "ext":  # what an external callable returns keeps its name (PyCG's convention)
+            return {value}
         if kind == "super":
             return {value}
         if kind == "lam":
@@ -449,10 +482,23 @@ class Evaluator:
             if kind == "super":
                 mro = [(c, d) for c, d in mro if d > 0]
             bind = kind != "def"
+            out: list[tuple[Value, int]] = []
             for class_id, depth in mro:
                 found = self.class_member(class_id, name, bind)
                 if found:
-                    return [(v, depth) for v in sorted(found, key=repr)]
+                    out = [(v, depth) for v in sorted(found, key=repr)]
+                    break
+            if kind == "inst":  # instance attributes live on the object: any class of it may set them
+                seen = {v for v, _ in out}
+                for class_id, depth in mro:
+                    entry = self.p.symbol(class_id)
+                    if entry is not None:
+                        extra = self.attribute_values(entry[0], class_id, name) - seen
+                        seen |= extra
+                        out += [(v, depth) for v in sorted(extra, key=repr)]
+            if not out:  # maybe inherited from a base outside the repository
+                out = [(("ext", f"{base}.{name}"), 1) for base in self.external_bases(value[1])]
+            return out
         return []
 
     def class_member(self, class_id: int, name: str, bind: bool) -> set[Value]:
@@ -467,7 +513,6 @@ class Evaluator:
                 out.add(("bm" if bound else "def", child.node_id))
         if "var" in self.declared(model).get(cls.qualified, {}).get(name, ()):
             out |= self.var_values(model, cls.qualified, name)
-        out |= self.attribute_values(model, class_id, name)
         return out
 
     def attribute_values(self, model: FileModel, class_id: int, name: str) -> set[Value]:
@@ -499,17 +544,20 @@ class Evaluator:
         return self.memo[key]
 
     def mro(self, class_id: int) -> list[tuple[int, int]]:
-        """The class and its bases, depth first, left to right, each once."""
+        """The class and its ancestors in lookup order, with their depth (C3 where it exists)."""
         if class_id in self._mro:
             return self._mro[class_id]
         self._mro[class_id] = [(class_id, 0)]  # guards cycles
-        out: list[tuple[int, int]] = [(class_id, 0)]
-        seen = {class_id}
-        for base_id in self.bases(class_id):
-            for ancestor, depth in self.mro(base_id):
-                if ancestor not in seen and len(out) < MAX_MRO:
-                    seen.add(ancestor)
-                    out.append((ancestor, depth + 1))
+        bases = self.bases(class_id)
+        parents = [self.mro(b) for b in bases]
+        depth = {class_id: 0}
+        for lineage in parents:
+            for ancestor, d in lineage:
+                depth[ancestor] = min(depth.get(ancestor, d + 1), d + 1)
+        order = c3_merge([[c for c, _ in lineage] for lineage in parents] + [bases])
+        if order is None:  # inconsistent hierarchy: depth first, left to right
+            order = list(dict.fromkeys(c for lineage in parents for c, _ in lineage))
+        out = [(class_id, 0)] + [(c, depth[c]) for c in order if c != class_id][: MAX_MRO - 1]
         self._mro[class_id] = out
         return out
 
@@ -520,10 +568,21 @@ class Evaluator:
         model, cls = entry
         scope = model.scope_of(cls.parent)
         out: list[int] = []
+        external: list[str] = []
         for ref in model.bases.get(cls.qualified, ()):
             for value in sorted(self.eval(model, scope, ref.callee(), ""), key=repr):
                 if self.is_class(value) and value[1] not in out and value[1] != class_id:
                     out.append(value[1])
+                elif value[0] == "ext" and value[1] not in external:
+                    external.append(value[1])
+        self._external_bases[class_id] = external
+        return out
+
+    def external_bases(self, class_id: int) -> list[str]:
+        """Bases outside the repository anywhere in the class's ancestry (``object`` excluded)."""
+        out: list[str] = []
+        for ancestor, _ in self.mro(class_id):
+            out += [b for b in self._external_bases.get(ancestor, ()) if b not in out and b != "object"]
         return out
 
     def module_binding(self, model: FileModel, name: str) -> set[Value]:
@@ -611,6 +670,23 @@ class Evaluator:
         for part in rest:
             values = {v for value in values for v, _ in self.member(value, part)}
         return values
+
+
+def c3_merge(sequences: list[list[int]]) -> list[int] | None:
+    """C3 linearization of the parents' lineages; ``None`` when they cannot be merged."""
+    pending = [list(s) for s in sequences if s]
+    out: list[int] = []
+    while pending:
+        for sequence in pending:
+            head = sequence[0]
+            if not any(head in other[1:] for other in pending):
+                break
+        else:
+            return None
+        out.append(head)
+        pending = [[c for c in s if c != head] for s in pending]
+        pending = [s for s in pending if s]
+    return out
 
 
 def module_value(target: Target) -> Value:

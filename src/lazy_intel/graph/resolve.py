@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
-from lazy_intel.graph.calls import CALLABLE_KINDS, call_targets, classify, render, type_targets
+from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
 from lazy_intel.graph.evaluate import import_bound_names, pattern_names
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, file_node_id, module_node_id
 from lazy_intel.graph.nodes import (
@@ -98,9 +98,33 @@ def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
                 out.append(_edge(model, "REFERENCES", src, r, ref))
             continue
         extra = {"instantiate": True} if ref.kind == "instantiate" else None
-        for r in call_targets(an, model, scope, ref.callee(), site, kind=ref.kind):
+        for r in call_targets(
+            an, model, scope, ref.callee(), site, kind=ref.kind, call_syntax=ref.args_json is not None
+        ):
             out.append(_edge(model, "CALLS", src, r, ref, extra=extra))
+        if ref.args_json is not None and _is_decorator(model, ref):
+            # `@make_decorator(args)`: the decorator it returns is called with the definition
+            for r in call_targets(an, model, scope, Analysis.decorator_expr(ref), site, kind="call"):
+                if r.dst is not None:
+                    out.append(_edge(model, "CALLS", src, r, ref, extra={"implicit": "decorator"}))
+    for flow in model.flows:
+        if flow.kind != "iterate" or flow.value is None:
+            continue
+        scope = model.scope_of(flow.scope)
+        values = an.eval(model, scope, flow.value, f"{model.path}:{flow.start_byte}")
+        methods = sorted({m for v in values if v[0] == "inst" for m, _ in an.iteration(v)})
+        for method in methods:
+            entry = an.p.symbol(method)
+            if entry is not None:
+                r = Resolution(method, "member", CONFIDENCE["member"], entry[1].qualified)
+                out.append(
+                    _edge(model, "CALLS", scope_node(model, scope), r, flow, extra={"implicit": "iteration"})
+                )
     return out
+
+
+def _is_decorator(model: FileModel, ref: Any) -> bool:
+    return any(ref is r for refs in model.header_refs.values() for r in refs)
 
 
 def _type_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:

@@ -215,6 +215,7 @@ class Traits:
     constructors: frozenset[str] = frozenset()
     builtins: frozenset[str] = frozenset()
     super_names: frozenset[str] = frozenset({"super"})
+    iteration: tuple[str, ...] = ()  # methods a for loop calls on an object (Python: __iter__, __next__)
 
 
 TRAITS: dict[str, Traits] = {
@@ -224,6 +225,7 @@ TRAITS: dict[str, Traits] = {
         first_param_is_self=True,
         constructors=frozenset({"__init__"}),
         builtins=PYTHON_BUILTINS,
+        iteration=("__iter__", "__next__"),
     ),
     "javascript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
     "typescript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),

@@ -50,6 +50,17 @@
 
 (type (identifier) @name @reference.type)
 
+; `raise Error` instantiates the exception class
+((raise_statement
+  (identifier) @name) @reference.call
+  (#match? @name "^[A-Z]"))
+
+((raise_statement
+  (attribute
+    object: (_) @receiver
+    attribute: (identifier) @name)) @reference.call
+  (#match? @name "^[A-Z]"))
+
 ; a computed callee: `handlers["a"]()`, `factory()()`, `(f or g)()`
 (call
   function: [(subscript) (call) (parenthesized_expression)] @callee) @reference.call

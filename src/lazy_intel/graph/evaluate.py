@@ -557,7 +557,7 @@ class Evaluator:
         order = c3_merge([[c for c, _ in lineage] for lineage in parents] + [bases])
         if order is None:  # inconsistent hierarchy: depth first, left to right
             order = list(dict.fromkeys(c for lineage in parents for c, _ in lineage))
-        out = [(class_id, 0)] + [(c, depth[c]) for c in order if c != class_id][: MAX_MRO - 1]
+        out = [(class_id, 0), *[(c, depth[c]) for c in order if c != class_id][: MAX_MRO - 1]]
         self._mro[class_id] = out
         return out
 

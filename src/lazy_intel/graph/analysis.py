@@ -12,10 +12,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from lazy_intel.graph.evaluate import MAX_VALUES, Evaluator, Value, bounded, pattern_names
+from lazy_intel.graph.evaluate import Evaluator
 from lazy_intel.graph.model import TYPE_LABELS, Flow, Ref, Symbol
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.values import MAX_VALUES, Value, bounded, pattern_names
 
 # container methods that store their argument / the elements of their argument
 STORE_METHODS = frozenset({"append", "add", "insert", "appendleft", "push", "unshift", "put", "set"})
@@ -36,6 +37,8 @@ class Analysis(Evaluator):
 
     # ---- tracked variables
     def read(self, key: tuple[Any, ...]) -> set[Value]:
+        if self.stack:
+            self.taint()
         if self.current is not None:
             self.readers.setdefault(key, set()).add(self.current)
         return self.vars.get(key, set())
@@ -136,14 +139,34 @@ class Analysis(Evaluator):
         site = f"{model.path}:{ref.start_byte}"
         callee = ref.callee()
         args = ref.args()
-        arg_values = [self.eval(model, scope, arg, f"{site}:{index}") for index, arg in enumerate(args)]
+        if not args:
+            return  # nothing flows anywhere (the call's targets are classified later)
+        arg_values: list[set[Value]] | None = None
         for value in self.eval(model, scope, callee, site):
-            self.bind_call(value, args, arg_values)
-        if callee[0] == "a" and args and callee[2] in STORE_METHODS | MERGE_METHODS:
-            stored = arg_values[-1] if callee[2] in STORE_METHODS else self.elements(arg_values[0])
-            for container in self.eval(model, scope, callee[1], site):
-                if container[0] == "cont":
+            if self.binds_here(value):
+                if arg_values is None:  # arguments are evaluated only when they flow somewhere
+                    arg_values = [self.eval(model, scope, a, f"{site}:{i}") for i, a in enumerate(args)]
+                self.bind_call(value, args, arg_values)
+        if callee[0] == "a" and callee[2] in STORE_METHODS | MERGE_METHODS:
+            containers = [c for c in self.eval(model, scope, callee[1], site) if c[0] == "cont"]
+            if containers:
+                if arg_values is None:
+                    arg_values = [self.eval(model, scope, a, f"{site}:{i}") for i, a in enumerate(args)]
+                stored = arg_values[-1] if callee[2] in STORE_METHODS else self.elements(arg_values[0])
+                for container in containers:
                     self.write(("elt", container[1]), stored)
+
+    def binds_here(self, value: Value) -> bool:
+        """Whether calling ``value`` passes arguments to parameters of the focus file."""
+        if value[0] not in ("def", "bm"):
+            return False
+        entry = self.p.symbol(value[1])
+        if entry is None:
+            return False
+        if entry[1].label in TYPE_LABELS:
+            constructor = self.constructor(value[1])
+            entry = self.p.symbol(constructor) if constructor is not None else None
+        return entry is not None and entry[0] is self.focus
 
     # ---- arguments into parameters
     def params(self, scope: str) -> list[Flow]:

@@ -195,10 +195,18 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
             sizes[path] = (size, lines)
     index = PathIndex(files)
     store = FactStore(conn, index)
+    indexes: dict[str, list[str]] = {"nodes": [], "edges": []}
     if delta.full:
         for table in ("nodes", "edges", "graph_files"):
             conn.execute(f"DELETE FROM {table}")
         changed = sorted(files)
+        # bulk insert without the secondary indexes, then build each index once
+        for name, table, sql in conn.execute(
+            "SELECT name, tbl_name, sql FROM sqlite_master WHERE type='index' "
+            "AND tbl_name IN ('nodes', 'edges') AND sql IS NOT NULL ORDER BY name"
+        ).fetchall():
+            conn.execute(f"DROP INDEX {name}")
+            indexes[table].append(sql)
     else:
         changed = sorted(set(delta.upserted) | set(delta.removed))
     dirty: set[str] = set()
@@ -207,12 +215,14 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
     interfaces: dict[str, tuple[str, set[str]] | None] = {}
     for path in changed:
         key = file_key(path)
-        old = conn.execute(
-            "SELECT interface_sha, definitions FROM graph_files WHERE path=?", (path,)
-        ).fetchone()
-        conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
-        conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
-        conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
+        old = None
+        if not delta.full:  # a full build starts from empty tables
+            old = conn.execute(
+                "SELECT interface_sha, definitions FROM graph_files WHERE path=?", (path,)
+            ).fetchone()
+            conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
+            conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
+            conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
         model = store.model(path) if path in files else None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
         if model is None:
@@ -231,6 +241,8 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
             dirty.add("f:" + path)
         dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
         interfaces[path] = (new_interface, new_definitions) if model is not None else None
+    for sql in indexes["nodes"]:  # name lookups during resolution need them
+        conn.execute(sql)
     dirty |= dirty_tokens_for_paths(appeared_or_left)
     dependents: list[str] = []
     if dirty and not delta.full:
@@ -265,6 +277,8 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
                 "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
                 (path, key, interface, "\n".join(sorted(definitions)), deps),
             )
+    for sql in indexes["edges"]:
+        conn.execute(sql)
     report.changed = len(changed)
     report.dependents = len(dependents)
     report.seconds = time.monotonic() - started

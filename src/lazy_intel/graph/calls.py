@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
-from lazy_intel.graph.evaluate import Value
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
+from lazy_intel.graph.values import Value, ordered
 
 HOW_TO_STRATEGY = {
     "local": "local",
@@ -67,14 +67,14 @@ def classify(
     if tag == "n":
         values, how = an.lookup(model, scope, expr[1])
         strategy = HOW_TO_STRATEGY[how]
-        return [(v, strategy) for v in sorted(values, key=repr)], strategy
+        return [(v, strategy) for v in ordered(values)], strategy
     if tag == "a":
         owners = an.eval(model, scope, expr[1], site)
         if not owners:
             return [], "unknown-receiver"
         enclosing = an.enclosing_class(model, scope)
         out: list[tuple[Value, str]] = []
-        for owner in sorted(owners, key=repr):
+        for owner in ordered(owners):
             for value, depth in an.member(owner, expr[2]):
                 if owner[0] in ("mod", "pkg"):
                     strategy = "import"
@@ -89,7 +89,7 @@ def classify(
                 out.append((value, strategy))
         return out, ("member-not-found" if not out else "member")
     values = an.eval(model, scope, expr, site)
-    return [(v, "dataflow") for v in sorted(values, key=repr)], "dataflow"
+    return [(v, "dataflow") for v in ordered(values)], "dataflow"
 
 
 def call_targets(

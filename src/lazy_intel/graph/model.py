@@ -10,13 +10,12 @@ its digest decides whether a change to this file can change anybody else's edges
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from lazy_intel.parse.expressions import Expr, loads
+from lazy_intel.parse.expressions import Expr, dumps, loads
 from lazy_intel.parse.languages import is_parsed_language
 
 # symbol kind -> node label
@@ -88,28 +87,53 @@ class Symbol:
         return label_of(self.kind)
 
 
-@dataclass(frozen=True, slots=True)
 class Ref:
-    name: str
-    kind: str
-    start_byte: int
-    end_byte: int
-    line: int
-    scope: str | None
-    receiver: str | None
-    callee_json: str | None
-    args_json: str | None
+    """A reference site; its callee and arguments are parsed on first use."""
+
+    __slots__ = (
+        "_args",
+        "_callee",
+        "args_json",
+        "callee_json",
+        "end_byte",
+        "kind",
+        "line",
+        "name",
+        "receiver",
+        "scope",
+        "start_byte",
+    )
+
+    def __init__(self, row: tuple[Any, ...]) -> None:
+        (
+            self.name,
+            self.kind,
+            self.start_byte,
+            self.end_byte,
+            self.line,
+            self.scope,
+            self.receiver,
+            self.callee_json,
+            self.args_json,
+        ) = row
+        self._callee: Expr | None = None
+        self._args: list[Expr] | None = None
 
     def callee(self) -> Expr:
         """The called (or referenced) expression: stored when computed, else ``receiver.name``."""
-        if self.callee_json is not None:
-            return loads(self.callee_json) or ["x"]
-        if self.receiver is None:
-            return ["n", self.name]
-        return ["a", receiver_expr(self.receiver), self.name]
+        if self._callee is None:
+            if self.callee_json is not None:
+                self._callee = loads(self.callee_json) or ["x"]
+            elif self.receiver is None:
+                self._callee = ["n", self.name]
+            else:
+                self._callee = ["a", receiver_expr(self.receiver), self.name]
+        return self._callee
 
     def args(self) -> list[Expr]:
-        return (loads(self.args_json) or []) if self.args_json else []
+        if self._args is None:
+            self._args = (loads(self.args_json) or []) if self.args_json else []
+        return self._args
 
 
 def receiver_expr(text: str) -> Expr:
@@ -135,18 +159,54 @@ class Import:
     wildcard: bool
 
 
-@dataclass(frozen=True, slots=True)
 class Flow:
-    kind: str
-    scope: str | None
-    target: Expr | None
-    value: Expr | None
-    annotation: Expr | None
-    index: int
-    start_byte: int
-    end_byte: int
-    line: int
-    condition_path: tuple[str, ...]
+    """A flow fact; its value and declared type are parsed on first use."""
+
+    __slots__ = (
+        "_annotation",
+        "_annotation_json",
+        "_value",
+        "_value_json",
+        "condition_path",
+        "end_byte",
+        "index",
+        "kind",
+        "line",
+        "scope",
+        "start_byte",
+        "target",
+    )
+
+    def __init__(self, row: tuple[Any, ...]) -> None:
+        kind, scope, target, value, annotation, index, start, end, line, condition = row
+        self.kind: str = kind
+        self.scope: str | None = scope
+        self.target: Expr | None = loads(target)
+        self._value_json: str | None = value
+        self._annotation_json: str | None = annotation
+        self._value: Expr | None = None
+        self._annotation: Expr | None = None
+        self.index: int = index
+        self.start_byte: int = start
+        self.end_byte: int = end
+        self.line: int = line
+        self.condition_path: tuple[str, ...] = tuple(condition.split()) if condition else ()
+
+    @property
+    def value(self) -> Expr | None:
+        if self._value is None and self._value_json is not None:
+            self._value = loads(self._value_json)
+        return self._value
+
+    @property
+    def annotation(self) -> Expr | None:
+        if self._annotation is None and self._annotation_json is not None:
+            self._annotation = loads(self._annotation_json)
+        return self._annotation
+
+    def identity(self) -> str:
+        """Everything but the position, as text (what the interface digest hashes)."""
+        return f"{self.kind}\x1f{self.scope}\x1f{dumps(self.target)}\x1f{self._value_json}\x1f{self._annotation_json}\x1f{self.index}"
 
 
 @dataclass
@@ -166,6 +226,10 @@ class FileModel:
     @cached_property
     def key(self) -> int:
         return file_key(self.path)
+
+    @cached_property
+    def by_id(self) -> dict[int, Symbol]:
+        return {s.node_id: s for s in self.symbols}
 
     @cached_property
     def by_qualified(self) -> dict[str, Symbol]:
@@ -264,11 +328,8 @@ class FileModel:
                 f"R{r.name}\x1f{r.kind}\x1f{r.scope}\x1f{r.receiver}\x1f{r.callee_json}\x1f{r.args_json}\x00".encode()
             )
         for f in self.flows:
-            h.update(
-                json.dumps(
-                    [f.kind, f.scope, f.target, f.value, f.annotation, f.index], separators=(",", ":")
-                ).encode()
-            )
+            h.update(f"F{f.identity()}\x00".encode())
+
         return h.hexdigest()
 
     def definition_identities(self) -> list[str]:
@@ -307,7 +368,7 @@ def load_model(conn: sqlite3.Connection, path: str) -> FileModel | None:
         (file_id,),
     ).fetchall()
     refs = [
-        Ref(*r)
+        Ref(r)
         for r in q(
             "SELECT name, kind, start_byte, end_byte, line, scope_name, receiver, callee, args FROM refs "
             "WHERE file_id=? ORDER BY start_byte, name_start_byte, kind",
@@ -323,8 +384,8 @@ def load_model(conn: sqlite3.Connection, path: str) -> FileModel | None:
         )
     ]
     flows = [
-        Flow(kind, scope, loads(t), loads(v), loads(a), pos, s, e, line, tuple(c.split()) if c else ())
-        for kind, scope, t, v, a, pos, s, e, line, c in q(
+        Flow(row)
+        for row in q(
             "SELECT kind, scope_name, target, value, annotation, position, start_byte, end_byte, line, "
             "condition_path FROM flows WHERE file_id=? ORDER BY start_byte, end_byte, kind",
             (file_id,),

@@ -25,10 +25,29 @@ IMPORT_AWARE = frozenset({"python", "go", "java", "rust"} | ECMA_LANGS)
 
 @dataclass
 class Deps:
+    """The tokens one resolution recorded; ``push``/``pop`` also collect those of a sub-computation."""
+
     tokens: set[str] = field(default_factory=set)
+    frames: list[set[str]] = field(default_factory=list)
 
     def add(self, token: str) -> None:
         self.tokens.add(token)
+        if self.frames:
+            self.frames[-1].add(token)
+
+    def extend(self, tokens: frozenset[str] | set[str]) -> None:
+        self.tokens |= tokens
+        if self.frames:
+            self.frames[-1] |= tokens
+
+    def push(self) -> None:
+        self.frames.append(set())
+
+    def pop(self) -> set[str]:
+        frame = self.frames.pop()
+        if self.frames:
+            self.frames[-1] |= frame
+        return frame
 
 
 @dataclass(frozen=True)
@@ -65,6 +84,7 @@ class PathIndex:
         self._by_base: dict[str, list[str]] = {}
         self._dir_files: dict[str, list[str]] = {}
         self._dirs_by_base: dict[str, set[str]] = {}
+        self._suffix_memo: dict[str, list[str]] = {}
         for path in sorted(files):
             self._by_base.setdefault(path.rsplit("/", 1)[-1], []).append(path)
             directory = posixpath.dirname(path)
@@ -79,8 +99,12 @@ class PathIndex:
 
     def with_suffix(self, suffix: str, deps: Deps) -> list[str]:
         deps.add("s:" + suffix)
-        base = suffix.rsplit("/", 1)[-1]
-        return [p for p in self._by_base.get(base, ()) if p == suffix or p.endswith("/" + suffix)]
+        found = self._suffix_memo.get(suffix)
+        if found is None:
+            base = suffix.rsplit("/", 1)[-1]
+            found = [p for p in self._by_base.get(base, ()) if p == suffix or p.endswith("/" + suffix)]
+            self._suffix_memo[suffix] = found
+        return found
 
     def dir_files(self, directory: str, deps: Deps) -> list[str]:
         deps.add("d:" + directory)

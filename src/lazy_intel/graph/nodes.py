@@ -8,10 +8,10 @@ from __future__ import annotations
 import posixpath
 import re
 
-from lazy_intel.graph.evaluate import pattern_names
 from lazy_intel.graph.model import FileModel, file_node_id, stable_id
 from lazy_intel.graph.routes import RouteSite, route_sites
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text, props
+from lazy_intel.graph.values import pattern_names
 
 TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$|(^|/)[^/]*_tests?\.py$"
@@ -25,8 +25,8 @@ def is_test_path(path: str) -> bool:
     return TEST_PATH.search(path) is not None
 
 
-def is_test_symbol(model: FileModel, name: str, kind: str) -> bool:
-    return kind in ("function", "method") and is_test_path(model.path) and TEST_NAME.match(name) is not None
+def is_test_symbol(test_file: bool, name: str, kind: str) -> bool:
+    return test_file and kind in ("function", "method") and TEST_NAME.match(name) is not None
 
 
 def local_node_id(path: str, scope: str, name: str) -> int:
@@ -71,7 +71,7 @@ def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
     ]
     for symbol in model.symbols:
         label = symbol.label
-        test = is_test_symbol(model, symbol.name, symbol.kind)
+        test = is_test_symbol(test_file, symbol.name, symbol.kind)
         extra: dict[str, object] = {}
         if symbol.parent:
             extra["parent"] = symbol.parent

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from lazy_intel.graph.model import FileModel, Symbol, load_model
 from lazy_intel.graph.modules import Deps, PathIndex
 
-MODEL_CACHE = 512
+MODEL_CACHE = 64  # full models: the focus file and a few recent ones
+INTERFACE_CACHE = 4096
 # node kinds that are not definitions other files can name
 LOCAL_KINDS = ("local", "parameter")
 
@@ -38,6 +39,9 @@ class FactStore:
         self._models: OrderedDict[str, FileModel | None] = OrderedDict()
         self._interfaces: OrderedDict[str, FileModel | None] = OrderedDict()
         self._names: dict[str, list[NamedDefinition]] = {}
+        self.where: dict[int, str] = {}  # node id -> path, for every symbol seen so far
+        # pure demand results shared by the resolutions of one build: key -> (value, tokens)
+        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str]]] = {}
 
     def model(self, path: str) -> FileModel | None:
         if path in self._models:
@@ -45,6 +49,9 @@ class FactStore:
             return self._models[path]
         model = load_model(self.conn, path)
         self._models[path] = model
+        if model is not None:
+            for symbol in model.symbols:
+                self.where.setdefault(symbol.node_id, path)
         if len(self._models) > MODEL_CACHE:
             self._models.popitem(last=False)
         return model
@@ -56,7 +63,7 @@ class FactStore:
         model = self.model(path)
         projection = model.interface() if model is not None else None
         self._interfaces[path] = projection
-        if len(self._interfaces) > MODEL_CACHE:
+        if len(self._interfaces) > INTERFACE_CACHE:
             self._interfaces.popitem(last=False)
         return projection
 
@@ -78,6 +85,8 @@ class FactStore:
                 )
             ]
             self._names[name] = found
+            for definition in found:
+                self.where.setdefault(definition.node_id, definition.path)
         return found
 
     def clear_names(self) -> None:
@@ -92,29 +101,24 @@ class Program:
         self.focus = focus
         self.index = store.index
         self.deps = Deps()
-        self._symbols: dict[int, tuple[FileModel, Symbol]] = {}
-        self._where: dict[int, str] = {}
-        self._register(focus)
-
-    def _register(self, model: FileModel) -> None:
-        for symbol in model.symbols:
-            self._symbols.setdefault(symbol.node_id, (model, symbol))
+        for symbol in focus.symbols:
+            store.where.setdefault(symbol.node_id, focus.path)
 
     def model(self, path: str) -> FileModel | None:
         if path == self.focus.path:
             return self.focus
         self.deps.add("f:" + path)
-        model = self.store.interface(path)
-        if model is not None:
-            self._register(model)
-        return model
+        return self.store.interface(path)
 
     def symbol(self, node_id: int) -> tuple[FileModel, Symbol] | None:
-        entry = self._symbols.get(node_id)
-        if entry is None and node_id in self._where:
-            self.model(self._where[node_id])
-            entry = self._symbols.get(node_id)
-        return entry
+        path = self.store.where.get(node_id)
+        if path is None:
+            return None
+        model = self.focus if path == self.focus.path else self.model(path)
+        if model is None:
+            return None
+        symbol = model.by_id.get(node_id)
+        return (model, symbol) if symbol is not None else None
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Definitions called ``name`` anywhere (the unique-name strategy), without reading their files.
@@ -123,10 +127,7 @@ class Program:
         which candidates a bounded consumer sees.
         """
         self.deps.add("n:" + name)
-        found = self.store.named(name)
-        for definition in found:
-            self._where.setdefault(definition.node_id, definition.path)
-        return found
+        return self.store.named(name)
 
     def lang(self, path: str) -> str | None:
         return self.index.files.get(path)

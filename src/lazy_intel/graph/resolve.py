@@ -13,7 +13,7 @@ from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
-from lazy_intel.graph.evaluate import import_bound_names, pattern_names
+from lazy_intel.graph.imports import import_bound_names
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, file_node_id, module_node_id
 from lazy_intel.graph.nodes import (
     CALLABLE_SCOPE_KINDS,
@@ -24,6 +24,7 @@ from lazy_intel.graph.nodes import (
 )
 from lazy_intel.graph.program import FactStore, Program
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
+from lazy_intel.graph.values import ordered, pattern_names
 
 DIRECT = frozenset({"local", "import", "self", "package", "member", "inheritance"})
 TEST_PREFIX = re.compile(r"^(?:test_?|Test)")
@@ -87,6 +88,7 @@ def _edge(
 
 def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     out = []
+    decorators = {id(r) for refs in model.header_refs.values() for r in refs}
     for ref in model.refs:
         if ref.kind not in ("call", "instantiate"):
             continue
@@ -102,7 +104,7 @@ def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             an, model, scope, ref.callee(), site, kind=ref.kind, call_syntax=ref.args_json is not None
         ):
             out.append(_edge(model, "CALLS", src, r, ref, extra=extra))
-        if ref.args_json is not None and _is_decorator(model, ref):
+        if ref.args_json is not None and id(ref) in decorators:
             # `@make_decorator(args)`: the decorator it returns is called with the definition
             for r in call_targets(an, model, scope, Analysis.decorator_expr(ref), site, kind="call"):
                 if r.dst is not None:
@@ -121,10 +123,6 @@ def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
                     _edge(model, "CALLS", scope_node(model, scope), r, flow, extra={"implicit": "iteration"})
                 )
     return out
-
-
-def _is_decorator(model: FileModel, ref: Any) -> bool:
-    return any(ref is r for refs in model.header_refs.values() for r in refs)
 
 
 def _type_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
@@ -356,7 +354,7 @@ def _assigned_from_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
                 continue
             values, how = an.lookup(model, scope, name)
             if how in DIRECT:
-                for v in sorted(values, key=repr):
+                for v in ordered(values):
                     if v[0] == "def":
                         sources.setdefault(int(v[1]), (name, via, CONFIDENCE[how]))
         extra = {"condition_path": list(flow.condition_path)} if flow.condition_path else {}
@@ -503,7 +501,7 @@ def _tests_edges(
         for name in _subject_names(symbol.name):
             values, how = an.lookup(model, "", name)
             if how in DIRECT:
-                for value in sorted(values, key=repr):
+                for value in ordered(values):
                     entry = an.p.symbol(value[1]) if value[0] == "def" else None
                     if entry is not None and not is_test_path(entry[0].path):
                         targets.setdefault(int(value[1]), ("naming", CONFIDENCE["naming"], "naming"))

@@ -53,10 +53,14 @@ NODE_LABELS = (
 )
 
 
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
 def props(values: dict[str, Any] | None) -> str | None:
+    """Edge/node properties as canonical JSON (keys sorted), ``None`` when there are none."""
     if not values:
         return None
-    return json.dumps(values, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODE(values)
 
 
 @dataclass(frozen=True, slots=True)

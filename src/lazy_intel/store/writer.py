@@ -142,6 +142,7 @@ class StoreWriter:
                 )
             generation = self.generation()
             if upserted or change.removals or change.changes_content:
+                conn.execute("DELETE FROM contents WHERE sha256 NOT IN (SELECT sha256 FROM files)")
                 if derive is not None:
                     derive(conn, AppliedChange(tuple(upserted), change.removals, change.changes_content))
                 generation += 1

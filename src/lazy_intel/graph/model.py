@@ -10,12 +10,13 @@ its digest decides whether a change to this file can change anybody else's edges
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from lazy_intel.parse.expressions import Expr, dumps, loads
+from lazy_intel.parse.expressions import Expr, loads
 from lazy_intel.parse.languages import is_parsed_language
 
 # symbol kind -> node label
@@ -88,7 +89,7 @@ class Symbol:
 
 
 class Ref:
-    """A reference site; its callee and arguments are parsed on first use."""
+    """A reference site. ``callee()`` is the stored callee expression, else ``receiver.name``."""
 
     __slots__ = (
         "_args",
@@ -104,7 +105,9 @@ class Ref:
         "start_byte",
     )
 
-    def __init__(self, row: tuple[Any, ...]) -> None:
+    def __init__(
+        self, row: tuple[Any, ...], callee: Expr | None = None, args: list[Expr] | None = None
+    ) -> None:
         (
             self.name,
             self.kind,
@@ -116,23 +119,22 @@ class Ref:
             self.callee_json,
             self.args_json,
         ) = row
-        self._callee: Expr | None = None
-        self._args: list[Expr] | None = None
+        if callee is None and self.callee_json is not None:
+            callee = loads(self.callee_json)
+        if args is None and self.args_json is not None:
+            args = loads(self.args_json)
+        self._callee: Expr | None = callee
+        self._args: list[Expr] = args or []
 
     def callee(self) -> Expr:
-        """The called (or referenced) expression: stored when computed, else ``receiver.name``."""
         if self._callee is None:
-            if self.callee_json is not None:
-                self._callee = loads(self.callee_json) or ["x"]
-            elif self.receiver is None:
+            if self.receiver is None:
                 self._callee = ["n", self.name]
             else:
                 self._callee = ["a", receiver_expr(self.receiver), self.name]
         return self._callee
 
     def args(self) -> list[Expr]:
-        if self._args is None:
-            self._args = (loads(self.args_json) or []) if self.args_json else []
         return self._args
 
 
@@ -160,53 +162,42 @@ class Import:
 
 
 class Flow:
-    """A flow fact; its value and declared type are parsed on first use."""
+    """A flow fact (see :class:`lazy_intel.parse.facts.FlowFact`) with its expressions parsed."""
 
     __slots__ = (
-        "_annotation",
-        "_annotation_json",
-        "_value",
-        "_value_json",
+        "annotation",
         "condition_path",
         "end_byte",
         "index",
         "kind",
         "line",
+        "raw",
         "scope",
         "start_byte",
         "target",
+        "value",
     )
 
-    def __init__(self, row: tuple[Any, ...]) -> None:
+    def __init__(self, row: tuple[Any, ...], parsed: list[Any] | None = None) -> None:
         kind, scope, target, value, annotation, index, start, end, line, condition = row
         self.kind: str = kind
         self.scope: str | None = scope
-        self.target: Expr | None = loads(target)
-        self._value_json: str | None = value
-        self._annotation_json: str | None = annotation
-        self._value: Expr | None = None
-        self._annotation: Expr | None = None
+        self.raw = (target, value, annotation)
+        if parsed is None:
+            parsed = [loads(target), loads(value), loads(annotation)]
+        self.target: Expr | None = parsed[0]
+        self.value: Expr | None = parsed[1]
+        self.annotation: Expr | None = parsed[2]
         self.index: int = index
         self.start_byte: int = start
         self.end_byte: int = end
         self.line: int = line
         self.condition_path: tuple[str, ...] = tuple(condition.split()) if condition else ()
 
-    @property
-    def value(self) -> Expr | None:
-        if self._value is None and self._value_json is not None:
-            self._value = loads(self._value_json)
-        return self._value
-
-    @property
-    def annotation(self) -> Expr | None:
-        if self._annotation is None and self._annotation_json is not None:
-            self._annotation = loads(self._annotation_json)
-        return self._annotation
-
     def identity(self) -> str:
         """Everything but the position, as text (what the interface digest hashes)."""
-        return f"{self.kind}\x1f{self.scope}\x1f{dumps(self.target)}\x1f{self._value_json}\x1f{self._annotation_json}\x1f{self.index}"
+        target, value, annotation = self.raw
+        return f"{self.kind}\x1f{self.scope}\x1f{target}\x1f{value}\x1f{annotation}\x1f{self.index}"
 
 
 @dataclass
@@ -367,14 +358,14 @@ def load_model(conn: sqlite3.Connection, path: str) -> FileModel | None:
         "name_start_byte FROM symbols WHERE file_id=? ORDER BY ordinal",
         (file_id,),
     ).fetchall()
-    refs = [
-        Ref(r)
-        for r in q(
-            "SELECT name, kind, start_byte, end_byte, line, scope_name, receiver, callee, args FROM refs "
-            "WHERE file_id=? ORDER BY start_byte, name_start_byte, kind",
-            (file_id,),
-        )
-    ]
+    ref_rows = q(
+        "SELECT name, kind, start_byte, end_byte, line, scope_name, receiver, callee, args FROM refs "
+        "WHERE file_id=? ORDER BY start_byte, name_start_byte, kind",
+        (file_id,),
+    ).fetchall()
+    # one JSON parse per file, not one per expression
+    parsed_refs = json.loads("[" + ",".join(f"[{r[7] or 'null'},{r[8] or 'null'}]" for r in ref_rows) + "]")
+    refs = [Ref(r, c, a) for r, (c, a) in zip(ref_rows, parsed_refs, strict=True)]
     imports = [
         Import(m, n, a, s, e, line, scope, bool(w))
         for m, n, a, s, e, line, scope, w in q(
@@ -383,12 +374,13 @@ def load_model(conn: sqlite3.Connection, path: str) -> FileModel | None:
             (file_id,),
         )
     ]
-    flows = [
-        Flow(row)
-        for row in q(
-            "SELECT kind, scope_name, target, value, annotation, position, start_byte, end_byte, line, "
-            "condition_path FROM flows WHERE file_id=? ORDER BY start_byte, end_byte, kind",
-            (file_id,),
-        )
-    ]
+    flow_rows = q(
+        "SELECT kind, scope_name, target, value, annotation, position, start_byte, end_byte, line, "
+        "condition_path FROM flows WHERE file_id=? ORDER BY start_byte, end_byte, kind",
+        (file_id,),
+    ).fetchall()
+    parsed_flows = json.loads(
+        "[" + ",".join(f"[{r[2] or 'null'},{r[3] or 'null'},{r[4] or 'null'}]" for r in flow_rows) + "]"
+    )
+    flows = [Flow(r, parsed) for r, parsed in zip(flow_rows, parsed_flows, strict=True)]
     return FileModel(path, lang, sha, symbols_with_ids(path, symbol_rows), refs, imports, flows)

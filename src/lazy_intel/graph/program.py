@@ -101,6 +101,7 @@ class Program:
         self.focus = focus
         self.index = store.index
         self.deps = Deps()
+        self._entries: dict[int, tuple[FileModel, Symbol, str]] = {}
         for symbol in focus.symbols:
             store.where.setdefault(symbol.node_id, focus.path)
 
@@ -111,6 +112,12 @@ class Program:
         return self.store.interface(path)
 
     def symbol(self, node_id: int) -> tuple[FileModel, Symbol] | None:
+        """The definition with this node id and the model it belongs to (reading its file)."""
+        cached = self._entries.get(node_id)
+        if cached is not None:
+            if cached[2]:
+                self.deps.add(cached[2])
+            return cached[0], cached[1]
         path = self.store.where.get(node_id)
         if path is None:
             return None
@@ -118,7 +125,10 @@ class Program:
         if model is None:
             return None
         symbol = model.by_id.get(node_id)
-        return (model, symbol) if symbol is not None else None
+        if symbol is None:
+            return None
+        self._entries[node_id] = (model, symbol, "" if model is self.focus else "f:" + path)
+        return model, symbol
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Definitions called ``name`` anywhere (the unique-name strategy), without reading their files.

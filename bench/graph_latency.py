@@ -62,11 +62,16 @@ def main() -> None:
     )
     parser.add_argument("--tree", type=Path, help="directory to index (default: the django sdist)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per symbol and operation")
+    parser.add_argument(
+        "--state-dir", type=Path, help="keep the index here and reuse it (default: a temporary directory)"
+    )
     args = parser.parse_args()
     tree = (args.tree or django_tree()).resolve()
     settings = load_settings(env={})
-    with tempfile.TemporaryDirectory(prefix="graph-latency-") as state:
-        ws = Workspace.open(tree, settings=settings, state_dir=Path(state))
+    with tempfile.TemporaryDirectory(prefix="graph-latency-") as temporary:
+        state = args.state_dir or Path(temporary)
+        state.mkdir(parents=True, exist_ok=True)
+        ws = Workspace.open(tree, settings=settings, state_dir=state)
         started = time.perf_counter()
         ws.sync()
         index_s = time.perf_counter() - started
@@ -110,7 +115,8 @@ def main() -> None:
             for qualified, path in symbols:
                 times, answer = timed(lambda plan=plan, q=qualified, p=path: plan(q, p), args.repeat)
                 results[name].extend(times)
-                sizes[name].append(int((answer.get("data") or {}).get("total", len(answer["items"]))))
+                data = answer.get("data") or {}
+                sizes[name].append(int(data.get("total", data.get("dependents", len(answer["items"])))))
         arch_times, arch = timed(lambda: run(operation="architecture"), args.repeat)
         results["architecture (whole tree)"] = arch_times
         sizes["architecture (whole tree)"] = [int(arch["data"]["package_count"])]
@@ -126,9 +132,7 @@ def main() -> None:
             f"{name:28} {median * 1000:10.1f} {p95 * 1000:8.1f} {median / baseline:9.2f} "
             f"{statistics.median(sizes[name]):17.0f}"
         )
-    print(
-        f"command: python bench/graph_latency.py{' --tree ' + str(args.tree) if args.tree else ''} --repeat {args.repeat}"
-    )
+    print("command: python bench/graph_latency.py " + " ".join(sys.argv[1:]))
 
 
 if __name__ == "__main__":

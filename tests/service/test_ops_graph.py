@@ -316,6 +316,10 @@ def test_languages_without_import_resolution_are_named(make_repo) -> None:
     ruby = run(operation="callers", symbol="greet")
     assert [c["caller"]["name"] for c in of_kind(ruby, "call")] == ["welcome"]
     assert coverage_with(ruby, "no import resolution for ruby")
+    square = run(operation="callers", symbol="Square")  # `new Square(2)` calls its constructor
+    assert [(c["caller"]["name"], c["callee"]["name"]) for c in of_kind(square, "call")] == [
+        ("total", "Square.constructor")
+    ]
     ts = run(operation="callers", symbol="add")
     assert [(c["caller"]["name"], c["edge"]["strategy"]) for c in of_kind(ts, "call")] == [
         ("total", "import")

@@ -77,6 +77,13 @@ def test_live_server_answers_when_it_can_and_the_graph_otherwise(make_repo, tmp_
             == "source: index graph, because no configured language server handles greeter.rb"
         )
         assert [i["evidence"] for i in ruby["items"] if i["kind"] == "reference"] == ["index"]
+        # auto on a symbol: the definition from the index, then the live server's references
+        auto = run(operation="auto", query="total")
+        assert "references(live)" in auto["data"]["ran"]
+        assert auto["items"][0]["symbol"]["qualified_name"] == "total"
+        live_refs = [i for i in auto["items"] if "observation" in i]
+        assert live_refs and {i["anchor"]["path"] for i in live_refs} >= {"main.py"}
+        assert "references of total: live language server jedi" in auto["coverage"]
         # implementations: live only if jedi negotiated it, else the graph with the reason
         offered = layer.available_operations(root)
         impl = run(operation="implementations", symbol="Shape", relativePath="shapes.py")

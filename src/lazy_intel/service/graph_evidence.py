@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from lazy_intel.errors import NotFound, Unsupported
-from lazy_intel.evidence.model import TEXT_DESCRIPTION, TEXT_SOURCE, Anchor, Item, SymbolInfo
+from lazy_intel.evidence.budget import fit_answer
+from lazy_intel.evidence.model import TEXT_DESCRIPTION, TEXT_SOURCE, Anchor, Answer, Item, SymbolInfo
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.queries import (
     GraphEdge,
@@ -21,15 +22,18 @@ from lazy_intel.graph.queries import (
     file_hashes,
     has_graph,
     nodes_by_ids,
+    unresolved_named,
 )
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.items import slice_text
 from lazy_intel.service.ops_retrieval import resolve_symbol
+from lazy_intel.service.requests import require
 from lazy_intel.store.reader import ReadView
 from lazy_intel.workspace.root import contained_relative_path
 
 MAX_TARGETS = 5
+UNRESOLVED_EXAMPLES = 3
 GRAPH_COVERAGE = (
     "graph: indexed edges resolved from syntax and imports (not type-checked); bounded, not exhaustive"
 )
@@ -283,6 +287,59 @@ def unresolved_coverage(count: int, name: str, shown: Sequence[str] = ()) -> lis
         f"{count} unresolved site(s) written as {name!r} or *.{name} were skipped: they may be uses the "
         f"index could not resolve{where}"
     ]
+
+
+# ---- shared steps of the graph operations ----------------------------------------------------------
+
+
+def request_targets(ctx: OperationContext) -> tuple[list[GraphNode], list[str]]:
+    request = ctx.request
+    require(request, "symbol")
+    assert request.symbol is not None
+    return target_nodes(ctx, request.symbol, request_path(ctx))
+
+
+def target_items(reader: GraphReader, targets: Sequence[GraphNode]) -> list[Item]:
+    items = []
+    for node in targets:
+        item = node_item(reader, node, kind="target", text=f"asked about {describe(node)}")
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def unresolved_lines(reader: GraphReader, targets: Sequence[GraphNode], types: Sequence[str]) -> list[str]:
+    sites: dict[tuple[Any, ...], GraphEdge] = {}
+    names = sorted({t.name for t in targets})
+    for name in names:
+        for edge in unresolved_named(reader.conn, name, types):
+            sites.setdefault(edge.site, edge)
+    shown = [f"{e.path}:{e.line}" for e in list(sites.values())[:UNRESOLVED_EXAMPLES]]
+    return unresolved_coverage(len(sites), "/".join(names), shown)
+
+
+def finish_answer(
+    ctx: OperationContext,
+    operation: str,
+    items: list[Item],
+    *,
+    coverage: list[str],
+    warnings: list[str],
+    data: dict[str, Any],
+    cursor_for: Any = None,
+    message: str | None = None,
+) -> Answer:
+    return fit_answer(
+        operation,
+        items,
+        max_chars=ctx.request.max_chars,
+        view=ctx.view_info,
+        coverage=coverage,
+        warnings=[*ctx.warnings, *warnings],
+        data=data,
+        cursor_for=cursor_for,
+        message=message,
+    )
 
 
 # ---- paging ------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ classified and ran (``data.classified``, ``data.ran``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lazy_intel.errors import InvalidArgument, LazyIntelError
@@ -29,7 +29,9 @@ from lazy_intel.search.lexical import build_lexical_query
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import GRAPH_COVERAGE, GraphReader, node_ref, request_path, site_item
 from lazy_intel.service.items import symbol_item
+from lazy_intel.service.ops_references import why_not_live
 from lazy_intel.service.ops_retrieval import resolve_symbol
+from lazy_intel.service.ops_semantic import live_answer
 from lazy_intel.store.reader import ReadView, SymbolRow
 
 CONTEXT_DEFINITIONS = 3
@@ -37,6 +39,7 @@ CONTEXT_CALLS = 4
 CONTEXT_FILES = 6
 MAX_FRAMES = 5
 MAX_IDENTIFIERS = 4
+AUTO_LIVE_REFERENCES = 10
 
 SYMBOL_QUERY = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$")
 PATH_QUERY = re.compile(
@@ -314,6 +317,12 @@ def op_auto(ctx: OperationContext) -> Answer:
         rows = rows[: CONTEXT_DEFINITIONS + 1]
     items, more = context_items(view, rows)
     coverage.extend(more)
+    if kind == "symbol" and rows and ctx.semantic is not None and ctx.semantic.configured:
+        live, note = _live_references(ctx, rows[0])
+        items[len(rows) : len(rows)] = live  # right after the definitions
+        coverage.append(note)
+        if live:
+            ran.append("references(live)")
     data["ran"] = ran
     data["definitions"] = [f"{r.qualified_name} ({r.path}:{r.start_line})" for r in rows]
     message = None if rows else f"nothing in the index matches {text[:80]!r}"
@@ -327,6 +336,35 @@ def op_auto(ctx: OperationContext) -> Answer:
         data=data,
         message=message,
     )
+
+
+def _live_references(ctx: OperationContext, row: SymbolRow) -> tuple[list[Item], str]:
+    """A live server's references to the definition, when one can answer (auto prefers live evidence)."""
+    probe = replace(
+        ctx,
+        request=replace(
+            ctx.request,
+            operation="references",
+            symbol=row.qualified_name,
+            relative_path=row.path,
+            include_declaration=False,
+            limit=AUTO_LIVE_REFERENCES,
+            cursor=None,
+        ),
+    )
+    reason = why_not_live(probe)
+    if reason is not None:
+        return [], f"live references not used: {reason}"
+    try:
+        answer = live_answer(probe)
+    except LazyIntelError as exc:
+        return [], f"live references failed ({exc.code}): {exc.message}"
+    if answer.status == "error":
+        return [], f"live references failed ({answer.code}): {answer.message}"
+    servers = sorted({i.observation.server_id for i in answer.items if i.observation is not None})
+    return list(
+        answer.items
+    ), f"references of {row.qualified_name}: live language server {', '.join(servers) or '?'}"
 
 
 def _file_symbols(view: ReadView, path: str) -> list[SymbolRow]:

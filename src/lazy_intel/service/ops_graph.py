@@ -13,12 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from lazy_intel.errors import InvalidArgument
-from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import Answer, Item
 from lazy_intel.graph.queries import (
     CALL_TYPES,
     IMPACT_TYPES,
-    REFERENCE_TYPES,
     GraphEdge,
     GraphNode,
     Hop,
@@ -26,10 +24,10 @@ from lazy_intel.graph.queries import (
     edges_out_of,
     file_node,
     members,
+    nodes_by_ids,
     nodes_in_file,
     nodes_with_label,
     traverse,
-    unresolved_named,
 )
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import (
@@ -38,76 +36,33 @@ from lazy_intel.service.graph_evidence import (
     depth_coverage,
     describe,
     edge_info,
+    finish_answer,
     language_coverage,
     need_graph,
     node_item,
     node_ref,
     paging,
     request_path,
+    request_targets,
     site_item,
-    target_nodes,
-    unresolved_coverage,
+    target_items,
+    unresolved_lines,
 )
-from lazy_intel.service.requests import require
 
 DEFAULT_CALL_DEPTH = 1
 DEFAULT_IMPACT_DEPTH = 3
-DEFAULT_HIERARCHY_DEPTH = 3
 MAX_IMPACT_NODES = 5_000
 MAX_TESTS_IN_DATA = 20
-UNRESOLVED_EXAMPLES = 3
 TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
+CONSTRUCTOR_NAMES = frozenset({"constructor", "__init__", "__new__"})
 LOCAL_KINDS = frozenset({"local", "parameter"})
 
 
-def _targets(ctx: OperationContext) -> tuple[list[GraphNode], list[str]]:
-    request = ctx.request
-    require(request, "symbol")
-    assert request.symbol is not None
-    return target_nodes(ctx, request.symbol, request_path(ctx))
-
-
-def _target_items(reader: GraphReader, targets: Sequence[GraphNode]) -> list[Item]:
-    items = []
-    for node in targets:
-        item = node_item(reader, node, kind="target", text=f"asked about {describe(node)}")
-        if item is not None:
-            items.append(item)
-    return items
-
-
-def _unresolved(reader: GraphReader, targets: Sequence[GraphNode], types: Sequence[str]) -> list[str]:
-    sites: dict[tuple[Any, ...], GraphEdge] = {}
-    names = sorted({t.name for t in targets})
-    for name in names:
-        for edge in unresolved_named(reader.conn, name, types):
-            sites.setdefault(edge.site, edge)
-    shown = [f"{e.path}:{e.line}" for e in list(sites.values())[:UNRESOLVED_EXAMPLES]]
-    return unresolved_coverage(len(sites), "/".join(names), shown)
-
-
-def _finish(
-    ctx: OperationContext,
-    operation: str,
-    items: list[Item],
-    *,
-    coverage: list[str],
-    warnings: list[str],
-    data: dict[str, Any],
-    cursor_for: Any = None,
-    message: str | None = None,
-) -> Answer:
-    return fit_answer(
-        operation,
-        items,
-        max_chars=ctx.request.max_chars,
-        view=ctx.view_info,
-        coverage=coverage,
-        warnings=[*ctx.warnings, *warnings],
-        data=data,
-        cursor_for=cursor_for,
-        message=message,
-    )
+def _constructors(view: Any, types_: Sequence[GraphNode]) -> list[int]:
+    if not types_:
+        return []
+    inner = nodes_by_ids(view.conn, members(view.conn, [t.id for t in types_]))
+    return [n.id for n in inner.values() if n.name in CONSTRUCTOR_NAMES]
 
 
 # ---- callers / callees -------------------------------------------------------------------------
@@ -124,9 +79,12 @@ def op_callees(ctx: OperationContext) -> Answer:
 def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
     operation = "callers" if incoming else "callees"
     view = need_graph(ctx)
-    targets, warnings = _targets(ctx)
+    targets, warnings = request_targets(ctx)
     depth = ctx.request.depth or DEFAULT_CALL_DEPTH
-    walk = traverse(view.conn, [t.id for t in targets], types=CALL_TYPES, incoming=incoming, depth=depth)
+    start = [t.id for t in targets]
+    if incoming:  # instantiating a class calls its constructor: count those sites as calls of the class
+        start.extend(_constructors(view, [t for t in targets if t.label in TYPE_LABELS]))
+    walk = traverse(view.conn, start, types=CALL_TYPES, incoming=incoming, depth=depth)
     reader = GraphReader(view)
     hops: list[Hop] = sorted(
         walk.hops, key=lambda h: (h.distance, -h.confidence, h.edge.path or "", h.edge.start_byte or 0)
@@ -134,7 +92,7 @@ def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
     coverage = [GRAPH_COVERAGE, *depth_coverage(walk, operation)]
     open_calls: list[GraphEdge] = []
     if incoming:
-        coverage.extend(_unresolved(reader, targets, CALL_TYPES))
+        coverage.extend(unresolved_lines(reader, targets, CALL_TYPES))
     else:
         open_calls = [
             e for e in edges_out_of(view.conn, [t.id for t in targets], CALL_TYPES) if e.dst is None
@@ -154,7 +112,7 @@ def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
     reader.prefetch_paths(e.path for e, _, _ in entries)
     offset, cursor_for = paging(ctx, len(entries))
     page = entries[offset : offset + ctx.request.limit]
-    items = _target_items(reader, targets)
+    items = target_items(reader, targets)
     for edge, distance, confidence in page:
         callee = node_ref(reader.node(edge.dst)) or {"name": edge.target, "resolved": False}
         extra = {"distance": distance, "caller": node_ref(reader.node(edge.src)), "callee": callee}
@@ -171,123 +129,9 @@ def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
         "depth": depth,
         "total": len(entries),
     }
-    return _finish(
+    return finish_answer(
         ctx,
         operation,
-        items,
-        coverage=coverage,
-        warnings=warnings,
-        data=data,
-        cursor_for=cursor_for,
-        message=message,
-    )
-
-
-# ---- references / implementations from the index ------------------------------------------------
-
-
-def graph_references(ctx: OperationContext, source_note: str) -> Answer:
-    view = need_graph(ctx)
-    targets, warnings = _targets(ctx)
-    reader = GraphReader(view)
-    best: dict[tuple[Any, ...], GraphEdge] = {}
-    for edge in edges_into(view.conn, [t.id for t in targets], REFERENCE_TYPES):
-        kept = best.get(edge.site)
-        if kept is None or edge.confidence > kept.confidence:
-            best[edge.site] = edge
-    edges = sorted(best.values(), key=lambda e: (e.path or "", e.start_byte or 0))
-    reader.nodes([e.src for e in edges] + [e.dst for e in edges if e.dst is not None])
-    reader.prefetch_paths(e.path for e in edges)
-    offset, cursor_for = paging(ctx, len(edges))
-    items: list[Item] = []
-    if ctx.request.include_declaration:
-        for node in targets:
-            item = node_item(reader, node, kind="declaration", text=f"declaration of {describe(node)}")
-            if item is not None:
-                items.append(item)
-    for edge in edges[offset : offset + ctx.request.limit]:
-        extra = {
-            "evidence": "index",
-            "from": node_ref(reader.node(edge.src)),
-            "to": node_ref(reader.node(edge.dst)),
-        }
-        item = site_item(reader, edge, kind="reference", confidence=edge.confidence, extra=extra)
-        if item is not None:
-            items.append(item)
-    coverage = [source_note, GRAPH_COVERAGE]
-    coverage.extend(_unresolved(reader, targets, REFERENCE_TYPES))
-    coverage.extend(
-        language_coverage([t.lang for t in targets] + [n.lang for n in reader.nodes([]).values()])
-    )
-    data = {"source": "index", "targets": [node_ref(t) for t in targets], "total": len(edges)}
-    message = (
-        None if edges else f"no references to {', '.join(t.qualified_name for t in targets)} in the index"
-    )
-    return _finish(
-        ctx,
-        "references",
-        items,
-        coverage=coverage,
-        warnings=warnings,
-        data=data,
-        cursor_for=cursor_for,
-        message=message,
-    )
-
-
-def graph_implementations(ctx: OperationContext, source_note: str) -> Answer:
-    view = need_graph(ctx)
-    targets, warnings = _targets(ctx)
-    depth = ctx.request.depth or DEFAULT_HIERARCHY_DEPTH
-    types_ = [t for t in targets if t.label in TYPE_LABELS]
-    methods = [t for t in targets if t.label == "Method"]
-    others = [t for t in targets if t not in types_ and t not in methods]
-    if others and not types_ and not methods:
-        raise InvalidArgument(
-            f"implementations needs a class, interface or method; {others[0].qualified_name} is a "
-            f"{others[0].label.lower()}",
-            next_step="use callers or references for functions and variables",
-        )
-    reader = GraphReader(view)
-    coverage = [source_note, GRAPH_COVERAGE]
-    found: list[tuple[int, int, float, GraphEdge]] = []
-    for group, edge_types, what in (
-        (types_, ("INHERITS", "IMPLEMENTS"), "subtypes"),
-        (methods, ("OVERRIDES",), "overriding methods"),
-    ):
-        if not group:
-            continue
-        walk = traverse(view.conn, [t.id for t in group], types=edge_types, incoming=True, depth=depth)
-        found.extend((r.node, r.distance, r.confidence, r.via) for r in walk.reached)
-        coverage.extend(depth_coverage(walk, what))
-    found.sort(key=lambda f: (f[1], -f[2]))
-    nodes = reader.nodes([f[0] for f in found])
-    reader.prefetch_paths(n.path for n in nodes.values())
-    offset, cursor_for = paging(ctx, len(found))
-    items: list[Item] = []
-    for node_id, distance, confidence, via in found[offset : offset + ctx.request.limit]:
-        node = nodes.get(node_id)
-        if node is None:
-            continue
-        relation = {"INHERITS": "inherits", "IMPLEMENTS": "implements", "OVERRIDES": "overrides"}[via.type]
-        parent = reader.node(via.dst)
-        text = f"{describe(node)} {relation} {parent.qualified_name if parent else via.target}"
-        extra = {"evidence": "index", "distance": distance, "edge": edge_info(via)}
-        item = node_item(reader, node, kind="implementation", text=text, confidence=confidence, extra=extra)
-        if item is not None:
-            items.append(item)
-    coverage.extend(_unresolved(reader, targets, ("INHERITS", "IMPLEMENTS")))
-    coverage.extend(language_coverage([t.lang for t in targets] + [n.lang for n in nodes.values()]))
-    data = {"source": "index", "targets": [node_ref(t) for t in targets], "depth": depth, "total": len(found)}
-    message = (
-        None
-        if found
-        else f"no implementations of {', '.join(t.qualified_name for t in targets)} in the index"
-    )
-    items = _target_items(reader, targets) + items
-    return _finish(
-        ctx,
-        "implementations",
         items,
         coverage=coverage,
         warnings=warnings,
@@ -304,7 +148,7 @@ def _impact_start(ctx: OperationContext) -> tuple[list[GraphNode], list[GraphNod
     """(what the answer names as its targets, where the walk starts, warnings)."""
     request = ctx.request
     if request.symbol:
-        targets, warnings = _targets(ctx)
+        targets, warnings = request_targets(ctx)
         return targets, targets, warnings
     path = request_path(ctx)
     if path is None:
@@ -378,14 +222,16 @@ def op_impact(ctx: OperationContext) -> Answer:
         if item is not None:
             entries.append(item)
     offset, cursor_for = paging(ctx, len(entries))
-    items = _target_items(reader, targets) + entries[offset : offset + ctx.request.limit]
+    items = target_items(reader, targets) + entries[offset : offset + ctx.request.limit]
     coverage = [
         GRAPH_COVERAGE,
         "edges followed backwards: " + ", ".join(IMPACT_TYPES),
         *depth_coverage(walk, "dependents"),
     ]
     if ctx.request.symbol:
-        coverage.extend(_unresolved(reader, targets, IMPACT_TYPES))
+        coverage.extend(unresolved_lines(reader, targets, IMPACT_TYPES))
+    else:
+        coverage.append("unresolved sites are not counted for a whole file; ask per symbol to see them")
     coverage.append(
         "affected tests: tests that reach the target through the graph, plus TESTS edges (naming and imports)"
     )
@@ -405,7 +251,7 @@ def op_impact(ctx: OperationContext) -> Answer:
         ],
         "affected_test_count": len(tests),
     }
-    return _finish(
+    return finish_answer(
         ctx, "impact", items, coverage=coverage, warnings=warnings, data=data, cursor_for=cursor_for
     )
 
@@ -462,7 +308,7 @@ def op_routes(ctx: OperationContext) -> Answer:
     frameworks = sorted({str(r.properties.get("framework")) for r in routes})
     data = {"source": "index", "total": len(routes), "frameworks": frameworks}
     message = None if routes else "no HTTP routes recognised in the index"
-    return _finish(
+    return finish_answer(
         ctx,
         "routes",
         items,

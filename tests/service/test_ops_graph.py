@@ -268,6 +268,11 @@ def test_impact_is_reverse_transitive_with_distance_confidence_and_tests(make_re
         for d in of_kind(by_file, "dependent")
     }
     assert run(operation="impact")["code"] == "INVALID_ARGUMENT"
+    everything = [i["anchor"] for i in answer["items"] if i["kind"] != "target"]
+    page1 = run(operation="impact", symbol="norm", limit=2)
+    page2 = run(operation="impact", symbol="norm", limit=2, cursor=page1["next_cursor"])
+    paged = [i["anchor"] for p in (page1, page2) for i in p["items"] if i["kind"] != "target"]
+    assert paged == everything[:4]
 
 
 def test_routes_from_flask_and_express(python_repo, make_repo) -> None:
@@ -316,6 +321,7 @@ def test_languages_without_import_resolution_are_named(make_repo) -> None:
     ruby = run(operation="callers", symbol="greet")
     assert [c["caller"]["name"] for c in of_kind(ruby, "call")] == ["welcome"]
     assert coverage_with(ruby, "no import resolution for ruby")
+    assert coverage_with(run(operation="context", symbol="greet"), "no import resolution for ruby")
     square = run(operation="callers", symbol="Square")  # `new Square(2)` calls its constructor
     assert [(c["caller"]["name"], c["callee"]["name"]) for c in of_kind(square, "call")] == [
         ("total", "Square.constructor")

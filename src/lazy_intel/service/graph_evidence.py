@@ -345,15 +345,20 @@ def finish_answer(
 # ---- paging ------------------------------------------------------------------------------------
 
 
-def paging(ctx: OperationContext, total: int) -> tuple[int, Callable[[int], str | None]]:
-    """The offset the request's cursor resumes at, and the ``cursor_for`` of this page."""
+def paging(ctx: OperationContext, total: int, head: int = 0) -> tuple[int, Callable[[int], str | None]]:
+    """The offset the request's cursor resumes at, and the ``cursor_for`` of this page.
+
+    ``head`` items (the targets or declarations every page starts with) are not results: the
+    answer's count of chosen items includes them, the cursor's offset does not.
+    """
     request = ctx.request
     view = ctx.need_view()
     offset = decode_cursor(request.cursor, view.generation, request.fingerprint()) if request.cursor else 0
 
     def cursor_for(consumed: int) -> str | None:
-        if offset + consumed >= total:
+        results = max(0, consumed - head)
+        if offset + results >= total:
             return None
-        return encode_cursor(view.generation, offset + consumed, request.fingerprint())
+        return encode_cursor(view.generation, offset + results, request.fingerprint())
 
     return offset, cursor_for

@@ -27,7 +27,14 @@ from lazy_intel.graph.queries import (
 )
 from lazy_intel.search.lexical import build_lexical_query
 from lazy_intel.service.context import OperationContext
-from lazy_intel.service.graph_evidence import GRAPH_COVERAGE, GraphReader, node_ref, request_path, site_item
+from lazy_intel.service.graph_evidence import (
+    GRAPH_COVERAGE,
+    GraphReader,
+    language_coverage,
+    node_ref,
+    request_path,
+    site_item,
+)
 from lazy_intel.service.items import symbol_item
 from lazy_intel.service.ops_references import why_not_live
 from lazy_intel.service.ops_retrieval import resolve_symbol
@@ -157,6 +164,7 @@ def context_items(
         if item is not None:
             items.append(item)
     coverage.insert(0, GRAPH_COVERAGE)
+    coverage.extend(language_coverage(r.lang for r in rows))
     return items, coverage
 
 

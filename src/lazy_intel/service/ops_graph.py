@@ -20,6 +20,7 @@ from lazy_intel.graph.queries import (
     GraphEdge,
     GraphNode,
     Hop,
+    Reached,
     edges_into,
     edges_out_of,
     file_node,
@@ -110,9 +111,9 @@ def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
     entries.extend((e, 1, 0.0) for e in open_calls)
     reader.nodes([e.src for e, _, _ in entries] + [e.dst for e, _, _ in entries if e.dst is not None])
     reader.prefetch_paths(e.path for e, _, _ in entries)
-    offset, cursor_for = paging(ctx, len(entries))
-    page = entries[offset : offset + ctx.request.limit]
     items = target_items(reader, targets)
+    offset, cursor_for = paging(ctx, len(entries), head=len(items))
+    page = entries[offset : offset + ctx.request.limit]
     for edge, distance, confidence in page:
         callee = node_ref(reader.node(edge.dst)) or {"name": edge.target, "resolved": False}
         extra = {"distance": distance, "caller": node_ref(reader.node(edge.src)), "callee": callee}
@@ -161,6 +162,24 @@ def _impact_start(ctx: OperationContext) -> tuple[list[GraphNode], list[GraphNod
     return [file], [file, *defs], []
 
 
+def _dependent_item(reader: GraphReader, nodes: dict[int, GraphNode], reached: Reached) -> Item | None:
+    node = nodes[reached.node]
+    via = reached.via
+    parent = nodes.get(reached.parent)
+    text = (
+        f"{describe(node)}: distance {reached.distance}, {via.type} {via.target or ''} -> "
+        f"{parent.qualified_name if parent else '?'}"
+    )
+    extra: dict[str, Any] = {
+        "distance": reached.distance,
+        "via": {**edge_info(via), "path": via.path, "line": via.line},
+        "depends_on": node_ref(parent),
+    }
+    if node.is_test:
+        extra["test"] = True
+    return node_item(reader, node, kind="dependent", text=text, confidence=reached.confidence, extra=extra)
+
+
 def op_impact(ctx: OperationContext) -> Answer:
     view = need_graph(ctx)
     targets, start_nodes, warnings = _impact_start(ctx)
@@ -188,41 +207,35 @@ def op_impact(ctx: OperationContext) -> Answer:
         if edge.src not in tests or tests[edge.src][0] < edge.confidence:
             tests[edge.src] = (edge.confidence, why)
     test_nodes = reader.nodes(tests)
-    reader.prefetch_paths(n.path for n in reader.nodes([]).values())
-    entries: list[Item] = []
-    for r in reached:
-        node = nodes[r.node]
-        via = r.via
-        parent = nodes.get(r.parent)
-        text = (
-            f"{describe(node)}: distance {r.distance}, {via.type} {via.target or ''} -> "
-            f"{parent.qualified_name if parent else '?'}"
-        )
-        extra = {
-            "distance": r.distance,
-            "via": {**edge_info(via), "path": via.path, "line": via.line},
-            "depends_on": node_ref(parent),
-        }
-        if node.is_test:
-            extra["test"] = True
-        item = node_item(reader, node, kind="dependent", text=text, confidence=r.confidence, extra=extra)
-        if item is not None:
-            entries.append(item)
     test_list = sorted(
         tests.items(),
         key=lambda kv: (-kv[1][0], test_nodes[kv[0]].path or "") if kv[0] in test_nodes else (0, ""),
     )
-    for node_id, (confidence, why) in test_list:
-        node = test_nodes.get(node_id)
-        if node is None:
-            continue
-        item = node_item(
-            reader, node, kind="affected_test", text=f"{describe(node)}: {why}", confidence=confidence
+    # every result is counted; items are built for the requested page only
+    entries: list[Reached | tuple[int, float, str]] = [*reached]
+    entries.extend((n, conf, why) for n, (conf, why) in test_list if n in test_nodes)
+    head = target_items(reader, targets)
+    offset, cursor_for = paging(ctx, len(entries), head=len(head))
+    page = entries[offset : offset + ctx.request.limit]
+    reader.prefetch_paths(
+        [nodes[e.node].path if isinstance(e, Reached) else test_nodes[e[0]].path for e in page]
+        + [t.path for t in targets]
+    )
+    items = list(head)
+    for entry in page:
+        item = (
+            _dependent_item(reader, nodes, entry)
+            if isinstance(entry, Reached)
+            else node_item(
+                reader,
+                test_nodes[entry[0]],
+                kind="affected_test",
+                text=f"{describe(test_nodes[entry[0]])}: {entry[2]}",
+                confidence=entry[1],
+            )
         )
         if item is not None:
-            entries.append(item)
-    offset, cursor_for = paging(ctx, len(entries))
-    items = target_items(reader, targets) + entries[offset : offset + ctx.request.limit]
+            items.append(item)
     coverage = [
         GRAPH_COVERAGE,
         "edges followed backwards: " + ", ".join(IMPACT_TYPES),
@@ -235,7 +248,7 @@ def op_impact(ctx: OperationContext) -> Answer:
     coverage.append(
         "affected tests: tests that reach the target through the graph, plus TESTS edges (naming and imports)"
     )
-    coverage.extend(language_coverage(n.lang for n in reader.nodes([]).values()))
+    coverage.extend(language_coverage(nodes[r.node].lang for r in reached))
     by_distance: dict[str, int] = {}
     for r in reached:
         by_distance[str(r.distance)] = by_distance.get(str(r.distance), 0) + 1

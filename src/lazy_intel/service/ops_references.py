@@ -154,13 +154,13 @@ def graph_references(ctx: OperationContext, source_note: str) -> Answer:
     edges = sorted(best.values(), key=lambda e: (e.path or "", e.start_byte or 0))
     reader.nodes([e.src for e in edges] + [e.dst for e in edges if e.dst is not None])
     reader.prefetch_paths(e.path for e in edges)
-    offset, cursor_for = paging(ctx, len(edges))
     items: list[Item] = []
     if ctx.request.include_declaration:
         for node in targets:
             item = node_item(reader, node, kind="declaration", text=f"declaration of {describe(node)}")
             if item is not None:
                 items.append(item)
+    offset, cursor_for = paging(ctx, len(edges), head=len(items))
     for edge in edges[offset : offset + ctx.request.limit]:
         extra = {
             "evidence": "index",
@@ -219,8 +219,8 @@ def graph_implementations(ctx: OperationContext, source_note: str) -> Answer:
     found.sort(key=lambda f: (f[1], -f[2]))
     nodes = reader.nodes([f[0] for f in found])
     reader.prefetch_paths(n.path for n in nodes.values())
-    offset, cursor_for = paging(ctx, len(found))
-    items: list[Item] = []
+    items: list[Item] = target_items(reader, targets)
+    offset, cursor_for = paging(ctx, len(found), head=len(items))
     for node_id, distance, confidence, via in found[offset : offset + ctx.request.limit]:
         node = nodes.get(node_id)
         if node is None:
@@ -240,7 +240,6 @@ def graph_implementations(ctx: OperationContext, source_note: str) -> Answer:
         if found
         else f"no implementations of {', '.join(t.qualified_name for t in targets)} in the index"
     )
-    items = target_items(reader, targets) + items
     return finish_answer(
         ctx,
         "implementations",

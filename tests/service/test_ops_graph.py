@@ -295,7 +295,7 @@ def test_routes_from_flask_and_express(python_repo, make_repo) -> None:
 
 
 def test_architecture_packages_layers_cycles_entry_points_central(make_repo) -> None:
-    _root, run = open_repo(make_repo, LAYERED)
+    root, run = open_repo(make_repo, LAYERED)
     answer = run(operation="architecture", limit=3)
     assert answer["status"] == "ok"
     data = answer["data"]
@@ -314,6 +314,13 @@ def test_architecture_packages_layers_cycles_entry_points_central(make_repo) -> 
     assert {p["package"] for p in scoped["data"]["packages"]} == {"app"}
     tiny = run(operation="architecture", maxChars=1200)
     assert tiny["budget"]["used_chars"] <= 1200 and coverage_with(tiny, "data shows")
+    # a new generation is never answered from the structure computed for an older one
+    (root / "extra").mkdir()
+    (root / "extra" / "mod.py").write_text("def fresh():\n    return 1\n")
+    assert run(operation="sync")["status"] == "ok"
+    again = run(operation="architecture", limit=3)
+    assert again["view"]["generation"] == answer["view"]["generation"] + 1
+    assert "extra" in {p["package"] for p in again["data"]["packages"]}
 
 
 def test_languages_without_import_resolution_are_named(make_repo) -> None:
@@ -397,3 +404,26 @@ def test_graph_errors_have_stable_codes_and_pages_continue(python_repo) -> None:
         cursor=first["next_cursor"],
     )
     assert of_kind(second, "reference")[0]["anchor"] != of_kind(first, "reference")[0]["anchor"]
+
+
+def test_graph_items_verify_against_the_disk(python_repo) -> None:
+    root, run = python_repo
+    anchors = []
+    for request in (
+        {"operation": "callers", "symbol": "helper"},
+        {"operation": "impact", "symbol": "helper"},
+        {"operation": "routes"},
+    ):
+        for item in run(**request)["items"]:
+            anchor = dict(item["anchor"])
+            if item["text_kind"] == "source":
+                anchor["text"] = item["text"]
+            anchors.append(anchor)
+    verified = run(operation="verify", anchors=anchors)
+    assert [i["verdict"] for i in verified["items"]] == ["current"] * len(anchors)
+    (root / "pkg/core.py").write_text(
+        (root / "pkg/core.py").read_text().replace("def helper", "\n\ndef helper")
+    )
+    moved = run(operation="verify", anchors=anchors)
+    verdicts = {(i["anchor"]["path"], i["verdict"]) for i in moved["items"]}
+    assert ("pkg/core.py", "moved") in verdicts or ("pkg/core.py", "stale") in verdicts

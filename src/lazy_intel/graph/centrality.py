@@ -17,48 +17,52 @@ MAX_ITERATIONS = 100
 TOLERANCE = 1e-10
 
 
-def pagerank(
-    nodes: Sequence[N],
-    edges: Iterable[tuple[N, N, float]],
+def pagerank_arrays(
+    count: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    weights: np.ndarray,
     *,
     damping: float = DAMPING,
     max_iterations: int = MAX_ITERATIONS,
     tolerance: float = TOLERANCE,
-) -> dict[N, float]:
-    """Weighted PageRank; rank flows from ``src`` to ``dst`` (a callee of many ranks high).
+) -> np.ndarray:
+    """Weighted PageRank over node indices ``0..count-1``; rank flows from ``src`` to ``dst``.
 
-    Dangling nodes spread their rank uniformly. Scores sum to 1. Edges naming unknown nodes are
-    ignored; self-loops are dropped.
+    Dangling nodes spread their rank uniformly; the result sums to 1. Self-loops and non-positive
+    weights are dropped.
     """
-    count = len(nodes)
     if count == 0:
-        return {}
-    index = {node: i for i, node in enumerate(nodes)}
-    src_list: list[int] = []
-    dst_list: list[int] = []
-    weight_list: list[float] = []
-    for src, dst, weight in edges:
-        i, j = index.get(src), index.get(dst)
-        if i is None or j is None or i == j or weight <= 0:
-            continue
-        src_list.append(i)
-        dst_list.append(j)
-        weight_list.append(weight)
-    src_idx = np.asarray(src_list, dtype=np.int64)
-    dst_idx = np.asarray(dst_list, dtype=np.int64)
-    weights = np.asarray(weight_list, dtype=np.float64)
-    out_weight = np.bincount(src_idx, weights=weights, minlength=count) if src_list else np.zeros(count)
+        return np.zeros(0)
+    keep = (src != dst) & (weights > 0)
+    src, dst, weights = src[keep], dst[keep], weights[keep].astype(np.float64)
+    out_weight = np.bincount(src, weights=weights, minlength=count)
     dangling = out_weight == 0
-    share = np.divide(weights, out_weight[src_idx], out=np.zeros_like(weights), where=out_weight[src_idx] > 0)
+    share = np.divide(weights, out_weight[src], out=np.zeros_like(weights), where=out_weight[src] > 0)
     rank = np.full(count, 1.0 / count)
     for _ in range(max_iterations):
-        flow = np.bincount(dst_idx, weights=rank[src_idx] * share, minlength=count)
+        flow = np.bincount(dst, weights=rank[src] * share, minlength=count)
         new = (1.0 - damping) / count + damping * (flow + rank[dangling].sum() / count)
         done = float(np.abs(new - rank).sum()) < tolerance
         rank = new
         if done:
             break
-    rank = rank / rank.sum()
+    return rank / rank.sum()
+
+
+def pagerank(
+    nodes: Sequence[N],
+    edges: Iterable[tuple[N, N, float]],
+    *,
+    damping: float = DAMPING,
+) -> dict[N, float]:
+    """:func:`pagerank_arrays` for hashable nodes; edges naming unknown nodes are ignored."""
+    index = {node: i for i, node in enumerate(nodes)}
+    triples = [(index[a], index[b], w) for a, b, w in edges if a in index and b in index]
+    src = np.fromiter((t[0] for t in triples), dtype=np.int64, count=len(triples))
+    dst = np.fromiter((t[1] for t in triples), dtype=np.int64, count=len(triples))
+    weights = np.fromiter((t[2] for t in triples), dtype=np.float64, count=len(triples))
+    rank = pagerank_arrays(len(nodes), src, dst, weights, damping=damping)
     return {node: float(rank[i]) for node, i in index.items()}
 
 

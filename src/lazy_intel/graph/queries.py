@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 NODE_COLUMNS = (
@@ -49,7 +49,11 @@ class GraphNode:
     end_byte: int | None
     start_line: int | None
     end_line: int | None
-    properties: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    properties_json: str | None = None
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return _props(self.properties_json)
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> GraphNode:
@@ -66,7 +70,7 @@ class GraphNode:
             row[9],
             row[10],
             row[11],
-            _props(row[12]),
+            row[12],
         )
 
     @property
@@ -86,11 +90,15 @@ class GraphEdge:
     start_byte: int | None
     end_byte: int | None
     line: int | None
-    properties: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    properties_json: str | None = None
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return _props(self.properties_json)
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> GraphEdge:
-        return cls(*row[:10], _props(row[10]))
+        return cls(*row[:11])
 
     @property
     def site(self) -> tuple[str | None, int | None, int | None]:
@@ -213,7 +221,10 @@ def unresolved_named(
     the sites that could be uses of a symbol called ``name`` but were not resolved to anything."""
     escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     sql = (
-        f"SELECT {EDGE_COLUMNS} FROM edges WHERE dst IS NULL AND (target = ? OR target LIKE ? ESCAPE '\\') "
+        # a covering scan of the partial index of unresolved targets beats the planner's choice
+        # (edges_dst on dst IS NULL, which reads every unresolved row of the table)
+        f"SELECT {EDGE_COLUMNS} FROM edges INDEXED BY edges_unresolved "
+        "WHERE dst IS NULL AND (target = ? OR target LIKE ? ESCAPE '\\') "
         f"AND strategy IN ('unresolved', 'lambda') AND type IN ({_marks(len(types))}) "
         "ORDER BY path, start_byte LIMIT ?"
     )

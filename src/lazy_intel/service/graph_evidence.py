@@ -129,9 +129,10 @@ def edge_info(edge: GraphEdge) -> dict[str, Any]:
     }
     if edge.target:
         out["written"] = edge.target
+    properties = edge.properties
     for key in ("implicit", "instantiates", "via", "reason", "evidence", "condition_path"):
-        if key in edge.properties:
-            out[key] = edge.properties[key]
+        if key in properties:
+            out[key] = properties[key]
     return out
 
 

@@ -12,16 +12,21 @@ from __future__ import annotations
 import posixpath
 import re
 import sqlite3
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from lazy_intel.errors import InvalidArgument, NotFound
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import Answer, Item
-from lazy_intel.graph.centrality import layers, pagerank, strongly_connected
+from lazy_intel.graph.centrality import layers, pagerank_arrays, strongly_connected
 from lazy_intel.graph.queries import NODE_COLUMNS, GraphNode, nodes_by_ids
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import GraphReader, describe, language_coverage, need_graph, node_item
+from lazy_intel.store.reader import ReadView
 from lazy_intel.workspace.root import contained_relative_path
 
 DEPENDENCY_TYPES = ("IMPORTS", "CALLS", "REFERENCES", "INHERITS", "IMPLEMENTS")
@@ -79,13 +84,17 @@ def _central(
     conn: sqlite3.Connection, prefix: str | None, limit: int
 ) -> tuple[list[tuple[GraphNode, float]], int]:
     marks = ",".join("?" * len(CENTRALITY_TYPES))
-    edges = conn.execute(
+    rows = conn.execute(
         f"SELECT src, dst, confidence FROM edges WHERE dst IS NOT NULL AND type IN ({marks}) AND src != dst",
         CENTRALITY_TYPES,
     ).fetchall()
-    nodes = list(dict.fromkeys([e[0] for e in edges] + [e[1] for e in edges]))
-    scores = pagerank(nodes, edges)
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:CENTRAL_CANDIDATES]
+    src = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    dst = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+    weights = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
+    ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
+    scores = pagerank_arrays(len(ids), inverse[: len(rows)], inverse[len(rows) :], weights)
+    top = np.lexsort((ids, -scores))[:CENTRAL_CANDIDATES]
+    ranked = [(int(ids[i]), float(scores[i])) for i in top]
     found = nodes_by_ids(conn, [n for n, _ in ranked])
     out: list[tuple[GraphNode, float]] = []
     for node_id, score in ranked:
@@ -94,7 +103,7 @@ def _central(
             out.append((node, score))
             if len(out) >= limit:
                 break
-    return out, len(nodes)
+    return out, len(ids)
 
 
 def _entry_points(conn: sqlite3.Connection, prefix: str | None) -> list[tuple[GraphNode, str]]:
@@ -115,10 +124,51 @@ def _entry_points(conn: sqlite3.Connection, prefix: str | None) -> list[tuple[Gr
     return out[:MAX_ENTRY_POINTS]
 
 
-def op_architecture(ctx: OperationContext) -> Answer:
-    view = need_graph(ctx)
+@dataclass(frozen=True)
+class Structure:
+    """What ``architecture`` computed for one (store, generation, scope, limit)."""
+
+    items: tuple[Item, ...]
+    coverage: tuple[str, ...]
+    files: int
+    packages: dict[str, dict[str, Any]]
+    names: list[str]
+    ordered: list[str]
+    deps_sorted: list[tuple[tuple[str, str], dict[str, int]]]
+    layer_of: dict[str, int]
+    route_count: dict[str, int]
+    package_cycles: list[list[str]]
+    file_cycles: list[list[str]]
+
+
+_CACHE: OrderedDict[tuple[str, int, str | None, int], Structure] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+CACHE_ENTRIES = 8
+
+
+def _cached_structure(view: ReadView, prefix: str | None, limit: int) -> Structure:
+    """The structure of a published view never changes, so it is computed once per generation."""
+    key = (str(view.store_path), view.generation, prefix, limit)
+    with _CACHE_LOCK:
+        found = _CACHE.get(key)
+        if found is not None:
+            _CACHE.move_to_end(key)
+            return found
+    structure = _structure(view, prefix, limit)
+    with _CACHE_LOCK:
+        _CACHE[key] = structure
+        while len(_CACHE) > CACHE_ENTRIES:
+            _CACHE.popitem(last=False)
+    return structure
+
+
+def clear_architecture_cache() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _structure(view: ReadView, prefix: str | None, limit: int) -> Structure:
     conn = view.conn
-    prefix = _scope(ctx)
     files = _file_langs(conn, prefix)
     if not files:
         raise NotFound(f"no parsed files under {prefix!r} in generation {view.generation}")
@@ -152,7 +202,7 @@ def op_architecture(ctx: OperationContext) -> Answer:
     for path, n in routes.items():
         if _in_scope(path, prefix):
             route_count[_package(path)] += n
-    central, graph_size = _central(conn, prefix, ctx.request.limit)
+    central, graph_size = _central(conn, prefix, limit)
     entries = _entry_points(conn, prefix)
     reader = GraphReader(view)
     reader.prefetch_paths([n.path for n, _ in central] + [n.path for n, _ in entries])
@@ -179,42 +229,61 @@ def op_architecture(ctx: OperationContext) -> Answer:
         coverage.append(f"{sum(route_count.values())} HTTP route(s) recognised; see operation routes")
     ordered = sorted(names, key=lambda p: (-packages[p]["files"], p))
     deps_sorted = sorted(package_deps.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+    return Structure(
+        tuple(items),
+        tuple(coverage),
+        len(files),
+        packages,
+        names,
+        ordered,
+        deps_sorted,
+        layer_of,
+        dict(route_count),
+        package_cycles,
+        file_cycles,
+    )
+
+
+def op_architecture(ctx: OperationContext) -> Answer:
+    view = need_graph(ctx)
+    prefix = _scope(ctx)
+    st = _cached_structure(view, prefix, ctx.request.limit)
     for cap in DATA_CAPS:
-        shown = ordered[:cap] if cap else []
+        shown = st.ordered[:cap] if cap else []
         data = {
             "source": "index",
             "scope": prefix or ".",
-            "files": len(files),
-            "package_count": len(names),
+            "files": st.files,
+            "package_count": len(st.names),
             "packages": [
                 {
                     "package": p,
-                    "files": packages[p]["files"],
-                    "languages": packages[p]["languages"],
-                    "layer": layer_of.get(p, 0),
-                    **({"routes": route_count[p]} if route_count.get(p) else {}),
+                    "files": st.packages[p]["files"],
+                    "languages": st.packages[p]["languages"],
+                    "layer": st.layer_of.get(p, 0),
+                    **({"routes": st.route_count[p]} if st.route_count.get(p) else {}),
                 }
                 for p in shown
             ],
-            "dependency_count": len(package_deps),
+            "dependency_count": len(st.deps_sorted),
             "dependencies": [
-                {"from": a, "to": b, "edges": kinds} for (a, b), kinds in deps_sorted[: cap * 2]
+                {"from": a, "to": b, "edges": kinds} for (a, b), kinds in st.deps_sorted[: cap * 2]
             ],
-            "layers": _layer_lists(layer_of, cap),
-            "package_cycles": package_cycles[: min(cap, MAX_CYCLES)],
-            "import_cycles": file_cycles[: min(cap, MAX_CYCLES)],
+            "layers": _layer_lists(st.layer_of, cap),
+            "package_cycles": st.package_cycles[: min(cap, MAX_CYCLES)],
+            "import_cycles": st.file_cycles[: min(cap, MAX_CYCLES)],
         }
-        trimmed = list(coverage)
-        if len(shown) < len(names) or cap * 2 < len(deps_sorted):
+        trimmed = list(st.coverage)
+        if len(shown) < len(st.names) or cap * 2 < len(st.deps_sorted):
             trimmed.append(
-                f"data shows {len(shown)} of {len(names)} packages (most files first) and "
-                f"{min(cap * 2, len(deps_sorted))} of {len(deps_sorted)} package dependencies (most edges "
+                f"data shows {len(shown)} of {len(st.names)} packages (most files first) and "
+                f"{min(cap * 2, len(st.deps_sorted))} of {len(st.deps_sorted)} package dependencies (most edges "
                 "first); pass relativePath to zoom into a directory or raise maxChars"
             )
         try:
             return fit_answer(
                 "architecture",
-                items,
+                list(st.items),
                 max_chars=ctx.request.max_chars,
                 view=ctx.view_info,
                 coverage=trimmed,

@@ -57,6 +57,10 @@ def test_graph_commands(make_repo) -> None:
 
     text = runner.invoke(main, ["callers", "norm", "--root", str(root)])
     assert text.exit_code == 0 and "norm(x)" in text.output
+    assert "CALLS import  distance 1  confidence 0.95" in text.output
+    assert "coverage: depth limit 1 reached: 2 more callers one step further were not followed" in text.output
+    nobody = runner.invoke(main, ["callers", "clean_view", "--root", str(root)])
+    assert "note: no callers of clean_view in the index" in nobody.output
     missing = runner.invoke(main, ["callers", "nope", "--root", str(root)])
     assert missing.exit_code == 1
     bad = runner.invoke(main, ["callers", "norm", "--depth", "99", "--root", str(root)])

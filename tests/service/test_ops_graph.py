@@ -427,3 +427,37 @@ def test_graph_items_verify_against_the_disk(python_repo) -> None:
     moved = run(operation="verify", anchors=anchors)
     verdicts = {(i["anchor"]["path"], i["verdict"]) for i in moved["items"]}
     assert ("pkg/core.py", "moved") in verdicts or ("pkg/core.py", "stale") in verdicts
+
+
+ROUTES = {
+    "api/main.py": (
+        "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+        '@app.post("/orders")\ndef create_order():\n    return {}\n'
+    ),
+    "shop/views.py": "def product_list(request):\n    return None\n",
+    "shop/urls.py": (
+        "from django.urls import path\n\nfrom shop import views\n\n"
+        'urlpatterns = [\n    path("products/", views.product_list),\n]\n'
+    ),
+    "pages/api/hello.ts": "export default function handler(req: any, res: any) {\n  res.status(200).json({});\n}\n",
+    "app/users/route.ts": 'export async function GET() {\n  return new Response("[]");\n}\n',
+}
+
+
+def test_routes_across_frameworks_with_their_handlers(make_repo) -> None:
+    _root, run = open_repo(make_repo, ROUTES)
+    answer = run(operation="routes")
+    found = {
+        (r["method"], r["pattern"], r["framework"], r["handler"]["name"], r["handler"]["path"])
+        for r in of_kind(answer, "route")
+    }
+    assert found == {
+        ("POST", "/orders", "fastapi", "create_order", "api/main.py"),
+        ("ANY", "/products/", "django", "product_list", "shop/views.py"),
+        ("ANY", "/api/hello", "nextjs", "handler", "pages/api/hello.ts"),
+        ("GET", "/users", "nextjs", "GET", "app/users/route.ts"),
+    }
+    assert answer["data"]["frameworks"] == ["django", "fastapi", "nextjs"]
+    assert coverage_with(answer, "every route has a resolved handler")
+    only_api = run(operation="routes", path="pages/*")
+    assert [r["pattern"] for r in of_kind(only_api, "route")] == ["/api/hello"]

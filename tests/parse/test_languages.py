@@ -8,6 +8,7 @@ import re
 import pytest
 
 from lazy_intel.parse.extract import KIND_PRIORITY, extract_facts
+from lazy_intel.parse.facts import FLOW_KINDS
 from lazy_intel.parse.languages import LANGUAGES, grammar, query_source, tag_query
 
 REFERENCE_KINDS = {"call", "type", "inherit", "implement", "instantiate"}
@@ -24,6 +25,10 @@ PLAIN_CAPTURES = {
     "import.alias",
     "import.wildcard",
     "import.path",
+    "callee",
+    "flow.target",
+    "flow.value",
+    "flow.type",
 }
 
 # A definition before and after a syntax error, per language: (source, a symbol that must survive).
@@ -64,6 +69,8 @@ def test_grammar_loads_and_query_uses_known_captures(lang: str) -> None:
             assert kind in KIND_PRIORITY, f"{lang}: unknown definition kind @{capture}"
         elif family == "reference":
             assert kind in REFERENCE_KINDS, f"{lang}: unknown reference kind @{capture}"
+        elif family == "flow":
+            assert kind in FLOW_KINDS, f"{lang}: unknown flow kind @{capture}"
         else:
             pytest.fail(f"{lang}: capture @{capture} means nothing to the extractor")
 

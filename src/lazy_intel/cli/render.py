@@ -51,13 +51,24 @@ def render_text(answer: Answer) -> str:
             head.append(str(extra["verdict"]))
         if item.score is not None:
             head.append(f"score {item.score:.3f}")
+        edge = extra.get("edge")
+        if isinstance(edge, Mapping):  # graph evidence: how the edge was resolved and how sure it is
+            head.append(f"{edge.get('type', '')} {edge.get('strategy', '')}".strip())
+        if "distance" in extra:
+            head.append(f"distance {extra['distance']}")
+        if item.confidence is not None:
+            head.append(f"confidence {item.confidence:.2f}")
         out.append("  ".join(head))
         if item.body_omitted:
             out.append(f"    (body omitted: needs {item.needed_chars} chars; raise --max-chars)")
         elif item.text is not None:
             out.extend(_excerpt(item.text))
+    if answer.message:
+        out.append(f"note: {answer.message}")
     if answer.data:
         out.extend(_data_lines(answer.data))
+    for line in answer.coverage:
+        out.append(f"coverage: {line}")
     for warning in answer.warnings:
         out.append(f"warning: {warning}")
     footer = f"{answer.status} · generation {answer.view.generation}"

@@ -16,7 +16,16 @@ capture names:
     node captured as ``@doc.owner``. Without one, the
     comments immediately above a definition become its doc.
 ``@reference.<kind>`` + ``@name`` (+ ``@receiver``)
-    a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``.
+    a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``. A call whose
+    callee is computed (``d["a"]()``, ``f()()``) captures ``@callee`` instead of ``@name`` and gets an
+    empty name. For ``call`` and ``instantiate`` the engine also records the callee and the
+    arguments as compact expressions (:mod:`lazy_intel.parse.expressions`), read from the
+    captured node's ``function``/``arguments`` fields (or ``object`` + ``name``).
+``@flow.<kind>`` + ``@flow.target`` / ``@flow.value`` / ``@flow.type``
+    a value flowing into a name: ``assign`` (``target = value``, ``type`` a declared type),
+    ``iterate`` (``for target in value``), ``parameter`` (capture the parameter node itself;
+    ``value`` is its default), ``return`` and ``yield`` (``value`` only). The engine adds the
+    enclosing control-flow path (see :mod:`lazy_intel.parse.flows`).
 ``@import`` + ``@import.module`` / ``@import.name`` / ``@import.alias`` / ``@import.wildcard``
     an import statement. ``@import.path`` is a dotted ``a.b.C`` whose last part is the imported name
     and the rest its module (Kotlin keeps the path in one node); a module captured as several nodes
@@ -33,6 +42,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, call_parts, dumps, expression
 from lazy_intel.parse.facts import (
     CALLABLE_KINDS,
     CONTAINER_KINDS,
@@ -41,6 +51,7 @@ from lazy_intel.parse.facts import (
     ReferenceFact,
     SymbolFact,
 )
+from lazy_intel.parse.flows import RawFlow, collect_flows, flow_kind
 from lazy_intel.parse.languages import grammar, tag_query
 
 logger = logging.getLogger(__name__)
@@ -243,11 +254,16 @@ class _Collector:
         self.docs: dict[tuple[int, int], str] = {}
         self.refs: list[tuple[str, tree_sitter.Node, tree_sitter.Node, tree_sitter.Node | None]] = []
         self.imports: list[tuple[tree_sitter.Node, dict[str, list[tree_sitter.Node]]]] = []
+        self.flows: list[RawFlow] = []
+        self.computed: set[tuple[int, int]] = set()  # name node spans of calls with a computed callee
 
     def add_match(self, caps: dict[str, list[tree_sitter.Node]]) -> None:
         name_node = _first(caps, "name")
         if name_node is not None and not _text(self.source, name_node).strip():
             name_node = None  # a MISSING node inserted by error recovery names nothing
+        if name_node is None and "callee" in caps:
+            name_node = caps["callee"][0]
+            self.computed.add((name_node.start_byte, name_node.end_byte))
         for capture, nodes in caps.items():
             if capture.startswith("definition.") and name_node is not None:
                 self._add_def(capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "parent"))
@@ -264,6 +280,8 @@ class _Collector:
                 self.refs.append((capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "receiver")))
             elif capture == "import":
                 self.imports.append((nodes[0], caps))
+            elif (kind := flow_kind(capture)) is not None:
+                self.flows.append((kind, nodes[0], caps))
 
     def _add_def(
         self,
@@ -413,10 +431,23 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
     ref_scopes = _sweep_scopes(defs, [r[2].start_byte for r in unique_refs])
     references = []
     for (kind, node, name_node, receiver_node), scope in zip(unique_refs, ref_scopes, strict=True):
-        qualifiers, name = _split_name(_text(source, name_node).replace(".", "::"))
+        if (name_node.start_byte, name_node.end_byte) in collector.computed:
+            qualifiers, name = [], ""
+        else:
+            qualifiers, name = _split_name(_text(source, name_node).replace(".", "::"))
         receiver = _text(source, receiver_node)[:MAX_RECEIVER_CHARS] if receiver_node is not None else None
         if receiver is None and qualifiers:
             receiver = ".".join(qualifiers)
+        callee = args = None
+        if kind in ("call", "instantiate"):
+            # args is None when the site is not call syntax (a decorator name, a struct literal)
+            if node.type in CALL_TYPES:
+                callee_expr, args_list = call_parts(source, node)
+            else:
+                callee_expr, args_list = expression(source, node), None
+            simple = ["n", name] if receiver is None else ["a", ["n", receiver], name]
+            callee = dumps(callee_expr) if callee_expr not in (simple, UNKNOWN) else None
+            args = dumps(args_list) if args_list is not None else None
         references.append(
             ReferenceFact(
                 name=name,
@@ -428,16 +459,25 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                 name_end_byte=name_node.end_byte,
                 scope=scope,
                 receiver=receiver,
+                callee=callee,
+                args=args,
             )
         )
 
     imports = _imports(source, defs, collector.imports)
+    flows = collect_flows(
+        source,
+        collector.flows,
+        lambda positions: _sweep_scopes(defs, positions),
+        {(d.node.start_byte, d.node.end_byte) for d in defs},
+    )
     return FileFacts(
         path=path,
         lang=lang,
         symbols=tuple(symbols),
         references=tuple(references),
         imports=imports,
+        flows=flows,
         syntax_errors=1 if root.has_error else 0,
     )
 

@@ -48,6 +48,10 @@ class ReferenceFact:
     ``start_byte``/``end_byte`` span the whole site (e.g. the call); ``name_*`` the referenced name.
     ``scope`` is the qualified name of the innermost enclosing definition (``None`` at file level).
     ``receiver`` is the text of the object a member is reached through (``self`` in ``self.f()``).
+    For calls, ``callee`` is the called expression when it is more than ``name`` or ``receiver.name``
+    (``d["a"]()``, ``f()()``), and ``args`` the arguments (``None`` when the site is not call syntax,
+    e.g. a decorator name); both are compact expressions (JSON text, see
+    :mod:`lazy_intel.parse.expressions`).
     """
 
     name: str
@@ -59,6 +63,8 @@ class ReferenceFact:
     name_end_byte: int
     scope: str | None
     receiver: str | None
+    callee: str | None = None
+    args: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,33 @@ class ImportFact:
     wildcard: bool = False
 
 
+FLOW_KINDS: frozenset[str] = frozenset({"assign", "iterate", "parameter", "return", "yield"})
+
+
+@dataclass(frozen=True)
+class FlowFact:
+    """A value flowing into a name (the raw material of ASSIGNED_FROM and call resolution).
+
+    ``kind``: ``assign`` (``target = value``), ``iterate`` (``for target in value``), ``parameter``
+    (``target`` is the parameter, ``value`` its default, ``index`` its position), ``return`` and
+    ``yield`` (``value`` leaves ``scope``). ``target``, ``value`` and ``annotation`` (a declared
+    type) are compact expressions (JSON text). ``condition_path`` lists the control-flow nodes
+    (``if_statement``, ``for_statement``, ``try_statement``, …) between the fact and its scope,
+    outermost first.
+    """
+
+    kind: str
+    scope: str | None
+    target: str | None
+    value: str | None
+    annotation: str | None
+    index: int
+    start_byte: int
+    end_byte: int
+    line: int
+    condition_path: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class FileFacts:
     path: str
@@ -82,5 +115,6 @@ class FileFacts:
     symbols: tuple[SymbolFact, ...] = ()
     references: tuple[ReferenceFact, ...] = ()
     imports: tuple[ImportFact, ...] = ()
+    flows: tuple[FlowFact, ...] = ()
     syntax_errors: int = 0
     error: str | None = None  # set when the file could not be parsed at all

@@ -16,7 +16,11 @@ from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer, View
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.freshness import check_after_read, reading
+from lazy_intel.service.ops_architecture import op_architecture
+from lazy_intel.service.ops_auto import op_auto, op_context
 from lazy_intel.service.ops_control import op_repair, op_status, op_sync, op_verify
+from lazy_intel.service.ops_graph import op_callees, op_callers, op_impact, op_routes
+from lazy_intel.service.ops_references import op_implementations, op_references
 from lazy_intel.service.ops_retrieval import op_search, op_symbol
 from lazy_intel.service.ops_semantic import SEMANTIC_OPERATIONS, live_answer
 from lazy_intel.service.requests import Request, parse_request
@@ -49,6 +53,39 @@ OPERATIONS: dict[str, OperationSpec] = {
             "search", op_search, "ranked code chunks for a query (lexical BM25 over symbol chunks)"
         ),
         OperationSpec("symbol", op_symbol, "definitions of a symbol with body, signature, doc and parent"),
+        OperationSpec(
+            "context",
+            op_context,
+            "best definitions for a query or symbol + their callers/callees + related files",
+        ),
+        OperationSpec(
+            "auto",
+            op_auto,
+            "classify the query (symbol, path, stack trace, text) and run the fitting operations",
+        ),
+        OperationSpec(
+            "references",
+            op_references,
+            "reference sites of a symbol: live LSP when a server can answer, else the index graph",
+        ),
+        OperationSpec(
+            "implementations",
+            op_implementations,
+            "subtypes/overrides of a symbol: live LSP when a server can answer, else the index graph",
+        ),
+        OperationSpec("callers", op_callers, "call sites of a symbol, depth-bounded, with edge confidence"),
+        OperationSpec("callees", op_callees, "calls made by a symbol, depth-bounded, with edge confidence"),
+        OperationSpec(
+            "impact", op_impact, "reverse transitive dependents of a symbol or file, with affected tests"
+        ),
+        OperationSpec(
+            "architecture",
+            op_architecture,
+            "packages, their dependencies, layers, entry points, cycles and central symbols",
+        ),
+        OperationSpec(
+            "routes", op_routes, "HTTP routes (Flask, FastAPI, Django, Express, Next.js) -> handlers"
+        ),
         OperationSpec(
             "status",
             op_status,
@@ -96,6 +133,7 @@ OPERATIONS.update(
             name, live_answer, summary, reads_view=False, optional_view=True, dirty_check=False, semantic=True
         )
         for name, summary in SEMANTIC_OPERATIONS.items()
+        if name not in OPERATIONS  # references/implementations: live when possible, else the graph
     }
 )
 

@@ -67,7 +67,7 @@ class Request:
     granularity: str = "chunk"
     anchors: tuple[Mapping[str, Any], ...] = field(default=())
     backend: str = "all"
-    depth: int = 1
+    depth: int | None = None  # each operation has its own default
     line: int | None = None
     character: int | None = None
     include_declaration: bool = True

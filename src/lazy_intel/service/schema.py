@@ -29,11 +29,22 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Most results."},
     "cursor": {"type": "string", "description": "next_cursor of a previous answer to continue it."},
-    "query": {"type": "string", "description": "search: words, identifiers, error text, an issue report."},
-    "symbol": {"type": "string", "description": "symbol: a name, Class.method, or module.path.Name."},
-    "relativePath": {"type": "string", "description": "File relative to the root, to pick one definition."},
+    "query": {
+        "type": "string",
+        "description": "search/context/auto: words, identifiers, a path, a stack trace, an issue report; routes: substring of METHOD pattern.",
+    },
+    "symbol": {
+        "type": "string",
+        "description": "symbol, callers, callees, references, implementations, impact, context: a name, "
+        "Class.method, or module.path.Name.",
+    },
+    "relativePath": {
+        "type": "string",
+        "description": "File relative to the root, to pick one definition; impact: the file whose "
+        "definitions are asked about; architecture: a directory to zoom into.",
+    },
     "lang": {"type": "string", "description": "search filter: language (python, typescript, go, …)."},
-    "path": {"type": "string", "description": "search filter: path glob, e.g. 'src/*.py'."},
+    "path": {"type": "string", "description": "search/routes filter: path glob, e.g. 'src/*.py'."},
     "kind": {"type": "string", "description": "search filter: symbol kind (function, method, class, …)."},
     "layer": {
         "type": "string",
@@ -61,7 +72,12 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "verify: anchors from earlier answers.",
     },
     "backend": {"type": "string", "enum": list(BACKENDS), "description": "sync/reindex: which projection."},
-    "depth": {"type": "integer", "minimum": 1, "maximum": 10, "description": "Graph traversal depth."},
+    "depth": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 10,
+        "description": "Graph traversal depth: callers/callees default 1, impact and implementations 3.",
+    },
     "line": {"type": "integer", "minimum": 0, "description": "Zero-based line (semantic operations)."},
     "character": {
         "type": "integer",

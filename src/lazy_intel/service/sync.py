@@ -23,12 +23,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lazy_intel.faultpoints import pause_point
+from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, GraphReport, update_graph
 from lazy_intel.parse.languages import parser_fingerprint, parser_versions
 from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
-from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter, compact_fulltext
+from lazy_intel.store.writer import (
+    AppliedChange,
+    ChangeSet,
+    FileRecord,
+    StatRefresh,
+    StoreWriter,
+    compact_fulltext,
+)
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
@@ -55,6 +63,7 @@ class SyncReport:
     seconds: float
     store: str
     changed_paths: tuple[str, ...] = ()
+    graph: GraphReport | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -68,6 +77,7 @@ class SyncReport:
             "parse_errors": self.parse_errors,
             "seconds": round(self.seconds, 3),
             "store": self.store,
+            **({"graph": self.graph.to_dict()} if self.graph is not None else {}),
         }
 
 
@@ -108,6 +118,7 @@ def _store_is_compatible(path: Path) -> bool:
         meta is not None
         and meta.get("schema_version") == str(SCHEMA_VERSION)
         and meta.get("parser_fingerprint") == parser_fingerprint()
+        and meta.get("resolver_version") == RESOLVER_VERSION
     )
 
 
@@ -131,7 +142,7 @@ def run_sync(
     journal = PublicationJournal(state.runtime)
     policy = load_policy(root)
     fingerprint = parser_fingerprint()
-    scope_digest = policy.digest(fingerprint, str(max_file_bytes), str(SCHEMA_VERSION))
+    scope_digest = policy.digest(fingerprint, str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
     live = current_store_path(state)
     full = rebuild or live is None or not _store_is_compatible(live)
     intent: Intent | None = None
@@ -212,11 +223,22 @@ def run_sync(
             "scope_digest": scope_digest,
             "scope_source": listing.source,
             "root": str(root),
+            "resolver_version": RESOLVER_VERSION,
         }
+        graph_reports: list[GraphReport] = []
+
+        def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
+            if progress:
+                progress("graph", 0, len(applied.upserted) + len(applied.removed))
+            graph_reports.append(
+                update_graph(conn, GraphDelta(applied.upserted, applied.removed, full=applied.full))
+            )
+
         generation = writer.publish(
             ChangeSet(upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full),
             meta,
             captured_ns=capture_started,
+            derive=derive_graph,
         )
         if not full:
             compact_fulltext(conn)
@@ -252,6 +274,7 @@ def run_sync(
         seconds=time.monotonic() - started,
         store=target.name,
         changed_paths=tuple(sorted(added + modified + list(removed))),
+        graph=graph_reports[0] if graph_reports else None,
     )
 
 

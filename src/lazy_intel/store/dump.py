@@ -44,7 +44,7 @@ def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...
     dump["refs"] = sorted(
         q(
             "SELECT f.path, r.name, r.kind, r.start_byte, r.end_byte, r.line, r.name_start_byte, r.name_end_byte, "
-            "r.scope_name, r.receiver FROM refs r JOIN files f ON f.id = r.file_id"
+            "r.scope_name, r.receiver, r.callee, r.args FROM refs r JOIN files f ON f.id = r.file_id"
         ).fetchall(),
         key=repr,
     )
@@ -54,6 +54,31 @@ def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...
             "FROM imports i JOIN files f ON f.id = i.file_id"
         ).fetchall(),
         key=repr,
+    )
+    dump["flows"] = sorted(
+        q(
+            "SELECT f.path, w.kind, w.scope_name, w.target, w.value, w.annotation, w.position, w.start_byte, "
+            "w.end_byte, w.line, w.condition_path FROM flows w JOIN files f ON f.id = w.file_id"
+        ).fetchall(),
+        key=repr,
+    )
+    dump["nodes"] = sorted(
+        q(
+            "SELECT id, file_key, label, labels, name, qualified_name, kind, path, lang, start_byte, end_byte, "
+            "start_line, end_line, properties FROM nodes"
+        ).fetchall(),
+        key=repr,
+    )
+    # node ids are content-derived (stable), so edges compare by their endpoints' ids directly
+    dump["edges"] = sorted(
+        q(
+            "SELECT file_key, type, src, dst, strategy, confidence, target, path, start_byte, end_byte, line, "
+            "properties FROM edges"
+        ).fetchall(),
+        key=repr,
+    )
+    dump["graph_files"] = sorted(
+        q("SELECT path, file_key, interface_sha, definitions, deps FROM graph_files").fetchall()
     )
     dump["fts_rows"] = [(q("SELECT count(*) FROM chunks_fts").fetchone()[0],)]
     return dump

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # FTS5 columns, in order; bm25 weights per column live with the ranking code (search/lexical.py).
 FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body", "path")
@@ -88,7 +88,9 @@ CREATE TABLE refs (
     name_start_byte INTEGER NOT NULL,
     name_end_byte   INTEGER NOT NULL,
     scope_name      TEXT,
-    receiver        TEXT
+    receiver        TEXT,
+    callee          TEXT,               -- compact expression (JSON) when more than receiver.name
+    args            TEXT                -- compact expressions (JSON list) of a call's arguments
 );
 CREATE INDEX refs_file ON refs(file_id);
 CREATE INDEX refs_name ON refs(name);
@@ -106,10 +108,82 @@ CREATE TABLE imports (
     wildcard   INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX imports_file ON imports(file_id);
+
+-- values flowing into names: assignments, loop variables, parameters, returns (parse/facts.py)
+CREATE TABLE flows (
+    id             INTEGER PRIMARY KEY,
+    file_id        INTEGER NOT NULL,
+    kind           TEXT NOT NULL,
+    scope_name     TEXT,
+    target         TEXT,
+    value          TEXT,
+    annotation     TEXT,
+    position       INTEGER NOT NULL,
+    start_byte     INTEGER NOT NULL,
+    end_byte       INTEGER NOT NULL,
+    line           INTEGER NOT NULL,
+    condition_path TEXT                -- space-separated control-flow node types, outermost first
+);
+CREATE INDEX flows_file ON flows(file_id);
+
+-- the property graph (DESIGN §7). Node ids are stable hashes of what a node is (path, label,
+-- qualified name, occurrence), so an edge from an unchanged file stays valid while the file it
+-- points into is re-parsed. Rows are owned by a file through file_key (a stable hash of its path;
+-- 0 for Module nodes, which are derived from the set of files).
+CREATE TABLE nodes (
+    id             INTEGER PRIMARY KEY,
+    file_key       INTEGER NOT NULL,
+    label          TEXT NOT NULL,
+    labels         TEXT NOT NULL,      -- every label, space-delimited with a leading and trailing space
+    name           TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    kind           TEXT,
+    path           TEXT,
+    lang           TEXT,
+    start_byte     INTEGER,
+    end_byte       INTEGER,
+    start_line     INTEGER,
+    end_line       INTEGER,
+    properties     TEXT                -- JSON object
+);
+CREATE INDEX nodes_file ON nodes(file_key);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_qualified ON nodes(qualified_name);
+CREATE INDEX nodes_label ON nodes(label);
+CREATE INDEX nodes_path ON nodes(path, start_byte);
+
+CREATE TABLE edges (
+    id         INTEGER PRIMARY KEY,
+    file_key   INTEGER NOT NULL,       -- the file whose facts produced the edge
+    type       TEXT NOT NULL,
+    src        INTEGER NOT NULL,
+    dst        INTEGER,                -- NULL: unresolved; target says what was written
+    strategy   TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    target     TEXT,
+    path       TEXT,                   -- the site: file, byte span and line
+    start_byte INTEGER,
+    end_byte   INTEGER,
+    line       INTEGER,
+    properties TEXT                    -- JSON object
+);
+CREATE INDEX edges_src ON edges(src, type);
+CREATE INDEX edges_dst ON edges(dst, type);
+CREATE INDEX edges_file ON edges(file_key);
+CREATE INDEX edges_unresolved ON edges(target) WHERE dst IS NULL;
+
+-- per file: what its resolution consulted, so a change re-resolves exactly the files it affects
+CREATE TABLE graph_files (
+    path          TEXT PRIMARY KEY,
+    file_key      INTEGER NOT NULL,
+    interface_sha TEXT NOT NULL,       -- digest of what other files may read from this one
+    definitions   TEXT NOT NULL,       -- its definitions' identities, one per line
+    deps          TEXT NOT NULL        -- lookup tokens of its last resolution, one per line
+);
 """
 
 # Per-file tables: deleting a file means deleting its rows from each of these.
-FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports")
+FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports", "flows")
 
 
 # a checkpointed write-ahead log is truncated back to at most this many bytes

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -120,6 +120,18 @@ def compact_fulltext(conn: sqlite3.Connection) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class AppliedChange:
+    """What a publication applied: the paths written and removed, and whether it rebuilt everything."""
+
+    upserted: tuple[str, ...]
+    removed: tuple[str, ...]
+    full: bool
+
+
+Derive = Callable[[sqlite3.Connection, AppliedChange], None]
+
+
 def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -135,10 +147,19 @@ class StoreWriter:
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         return int(row[0]) if row else 0
 
-    def publish(self, change: ChangeSet, meta: Mapping[str, str], *, captured_ns: int | None = None) -> int:
+    def publish(
+        self,
+        change: ChangeSet,
+        meta: Mapping[str, str],
+        *,
+        captured_ns: int | None = None,
+        derive: Derive | None = None,
+    ) -> int:
         """Apply ``change`` and ``meta`` in one transaction; returns the (possibly new) generation.
 
         A change set that touches no content only refreshes stat data and does not bump the generation.
+        ``derive`` updates projections computed from the applied facts (the graph) in the same
+        transaction, so no reader ever sees files and graph from different generations.
         """
         stamp = captured_ns if captured_ns is not None else time.time_ns()
         conn = self.conn
@@ -147,11 +168,11 @@ class StoreWriter:
         try:
             for path in change.removals:
                 self._delete_file(path)
-            upserted = 0
+            upserted: list[str] = []
             for record in change.upserts:
                 self._delete_file(record.path)
                 self._insert_file(record, stamp)
-                upserted += 1
+                upserted.append(record.path)
             for refresh in change.refreshes:
                 conn.execute(
                     "UPDATE files SET mtime_ns=?, captured_ns=? WHERE path=?",
@@ -160,6 +181,8 @@ class StoreWriter:
             generation = self.generation()
             if upserted or change.removals or change.changes_content:
                 conn.execute("DELETE FROM contents WHERE sha256 NOT IN (SELECT sha256 FROM files)")
+                if derive is not None:
+                    derive(conn, AppliedChange(tuple(upserted), change.removals, change.changes_content))
                 generation += 1
                 self._set_meta({"generation": str(generation), "published_at": _now_iso()})
             self._set_meta(meta)
@@ -261,7 +284,7 @@ class StoreWriter:
     def _insert_refs(self, file_id: int | None, facts: FileFacts) -> None:
         self.conn.executemany(
             "INSERT INTO refs(file_id, name, kind, start_byte, end_byte, line, name_start_byte, name_end_byte, "
-            "scope_name, receiver) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "scope_name, receiver, callee, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     file_id,
@@ -274,8 +297,30 @@ class StoreWriter:
                     r.name_end_byte,
                     r.scope,
                     r.receiver,
+                    r.callee,
+                    r.args,
                 )
                 for r in facts.references
+            ],
+        )
+        self.conn.executemany(
+            "INSERT INTO flows(file_id, kind, scope_name, target, value, annotation, position, start_byte, "
+            "end_byte, line, condition_path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    file_id,
+                    f.kind,
+                    f.scope,
+                    f.target,
+                    f.value,
+                    f.annotation,
+                    f.index,
+                    f.start_byte,
+                    f.end_byte,
+                    f.line,
+                    " ".join(f.condition_path),
+                )
+                for f in facts.flows
             ],
         )
         self.conn.executemany(

@@ -50,6 +50,21 @@
 
 (type (identifier) @name @reference.type)
 
+; `raise Error` instantiates the exception class
+((raise_statement
+  (identifier) @name) @reference.call
+  (#match? @name "^[A-Z]"))
+
+((raise_statement
+  (attribute
+    object: (_) @receiver
+    attribute: (identifier) @name)) @reference.call
+  (#match? @name "^[A-Z]"))
+
+; a computed callee: `handlers["a"]()`, `factory()()`, `(f or g)()`
+(call
+  function: [(subscript) (call) (parenthesized_expression)] @callee) @reference.call
+
 (decorator (identifier) @name @reference.call)
 
 (decorator (attribute attribute: (identifier) @name) @reference.call)
@@ -76,3 +91,63 @@
 (import_from_statement
   module_name: (_) @import.module
   (wildcard_import) @import.wildcard) @import
+
+; ---- value flow (assignments, loop variables, parameters, returns)
+(assignment
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(assignment
+  left: (_) @flow.target
+  type: (_) @flow.type) @flow.assign
+
+(assignment
+  left: (_) @flow.target
+  type: (_) @flow.type
+  right: (_) @flow.value) @flow.assign
+
+(for_statement
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.iterate
+
+(for_in_clause
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.iterate
+
+(with_item
+  value: (as_pattern
+    (_) @flow.value
+    alias: (as_pattern_target (_) @flow.target))) @flow.assign
+
+(function_definition
+  parameters: (parameters
+    (identifier) @flow.target @flow.parameter))
+
+(function_definition
+  parameters: (parameters
+    (default_parameter
+      name: (identifier) @flow.target
+      value: (_) @flow.value) @flow.parameter))
+
+(function_definition
+  parameters: (parameters
+    (typed_parameter
+      (identifier) @flow.target
+      type: (_) @flow.type) @flow.parameter))
+
+(function_definition
+  parameters: (parameters
+    (typed_default_parameter
+      name: (identifier) @flow.target
+      type: (_) @flow.type
+      value: (_) @flow.value) @flow.parameter))
+
+(function_definition
+  parameters: (parameters
+    [(list_splat_pattern) (dictionary_splat_pattern)] @flow.target @flow.parameter))
+
+(return_statement
+  (_) @flow.value) @flow.return
+
+(yield
+  (_) @flow.value) @flow.yield

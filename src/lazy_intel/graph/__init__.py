@@ -1,0 +1,1 @@
+"""The property graph: resolution, traversal, ranking, Cypher subset, routes (DESIGN §7)."""

@@ -1,0 +1,203 @@
+"""From a site's callee expression to target nodes, with the strategy that found them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lazy_intel.graph.analysis import Analysis
+from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
+from lazy_intel.graph.modules import IMPORT_AWARE
+from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
+from lazy_intel.graph.values import Value, ordered
+
+HOW_TO_STRATEGY = {
+    "local": "local",
+    "import": "import",
+    "dataflow": "dataflow",
+    "package": "package",
+    "self": "self",
+    "builtin": "builtin",
+    "unbound": "unresolved",
+}
+# When one site reaches targets by several routes, the edge reports the most direct one.
+STRATEGY_ORDER = ("local", "self", "import", "package", "member", "inheritance", "dataflow")
+CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+TYPE_KINDS = frozenset(
+    {"class", "struct", "interface", "trait", "enum", "record", "object", "type", "protocol", "union"}
+)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """One target of a site: a node id (``None`` when unresolved) with how it was found."""
+
+    dst: int | None
+    strategy: str
+    confidence: float
+    target: str
+    extra: dict[str, Any] | None = None
+
+
+def render(expr: Any) -> str:
+    """A short text for an expression, as written (``self.client.send``, ``handlers[…]()``)."""
+    if not expr:
+        return "…"
+    tag = expr[0]
+    if tag == "n":
+        return str(expr[1])
+    if tag == "a":
+        return f"{render(expr[1])}.{expr[2]}"
+    if tag == "c":
+        return f"{render(expr[1])}()"
+    if tag == "k":
+        return f"{render(expr[1])}[…]"
+    if tag == "s":
+        return repr(expr[1])[:40]
+    if tag == "l":
+        return "<lambda>"
+    return "…"
+
+
+def classify(
+    an: Analysis, model: FileModel, scope: str, expr: Any, site: str
+) -> tuple[list[tuple[Value, str]], str]:
+    """Values of a callee expression, each with its strategy, and the reason when there are none."""
+    tag = expr[0]
+    if tag == "n":
+        values, how = an.lookup(model, scope, expr[1])
+        strategy = HOW_TO_STRATEGY[how]
+        return [(v, strategy) for v in ordered(values)], strategy
+    if tag == "a":
+        owners = an.eval(model, scope, expr[1], site)
+        if not owners:
+            return [], "unknown-receiver"
+        enclosing = an.enclosing_class(model, scope)
+        out: list[tuple[Value, str]] = []
+        for owner in ordered(owners):
+            for value, depth in an.member(owner, expr[2]):
+                if owner[0] in ("mod", "pkg"):
+                    strategy = "import"
+                elif owner[0] == "ext":
+                    strategy = "external"
+                elif depth > 0 or owner[0] == "super":
+                    strategy = "inheritance"
+                elif enclosing is not None and owner == ("inst", enclosing.node_id) and expr[1][0] == "n":
+                    strategy = "self"
+                else:
+                    strategy = "member"
+                out.append((value, strategy))
+        return out, ("member-not-found" if not out else "member")
+    values = an.eval(model, scope, expr, site)
+    return [(v, "dataflow") for v in ordered(values)], "dataflow"
+
+
+def call_targets(
+    an: Analysis, model: FileModel, scope: str, expr: Any, site: str, *, kind: str, call_syntax: bool = True
+) -> list[Resolution]:
+    """The targets of a call (or instantiation) site; an unresolved site yields one ``dst=None``.
+
+    An out-of-repository target is reported (``external``/``builtin``, no ``dst``); ``[]`` only for a
+    builtin reached without call syntax (``raise ValueError``).
+    """
+    text = render(expr)
+    found, reason = classify(an, model, scope, expr, site)
+    out: dict[int, Resolution] = {}
+    unresolved: Resolution | None = None
+    also: list[Resolution] = []
+    for value, strategy in found:
+        if value[0] in ("def", "bm"):
+            entry = an.p.symbol(value[1])
+            if entry is None:
+                continue
+            symbol = entry[1]
+            extra = None
+            dst = value[1]
+            if symbol.label in TYPE_LABELS:
+                constructor = an.constructor(value[1])
+                extra = {"instantiates": symbol.qualified}
+                if constructor is not None:
+                    dst = constructor
+                elif external := an.external_bases(value[1]):  # its constructor is inherited from outside
+                    also.append(Resolution(None, "external", 0.0, f"{external[0]}.__init__", extra))
+            elif symbol.label not in CALLABLE_LABELS:
+                continue  # a variable whose value is unknown: reported unresolved below
+            previous = out.get(dst)
+            if previous is None or _rank(strategy) < _rank(previous.strategy):
+                out[dst] = Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra)
+        elif value[0] == "ext":
+            if strategy == "builtin" and not call_syntax:
+                continue  # `raise ValueError`: nothing of ours runs
+            builtin = strategy == "builtin" or value[1].split(".")[0] in ("str", "int")
+            unresolved = Resolution(None, "builtin" if builtin else "external", 0.0, value[1])
+        elif value[0] == "lam" and unresolved is None:
+            unresolved = Resolution(None, "lambda", 0.0, text)
+    if not out and unresolved is None and found and all(v[0] == "ext" for v, _ in found):
+        return []
+    if out:
+        resolved = sorted(out.values(), key=lambda r: r.dst or 0)
+        if len(resolved) > 1:
+            resolved = [
+                Resolution(r.dst, r.strategy, round(r.confidence * 0.8, 4), r.target, r.extra)
+                for r in resolved
+            ]
+        return resolved
+    if unresolved is not None:
+        return [unresolved]
+    if reason in ("unresolved", "unknown-receiver"):
+        name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
+        if name:
+            member = expr[0] == "a"
+            kinds = CALLABLE_KINDS if member and kind != "instantiate" else CALLABLE_KINDS | TYPE_KINDS
+            fallback = by_unique_name(an, model, name, kinds, member=member)
+            if fallback:
+                return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
+    return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
+
+
+def by_unique_name(
+    an: Analysis, model: FileModel, name: str, kinds: frozenset[str], *, member: bool
+) -> list[Resolution]:
+    """The unique-name strategy: one definition with this name (and kind) anywhere, else ambiguous."""
+    candidates = [d for d in an.p.named(name) if d.kind in kinds and (not member or d.parent)]
+    if not candidates:
+        return []
+    if len(candidates) > MAX_AMBIGUOUS:
+        return [
+            Resolution(None, "unresolved", 0.0, name, {"reason": "ambiguous", "candidates": len(candidates)})
+        ]
+    base = CONFIDENCE["unique-name"]
+    if model.lang in IMPORT_AWARE and not member:
+        base -= 0.1  # an import-aware language should have found it through scopes or imports
+    if len(candidates) == 1:
+        return [Resolution(candidates[0].node_id, "unique-name", base, name)]
+    share = round(CONFIDENCE["ambiguous"] / len(candidates), 4)
+    return [
+        Resolution(c.node_id, "ambiguous", share, name, {"candidates": len(candidates)}) for c in candidates
+    ]
+
+
+def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: str) -> list[Resolution]:
+    """The type (class, interface, alias) a type use, base class or implemented interface names."""
+    text = render(expr)
+    found, reason = classify(an, model, scope, expr, site)
+    out: dict[int, Resolution] = {}
+    for value, strategy in found:
+        if value[0] == "def":
+            entry = an.p.symbol(value[1])
+            if entry is not None and entry[1].label in TYPE_LABELS | {"Type"}:
+                out.setdefault(value[1], Resolution(value[1], strategy, CONFIDENCE.get(strategy, 0.5), text))
+        elif value[0] == "ext":
+            return [Resolution(None, "builtin" if strategy == "builtin" else "external", 0.0, value[1])]
+    if out:
+        return sorted(out.values(), key=lambda r: r.dst or 0)
+    name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
+    if name and reason in ("unresolved", "unknown-receiver", "member"):
+        fallback = by_unique_name(an, model, name, TYPE_KINDS, member=False)
+        if fallback:
+            return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
+    return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
+
+
+def _rank(strategy: str) -> int:
+    return STRATEGY_ORDER.index(strategy) if strategy in STRATEGY_ORDER else len(STRATEGY_ORDER)

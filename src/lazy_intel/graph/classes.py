@@ -1,0 +1,199 @@
+"""Members of values: classes and their hierarchy (C3 order), instance attributes, constructors,
+the iteration protocol, modules and packages. A mixin of :class:`lazy_intel.graph.evaluate.Evaluator`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lazy_intel.graph.model import TYPE_LABELS, FileModel
+from lazy_intel.graph.modules import Target, python_submodule
+from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.values import Value, bounded, c3_merge, module_value, ordered
+
+if TYPE_CHECKING:
+    from lazy_intel.graph.program import Program
+
+MAX_MRO = 24
+
+
+class ClassMixin:
+    p: Program
+
+    if TYPE_CHECKING:  # provided by the evaluator
+
+        def demand(self, key: tuple[Any, ...], compute: Any, empty: Any = ...) -> Any: ...
+        def eval(self, model: FileModel, scope: str, expr: Any, site: str) -> set[Value]: ...
+        def read(self, key: tuple[Any, ...]) -> set[Value]: ...
+        def is_full(self, model: FileModel) -> bool: ...
+        def model_at(self, path: str, full_allowed: bool) -> FileModel | None: ...
+        def declared(self, model: FileModel) -> dict[str, dict[str, list[Any]]]: ...
+        def var_values(self, model: FileModel, scope: str, name: str) -> set[Value]: ...
+        def returns(self, node_id: int) -> set[Value]: ...
+        def module_binding(self, model: FileModel, name: str) -> set[Value]: ...
+        def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]: ...
+
+    def is_class(self, value: Value) -> bool:
+        if value[0] != "def":
+            return False
+        entry = self.p.symbol(value[1])
+        return entry is not None and entry[1].label in TYPE_LABELS
+
+    def member(self, value: Value, name: str) -> list[tuple[Value, int]]:
+        """``value.name``: each possible value with its depth in the class hierarchy (0 = own)."""
+        kind = value[0]
+        if kind == "mod":
+            model = self.model_at(value[1], full_allowed=False)
+            found = self.module_binding(model, name) if model is not None else set()
+            if not found and model is not None and model.lang == "python":
+                sub = python_submodule(self.p.index, Target(value[1]), name, self.p.deps)
+                found = {module_value(sub)} if sub is not None else set()
+            return [(v, 0) for v in ordered(found)]
+        if kind == "pkg":
+            return [(v, 0) for v in ordered(self.package_member(value[1], name))]
+        if kind == "ext":
+            return [(("ext", f"{value[1]}.{name}"), 0)]
+        if kind == "def" and not self.is_class(value):
+            entry = self.p.symbol(value[1])
+            if entry is None:
+                return []
+            children = entry[0].children.get(entry[1].qualified, ())
+            return [(("def", c.node_id), 0) for c in children if c.name == name]
+        if kind not in ("def", "inst", "super"):
+            return []
+        mro = self.mro(value[1])
+        if kind == "super":
+            mro = [(c, d) for c, d in mro if d > 0]
+        out: list[tuple[Value, int]] = []
+        for class_id, depth in mro:
+            found = self.class_member(class_id, name, kind != "def")
+            if found:
+                out = [(v, depth) for v in ordered(found)]
+                break
+        if kind == "inst":  # instance attributes live on the object: any class of it may set them
+            seen = {v for v, _ in out}
+            for class_id, depth in mro:
+                entry = self.p.symbol(class_id)
+                if entry is not None:
+                    extra = self.attribute_values(entry[0], class_id, name) - seen
+                    seen |= extra
+                    out += [(v, depth) for v in ordered(extra)]
+        if not out:  # maybe inherited from a base outside the repository
+            out = [(("ext", f"{base}.{name}"), 1) for base in self.external_bases(value[1])]
+        return out
+
+    def class_member(self, class_id: int, name: str, bind: bool) -> set[Value]:
+        """Methods and class-level values called ``name`` in the class itself (not its bases)."""
+        entry = self.p.symbol(class_id)
+        if entry is None:
+            return set()
+        model, cls = entry
+        out: set[Value] = set()
+        for child in model.children.get(cls.qualified, ()):
+            if child.name == name:
+                bound = bind and child.kind in ("method", "function")
+                out.add(("bm" if bound else "def", child.node_id))
+        if "var" in self.declared(model).get(cls.qualified, {}).get(name, ()):
+            out |= self.var_values(model, cls.qualified, name)
+        return out
+
+    def attribute_values(self, model: FileModel, class_id: int, name: str) -> set[Value]:
+        """Values stored as ``self.name = …`` in the class's methods."""
+        if self.is_full(model):
+            return self.read(("attr", class_id, name))
+        return set(self.demand(("A", class_id, name), lambda: self._attribute_values(model, class_id, name)))
+
+    def _attribute_values(self, model: FileModel, class_id: int, name: str) -> frozenset[Value]:
+        entry = self.p.symbol(class_id)
+        values: set[Value] = set()
+        if entry is None:
+            return frozenset()
+        prefix = entry[1].qualified + "."
+        for flow in model.flows:
+            target = flow.target
+            if flow.kind != "assign" or not target or target[0] != "a" or target[2] != name:
+                continue
+            scope = model.scope_of(flow.scope)
+            if not scope.startswith(prefix) or flow.value is None:
+                continue
+            site = f"{model.path}:{flow.start_byte}"
+            if ("inst", class_id) in self.eval(model, scope, target[1], site):
+                values |= self.eval(model, scope, flow.value, site)
+        return frozenset(bounded(values))
+
+    def mro(self, class_id: int) -> list[tuple[int, int]]:
+        """The class and its ancestors in lookup order, with their depth (C3 where it exists)."""
+        return list(self.demand(("O", class_id), lambda: self._mro(class_id), ((class_id, 0),)))
+
+    def _mro(self, class_id: int) -> tuple[tuple[int, int], ...]:
+        bases, _ = self.bases(class_id)
+        parents = [self.mro(b) for b in bases]
+        depth = {class_id: 0}
+        for lineage in parents:
+            for ancestor, d in lineage:
+                depth[ancestor] = min(depth.get(ancestor, d + 1), d + 1)
+        order = c3_merge([[c for c, _ in lineage] for lineage in parents] + [list(bases)])
+        if order is None:  # an inconsistent hierarchy: depth first, left to right
+            order = list(dict.fromkeys(c for lineage in parents for c, _ in lineage))
+        rest = [(c, depth[c]) for c in order if c != class_id][: MAX_MRO - 1]
+        return ((class_id, 0), *rest)
+
+    def bases(self, class_id: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """The direct bases found in the repository, and the names of those outside it."""
+        return self.demand(("BA", class_id), lambda: self._bases(class_id), ((), ()))
+
+    def _bases(self, class_id: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        entry = self.p.symbol(class_id)
+        if entry is None:
+            return (), ()
+        model, cls = entry
+        scope = model.scope_of(cls.parent)
+        found: list[int] = []
+        external: list[str] = []
+        for ref in model.bases.get(cls.qualified, ()):
+            for value in ordered(self.eval(model, scope, ref.callee(), f"{model.path}:{ref.start_byte}")):
+                if self.is_class(value) and value[1] not in found and value[1] != class_id:
+                    found.append(value[1])
+                elif value[0] == "ext" and value[1] not in external:
+                    external.append(value[1])
+        return tuple(found), tuple(external)
+
+    def external_bases(self, class_id: int) -> list[str]:
+        """Bases outside the repository anywhere in the class's ancestry (``object`` excluded)."""
+        out: list[str] = []
+        for ancestor, _ in self.mro(class_id):
+            out += [b for b in self.bases(ancestor)[1] if b not in out and b != "object"]
+        return out
+
+    def constructor(self, class_id: int) -> int | None:
+        """The constructor a call of the class runs, looked up through its bases."""
+        for ancestor, _ in self.mro(class_id):
+            entry = self.p.symbol(ancestor)
+            if entry is None:
+                continue
+            names = traits_of(entry[0].lang).constructors
+            for child in entry[0].children.get(entry[1].qualified, ()):
+                if child.kind == "constructor" or (
+                    child.name in names and child.kind in ("method", "function")
+                ):
+                    return child.node_id
+        return None
+
+    def iteration(self, value: Value) -> list[tuple[int, set[Value]]]:
+        """An instance's iteration protocol (``__iter__`` then ``__next__``): (method id, what it returns)."""
+        entry = self.p.symbol(value[1])
+        protocol = traits_of(entry[0].lang).iteration if entry is not None else ()
+        steps: list[tuple[int, set[Value]]] = []
+        current = {value}
+        for method in protocol:
+            produced: set[Value] = set()
+            for owner in ordered(current):
+                if owner[0] != "inst":
+                    continue
+                for found, _ in self.member(owner, method):
+                    if found[0] in ("def", "bm"):
+                        result = self.returns(found[1])
+                        steps.append((found[1], result))
+                        produced |= result
+            current = produced
+        return steps

@@ -1,0 +1,450 @@
+"""What a name, member, call or subscript may hold (abstract values, see :mod:`.values`).
+
+The file being resolved (``program.focus``) is evaluated in *full* mode: its variables come from
+the fixpoint of :mod:`lazy_intel.graph.analysis` (a subclass), which re-runs readers when a
+variable grows. Other files are evaluated *on demand* from their interfaces through
+:meth:`Evaluator.demand`, which memoises per resolution and shares results across resolutions of
+one build when they are pure: computed without meeting a cycle or the focus file's changing
+state. A shared result carries the dependency tokens its computation recorded, so reusing it
+records the same tokens. Either way the edges are a deterministic function of the facts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from lazy_intel.graph.classes import ClassMixin
+from lazy_intel.graph.imports import ImportMixin, import_bound_names
+from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
+from lazy_intel.graph.program import Program
+from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.values import Value, bounded, pattern_names
+
+VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
+EMPTY: frozenset[Value] = frozenset()
+
+
+class Evaluator(ClassMixin, ImportMixin):
+    def __init__(self, program: Program) -> None:
+        self.p = program
+        self.focus = program.focus
+        self.vars: dict[tuple[Any, ...], set[Value]] = {}
+        self.memo: dict[tuple[Any, ...], tuple[Any, frozenset[str], bool]] = {}
+        self.busy: set[tuple[Any, ...]] = set()
+        self.stack: list[tuple[Any, ...]] = []
+        self.tainted: set[tuple[Any, ...]] = set()
+        self._static: dict[tuple[str, str], tuple[frozenset[Value], str, frozenset[str]]] = {}
+
+    # ---- memoised demand computations
+    def demand(self, key: tuple[Any, ...], compute: Callable[[], Any], empty: Any = EMPTY) -> Any:
+        """``compute()`` once per resolution (and once per build when pure); ``empty`` in a cycle."""
+        memo = self.memo.get(key)
+        if memo is not None:
+            value, tokens, tainted = memo
+            self.p.deps.extend(tokens)
+            if tainted:
+                self.taint()
+            return value
+        shared = self.p.store.shared.get(key)
+        if shared is not None:
+            value, tokens = shared
+            self.p.deps.extend(tokens)
+            self.memo[key] = (value, tokens, False)
+            return value
+        if key in self.busy:
+            self.taint()
+            return empty
+        self.busy.add(key)
+        self.stack.append(key)
+        self.p.deps.push()
+        try:
+            value = compute()
+        finally:
+            tokens = frozenset(self.p.deps.pop())
+            self.stack.pop()
+            self.busy.discard(key)
+        tainted = key in self.tainted
+        self.memo[key] = (value, tokens, tainted)
+        if not tainted:
+            self.p.store.shared[key] = (value, tokens)
+        return value
+
+    def taint(self) -> None:
+        """The computations under way depend on a cycle or on the focus file's changing state."""
+        self.tainted.update(self.stack)
+
+    # ---- variables of the focus file (the analysis tracks readers)
+    def read(self, key: tuple[Any, ...]) -> set[Value]:
+        if self.stack:
+            self.taint()
+        return self.vars.get(key, set())
+
+    def write(self, key: tuple[Any, ...], values: set[Value]) -> None:
+        if values:
+            current = self.vars.setdefault(key, set())
+            current |= values
+            if len(current) > len(bounded(current)):
+                self.vars[key] = bounded(current)
+
+    def is_full(self, model: FileModel) -> bool:
+        return model is self.focus
+
+    def model_at(self, path: str, full_allowed: bool) -> FileModel | None:
+        if path == self.focus.path and not full_allowed:
+            return self.p.store.interface(path)
+        return self.p.model(path)
+
+    # ---- scopes and names
+    def declared(self, model: FileModel) -> dict[str, dict[str, list[Any]]]:
+        """Per scope: name -> what declares it there (definitions, imports, assigned variables)."""
+        memo = model._memo.get("declared")
+        if memo is not None:
+            return memo
+        out: dict[str, dict[str, list[Any]]] = {}
+        for symbol in model.symbols:
+            parent = model.by_qualified.get(symbol.parent) if symbol.parent else None
+            if symbol.parent and (parent is None or parent.kind not in SCOPE_KINDS):
+                continue  # a member of a value (an object literal's method): not a lexical name
+            names = out.setdefault(symbol.parent or "", {})
+            names.setdefault(symbol.name, []).append(symbol)
+            if symbol.qualified in model.header_refs and symbol.kind not in VALUE_KINDS:
+                names[symbol.name].append("var")  # decorated: the name holds the decorators' result
+        for imp in model.imports:
+            if not imp.wildcard:
+                for name in import_bound_names(imp, model.lang):
+                    out.setdefault(model.scope_of(imp.scope), {}).setdefault(name, []).append(imp)
+        for flow in model.flows:
+            if flow.kind in ("assign", "iterate", "parameter"):
+                for name in pattern_names(flow.target):
+                    out.setdefault(model.scope_of(flow.scope), {}).setdefault(name, []).append("var")
+        model._memo["declared"] = out
+        return out
+
+    def scope_chain(self, model: FileModel, scope: str) -> list[str]:
+        """Where a bare name is looked up from ``scope``: enclosing functions, then the module
+        (class bodies are skipped, as in Python and JavaScript)."""
+        chains = model._memo.setdefault("chains", {})
+        chain = chains.get(scope)
+        if chain is not None:
+            return chain
+        chain = [scope]
+        current = scope
+        while current:
+            symbol = model.by_qualified.get(current)
+            parent = model.scope_of(symbol.parent) if symbol is not None else ""
+            parent_symbol = model.by_qualified.get(parent)
+            if not (parent_symbol is not None and parent_symbol.label in TYPE_LABELS):
+                chain.append(parent)
+            current = parent
+        if chain[-1] != "":
+            chain.append("")
+        chains[scope] = chain
+        return chain
+
+    def enclosing_class(self, model: FileModel, scope: str) -> Symbol | None:
+        current: str | None = scope
+        while current:
+            symbol = model.by_qualified.get(current)
+            if symbol is None:
+                return None
+            if symbol.label in TYPE_LABELS:
+                return symbol
+            current = symbol.parent
+        return None
+
+    def lookup(self, model: FileModel, scope: str, name: str) -> tuple[set[Value], str]:
+        """Values of a bare ``name`` in ``scope`` and how it was bound: local, import, dataflow,
+        package, self, builtin, unbound."""
+        if self.is_full(model):
+            return self._focus_lookup(scope, name)
+        values, how = self.demand(
+            ("L", model.path, scope, name),
+            lambda: self._lookup_frozen(model, scope, name),
+            (EMPTY, "unbound"),
+        )
+        return set(values), how
+
+    def _focus_lookup(self, scope: str, name: str) -> tuple[set[Value], str]:
+        """A lookup in the focus file; one that does not go through its variables is memoised."""
+        cached = self._static.get((scope, name))
+        if cached is not None:
+            values, how, tokens = cached
+            self.p.deps.extend(tokens)
+            return set(values), how
+        model = self.focus
+        declared = self.declared(model)
+        static = not any(
+            "var" in declared.get(current, {}).get(name, ()) for current in self.scope_chain(model, scope)
+        )
+        self.p.deps.push()
+        try:
+            values, how = self._lookup_inner(model, scope, name)
+        finally:
+            tokens = frozenset(self.p.deps.pop())
+        if static and how not in ("self", "dataflow"):
+            self._static[(scope, name)] = (frozenset(values), how, tokens)
+        return values, how
+
+    def _lookup_frozen(self, model: FileModel, scope: str, name: str) -> tuple[frozenset[Value], str]:
+        values, how = self._lookup_inner(model, scope, name)
+        return frozenset(values), how
+
+    def _lookup_inner(self, model: FileModel, scope: str, name: str) -> tuple[set[Value], str]:
+        traits = traits_of(model.lang)
+        declared = self.declared(model)
+        for current in self.scope_chain(model, scope):
+            entries = declared.get(current, {}).get(name)
+            if entries:
+                return self._binding(model, current, name, entries)
+        if name in traits.self_names:
+            cls = self.enclosing_class(model, scope)
+            if cls is not None:
+                return {("inst", cls.node_id)}, "self"
+        if name in traits.super_names and name not in traits.builtins:
+            cls = self.enclosing_class(model, scope)
+            if cls is not None:
+                return {("super", cls.node_id)}, "self"
+        found = self.wildcard_binding(model, name)
+        if found:
+            return found, "import"
+        if traits.package_scope:
+            found = self.package_binding(model, name)
+            if found:
+                return found, "package"
+        if traits.implicit_members:
+            cls = self.enclosing_class(model, scope)
+            if cls is not None:
+                members = self.member(("inst", cls.node_id), name)
+                if members:
+                    return {v for v, _ in members}, "self"
+        if name in traits.builtins:
+            return {("ext", name)}, "builtin"
+        return set(), "unbound"
+
+    def _binding(self, model: FileModel, scope: str, name: str, entries: list[Any]) -> tuple[set[Value], str]:
+        values: set[Value] = set()
+        how = "dataflow"
+        has_var = "var" in entries
+        if has_var:
+            values |= self.var_values(model, scope, name)
+        for entry in entries:
+            if isinstance(entry, Symbol):
+                if entry.kind in VALUE_KINDS and has_var and values:
+                    continue
+                values.add(("def", entry.node_id))
+                how = "local"
+            elif isinstance(entry, Import):
+                values |= self.import_values(model, entry, name)
+                how = "import"
+        return bounded(values), how
+
+    def var_values(self, model: FileModel, scope: str, name: str) -> set[Value]:
+        if self.is_full(model):
+            return self.read(("v", scope, name))
+        return set(self.demand(("V", model.path, scope, name), lambda: self._var_values(model, scope, name)))
+
+    def _var_values(self, model: FileModel, scope: str, name: str) -> frozenset[Value]:
+        values: set[Value] = set()
+        for entry in self.declared(model).get(scope, {}).get(name, ()):
+            if isinstance(entry, Symbol) and entry.qualified in model.header_refs:
+                values |= self.decorated(model, entry)
+        for flow in model.flows_by_scope.get(scope, ()):
+            if flow.kind == "parameter" and pattern_names(flow.target) == [name]:
+                values |= self.parameter_values(model, scope, flow)
+            elif flow.kind in ("assign", "iterate") and name in pattern_names(flow.target):
+                site = f"{model.path}:{flow.start_byte}"
+                assigned = self.eval(model, scope, flow.value, site) if flow.value else set()
+                if flow.kind == "iterate":
+                    assigned = self.elements(assigned)
+                values |= self.destructure(
+                    model, scope, flow.target, flow.value, assigned, name=name, site=site
+                )
+        return frozenset(bounded(values))
+
+    def destructure(
+        self,
+        model: FileModel,
+        scope: str,
+        target: Any,
+        value: Any,
+        values: set[Value],
+        *,
+        name: str,
+        site: str,
+    ) -> set[Value]:
+        """The part of ``values`` that ``name`` receives in the pattern ``target``."""
+        if target[0] == "n":
+            return values if target[1] == name else set()
+        if target[0] == "*":
+            return self.destructure(model, scope, target[1], None, values, name=name, site=site)
+        if target[0] != "t":
+            return set()
+        items = target[1]
+        if value and value[0] == "t" and len(value[1]) == len(items):
+            out: set[Value] = set()
+            for index, (item, sub) in enumerate(zip(items, value[1], strict=True)):
+                if name in pattern_names(item):
+                    sub_site = f"{site}/{index}"
+                    sub_values = self.eval(model, scope, sub, sub_site)
+                    out |= self.destructure(model, scope, item, sub, sub_values, name=name, site=sub_site)
+            return out
+        return self.elements(values)
+
+    def decorated(self, model: FileModel, symbol: Symbol) -> set[Value]:
+        """A decorated definition's name holds the definition and what its decorators return."""
+        scope = model.scope_of(symbol.parent)
+        current: set[Value] = {("def", symbol.node_id)}
+        for ref in reversed(model.header_refs.get(symbol.qualified, ())):
+            site = f"{model.path}:{ref.start_byte}"
+            step: set[Value] = set()
+            for value in self.eval(model, scope, self.decorator_expr(ref), site):
+                if self.is_full(model):
+                    self.bind_call(value, [["x"]], [current])
+                step |= self.call_result(model, scope, value, [], site)
+            current = step or current
+        # the name keeps the definition too: `f()` of a decorated `f` is reported as a call of `f`
+        return bounded({("def", symbol.node_id)} | current)
+
+    @staticmethod
+    def decorator_expr(ref: Any) -> Any:
+        """``@dec`` applies ``dec``; ``@dec(args)`` applies what ``dec(args)`` returns."""
+        return ref.callee() if ref.args_json is None else ["c", ref.callee(), ref.args()]
+
+    def bind_call(self, value: Value, args: list[Any], arg_values: list[set[Value]]) -> None:
+        """Arguments flowing into parameters: only the analysis of the focus file tracks them."""
+
+    def parameter_values(self, model: FileModel, scope: str, flow: Any) -> set[Value]:
+        """What a parameter holds without call sites: self/cls, its default, its declared type."""
+        values: set[Value] = set()
+        site = f"{model.path}:{flow.start_byte}"
+        if flow.index == 0 and traits_of(model.lang).first_param_is_self:
+            values |= self.self_parameter(model, scope)
+        if flow.value is not None:
+            values |= self.eval(model, scope, flow.value, site)
+        if flow.annotation is not None:
+            annotated = self.eval(model, scope, flow.annotation, site)
+            values |= {("inst", v[1]) for v in annotated if self.is_class(v)}
+        return values
+
+    def self_parameter(self, model: FileModel, scope: str) -> set[Value]:
+        symbol = model.by_qualified.get(scope)
+        if symbol is None or symbol.kind not in ("method", "constructor") or not symbol.parent:
+            return set()
+        cls = model.by_qualified.get(symbol.parent)
+        if cls is None or cls.label not in TYPE_LABELS:
+            return set()
+        decorators = {r.name for r in model.header_refs.get(scope, ())}
+        if "staticmethod" in decorators:
+            return set()
+        return {("def", cls.node_id)} if "classmethod" in decorators else {("inst", cls.node_id)}
+
+    def returns(self, node_id: int) -> set[Value]:
+        entry = self.p.symbol(node_id)
+        if entry is None:
+            return set()
+        model, symbol = entry
+        if self.is_full(model):
+            return self.read(("ret", symbol.qualified))
+        return set(self.demand(("R", model.path, symbol.qualified), lambda: self._returns(model, symbol)))
+
+    def _returns(self, model: FileModel, symbol: Symbol) -> frozenset[Value]:
+        values: set[Value] = set()
+        yielded: set[Value] = set()
+        for flow in model.flows_by_scope.get(symbol.qualified, ()):
+            if flow.kind in ("return", "yield") and flow.value is not None:
+                got = self.eval(model, symbol.qualified, flow.value, f"{model.path}:{flow.start_byte}")
+                if flow.kind == "yield":
+                    yielded |= got
+                else:
+                    values |= got
+        if yielded:
+            values.add(("cont", f"gen:{model.path}:{symbol.qualified}", frozenset(bounded(yielded))))
+        return frozenset(bounded(values))
+
+    # ---- expressions
+    def eval(self, model: FileModel, scope: str, expr: Any, site: str) -> set[Value]:
+        if not expr:
+            return set()
+        tag = expr[0]
+        if tag == "n":
+            return self.lookup(model, scope, expr[1])[0]
+        if tag == "a":
+            out: set[Value] = set()
+            for value in self.eval(model, scope, expr[1], site):
+                out |= {v for v, _ in self.member(value, expr[2])}
+            return bounded(out)
+        if tag == "c":
+            out = set()
+            for value in self.eval(model, scope, expr[1], site):
+                out |= self.call_result(model, scope, value, expr[2] if len(expr) > 2 else [], site)
+            return bounded(out)
+        if tag == "k":
+            owners = self.eval(model, scope, expr[1], site)
+            if expr[2] == ["sl"]:  # a slice of a container is (for us) the container
+                return {v for v in owners if v[0] == "cont"}
+            return self.elements(owners)
+        if tag in ("t", "d"):
+            items = expr[1] if tag == "t" else [pair[1] for pair in expr[1]]
+            elements: set[Value] = set()
+            for index, item in enumerate(items):
+                elements |= self.eval(model, scope, item, f"{site}/{index}")
+            if self.is_full(model):
+                self.write(("elt", site), elements)
+                return {("cont", site)}
+            return {("cont", site, frozenset(bounded(elements)))}
+        if tag == "u":
+            out = set()
+            for index, option in enumerate(expr[1]):
+                out |= self.eval(model, scope, option, f"{site}/{index}")
+            return bounded(out)
+        if tag in ("*", "kw"):
+            return self.eval(model, scope, expr[-1], site)
+        if tag == "l":
+            return {("lam", model.path, scope, json.dumps(expr, separators=(",", ":")))}
+        if tag == "s":
+            return {("ext", "str")}
+        if tag == "i":
+            return {("ext", "int")}
+        return set()
+
+    def elements(self, values: set[Value]) -> set[Value]:
+        out: set[Value] = set()
+        for value in values:
+            if value[0] == "cont":
+                out |= value[2] if len(value) > 2 else self.read(("elt", value[1]))
+            elif value[0] == "inst":
+                for _, produced in self.iteration(value):
+                    out |= produced
+        return out
+
+    def call_result(
+        self, model: FileModel, scope: str, value: Value, args: list[Any], site: str
+    ) -> set[Value]:
+        kind = value[0]
+        if kind in ("def", "bm"):
+            entry = self.p.symbol(value[1])
+            if entry is None:
+                return set()
+            if entry[1].label in TYPE_LABELS:
+                return {("inst", value[1])}
+            return self.returns(value[1])
+        if kind == "ext" and value[1] == "super":
+            cls = self.enclosing_class(model, scope)
+            return {("super", cls.node_id)} if cls is not None else set()
+        if kind in ("ext", "super"):  # an external callable's result keeps its name (PyCG's convention)
+            return {value}
+        if kind == "lam":
+            _, path, lam_scope, text = value
+            lam_model = self.model_at(path, full_allowed=True)
+            if lam_model is None:
+                return set()
+            return self.eval(lam_model, lam_scope, json.loads(text)[2], f"{site}/lambda")
+        if kind == "inst":
+            return {
+                r
+                for v, _ in self.member(value, "__call__")
+                for r in self.call_result(model, scope, v, args, site)
+            }
+        return set()

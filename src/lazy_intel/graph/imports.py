@@ -1,0 +1,179 @@
+"""What import statements bind, what modules and packages export (re-exports and wildcards
+followed). A mixin of :class:`lazy_intel.graph.evaluate.Evaluator`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lazy_intel.graph.model import FileModel, Import
+from lazy_intel.graph.modules import (
+    ECMA_LANGS,
+    Target,
+    ecma_resolve,
+    go_resolve,
+    java_resolve,
+    python_resolve,
+    python_submodule,
+    rust_resolve,
+)
+from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.values import Value, module_value, ordered
+
+if TYPE_CHECKING:
+    from lazy_intel.graph.program import Program
+
+
+class ImportMixin:
+    p: Program
+
+    if TYPE_CHECKING:  # provided by the evaluator
+
+        def demand(self, key: tuple[Any, ...], compute: Any, empty: Any = ...) -> Any: ...
+        def model_at(self, path: str, full_allowed: bool) -> FileModel | None: ...
+        def declared(self, model: FileModel) -> dict[str, dict[str, list[Any]]]: ...
+        def member(self, value: Value, name: str) -> list[tuple[Value, int]]: ...
+        def _binding(
+            self, model: FileModel, scope: str, name: str, entries: list[Any]
+        ) -> tuple[set[Value], str]: ...
+
+    def module_binding(self, model: FileModel, name: str) -> set[Value]:
+        """What ``module.name`` holds, seen from outside the module (re-exports and wildcards followed)."""
+        return set(self.demand(("B", model.path, name), lambda: frozenset(self._module_binding(model, name))))
+
+    def _module_binding(self, model: FileModel, name: str) -> set[Value]:
+        entries = self.declared(model).get("", {}).get(name)
+        if entries:
+            return self._binding(model, "", name, entries)[0]
+        return self.wildcard_binding(model, name)
+
+    def wildcard_binding(self, model: FileModel, name: str) -> set[Value]:
+        """``name`` through the module's ``from m import *`` / ``export * from`` / ``use m::*``."""
+        for imp in model.imports:
+            if imp.wildcard and model.scope_of(imp.scope) == "":
+                for module in ordered(self.import_module_values(model, imp)):
+                    if module != ("mod", model.path):
+                        found = self.member(module, name)
+                        if found:
+                            return {v for v, _ in found}
+        return set()
+
+    def package_binding(self, model: FileModel, name: str) -> set[Value]:
+        """A top-level name defined by a sibling file of the same package (Go)."""
+        directory = model.path.rsplit("/", 1)[0] if "/" in model.path else ""
+        return self.package_member(directory, name, exclude=model.path)
+
+    def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]:
+        out: set[Value] = set()
+        for path in self.p.index.dir_files(directory, self.p.deps):
+            if path == exclude:
+                continue
+            model = self.model_at(path, full_allowed=False)
+            if model is None:
+                continue
+            for symbol in model.children.get(None, ()):
+                if symbol.name == name:
+                    out.add(("def", symbol.node_id))
+        if not out and any(
+            p.endswith((".py", ".pyi")) for p in self.p.index.dir_files(directory, self.p.deps)
+        ):
+            sub = python_submodule(self.p.index, Target(directory, is_dir=True), name, self.p.deps)
+            if sub is not None:
+                out.add(module_value(sub))
+        return out
+
+    def import_module_values(self, model: FileModel, imp: Import) -> set[Value]:
+        """The module (or package) an import statement names; ``("ext", name)`` outside the repository."""
+        return set(
+            self.demand(
+                ("M", model.path, imp.module, imp.start_byte),
+                lambda: frozenset(self._import_module(model, imp)),
+            )
+        )
+
+    def _import_module(self, model: FileModel, imp: Import) -> set[Value]:
+        target = resolve_import(self.p, model, imp)
+        return (
+            {module_value(target)} if target is not None else {("ext", imp.module.strip("./") or imp.module)}
+        )
+
+    def import_values(self, model: FileModel, imp: Import, bound: str) -> set[Value]:
+        """What ``bound`` (a name the import statement introduces) holds."""
+        key = ("I", model.path, imp.start_byte, imp.module, imp.name, imp.alias, bound)
+        return set(self.demand(key, lambda: frozenset(self._import_values(model, imp, bound))))
+
+    def _import_values(self, model: FileModel, imp: Import, bound: str) -> set[Value]:
+        system = traits_of(model.lang).module_system
+        if system == "python" and imp.name is None:
+            if imp.alias is None:  # `import a.b.c` binds `a`
+                head = imp.module.split(".")[0]
+                resolved = python_resolve(self.p.index, model.path, head, self.p.deps)
+                return {module_value(resolved)} if resolved else {("ext", head)}
+            return self.import_module_values(model, imp)
+        if system == "rust":
+            return self.rust_import(model, imp)
+        if system == "java" and imp.name is not None:
+            found = java_resolve(self.p.index, model.path, imp.module, imp.name, self.p.deps)
+            if found is None:
+                return {("ext", f"{imp.module}.{imp.name}")}
+            target, member = found
+            values = {v for v, _ in self.member(module_value(target), member or imp.name)}
+            return values or {module_value(target)}
+        modules = self.import_module_values(model, imp)
+        if imp.name is None:
+            if model.lang in ECMA_LANGS and imp.alias is not None:  # a default import
+                named = {v for m in modules if m[0] == "mod" for v, _ in self.member(m, imp.alias)}
+                return (named | modules) if named else modules
+            return modules
+        out: set[Value] = set()
+        for module in modules:
+            out |= {v for v, _ in self.member(module, imp.name)}
+        return out
+
+    def rust_import(self, model: FileModel, imp: Import) -> set[Value]:
+        path = imp.module if imp.name is None else f"{imp.module}::{imp.name}"
+        found = rust_resolve(self.p.index, model.path, path, self.p.deps)
+        if found is None:
+            return {("ext", path.replace("::", "."))}
+        target, rest = found
+        values = {module_value(target)}
+        for part in rest:
+            values = {v for value in values for v, _ in self.member(value, part)}
+        return values
+
+
+def import_bound_names(imp: Import, lang: str) -> list[str]:
+    """The names an import statement introduces in its scope."""
+    if imp.alias:
+        return [imp.alias]
+    if imp.name:
+        return [imp.name.split("::")[-1].split(".")[-1]]
+    module = imp.module.strip("./")
+    if not module:
+        return []
+    system = traits_of(lang).module_system
+    if system == "python":
+        return [module.split(".")[0]]
+    if system == "go":
+        return [module.rsplit("/", 1)[-1]]
+    if system in ("rust", "java"):
+        return [module.replace("::", ".").rsplit(".", 1)[-1]]
+    return []
+
+
+def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | None:
+    index, deps, module = program.index, program.deps, imp.module
+    system = traits_of(model.lang).module_system
+    if system == "python":
+        return python_resolve(index, model.path, module, deps)
+    if system == "ecma":
+        return ecma_resolve(index, model.path, module, deps)
+    if system == "go":
+        return go_resolve(index, model.path, module, deps)
+    if system == "java":
+        found = java_resolve(index, model.path, module, None, deps)
+        return found[0] if found else None
+    if system == "rust":
+        found = rust_resolve(index, model.path, module, deps)
+        return found[0] if found else None
+    return None

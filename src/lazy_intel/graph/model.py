@@ -1,0 +1,386 @@
+"""What resolution works on: one file's facts as loaded from the store, with stable node ids.
+
+A node id is a hash of what the node *is* (its path, qualified name and occurrence), never a row id,
+so an edge from an unchanged file into a re-parsed one stays valid as long as its target still
+exists. :meth:`FileModel.interface` is the part of a file other files may read while resolving
+their own references (definitions, imports, bases, decorators, module/class-level values, returns);
+its digest decides whether a change to this file can change anybody else's edges.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from lazy_intel.parse.expressions import Expr, loads
+from lazy_intel.parse.languages import is_parsed_language
+
+# symbol kind -> node label
+LABEL_OF_KIND: dict[str, str] = {
+    "class": "Class",
+    "struct": "Class",
+    "record": "Class",
+    "object": "Class",
+    "union": "Class",
+    "enum": "Class",
+    "interface": "Interface",
+    "trait": "Interface",
+    "protocol": "Interface",
+    "function": "Function",
+    "macro": "Function",
+    "method": "Method",
+    "constructor": "Method",
+    "variable": "Variable",
+    "constant": "Variable",
+    "field": "Variable",
+    "property": "Variable",
+    "module": "Module",
+    "type": "Type",
+}
+CALLABLE_LABELS = frozenset({"Function", "Method"})
+TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
+SCOPE_KINDS = frozenset(
+    {"function", "method", "constructor", "macro"} | {k for k, v in LABEL_OF_KIND.items() if v in TYPE_LABELS}
+) | {"module"}
+
+
+def stable_id(*parts: str) -> int:
+    """A positive 63-bit id derived from ``parts`` (never 0, which marks "no owner file")."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).digest()
+    return (int.from_bytes(digest, "big") & 0x7FFF_FFFF_FFFF_FFFF) or 1
+
+
+def file_key(path: str) -> int:
+    return stable_id("file", path)
+
+
+def file_node_id(path: str) -> int:
+    return stable_id("file-node", path)
+
+
+def module_node_id(directory: str) -> int:
+    return stable_id("module", directory)
+
+
+def label_of(kind: str) -> str:
+    return LABEL_OF_KIND.get(kind, "Symbol")
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    name: str
+    qualified: str
+    kind: str
+    parent: str | None
+    start_byte: int
+    end_byte: int
+    start_line: int
+    end_line: int
+    name_start: int
+    node_id: int
+
+    @property
+    def label(self) -> str:
+        return label_of(self.kind)
+
+
+class Ref:
+    """A reference site. ``callee()`` is the stored callee expression, else ``receiver.name``."""
+
+    __slots__ = (
+        "_args",
+        "_callee",
+        "args_json",
+        "callee_json",
+        "end_byte",
+        "kind",
+        "line",
+        "name",
+        "receiver",
+        "scope",
+        "start_byte",
+    )
+
+    def __init__(
+        self, row: tuple[Any, ...], callee: Expr | None = None, args: list[Expr] | None = None
+    ) -> None:
+        (
+            self.name,
+            self.kind,
+            self.start_byte,
+            self.end_byte,
+            self.line,
+            self.scope,
+            self.receiver,
+            self.callee_json,
+            self.args_json,
+        ) = row
+        if callee is None and self.callee_json is not None:
+            callee = loads(self.callee_json)
+        if args is None and self.args_json is not None:
+            args = loads(self.args_json)
+        self._callee: Expr | None = callee
+        self._args: list[Expr] = args or []
+
+    def callee(self) -> Expr:
+        if self._callee is None:
+            if self.receiver is None:
+                self._callee = ["n", self.name]
+            else:
+                self._callee = ["a", receiver_expr(self.receiver), self.name]
+        return self._callee
+
+    def args(self) -> list[Expr]:
+        return self._args
+
+
+def receiver_expr(text: str) -> Expr:
+    """``a.b`` / ``a::b`` / ``a->b`` as an attribute chain; anything else is unknown."""
+    parts = text.replace("::", ".").replace("->", ".").split(".")
+    if not all(p and (p.replace("_", "a").replace("$", "a").isalnum()) for p in parts):
+        return ["x"]
+    expr: Expr = ["n", parts[0]]
+    for part in parts[1:]:
+        expr = ["a", expr, part]
+    return expr
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    module: str
+    name: str | None
+    alias: str | None
+    start_byte: int
+    end_byte: int
+    line: int
+    scope: str | None
+    wildcard: bool
+
+
+class Flow:
+    """A flow fact (see :class:`lazy_intel.parse.facts.FlowFact`) with its expressions parsed."""
+
+    __slots__ = (
+        "annotation",
+        "condition_path",
+        "end_byte",
+        "index",
+        "kind",
+        "line",
+        "raw",
+        "scope",
+        "start_byte",
+        "target",
+        "value",
+    )
+
+    def __init__(self, row: tuple[Any, ...], parsed: list[Any] | None = None) -> None:
+        kind, scope, target, value, annotation, index, start, end, line, condition = row
+        self.kind: str = kind
+        self.scope: str | None = scope
+        self.raw = (target, value, annotation)
+        if parsed is None:
+            parsed = [loads(target), loads(value), loads(annotation)]
+        self.target: Expr | None = parsed[0]
+        self.value: Expr | None = parsed[1]
+        self.annotation: Expr | None = parsed[2]
+        self.index: int = index
+        self.start_byte: int = start
+        self.end_byte: int = end
+        self.line: int = line
+        self.condition_path: tuple[str, ...] = tuple(condition.split()) if condition else ()
+
+    def identity(self) -> str:
+        """Everything but the position, as text (what the interface digest hashes)."""
+        target, value, annotation = self.raw
+        return f"{self.kind}\x1f{self.scope}\x1f{target}\x1f{value}\x1f{annotation}\x1f{self.index}"
+
+
+@dataclass
+class FileModel:
+    """One file's facts. ``full`` is False for an :meth:`interface` projection."""
+
+    path: str
+    lang: str
+    sha256: str
+    symbols: list[Symbol]
+    refs: list[Ref]
+    imports: list[Import]
+    flows: list[Flow]
+    full: bool = True
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def key(self) -> int:
+        return file_key(self.path)
+
+    @cached_property
+    def by_id(self) -> dict[int, Symbol]:
+        return {s.node_id: s for s in self.symbols}
+
+    @cached_property
+    def by_qualified(self) -> dict[str, Symbol]:
+        out: dict[str, Symbol] = {}
+        for s in self.symbols:
+            out.setdefault(s.qualified, s)
+        return out
+
+    @cached_property
+    def children(self) -> dict[str | None, list[Symbol]]:
+        out: dict[str | None, list[Symbol]] = {}
+        for s in self.symbols:
+            out.setdefault(s.parent, []).append(s)
+        return out
+
+    def scope_of(self, scope: str | None, position: int | None = None) -> str:
+        """The scope code at ``position`` runs in: ``""`` for the module, else a callable or type.
+
+        A value definition (``x = f()``) is not a scope; code in a definition's header (decorators,
+        defaults) before its name runs in the enclosing scope.
+        """
+        current = scope
+        while current:
+            symbol = self.by_qualified.get(current)
+            if symbol is None:
+                return current
+            if symbol.kind in SCOPE_KINDS and (position is None or position >= symbol.name_start):
+                return current
+            current = symbol.parent
+        return ""
+
+    @cached_property
+    def header_refs(self) -> dict[str, list[Ref]]:
+        """Decorators/annotations: the outermost call refs in a definition's span before its name."""
+        out: dict[str, list[Ref]] = {}
+        for ref in self.refs:
+            if ref.kind != "call" or not ref.scope:
+                continue
+            symbol = self.by_qualified.get(ref.scope)
+            if symbol is None or not (symbol.start_byte <= ref.start_byte < symbol.name_start):
+                continue
+            chosen = out.setdefault(symbol.qualified, [])
+            if chosen and chosen[-1].start_byte <= ref.start_byte and ref.end_byte <= chosen[-1].end_byte:
+                continue  # nested inside the previous decorator (its arguments)
+            chosen.append(ref)
+        return out
+
+    @cached_property
+    def bases(self) -> dict[str, list[Ref]]:
+        out: dict[str, list[Ref]] = {}
+        for ref in self.refs:
+            if ref.kind in ("inherit", "implement") and ref.scope:
+                out.setdefault(ref.scope, []).append(ref)
+        return out
+
+    @cached_property
+    def flows_by_scope(self) -> dict[str, list[Flow]]:
+        out: dict[str, list[Flow]] = {}
+        for flow in self.flows:
+            out.setdefault(self.scope_of(flow.scope), []).append(flow)
+        return out
+
+    def interface(self) -> FileModel:
+        """What other files may read: everything but call sites and local values of non-returning code."""
+        returning = {self.scope_of(f.scope) for f in self.flows if f.kind in ("return", "yield")}
+        keep_flows = [
+            f
+            for f in self.flows
+            if f.kind != "assign"
+            or self.scope_of(f.scope) in returning
+            or self._is_type_level(self.scope_of(f.scope))
+            or (f.target is not None and f.target[0] == "a")
+        ]
+        headers = {id(r) for refs in self.header_refs.values() for r in refs}
+        keep_refs = [r for r in self.refs if r.kind in ("inherit", "implement") or id(r) in headers]
+        return FileModel(
+            self.path, self.lang, self.sha256, self.symbols, keep_refs, self.imports, keep_flows, False
+        )
+
+    def _is_type_level(self, scope: str) -> bool:
+        if not scope:
+            return True
+        symbol = self.by_qualified.get(scope)
+        return symbol is not None and symbol.label in TYPE_LABELS
+
+    def digest(self) -> str:
+        """Digest of this model's content without positions (so moving code does not change it)."""
+        h = hashlib.sha256()
+        h.update(f"{self.path}\x00{self.lang}\x00".encode())
+        for s in self.symbols:
+            h.update(f"S{s.name}\x1f{s.qualified}\x1f{s.kind}\x1f{s.parent}\x00".encode())
+        for i in self.imports:
+            h.update(f"I{i.module}\x1f{i.name}\x1f{i.alias}\x1f{i.scope}\x1f{i.wildcard}\x00".encode())
+        for r in self.refs:
+            h.update(
+                f"R{r.name}\x1f{r.kind}\x1f{r.scope}\x1f{r.receiver}\x1f{r.callee_json}\x1f{r.args_json}\x00".encode()
+            )
+        for f in self.flows:
+            h.update(f"F{f.identity()}\x00".encode())
+
+        return h.hexdigest()
+
+    def definition_identities(self) -> list[str]:
+        """``name\\tqualified\\tkind`` per definition: what a global name lookup can return."""
+        return [f"{s.name}\t{s.qualified}\t{s.kind}\t{s.parent or ''}" for s in self.symbols]
+
+
+def symbols_with_ids(path: str, rows: list[tuple[Any, ...]]) -> list[Symbol]:
+    """Symbols from ``(name, qualified, kind, parent, start, end, start_line, end_line, name_start)`` rows."""
+    seen: dict[str, int] = {}
+    out = []
+    for name, qualified, kind, parent, start, end, start_line, end_line, name_start in rows:
+        occurrence = seen.get(qualified, 0)
+        seen[qualified] = occurrence + 1
+        node_id = stable_id("symbol", path, qualified, str(occurrence))
+        out.append(
+            Symbol(name, qualified, kind, parent, start, end, start_line, end_line, name_start, node_id)
+        )
+    return out
+
+
+def load_model(conn: sqlite3.Connection, path: str) -> FileModel | None:
+    """The facts of ``path`` in the store, or ``None`` when it has none (not parsed, or gone)."""
+    row = conn.execute(
+        "SELECT id, lang, sha256 FROM files WHERE path=? AND status='indexed' AND lang IS NOT NULL", (path,)
+    ).fetchone()
+    if row is None:
+        return None
+    file_id, lang, sha = row
+    if not is_parsed_language(lang):
+        return None
+    q = conn.execute
+    symbol_rows = q(
+        "SELECT name, qualified_name, kind, parent_name, start_byte, end_byte, start_line, end_line, "
+        "name_start_byte FROM symbols WHERE file_id=? ORDER BY ordinal",
+        (file_id,),
+    ).fetchall()
+    ref_rows = q(
+        "SELECT name, kind, start_byte, end_byte, line, scope_name, receiver, callee, args FROM refs "
+        "WHERE file_id=? ORDER BY start_byte, name_start_byte, kind",
+        (file_id,),
+    ).fetchall()
+    # one JSON parse per file, not one per expression
+    parsed_refs = json.loads("[" + ",".join(f"[{r[7] or 'null'},{r[8] or 'null'}]" for r in ref_rows) + "]")
+    refs = [Ref(r, c, a) for r, (c, a) in zip(ref_rows, parsed_refs, strict=True)]
+    imports = [
+        Import(m, n, a, s, e, line, scope, bool(w))
+        for m, n, a, s, e, line, scope, w in q(
+            "SELECT module, name, alias, start_byte, end_byte, line, scope_name, wildcard FROM imports "
+            "WHERE file_id=? ORDER BY start_byte, module, name, alias",
+            (file_id,),
+        )
+    ]
+    flow_rows = q(
+        "SELECT kind, scope_name, target, value, annotation, position, start_byte, end_byte, line, "
+        "condition_path FROM flows WHERE file_id=? ORDER BY start_byte, end_byte, kind",
+        (file_id,),
+    ).fetchall()
+    parsed_flows = json.loads(
+        "[" + ",".join(f"[{r[2] or 'null'},{r[3] or 'null'},{r[4] or 'null'}]" for r in flow_rows) + "]"
+    )
+    flows = [Flow(r, parsed) for r, parsed in zip(flow_rows, parsed_flows, strict=True)]
+    return FileModel(path, lang, sha, symbols_with_ids(path, symbol_rows), refs, imports, flows)

@@ -1,0 +1,335 @@
+"""Which file or package an import names, per module system, over the set of indexed paths.
+
+Every lookup records a dependency token in :class:`Deps` so that adding or removing a file
+re-resolves exactly the files whose lookups it could change:
+
+``s:<suffix>``   a path-suffix lookup (``a/b.py`` matches ``src/a/b.py``); exact paths are suffixes too
+``d:<dir>``      a directory's file listing (package siblings)
+``ds:<suffix>``  a directory-suffix lookup (Go packages, namespace packages)
+``f:<path>``     another file's facts were read (its interface)
+``n:<name>``     a global name lookup
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+ECMA_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
+ECMA_LANGS = frozenset({"javascript", "typescript", "tsx"})
+# Languages whose imports name files or packages we can find; the rest resolve by unique names.
+IMPORT_AWARE = frozenset({"python", "go", "java", "rust"} | ECMA_LANGS)
+
+
+@dataclass
+class Deps:
+    """The tokens one resolution recorded; ``push``/``pop`` also collect those of a sub-computation."""
+
+    tokens: set[str] = field(default_factory=set)
+    frames: list[set[str]] = field(default_factory=list)
+
+    def add(self, token: str) -> None:
+        self.tokens.add(token)
+        if self.frames:
+            self.frames[-1].add(token)
+
+    def extend(self, tokens: frozenset[str] | set[str]) -> None:
+        self.tokens |= tokens
+        if self.frames:
+            self.frames[-1] |= tokens
+
+    def push(self) -> None:
+        self.frames.append(set())
+
+    def pop(self) -> set[str]:
+        frame = self.frames.pop()
+        if self.frames:
+            self.frames[-1] |= frame
+        return frame
+
+
+@dataclass(frozen=True)
+class Target:
+    """An import target: a file, or a package directory (``is_dir``)."""
+
+    path: str
+    is_dir: bool = False
+
+
+def _suffixes(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[i:]) for i in range(len(parts))]
+
+
+def dirty_tokens_for_paths(paths: Iterable[str]) -> set[str]:
+    """Tokens invalidated when ``paths`` appear or disappear."""
+    out: set[str] = set()
+    for path in paths:
+        out.update("s:" + s for s in _suffixes(path))
+        directory = posixpath.dirname(path)
+        out.add("d:" + directory)
+        while directory:
+            out.update("ds:" + s for s in _suffixes(directory))
+            directory = posixpath.dirname(directory)
+    return out
+
+
+class PathIndex:
+    """The parsed files of the current view, indexed for suffix and directory lookups."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files  # path -> lang
+        self._by_base: dict[str, list[str]] = {}
+        self._dir_files: dict[str, list[str]] = {}
+        self._dirs_by_base: dict[str, set[str]] = {}
+        self._suffix_memo: dict[str, list[str]] = {}
+        for path in sorted(files):
+            self._by_base.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+            directory = posixpath.dirname(path)
+            self._dir_files.setdefault(directory, []).append(path)
+            while directory:
+                self._dirs_by_base.setdefault(directory.rsplit("/", 1)[-1], set()).add(directory)
+                directory = posixpath.dirname(directory)
+
+    def exists(self, path: str, deps: Deps) -> bool:
+        deps.add("s:" + path)
+        return path in self.files
+
+    def with_suffix(self, suffix: str, deps: Deps) -> list[str]:
+        deps.add("s:" + suffix)
+        found = self._suffix_memo.get(suffix)
+        if found is None:
+            base = suffix.rsplit("/", 1)[-1]
+            found = [p for p in self._by_base.get(base, ()) if p == suffix or p.endswith("/" + suffix)]
+            self._suffix_memo[suffix] = found
+        return found
+
+    def dir_files(self, directory: str, deps: Deps) -> list[str]:
+        deps.add("d:" + directory)
+        return list(self._dir_files.get(directory, ()))
+
+    def dirs_with_suffix(self, suffix: str, deps: Deps) -> list[str]:
+        deps.add("ds:" + suffix)
+        base = suffix.rsplit("/", 1)[-1]
+        found = self._dirs_by_base.get(base, set())
+        return sorted(d for d in found if d == suffix or d.endswith("/" + suffix))
+
+    def is_dir(self, directory: str, deps: Deps) -> bool:
+        deps.add("ds:" + directory)
+        return directory in self._dirs_by_base.get(directory.rsplit("/", 1)[-1], set())
+
+    def directories(self) -> list[str]:
+        return sorted(self._dir_files)
+
+
+def _rank(candidates: list[str], suffix: str, importer: str) -> str | None:
+    """The best of several files/dirs matching ``suffix``: its root encloses the importer, then shortest."""
+    if not candidates:
+        return None
+    return min(candidates, key=lambda c: _key_of(c, suffix, importer))
+
+
+# ---- Python
+def python_module_key(path: str) -> str:
+    stem = path
+    for suffix in PYTHON_SUFFIXES:
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    if stem.endswith("/__init__") or stem == "__init__":
+        stem = stem[: -len("__init__")].rstrip("/")
+    return stem.replace("/", ".")
+
+
+def _python_exact(index: PathIndex, rel: str, deps: Deps) -> Target | None:
+    for suffix in PYTHON_SUFFIXES:
+        if rel and index.exists(rel + suffix, deps):
+            return Target(rel + suffix)
+    for suffix in PYTHON_SUFFIXES:
+        init = f"{rel}/__init__{suffix}" if rel else f"__init__{suffix}"
+        if index.exists(init, deps):
+            return Target(init)
+    if rel and index.is_dir(rel, deps):
+        return Target(rel, is_dir=True)
+    return None
+
+
+def python_resolve(index: PathIndex, importer: str, module: str, deps: Deps) -> Target | None:
+    """``from .a import b`` / ``import a.b``: the module file, a package dir, or None (external)."""
+    dots = len(module) - len(module.lstrip("."))
+    rest = module[dots:]
+    parts = [p for p in rest.split(".") if p]
+    if dots:
+        base = posixpath.dirname(importer)
+        for _ in range(dots - 1):
+            base = posixpath.dirname(base)
+        return _python_exact(index, "/".join([p for p in (base, *parts) if p]), deps)
+    if not parts:
+        return None
+    rel = "/".join(parts)
+    files = []
+    for suffix in PYTHON_SUFFIXES:
+        files += [(c, rel + suffix) for c in index.with_suffix(rel + suffix, deps)]
+        files += [(c, f"{rel}/__init__{suffix}") for c in index.with_suffix(f"{rel}/__init__{suffix}", deps)]
+    if files:
+        best = min(files, key=lambda cs: _key_of(cs[0], cs[1], importer))
+        return Target(best[0])
+    directory = _rank(index.dirs_with_suffix(rel, deps), rel, importer)
+    return Target(directory, is_dir=True) if directory else None
+
+
+def _key_of(candidate: str, suffix: str, importer: str) -> tuple[int, int, str]:
+    root = candidate[: len(candidate) - len(suffix)].rstrip("/")
+    importer_dir = posixpath.dirname(importer)
+    encloses = root in ("", importer_dir) or importer_dir.startswith(root + "/")
+    return (0 if encloses else 1, root.count("/") + (1 if root else 0), candidate)
+
+
+def python_submodule(index: PathIndex, package: Target, name: str, deps: Deps) -> Target | None:
+    """``package.name`` as a module file or sub-package."""
+    directory = package.path if package.is_dir else posixpath.dirname(package.path)
+    if not package.is_dir and not posixpath.basename(package.path).startswith("__init__."):
+        return None
+    return _python_exact(index, posixpath.join(directory, name) if directory else name, deps)
+
+
+# ---- JavaScript / TypeScript
+def ecma_resolve(index: PathIndex, importer: str, spec: str, deps: Deps) -> Target | None:
+    if spec.startswith("."):
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+        bases = [base]
+    elif spec.startswith(("@/", "~/")):
+        bases = ["src/" + spec[2:], spec[2:]]
+    elif spec.startswith("/"):
+        bases = [spec.lstrip("/")]
+    else:
+        return None  # a package from node_modules: external
+    for base in bases:
+        if base.startswith(".."):
+            continue
+        stem, ext = posixpath.splitext(base)
+        candidates = [base] if ext in ECMA_EXTENSIONS else []
+        if ext in (".js", ".jsx", ".mjs", ".cjs"):  # TypeScript sources import their compiled names
+            candidates += [stem + ".ts", stem + ".tsx"]
+        candidates += [base + e for e in ECMA_EXTENSIONS]
+        candidates += [f"{base}/index{e}" for e in ECMA_EXTENSIONS]
+        for candidate in candidates:
+            if index.exists(candidate, deps):
+                return Target(candidate)
+    return None
+
+
+# ---- Go
+def go_resolve(index: PathIndex, importer: str, import_path: str, deps: Deps) -> Target | None:
+    """A package directory whose path ends with at least two trailing segments of the import path."""
+    segments = [s for s in import_path.split("/") if s]
+    for count in range(len(segments), 0, -1):
+        if count < 2 and len(segments) > 1:
+            break
+        suffix = "/".join(segments[-count:])
+        dirs = [d for d in index.dirs_with_suffix(suffix, deps) if _has_go_files(index, d, deps)]
+        best = _rank(dirs, suffix, importer)
+        if best is not None:
+            return Target(best, is_dir=True)
+    return None
+
+
+def _has_go_files(index: PathIndex, directory: str, deps: Deps) -> bool:
+    return any(p.endswith(".go") for p in index.dir_files(directory, deps))
+
+
+# ---- Java
+def java_resolve(
+    index: PathIndex, importer: str, module: str, name: str | None, deps: Deps
+) -> tuple[Target, str | None] | None:
+    """``import a.b.C`` -> (C's file, None); ``import static a.B.m`` -> (B's file, "m"); ``a.b.*`` -> package."""
+    parts = [p for p in module.split(".") if p]
+    if name is not None:
+        suffix = "/".join([*parts, name]) + ".java"
+        best = _rank(index.with_suffix(suffix, deps), suffix, importer)
+        if best is not None:
+            return Target(best), None
+    if parts:
+        suffix = "/".join(parts) + ".java"
+        best = _rank(index.with_suffix(suffix, deps), suffix, importer)
+        if best is not None:
+            return Target(best), name
+        directory = _rank(index.dirs_with_suffix("/".join(parts), deps), "/".join(parts), importer)
+        if directory is not None and name is None:
+            return Target(directory, is_dir=True), None
+    return None
+
+
+# ---- Rust
+def _rust_crate_dir(index: PathIndex, importer: str, deps: Deps) -> str:
+    directory = posixpath.dirname(importer)
+    probe = directory
+    while True:
+        if index.exists(posixpath.join(probe, "lib.rs"), deps) or index.exists(
+            posixpath.join(probe, "main.rs"), deps
+        ):
+            return probe
+        if not probe:
+            return directory
+        probe = posixpath.dirname(probe)
+
+
+def _rust_module_dir(importer: str) -> str:
+    """The directory holding the child modules of the module ``importer`` defines."""
+    base = posixpath.basename(importer)
+    directory = posixpath.dirname(importer)
+    if base in ("mod.rs", "lib.rs", "main.rs"):
+        return directory
+    return posixpath.join(directory, base[: -len(".rs")])
+
+
+def rust_resolve(index: PathIndex, importer: str, path: str, deps: Deps) -> tuple[Target, list[str]] | None:
+    """``crate::a::b::C`` -> (the file of the deepest module found, the remaining item path)."""
+    segments = [s for s in path.replace(".", "::").split("::") if s]
+    if not segments:
+        return None
+    head = segments[0]
+    if head == "crate":
+        directory, rest = _rust_crate_dir(index, importer, deps), segments[1:]
+        current = _rust_root_file(index, directory, deps)
+    elif head == "self":
+        directory, rest, current = _rust_module_dir(importer), segments[1:], importer
+    elif head == "super":
+        directory, rest = posixpath.dirname(_rust_module_dir(importer)), segments[1:]
+        while rest and rest[0] == "super":
+            directory, rest = posixpath.dirname(directory), rest[1:]
+        current = _rust_dir_file(index, directory, deps)
+    else:  # `mod x;` declared here, or a path relative to the current module
+        directory, rest, current = _rust_module_dir(importer), segments, None
+    consumed = 0
+    for segment in rest:
+        file_candidate = posixpath.join(directory, segment + ".rs")
+        mod_candidate = posixpath.join(directory, segment, "mod.rs")
+        if index.exists(file_candidate, deps):
+            current = file_candidate
+        elif index.exists(mod_candidate, deps):
+            current = mod_candidate
+        else:
+            break
+        directory = posixpath.join(directory, segment)
+        consumed += 1
+    if current is None:
+        return None
+    return Target(current), rest[consumed:]
+
+
+def _rust_root_file(index: PathIndex, directory: str, deps: Deps) -> str | None:
+    for name in ("lib.rs", "main.rs"):
+        candidate = posixpath.join(directory, name)
+        if index.exists(candidate, deps):
+            return candidate
+    return None
+
+
+def _rust_dir_file(index: PathIndex, directory: str, deps: Deps) -> str | None:
+    for candidate in (posixpath.join(directory, "mod.rs"), directory + ".rs"):
+        if index.exists(candidate, deps):
+            return candidate
+    return _rust_root_file(index, directory, deps)

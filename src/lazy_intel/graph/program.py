@@ -1,0 +1,143 @@
+"""The view one file's resolution has of the rest of the program, with every read recorded.
+
+:class:`FactStore` loads file models from the store (shared by all resolutions of one build: it
+holds pure data). :class:`Program` is one resolution's window onto it: the file being resolved
+is seen in full, every other file only through its interface, and each read adds a dependency
+token (:mod:`lazy_intel.graph.modules`) so the build knows what to re-resolve after a change.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from lazy_intel.graph.model import FileModel, Symbol, load_model
+from lazy_intel.graph.modules import Deps, PathIndex
+
+MODEL_CACHE = 64  # full models: the focus file and a few recent ones
+INTERFACE_CACHE = 4096
+# node kinds that are not definitions other files can name
+LOCAL_KINDS = ("local", "parameter")
+
+
+@dataclass(frozen=True)
+class NamedDefinition:
+    node_id: int
+    path: str
+    qualified: str
+    kind: str
+    parent: str | None
+
+
+class FactStore:
+    """Models of the files in one store, loaded on demand and kept in a bounded cache."""
+
+    def __init__(self, conn: sqlite3.Connection, index: PathIndex) -> None:
+        self.conn = conn
+        self.index = index
+        self._models: OrderedDict[str, FileModel | None] = OrderedDict()
+        self._interfaces: OrderedDict[str, FileModel | None] = OrderedDict()
+        self._names: dict[str, list[NamedDefinition]] = {}
+        self.where: dict[int, str] = {}  # node id -> path, for every symbol seen so far
+        # pure demand results shared by the resolutions of one build: key -> (value, tokens)
+        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str]]] = {}
+
+    def model(self, path: str) -> FileModel | None:
+        if path in self._models:
+            self._models.move_to_end(path)
+            return self._models[path]
+        model = load_model(self.conn, path)
+        self._models[path] = model
+        if model is not None:
+            for symbol in model.symbols:
+                self.where.setdefault(symbol.node_id, path)
+        if len(self._models) > MODEL_CACHE:
+            self._models.popitem(last=False)
+        return model
+
+    def interface(self, path: str) -> FileModel | None:
+        if path in self._interfaces:
+            self._interfaces.move_to_end(path)
+            return self._interfaces[path]
+        model = self.model(path)
+        projection = model.interface() if model is not None else None
+        self._interfaces[path] = projection
+        if len(self._interfaces) > INTERFACE_CACHE:
+            self._interfaces.popitem(last=False)
+        return projection
+
+    def forget(self, path: str) -> None:
+        self._models.pop(path, None)
+        self._interfaces.pop(path, None)
+
+    def named(self, name: str) -> list[NamedDefinition]:
+        """Every definition called ``name`` (symbol nodes of the current view), in a stable order."""
+        found = self._names.get(name)
+        if found is None:
+            found = [
+                NamedDefinition(*row)
+                for row in self.conn.execute(
+                    "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent') FROM nodes "
+                    "WHERE name=? AND file_key != 0 AND kind IS NOT NULL AND kind NOT IN (?, ?) "
+                    "AND label NOT IN ('File', 'Route') ORDER BY path, qualified_name, id",
+                    (name, *LOCAL_KINDS),
+                )
+            ]
+            self._names[name] = found
+            for definition in found:
+                self.where.setdefault(definition.node_id, definition.path)
+        return found
+
+    def clear_names(self) -> None:
+        self._names.clear()
+
+
+class Program:
+    """One resolution's window: ``focus`` in full, the others through their interfaces."""
+
+    def __init__(self, store: FactStore, focus: FileModel) -> None:
+        self.store = store
+        self.focus = focus
+        self.index = store.index
+        self.deps = Deps()
+        self._entries: dict[int, tuple[FileModel, Symbol, str]] = {}
+        for symbol in focus.symbols:
+            store.where.setdefault(symbol.node_id, focus.path)
+
+    def model(self, path: str) -> FileModel | None:
+        if path == self.focus.path:
+            return self.focus
+        self.deps.add("f:" + path)
+        return self.store.interface(path)
+
+    def symbol(self, node_id: int) -> tuple[FileModel, Symbol] | None:
+        """The definition with this node id and the model it belongs to (reading its file)."""
+        cached = self._entries.get(node_id)
+        if cached is not None:
+            if cached[2]:
+                self.deps.add(cached[2])
+            return cached[0], cached[1]
+        path = self.store.where.get(node_id)
+        if path is None:
+            return None
+        model = self.focus if path == self.focus.path else self.model(path)
+        if model is None:
+            return None
+        symbol = model.by_id.get(node_id)
+        if symbol is None:
+            return None
+        self._entries[node_id] = (model, symbol, "" if model is self.focus else "f:" + path)
+        return model, symbol
+
+    def named(self, name: str) -> list[NamedDefinition]:
+        """Definitions called ``name`` anywhere (the unique-name strategy), without reading their files.
+
+        Ordered by identity (path, qualified name), never by position, so moving code cannot change
+        which candidates a bounded consumer sees.
+        """
+        self.deps.add("n:" + name)
+        return self.store.named(name)
+
+    def lang(self, path: str) -> str | None:
+        return self.index.files.get(path)

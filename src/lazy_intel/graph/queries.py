@@ -1,0 +1,340 @@
+"""Read queries over the graph tables: node and edge lookups and bounded breadth-first traversal.
+
+Everything here takes a ``sqlite3.Connection`` (a read view's) and returns frozen records; the
+operations in ``lazy_intel.service.ops_graph`` turn them into evidence. Traversal is level by level
+with one batched query per level, bounded by depth and by a node budget, and it says when either
+bound cut it short, so an empty result can be told apart from an unexplored one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+NODE_COLUMNS = (
+    "id, label, labels, name, qualified_name, kind, path, lang, start_byte, end_byte, start_line, end_line, "
+    "properties"
+)
+EDGE_COLUMNS = "type, src, dst, strategy, confidence, target, path, start_byte, end_byte, line, properties"
+BATCH = 500
+
+# edge types a caller/dependent relation follows
+CALL_TYPES = ("CALLS",)
+REFERENCE_TYPES = ("CALLS", "REFERENCES", "IMPORTS", "INHERITS", "IMPLEMENTS")
+IMPACT_TYPES = ("CALLS", "REFERENCES", "IMPORTS", "INHERITS", "IMPLEMENTS", "OVERRIDES")
+SYMBOL_LABELS = frozenset({"Class", "Interface", "Function", "Method", "Type", "Variable"})
+
+
+def _props(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    value = json.loads(text)
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    id: int
+    label: str
+    labels: tuple[str, ...]
+    name: str
+    qualified_name: str
+    kind: str | None
+    path: str | None
+    lang: str | None
+    start_byte: int | None
+    end_byte: int | None
+    start_line: int | None
+    end_line: int | None
+    properties_json: str | None = None
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return _props(self.properties_json)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> GraphNode:
+        return cls(
+            int(row[0]),
+            row[1],
+            tuple(str(row[2]).split()),
+            row[3],
+            row[4],
+            row[5],
+            row[6],
+            row[7],
+            row[8],
+            row[9],
+            row[10],
+            row[11],
+            row[12],
+        )
+
+    @property
+    def is_test(self) -> bool:
+        return "Test" in self.labels
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    type: str
+    src: int
+    dst: int | None
+    strategy: str
+    confidence: float
+    target: str | None
+    path: str | None
+    start_byte: int | None
+    end_byte: int | None
+    line: int | None
+    properties_json: str | None = None
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return _props(self.properties_json)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> GraphEdge:
+        return cls(*row[:11])
+
+    @property
+    def site(self) -> tuple[str | None, int | None, int | None]:
+        return (self.path, self.start_byte, self.end_byte)
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _batched(ids: Iterable[int]) -> Iterable[list[int]]:
+    batch: list[int] = []
+    for value in ids:
+        batch.append(value)
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def has_graph(conn: sqlite3.Connection) -> bool:
+    """Whether the store has graph tables with anything in them."""
+    try:
+        return conn.execute("SELECT 1 FROM nodes LIMIT 1").fetchone() is not None
+    except sqlite3.OperationalError:
+        return False
+
+
+def nodes_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, GraphNode]:
+    out: dict[int, GraphNode] = {}
+    for batch in _batched(dict.fromkeys(ids)):
+        for row in conn.execute(
+            f"SELECT {NODE_COLUMNS} FROM nodes WHERE id IN ({_marks(len(batch))})", batch
+        ):
+            out[int(row[0])] = GraphNode.from_row(row)
+    return out
+
+
+def definition_node(
+    conn: sqlite3.Connection, path: str, qualified_name: str, start_byte: int
+) -> GraphNode | None:
+    """The node of an indexed definition (a ``symbols`` row: path, qualified name, start byte)."""
+    row = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes WHERE path=? AND start_byte=? AND qualified_name=? "
+        "AND label NOT IN ('File', 'Route') ORDER BY id LIMIT 1",
+        (path, start_byte, qualified_name),
+    ).fetchone()
+    return GraphNode.from_row(row) if row else None
+
+
+def file_node(conn: sqlite3.Connection, path: str) -> GraphNode | None:
+    row = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes WHERE path=? AND label='File' LIMIT 1", (path,)
+    ).fetchone()
+    return GraphNode.from_row(row) if row else None
+
+
+def nodes_in_file(
+    conn: sqlite3.Connection, path: str, labels: Collection[str] | None = None
+) -> list[GraphNode]:
+    rows = conn.execute(f"SELECT {NODE_COLUMNS} FROM nodes WHERE path=? ORDER BY start_byte, id", (path,))
+    nodes = [GraphNode.from_row(r) for r in rows]
+    return [n for n in nodes if labels is None or n.label in labels]
+
+
+def nodes_with_label(conn: sqlite3.Connection, label: str, limit: int = 100_000) -> list[GraphNode]:
+    rows = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes WHERE label=? ORDER BY path, start_byte LIMIT ?", (label, limit)
+    )
+    return [GraphNode.from_row(r) for r in rows]
+
+
+def innermost_definition(conn: sqlite3.Connection, path: str, line: int) -> GraphNode | None:
+    """The smallest definition (not a local variable) whose span holds 1-based ``line`` of ``path``."""
+    row = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes WHERE path=? AND start_line<=? AND end_line>=? "
+        "AND label IN ('Class', 'Interface', 'Function', 'Method', 'Type') "
+        "ORDER BY (end_byte - start_byte), start_byte LIMIT 1",
+        (path, line, line),
+    ).fetchone()
+    return GraphNode.from_row(row) if row else None
+
+
+def edges_into(conn: sqlite3.Connection, ids: Iterable[int], types: Sequence[str]) -> list[GraphEdge]:
+    out: list[GraphEdge] = []
+    for batch in _batched(dict.fromkeys(ids)):
+        sql = (
+            f"SELECT {EDGE_COLUMNS} FROM edges WHERE dst IN ({_marks(len(batch))}) "
+            f"AND type IN ({_marks(len(types))}) ORDER BY path, start_byte, id"
+        )
+        out.extend(GraphEdge.from_row(r) for r in conn.execute(sql, [*batch, *types]))
+    return out
+
+
+def edges_out_of(
+    conn: sqlite3.Connection, ids: Iterable[int], types: Sequence[str], *, resolved_only: bool = False
+) -> list[GraphEdge]:
+    out: list[GraphEdge] = []
+    for batch in _batched(dict.fromkeys(ids)):
+        sql = (
+            f"SELECT {EDGE_COLUMNS} FROM edges WHERE src IN ({_marks(len(batch))}) "
+            f"AND type IN ({_marks(len(types))})"
+            + (" AND dst IS NOT NULL" if resolved_only else "")
+            + " ORDER BY path, start_byte, id"
+        )
+        out.extend(GraphEdge.from_row(r) for r in conn.execute(sql, [*batch, *types]))
+    return out
+
+
+def members(conn: sqlite3.Connection, ids: Iterable[int]) -> list[int]:
+    """Definitions directly inside the given ones (DEFINES children: methods of a class, …)."""
+    return [e.dst for e in edges_out_of(conn, ids, ("DEFINES",), resolved_only=True) if e.dst is not None]
+
+
+def unresolved_named(
+    conn: sqlite3.Connection, name: str, types: Sequence[str] = CALL_TYPES, limit: int = 10_000
+) -> list[GraphEdge]:
+    """Unresolved sites whose written target ends with ``name`` (``name``, ``x.name``, ``a.b.name``):
+    the sites that could be uses of a symbol called ``name`` but were not resolved to anything."""
+    escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    sql = (
+        # a covering scan of the partial index of unresolved targets beats the planner's choice
+        # (edges_dst on dst IS NULL, which reads every unresolved row of the table)
+        f"SELECT {EDGE_COLUMNS} FROM edges INDEXED BY edges_unresolved "
+        "WHERE dst IS NULL AND (target = ? OR target LIKE ? ESCAPE '\\') "
+        f"AND strategy IN ('unresolved', 'lambda') AND type IN ({_marks(len(types))}) "
+        "ORDER BY path, start_byte LIMIT ?"
+    )
+    rows = conn.execute(sql, [name, "%." + escaped, *types, limit])
+    return [GraphEdge.from_row(r) for r in rows]
+
+
+def file_hashes(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    wanted = list(dict.fromkeys(p for p in paths if p))
+    for start in range(0, len(wanted), BATCH):
+        batch = wanted[start : start + BATCH]
+        for path, sha in conn.execute(
+            f"SELECT path, sha256 FROM files WHERE path IN ({_marks(len(batch))})", batch
+        ):
+            out[path] = sha
+    return out
+
+
+# ---- traversal ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A node reached by a traversal: how far, how sure (product of edge confidences along the best
+    path found at that distance), and the edge it was first reached by."""
+
+    node: int
+    distance: int
+    confidence: float
+    via: GraphEdge
+    parent: int
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One traversed edge with the distance of the node it leads to."""
+
+    edge: GraphEdge
+    distance: int
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Traversal:
+    reached: tuple[Reached, ...]
+    hops: tuple[Hop, ...]
+    depth: int
+    beyond: int  # nodes one step past the depth limit that were not followed
+    node_limited: bool  # the node budget stopped the walk early
+
+    @property
+    def depth_limited(self) -> bool:
+        return self.beyond > 0
+
+
+def traverse(
+    conn: sqlite3.Connection,
+    start: Iterable[int],
+    *,
+    types: Sequence[str],
+    incoming: bool,
+    depth: int,
+    max_nodes: int = 5_000,
+) -> Traversal:
+    """Breadth-first walk from ``start`` along ``types`` edges, against them when ``incoming``
+    (callers, dependents) or with them (callees). Unresolved edges are never followed."""
+    starts = list(dict.fromkeys(start))
+    seen: dict[int, float] = {s: 1.0 for s in starts}
+    frontier: dict[int, float] = dict(seen)
+    reached: list[Reached] = []
+    position: dict[int, int] = {}
+    hops: list[Hop] = []
+    node_limited = False
+    for level in range(1, depth + 1):
+        if not frontier:
+            break
+        fetched = (
+            edges_into(conn, frontier, types)
+            if incoming
+            else edges_out_of(conn, frontier, types, resolved_only=True)
+        )
+        following: dict[int, float] = {}
+        for edge in fetched:
+            here, there = (edge.dst, edge.src) if incoming else (edge.src, edge.dst)
+            if here is None or there is None:
+                continue
+            confidence = frontier[here] * edge.confidence
+            hops.append(Hop(edge, level, confidence))
+            if there in seen and there not in following:
+                continue
+            if there in following:
+                if confidence > following[there]:
+                    following[there] = confidence
+                    reached[position[there]] = Reached(there, level, confidence, edge, here)
+                continue
+            if len(seen) >= max_nodes:
+                node_limited = True
+                continue
+            seen[there] = confidence
+            following[there] = confidence
+            position[there] = len(reached)
+            reached.append(Reached(there, level, confidence, edge, here))
+        frontier = following
+    beyond = 0
+    if frontier and not node_limited:
+        fetched = (
+            edges_into(conn, frontier, types)
+            if incoming
+            else edges_out_of(conn, frontier, types, resolved_only=True)
+        )
+        beyond = len({(e.src if incoming else e.dst) for e in fetched} - set(seen) - {None})
+    return Traversal(tuple(reached), tuple(hops), depth, beyond, node_limited)

@@ -1,0 +1,529 @@
+"""All edges one file owns: calls, references, inheritance, overrides, imports, data flow, routes, tests.
+
+:func:`resolve_file` is a pure function of the file's facts and of what it reads from other files'
+interfaces (recorded as dependency tokens); the build decides when to call it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from lazy_intel.graph.analysis import Analysis
+from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
+from lazy_intel.graph.imports import import_bound_names
+from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, file_node_id, module_node_id
+from lazy_intel.graph.nodes import (
+    CALLABLE_SCOPE_KINDS,
+    defines_edges,
+    is_test_path,
+    local_node_id,
+    numbered_routes,
+)
+from lazy_intel.graph.program import FactStore, Program
+from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
+from lazy_intel.graph.values import ordered, pattern_names
+
+DIRECT = frozenset({"local", "import", "self", "package", "member", "inheritance"})
+TEST_PREFIX = re.compile(r"^(?:test_?|Test)")
+
+
+@dataclass
+class FileGraph:
+    edges: list[EdgeRow] = field(default_factory=list)
+    deps: set[str] = field(default_factory=set)
+    exhausted: bool = False
+
+
+def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
+    program = Program(store, model)
+    an = Analysis(program)
+    an.run()
+    out = FileGraph(exhausted=an.exhausted)
+    out.edges.extend(defines_edges(model))
+    calls = _call_edges(an, model)
+    out.edges.extend(calls)
+    out.edges.extend(_type_edges(an, model))
+    out.edges.extend(_override_edges(an, model))
+    imports = _import_edges(an, model)
+    out.edges.extend(imports)
+    out.edges.extend(_value_reference_edges(an, model))
+    out.edges.extend(_assigned_from_edges(an, model))
+    out.edges.extend(_handles_edges(an, model))
+    out.edges.extend(_tests_edges(an, model, calls, imports))
+    out.deps = program.deps.tokens
+    return out
+
+
+def scope_node(model: FileModel, scope: str) -> int:
+    if not scope:
+        return file_node_id(model.path)
+    symbol = model.by_qualified.get(scope)
+    return symbol.node_id if symbol is not None else file_node_id(model.path)
+
+
+def _edge(
+    model: FileModel, kind: str, src: int, r: Any, site: Any, *, extra: dict[str, Any] | None = None
+) -> EdgeRow:
+    """An edge from ``src`` for resolution ``r`` at ``site`` (anything with start/end byte and line)."""
+    merged = dict(r.extra or {})
+    merged.update(extra or {})
+    return EdgeRow(
+        model.key,
+        kind,
+        src,
+        r.dst,
+        r.strategy,
+        r.confidence,
+        r.target,
+        model.path,
+        site.start_byte,
+        site.end_byte,
+        site.line,
+        props(merged),
+    )
+
+
+def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    out = []
+    decorators = {id(r) for refs in model.header_refs.values() for r in refs}
+    for ref in model.refs:
+        if ref.kind not in ("call", "instantiate"):
+            continue
+        scope = model.scope_of(ref.scope, ref.start_byte)
+        site = f"{model.path}:{ref.start_byte}"
+        src = scope_node(model, scope)
+        if ref.kind == "instantiate" and ref.args_json is None:  # a struct literal: a use of the type
+            for r in type_targets(an, model, scope, ref.callee(), site):
+                out.append(_edge(model, "REFERENCES", src, r, ref))
+            continue
+        extra = {"instantiate": True} if ref.kind == "instantiate" else None
+        for r in call_targets(
+            an, model, scope, ref.callee(), site, kind=ref.kind, call_syntax=ref.args_json is not None
+        ):
+            out.append(_edge(model, "CALLS", src, r, ref, extra=extra))
+        if ref.args_json is not None and id(ref) in decorators:
+            # `@make_decorator(args)`: the decorator it returns is called with the definition
+            for r in call_targets(an, model, scope, Analysis.decorator_expr(ref), site, kind="call"):
+                if r.dst is not None:
+                    out.append(_edge(model, "CALLS", src, r, ref, extra={"implicit": "decorator"}))
+    for flow in model.flows:
+        if flow.kind != "iterate" or flow.value is None:
+            continue
+        scope = model.scope_of(flow.scope)
+        values = an.eval(model, scope, flow.value, f"{model.path}:{flow.start_byte}")
+        methods = sorted({m for v in values if v[0] == "inst" for m, _ in an.iteration(v)})
+        for method in methods:
+            entry = an.p.symbol(method)
+            if entry is not None:
+                r = Resolution(method, "member", CONFIDENCE["member"], entry[1].qualified)
+                out.append(
+                    _edge(model, "CALLS", scope_node(model, scope), r, flow, extra={"implicit": "iteration"})
+                )
+    return out
+
+
+def _type_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    out = []
+    for ref in model.refs:
+        site = f"{model.path}:{ref.start_byte}"
+        if ref.kind == "type":
+            scope = model.scope_of(ref.scope, ref.start_byte)
+            for r in type_targets(an, model, scope, ref.callee(), site):
+                out.append(_edge(model, "REFERENCES", scope_node(model, scope), r, ref))
+        elif ref.kind in ("inherit", "implement") and ref.scope:
+            cls = model.by_qualified.get(ref.scope)
+            if cls is None:
+                continue
+            kind = "IMPLEMENTS" if ref.kind == "implement" else "INHERITS"
+            for r in type_targets(an, model, model.scope_of(cls.parent), ref.callee(), site):
+                if r.dst != cls.node_id:
+                    out.append(_edge(model, kind, cls.node_id, r, ref))
+    return out
+
+
+def _override_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    out = []
+    for symbol in model.symbols:
+        if symbol.kind not in ("method", "constructor") or not symbol.parent:
+            continue
+        cls = model.by_qualified.get(symbol.parent)
+        if cls is None or cls.label not in TYPE_LABELS:
+            continue
+        for ancestor, depth in an.mro(cls.node_id):
+            if depth == 0:
+                continue
+            found = sorted(v[1] for v in an.class_member(ancestor, symbol.name, False) if v[0] == "def")
+            targets = [
+                t for t in found if (e := an.p.symbol(t)) is not None and e[1].label in CALLABLE_LABELS
+            ]
+            if targets:
+                out.append(
+                    EdgeRow(
+                        model.key,
+                        "OVERRIDES",
+                        symbol.node_id,
+                        targets[0],
+                        "inheritance",
+                        CONFIDENCE["inheritance"],
+                        symbol.name,
+                        model.path,
+                        symbol.start_byte,
+                        symbol.end_byte,
+                        symbol.start_line,
+                        props({"depth": depth}),
+                    )
+                )
+                break
+    return out
+
+
+def _value_node(an: Analysis, value: tuple[Any, ...]) -> int | None:
+    if value[0] == "mod":
+        return file_node_id(value[1])
+    if value[0] == "pkg":
+        return module_node_id(value[1])
+    if value[0] in ("def", "bm"):
+        return int(value[1])
+    return None
+
+
+def _import_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    out = []
+    src = file_node_id(model.path)
+    for imp in model.imports:
+        if imp.name is None or imp.wildcard:
+            values = an.import_module_values(model, imp)
+        else:
+            bound = import_bound_names(imp, model.lang)
+            values = an.import_values(model, imp, bound[0]) if bound else set()
+        targets = sorted({n for v in values if (n := _value_node(an, v)) is not None})
+        text = imp.module + (f".{imp.name}" if imp.name else "")
+        extra = {"module": imp.module, **({"name": imp.name} if imp.name else {})}
+        if not targets:
+            relative = imp.module.startswith(".")
+            strategy = "unresolved" if relative else "external"
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "IMPORTS",
+                    src,
+                    None,
+                    strategy,
+                    0.0,
+                    text,
+                    model.path,
+                    imp.start_byte,
+                    imp.end_byte,
+                    imp.line,
+                    props(extra),
+                )
+            )
+            continue
+        for dst in targets:
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "IMPORTS",
+                    src,
+                    dst,
+                    "import",
+                    CONFIDENCE["import"],
+                    text,
+                    model.path,
+                    imp.start_byte,
+                    imp.end_byte,
+                    imp.line,
+                    props(extra),
+                )
+            )
+    return out
+
+
+def _named_values(expr: Any) -> list[Any]:
+    """Sub-expressions that name something (``f``, ``mod.f``, ``self.handler``) inside a value."""
+    if not expr:
+        return []
+    tag = expr[0]
+    if tag in ("n", "a"):
+        return [expr]
+    if tag in ("t", "u"):
+        return [e for item in expr[1] for e in _named_values(item)]
+    if tag == "d":
+        return [e for pair in expr[1] for e in _named_values(pair[1])]
+    if tag in ("kw", "*"):
+        return _named_values(expr[-1])
+    return []
+
+
+def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    """REFERENCES for definitions used as values: passed as arguments, stored, returned."""
+    out = []
+    sites: list[tuple[str, Any, int, int, int]] = []
+    for ref in model.refs:
+        if ref.kind in ("call", "instantiate") and ref.args_json is not None:
+            scope = model.scope_of(ref.scope, ref.start_byte)
+            sites += [(scope, arg, ref.start_byte, ref.end_byte, ref.line) for arg in ref.args()]
+    for flow in model.flows:
+        if flow.kind in ("assign", "return", "yield") and flow.value is not None:
+            sites.append((model.scope_of(flow.scope), flow.value, flow.start_byte, flow.end_byte, flow.line))
+    for scope, value, start, end, line in sites:
+        for expr in _named_values(value):
+            found, _ = classify(an, model, scope, expr, f"{model.path}:{start}")
+            seen: set[int] = set()
+            for v, strategy in found:
+                if v[0] not in ("def", "bm") or strategy not in DIRECT or v[1] in seen:
+                    continue
+                entry = an.p.symbol(v[1])
+                if entry is None or entry[1].label not in CALLABLE_LABELS | TYPE_LABELS:
+                    continue
+                seen.add(v[1])
+                out.append(
+                    EdgeRow(
+                        model.key,
+                        "REFERENCES",
+                        scope_node(model, scope),
+                        v[1],
+                        strategy,
+                        CONFIDENCE[strategy],
+                        render(expr),
+                        model.path,
+                        start,
+                        end,
+                        line,
+                        props({"use": "value"}),
+                    )
+                )
+    return out
+
+
+def _sources(expr: Any, via: str) -> list[tuple[str, str]]:
+    if not expr:
+        return []
+    tag = expr[0]
+    if tag == "n":
+        return [(expr[1], via)]
+    if tag == "c":
+        return _sources(expr[1], "call")
+    if tag == "a":
+        return _sources(expr[1], "attribute" if via == "value" else via)
+    if tag == "k":
+        return _sources(expr[1], "element")
+    if tag in ("t", "u"):
+        return [s for item in expr[1] for s in _sources(item, via)]
+    if tag == "d":
+        return [s for pair in expr[1] for s in _sources(pair[1], via)]
+    if tag in ("kw", "*"):
+        return _sources(expr[-1], via)
+    return []
+
+
+def _assigned_from_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    """Intra-procedural data flow: each assigned name <- the names its value was computed from."""
+    out = []
+    declared = an.declared(model)
+    for flow in model.flows:
+        if flow.kind not in ("assign", "iterate") or flow.value is None:
+            continue
+        scope = model.scope_of(flow.scope)
+        owner = model.by_qualified.get(scope)
+        in_function = owner is not None and owner.kind in CALLABLE_SCOPE_KINDS
+        targets = []
+        for name in pattern_names(flow.target):
+            if in_function:
+                targets.append(local_node_id(model.path, scope, name))
+            else:
+                symbol = next(
+                    (
+                        s
+                        for s in declared.get(scope, {}).get(name, ())
+                        if not isinstance(s, str) and hasattr(s, "node_id")
+                    ),
+                    None,
+                )
+                if symbol is not None:
+                    targets.append(symbol.node_id)
+        if not targets:
+            continue
+        sources: dict[int, tuple[str, str, float]] = {}
+        for name, via in _sources(flow.value, "element" if flow.kind == "iterate" else "value"):
+            if in_function and "var" in declared.get(scope, {}).get(name, ()):
+                sources.setdefault(local_node_id(model.path, scope, name), (name, via, 1.0))
+                continue
+            values, how = an.lookup(model, scope, name)
+            if how in DIRECT:
+                for v in ordered(values):
+                    if v[0] == "def":
+                        sources.setdefault(int(v[1]), (name, via, CONFIDENCE[how]))
+        extra = {"condition_path": list(flow.condition_path)} if flow.condition_path else {}
+        for dst, (name, via, confidence) in sorted(sources.items()):
+            for src in targets:
+                if src != dst:
+                    out.append(
+                        EdgeRow(
+                            model.key,
+                            "ASSIGNED_FROM",
+                            src,
+                            dst,
+                            "local",
+                            confidence,
+                            name,
+                            model.path,
+                            flow.start_byte,
+                            flow.end_byte,
+                            flow.line,
+                            props({**extra, "via": via}),
+                        )
+                    )
+    return out
+
+
+def _handles_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    out = []
+    for site, route_id in numbered_routes(model):
+        if site.handler_symbol is not None:
+            symbol = model.by_qualified.get(site.handler_symbol)
+            if symbol is not None:
+                out.append(
+                    EdgeRow(
+                        model.key,
+                        "HANDLES",
+                        route_id,
+                        symbol.node_id,
+                        "local",
+                        CONFIDENCE["local"],
+                        symbol.name,
+                        model.path,
+                        site.start_byte,
+                        site.end_byte,
+                        site.line,
+                        None,
+                    )
+                )
+            continue
+        if site.handler_expr is None:
+            continue
+        expr = site.handler_expr
+        if expr[0] == "c" and expr[1][0] == "a" and expr[1][2] == "as_view":  # Django class-based views
+            expr = expr[1][1]
+        if expr[0] == "l":
+            continue  # an inline function: the route's own span holds it
+        found, _ = classify(an, model, site.scope, expr, f"{model.path}:{site.start_byte}")
+        for value, strategy in found:
+            if value[0] in ("def", "bm"):
+                out.append(
+                    EdgeRow(
+                        model.key,
+                        "HANDLES",
+                        route_id,
+                        value[1],
+                        strategy,
+                        CONFIDENCE.get(strategy, 0.5),
+                        render(expr),
+                        model.path,
+                        site.start_byte,
+                        site.end_byte,
+                        site.line,
+                        None,
+                    )
+                )
+    return out
+
+
+def _subject_names(name: str) -> list[str]:
+    stripped = TEST_PREFIX.sub("", name).lstrip("_")
+    if not stripped:
+        return []
+    names = [stripped]
+    if "_" in stripped:
+        names.append(stripped.split("_")[0])
+    if stripped[:1].isupper():
+        names.append(stripped[:1].lower() + stripped[1:])
+    return list(dict.fromkeys(names))
+
+
+SUBJECT_FILE = (
+    (re.compile(r"^test_(.+)(\.pyi?)$"), r"\1\2"),
+    (re.compile(r"^(.+)_test(\.[a-z]+)$"), r"\1\2"),
+    (re.compile(r"^(.+)\.(?:test|spec)(\.[a-z]+)$"), r"\1\2"),
+    (re.compile(r"^(.+?)Tests?(\.[a-z]+)$"), r"\1\2"),
+)
+
+
+def _tests_edges(
+    an: Analysis, model: FileModel, calls: list[EdgeRow], imports: list[EdgeRow]
+) -> list[EdgeRow]:
+    if not is_test_path(model.path):
+        return []
+    out = []
+    file_id = file_node_id(model.path)
+    imported_files = {e.dst for e in imports if e.dst is not None}
+    base = posixpath.basename(model.path)
+    for pattern, replacement in SUBJECT_FILE:
+        if not pattern.match(base):
+            continue
+        subject = pattern.sub(replacement, base)
+        candidates = an.p.index.with_suffix(subject, an.p.deps)
+        candidates = [c for c in candidates if c != model.path and not is_test_path(c)]
+        chosen = [c for c in candidates if file_node_id(c) in imported_files]
+        strategy = "import" if chosen else "naming"
+        if not chosen:
+            same_dir = [c for c in candidates if posixpath.dirname(c) == posixpath.dirname(model.path)]
+            chosen = same_dir or (candidates if len(candidates) == 1 else [])
+        for path in chosen:
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "TESTS",
+                    file_id,
+                    file_node_id(path),
+                    strategy,
+                    CONFIDENCE[strategy],
+                    path,
+                    model.path,
+                    0,
+                    0,
+                    1,
+                    None,
+                )
+            )
+        break
+    callees_of: dict[int, dict[int, tuple[str, float]]] = {}
+    for edge in calls:
+        if edge.dst is not None:
+            callees_of.setdefault(edge.src, {}).setdefault(edge.dst, (edge.strategy, edge.confidence))
+    for symbol in model.symbols:
+        if symbol.kind not in CALLABLE_KINDS or not TEST_PREFIX.match(symbol.name):
+            continue
+        targets: dict[int, tuple[str, float, str]] = {}
+        for name in _subject_names(symbol.name):
+            values, how = an.lookup(model, "", name)
+            if how in DIRECT:
+                for value in ordered(values):
+                    entry = an.p.symbol(value[1]) if value[0] == "def" else None
+                    if entry is not None and not is_test_path(entry[0].path):
+                        targets.setdefault(int(value[1]), ("naming", CONFIDENCE["naming"], "naming"))
+        for dst, (strategy, confidence) in sorted(callees_of.get(symbol.node_id, {}).items()):
+            entry = an.p.symbol(dst)
+            if entry is not None and not is_test_path(entry[0].path):
+                targets.setdefault(dst, (strategy, confidence, "call"))
+        for dst, (strategy, confidence, evidence) in sorted(targets.items()):
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "TESTS",
+                    symbol.node_id,
+                    dst,
+                    strategy,
+                    confidence,
+                    symbol.name,
+                    model.path,
+                    symbol.start_byte,
+                    symbol.end_byte,
+                    symbol.start_line,
+                    props({"evidence": evidence}),
+                )
+            )
+    return out

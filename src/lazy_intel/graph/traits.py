@@ -1,0 +1,257 @@
+"""How each language's names behave, as far as resolution needs to know (one row per language).
+
+Parsing stays language-agnostic (the ``.scm`` files); binding rules are semantics, and they differ:
+whether a bare name inside a method means a member (Java) or not (Python), what ``self`` is called,
+which module system resolves imports, what the constructor is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PYTHON_BUILTINS = frozenset(
+    [
+        "abs",
+        "aiter",
+        "all",
+        "anext",
+        "any",
+        "ascii",
+        "bin",
+        "bool",
+        "breakpoint",
+        "bytearray",
+        "bytes",
+        "callable",
+        "chr",
+        "classmethod",
+        "compile",
+        "complex",
+        "delattr",
+        "dict",
+        "dir",
+        "divmod",
+        "enumerate",
+        "eval",
+        "exec",
+        "filter",
+        "float",
+        "format",
+        "frozenset",
+        "getattr",
+        "globals",
+        "hasattr",
+        "hash",
+        "help",
+        "hex",
+        "id",
+        "input",
+        "int",
+        "isinstance",
+        "issubclass",
+        "iter",
+        "len",
+        "list",
+        "locals",
+        "map",
+        "max",
+        "memoryview",
+        "min",
+        "next",
+        "object",
+        "oct",
+        "open",
+        "ord",
+        "pow",
+        "print",
+        "property",
+        "range",
+        "repr",
+        "reversed",
+        "round",
+        "set",
+        "setattr",
+        "slice",
+        "sorted",
+        "staticmethod",
+        "str",
+        "sum",
+        "super",
+        "tuple",
+        "type",
+        "vars",
+        "zip",
+        "__import__",
+        "NotImplemented",
+        "Ellipsis",
+        "BaseException",
+        "Exception",
+        "ArithmeticError",
+        "AssertionError",
+        "AttributeError",
+        "BlockingIOError",
+        "BrokenPipeError",
+        "BufferError",
+        "ConnectionError",
+        "DeprecationWarning",
+        "EOFError",
+        "EnvironmentError",
+        "FileExistsError",
+        "FileNotFoundError",
+        "FloatingPointError",
+        "GeneratorExit",
+        "ImportError",
+        "IndexError",
+        "InterruptedError",
+        "IsADirectoryError",
+        "KeyError",
+        "KeyboardInterrupt",
+        "LookupError",
+        "MemoryError",
+        "ModuleNotFoundError",
+        "NameError",
+        "NotADirectoryError",
+        "NotImplementedError",
+        "OSError",
+        "OverflowError",
+        "PermissionError",
+        "RecursionError",
+        "ReferenceError",
+        "RuntimeError",
+        "RuntimeWarning",
+        "StopAsyncIteration",
+        "StopIteration",
+        "SyntaxError",
+        "SystemError",
+        "SystemExit",
+        "TimeoutError",
+        "TypeError",
+        "UnboundLocalError",
+        "UnicodeDecodeError",
+        "UnicodeEncodeError",
+        "UnicodeError",
+        "UserWarning",
+        "ValueError",
+        "Warning",
+        "ZeroDivisionError",
+    ]
+)
+ECMA_GLOBALS = frozenset(
+    [
+        "console",
+        "Math",
+        "JSON",
+        "Object",
+        "Array",
+        "Promise",
+        "String",
+        "Number",
+        "Boolean",
+        "Symbol",
+        "Date",
+        "RegExp",
+        "Error",
+        "Map",
+        "Set",
+        "WeakMap",
+        "WeakSet",
+        "Reflect",
+        "Proxy",
+        "parseInt",
+        "parseFloat",
+        "isNaN",
+        "isFinite",
+        "setTimeout",
+        "clearTimeout",
+        "setInterval",
+        "clearInterval",
+        "require",
+        "module",
+        "exports",
+        "process",
+        "Buffer",
+        "fetch",
+        "window",
+        "document",
+        "globalThis",
+        "encodeURIComponent",
+        "decodeURIComponent",
+        "structuredClone",
+        "queueMicrotask",
+        "alert",
+    ]
+)
+GO_BUILTINS = frozenset(
+    [
+        "append",
+        "cap",
+        "clear",
+        "close",
+        "complex",
+        "copy",
+        "delete",
+        "imag",
+        "len",
+        "make",
+        "max",
+        "min",
+        "new",
+        "panic",
+        "print",
+        "println",
+        "real",
+        "recover",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Traits:
+    module_system: str  # python | ecma | go | java | rust | none
+    self_names: frozenset[str] = frozenset({"this"})
+    first_param_is_self: bool = False  # Python: a method's first parameter is the instance
+    implicit_members: bool = False  # a bare name in a method may be a member of its class
+    package_scope: bool = False  # names of sibling files in the same directory are visible (Go)
+    constructors: frozenset[str] = frozenset()
+    builtins: frozenset[str] = frozenset()
+    super_names: frozenset[str] = frozenset({"super"})
+    iteration: tuple[str, ...] = ()  # methods a for loop calls on an object (Python: __iter__, __next__)
+
+
+TRAITS: dict[str, Traits] = {
+    "python": Traits(
+        "python",
+        self_names=frozenset({"self", "cls"}),
+        first_param_is_self=True,
+        constructors=frozenset({"__init__"}),
+        builtins=PYTHON_BUILTINS,
+        iteration=("__iter__", "__next__"),
+    ),
+    "javascript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
+    "typescript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
+    "tsx": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
+    "go": Traits("go", self_names=frozenset(), package_scope=True, builtins=GO_BUILTINS),
+    "java": Traits("java", implicit_members=True),
+    "rust": Traits("rust", self_names=frozenset({"self", "Self"})),
+    "c": Traits("none", self_names=frozenset()),
+    "cpp": Traits("none", implicit_members=True),
+    "csharp": Traits("none", implicit_members=True, super_names=frozenset({"base"})),
+    "ruby": Traits(
+        "none", self_names=frozenset({"self"}), implicit_members=True, constructors=frozenset({"initialize"})
+    ),
+    "php": Traits(
+        "none",
+        self_names=frozenset({"$this", "this", "self", "static"}),
+        constructors=frozenset({"__construct"}),
+    ),
+    "kotlin": Traits("none", implicit_members=True),
+    "swift": Traits(
+        "none", self_names=frozenset({"self"}), implicit_members=True, constructors=frozenset({"init"})
+    ),
+    "scala": Traits("none", implicit_members=True),
+}
+DEFAULT_TRAITS = Traits("none")
+
+
+def traits_of(lang: str | None) -> Traits:
+    return TRAITS.get(lang or "", DEFAULT_TRAITS)

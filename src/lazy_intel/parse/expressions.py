@@ -1,0 +1,345 @@
+"""Compact expressions: the shape of a value, read off the syntax tree without evaluating it.
+
+The graph's resolver follows values through assignments, arguments and returns; it needs only
+each expression's shape, as small JSON lists (stored as text):
+
+``["n", name]``                 a name (``self``/``this`` included)
+``["a", object, attribute]``    member access: ``a.b``, ``a->b``, ``a::b``
+``["c", callee, [args…]]``      a call or instantiation; an argument may be ``["kw", name, expr]``
+``["k", object, key]``          subscript: ``d["a"]``, ``xs[0]``
+``["s", text]`` / ``["i", text]`` a string / number literal (text without quotes)
+``["t", [items…]]``             tuple, list, set or array (also an unpacking target)
+``["d", [[key, value]…]]``      dict / object literal
+``["l", [params…], body]``      a lambda or anonymous function (``body`` is an expression or ``["x"]``)
+``["u", [options…]]``           one of several values (``a if c else b``, ``a or b``, ``c ? a : b``)
+``["*", expr]``                 a spread / star expression
+``["sl"]``                      a slice (``xs[1:3]`` keeps the container)
+``["x"]``                       anything else
+
+Node types are grouped across grammars (the union, not one branch per language): a grammar whose
+node type is not listed simply yields ``["x"]`` for it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import tree_sitter
+
+MAX_DEPTH = 6
+MAX_ITEMS = 16
+MAX_LITERAL_CHARS = 200
+
+Expr = list[Any]
+UNKNOWN: Expr = ["x"]
+
+SELF_TYPES = frozenset({"this", "self", "super", "base", "variable_name", "simple_identifier", "constant"})
+ATTRIBUTE_TYPES = frozenset(
+    {
+        "attribute",
+        "member_expression",
+        "selector_expression",
+        "field_expression",
+        "field_access",
+        "member_access_expression",
+        "scoped_identifier",
+        "navigation_expression",
+        "member_access",
+        "qualified_type",
+        "nested_identifier",
+    }
+)
+OBJECT_FIELDS = (
+    "object",
+    "operand",
+    "value",
+    "expression",
+    "receiver",
+    "argument",
+    "path",
+    "scope",
+    "package",
+)
+MEMBER_FIELDS = ("attribute", "property", "field", "name", "method", "suffix")
+CALL_TYPES = frozenset(
+    {
+        "call",
+        "call_expression",
+        "method_invocation",
+        "invocation_expression",
+        "function_call_expression",
+        "member_call_expression",
+        "scoped_call_expression",
+        "new_expression",
+        "object_creation_expression",
+        "composite_literal",
+        "struct_expression",
+    }
+)
+CALLEE_FIELDS = ("function", "constructor", "type", "callee")
+SUBSCRIPT_TYPES = frozenset(
+    {
+        "subscript",
+        "subscript_expression",
+        "index_expression",
+        "element_access_expression",
+        "element_reference",
+    }
+)
+SUBSCRIPT_KEY_FIELDS = ("subscript", "index", "field")
+STRING_TYPES = frozenset(
+    {
+        "string",
+        "string_literal",
+        "interpreted_string_literal",
+        "raw_string_literal",
+        "template_string",
+        "encapsed_string",
+        "line_string_literal",
+        "concatenated_string",
+    }
+)
+NUMBER_TYPES = frozenset(
+    {
+        "integer",
+        "float",
+        "number",
+        "int_literal",
+        "float_literal",
+        "integer_literal",
+        "decimal_integer_literal",
+    }
+)
+SEQUENCE_TYPES = frozenset(
+    {
+        "tuple",
+        "list",
+        "set",
+        "pattern_list",
+        "tuple_pattern",
+        "list_pattern",
+        "expression_list",
+        "array",
+        "array_pattern",
+        "array_expression",
+        "tuple_expression",
+        "list_comprehension",
+        "set_comprehension",
+        "generator_expression",
+    }
+)
+MAP_TYPES = frozenset({"dictionary", "object", "dictionary_comprehension"})
+PAIR_TYPES = frozenset({"pair"})
+LAMBDA_TYPES = frozenset(
+    {
+        "lambda",
+        "arrow_function",
+        "function_expression",
+        "func_literal",
+        "closure_expression",
+        "lambda_expression",
+        "anonymous_function",
+    }
+)
+UNION_TYPES = frozenset({"conditional_expression", "ternary_expression", "boolean_operator"})
+WRAPPER_TYPES = frozenset(
+    {
+        "parenthesized_expression",
+        "await",
+        "await_expression",
+        "as_pattern_target",
+        "non_null_expression",
+        "expression_statement",
+        "type",
+    }
+)
+SPLAT_TYPES = frozenset(
+    {
+        "list_splat",
+        "list_splat_pattern",
+        "dictionary_splat",
+        "dictionary_splat_pattern",
+        "spread_element",
+        "rest_pattern",
+    }
+)
+KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
+# `a = b = f` and `(a := f)`: the value of an assignment expression is its right-hand side
+ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expression"})
+SLICE_TYPES = frozenset({"slice", "range_expression"})
+COMPREHENSION_BODY_TYPES = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
+# A control-flow node between an assignment and its definition: one of these words in its type.
+CONTROL_WORDS = frozenset(
+    {
+        "if",
+        "elif",
+        "else",
+        "for",
+        "foreach",
+        "while",
+        "do",
+        "loop",
+        "try",
+        "except",
+        "catch",
+        "finally",
+        "with",
+        "switch",
+        "case",
+        "match",
+        "when",
+        "select",
+        "conditional",
+        "ternary",
+        "guard",
+        "rescue",
+        "unless",
+        "until",
+    }
+)
+
+
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _named(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    return [c for c in node.named_children if "comment" not in c.type]
+
+
+def _field(node: tree_sitter.Node, names: tuple[str, ...]) -> tree_sitter.Node | None:
+    for name in names:
+        child = node.child_by_field_name(name)
+        if child is not None:
+            return child
+    return None
+
+
+def _literal(source: bytes, node: tree_sitter.Node) -> str:
+    text = _text(source, node)
+    start = 0
+    while start < len(text) and text[start].isalpha() and start < 3:  # f"…", r'…', b"…"
+        start += 1
+    body = text[start:]
+    for quote in ('"""', "'''", '"', "'", "`"):
+        if len(body) >= 2 * len(quote) and body.startswith(quote) and body.endswith(quote):
+            body = body[len(quote) : -len(quote)]
+            break
+    return body[:MAX_LITERAL_CHARS]
+
+
+def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> Expr:
+    """The compact expression of ``node`` (``["x"]`` for what is not modelled)."""
+    if node is None or depth > MAX_DEPTH:
+        return UNKNOWN
+    kind = node.type
+    named = _named(node)
+    if not named and (kind.endswith("identifier") or kind in SELF_TYPES):
+        return ["n", _text(source, node)]
+    if kind in STRING_TYPES:
+        return ["s", _literal(source, node)]
+    if kind in NUMBER_TYPES:
+        return ["i", _text(source, node)[:MAX_LITERAL_CHARS]]
+    if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
+        return expression(source, named[0], depth + 1) if named else UNKNOWN
+    if kind in CALL_TYPES:
+        callee, args = call_parts(source, node, depth)
+        return ["c", callee, args or []]
+    if kind in ATTRIBUTE_TYPES:
+        obj = _field(node, OBJECT_FIELDS)
+        member = _field(node, MEMBER_FIELDS)
+        if member is None and len(named) >= 2:
+            obj, member = named[0], named[-1]
+        if member is None:
+            return UNKNOWN
+        return ["a", expression(source, obj, depth + 1), _text(source, member)]
+    if kind in SUBSCRIPT_TYPES:
+        obj = _field(node, OBJECT_FIELDS) or (named[0] if named else None)
+        key = _field(node, SUBSCRIPT_KEY_FIELDS) or (named[1] if len(named) > 1 else None)
+        return ["k", expression(source, obj, depth + 1), expression(source, key, depth + 1)]
+    if kind in COMPREHENSION_BODY_TYPES:
+        return ["t", [expression(source, node.child_by_field_name("body"), depth + 1)]]
+    if kind in SEQUENCE_TYPES:
+        return ["t", [expression(source, c, depth + 1) for c in named[:MAX_ITEMS]]]
+    if kind in MAP_TYPES:
+        pairs = []
+        for child in named[:MAX_ITEMS]:
+            if child.type in PAIR_TYPES:
+                pairs.append(
+                    [
+                        expression(source, child.child_by_field_name("key"), depth + 1),
+                        expression(source, child.child_by_field_name("value"), depth + 1),
+                    ]
+                )
+        return ["d", pairs]
+    if kind in LAMBDA_TYPES:
+        params = node.child_by_field_name("parameters")
+        names = []
+        if params is not None:
+            names = [_text(source, p) for p in _named(params) if p.type.endswith("identifier")]
+        elif (single := node.child_by_field_name("parameter")) is not None:
+            names = [_text(source, single)]
+        body = node.child_by_field_name("body")
+        body_expr = UNKNOWN if body is None or body.type in ("block", "statement_block") else None
+        return ["l", names[:MAX_ITEMS], body_expr or expression(source, body, depth + 1)]
+    if kind in UNION_TYPES:
+        options = [node.child_by_field_name(f) for f in ("consequence", "alternative", "left", "right")]
+        picked = [o for o in options if o is not None]
+        if not picked and named:  # Python `a if cond else b`: the first and the last child
+            picked = [named[0], named[-1]]
+        return ["u", [expression(source, o, depth + 1) for o in picked[:MAX_ITEMS]]]
+    if kind in SPLAT_TYPES:
+        return ["*", expression(source, named[0], depth + 1)] if named else UNKNOWN
+    if kind in ASSIGNMENT_TYPES:
+        return expression(source, _field(node, ("right", "value")), depth + 1)
+    if kind in SLICE_TYPES:
+        return ["sl"]
+    if kind in KEYWORD_TYPES:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        return ["kw", _text(source, name) if name is not None else "", expression(source, value, depth + 1)]
+    return UNKNOWN
+
+
+def call_parts(source: bytes, node: tree_sitter.Node, depth: int = 0) -> tuple[Expr, list[Expr] | None]:
+    """``(callee, args)`` of a call-like node; ``args`` is ``None`` when the node has no argument list."""
+    callee_node = _field(node, CALLEE_FIELDS)
+    if callee_node is not None:
+        callee = expression(source, callee_node, depth + 1)
+    else:
+        member = _field(node, ("name", "method"))
+        obj = _field(node, ("object", "receiver", "scope"))
+        if member is None:
+            callee = UNKNOWN
+        elif obj is None:
+            callee = ["n", _text(source, member)]
+        else:
+            callee = ["a", expression(source, obj, depth + 1), _text(source, member)]
+    args_node = node.child_by_field_name("arguments")
+    if args_node is None:
+        return callee, None
+    if args_node.type in COMPREHENSION_BODY_TYPES:  # f(x for x in y)
+        return callee, [expression(source, args_node, depth + 1)]
+    return callee, [expression(source, a, depth + 1) for a in _named(args_node)[:MAX_ITEMS]]
+
+
+def condition_path(node: tree_sitter.Node, stops: set[tuple[int, int]]) -> tuple[str, ...]:
+    """Control-flow node types enclosing ``node`` up to the first ancestor whose span is in ``stops``."""
+    path: list[str] = []
+    current = node.parent
+    while current is not None and (current.start_byte, current.end_byte) not in stops:
+        kind = current.type
+        if kind != node.type and CONTROL_WORDS.intersection(kind.split("_")):
+            path.append(kind)
+        current = current.parent
+    path.reverse()
+    return tuple(path)
+
+
+def dumps(expr: Expr | None) -> str | None:
+    return None if expr is None else json.dumps(expr, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | None) -> Expr | None:
+    return None if text is None else json.loads(text)

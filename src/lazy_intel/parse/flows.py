@@ -1,0 +1,82 @@
+"""``@flow.*`` captures -> :class:`FlowFact` (assignments, loop variables, parameters, returns).
+
+Captures (see :mod:`lazy_intel.parse.extract`): ``@flow.<kind>`` on the statement (kind one of
+``assign``, ``iterate``, ``parameter``, ``return``, ``yield``), with ``@flow.target``,
+``@flow.value`` and ``@flow.type`` on its parts. A parameter's index is its position among the
+named children of its parameter list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import tree_sitter
+
+from lazy_intel.parse.expressions import condition_path, dumps, expression
+from lazy_intel.parse.facts import FLOW_KINDS, FlowFact
+
+RawFlow = tuple[str, tree_sitter.Node, dict[str, list[tree_sitter.Node]]]
+
+
+def flow_kind(capture: str) -> str | None:
+    """``flow.assign`` -> ``assign``; ``None`` for a part capture (``flow.target``) or another name."""
+    if not capture.startswith("flow."):
+        return None
+    kind = capture[5:]
+    return kind if kind in FLOW_KINDS else None
+
+
+def _first(caps: dict[str, list[tree_sitter.Node]], key: str) -> tree_sitter.Node | None:
+    nodes = caps.get(key)
+    return nodes[0] if nodes else None
+
+
+def _index_in_parent(node: tree_sitter.Node) -> int:
+    parent = node.parent
+    if parent is None:
+        return -1
+    position = 0
+    for child in parent.named_children:
+        if "comment" in child.type:
+            continue
+        if child.start_byte == node.start_byte and child.end_byte == node.end_byte:
+            return position
+        position += 1
+    return -1
+
+
+def collect_flows(
+    source: bytes,
+    raw: Sequence[RawFlow],
+    scopes_of: Callable[[list[int]], list[str | None]],
+    definition_spans: set[tuple[int, int]],
+) -> tuple[FlowFact, ...]:
+    """Build the flow facts of one file, in source order, one per (kind, node)."""
+    unique: dict[tuple[str, int, int], RawFlow] = {}
+    for kind, node, caps in raw:
+        key = (kind, node.start_byte, node.end_byte)
+        previous = unique.get(key)
+        if previous is None or len(caps) > len(previous[2]):  # the fuller match wins
+            unique[key] = (kind, node, caps)
+    ordered = sorted(unique.values(), key=lambda r: (r[1].start_byte, r[1].end_byte, r[0]))
+    scopes = scopes_of([node.start_byte for _, node, _ in ordered])
+    facts = []
+    for (kind, node, caps), scope in zip(ordered, scopes, strict=True):
+        target = _first(caps, "flow.target")
+        value = _first(caps, "flow.value")
+        annotation = _first(caps, "flow.type")
+        facts.append(
+            FlowFact(
+                kind=kind,
+                scope=scope,
+                target=dumps(expression(source, target)) if target is not None else None,
+                value=dumps(expression(source, value)) if value is not None else None,
+                annotation=dumps(expression(source, annotation)) if annotation is not None else None,
+                index=_index_in_parent(node) if kind == "parameter" else -1,
+                start_byte=node.start_byte,
+                end_byte=node.end_byte,
+                line=node.start_point[0] + 1,
+                condition_path=condition_path(node, definition_spans),
+            )
+        )
+    return tuple(facts)

@@ -1,0 +1,113 @@
+"""Value-flow facts and call shapes: assignments, parameters, returns, computed callees, arguments."""
+
+from __future__ import annotations
+
+import json
+
+from lazy_intel.parse.expressions import loads
+from lazy_intel.parse.extract import extract_facts
+
+SOURCE = b"""import app_mod
+
+def handler(request, retries=3, *rest, timeout: float = 1.0, **extra):
+    client = make_client(request, timeout=timeout)
+    if request.ok:
+        for item in request.items:
+            try:
+                result = client.send(item)
+            except Error:
+                result = None
+    a, (b, c) = f1, (f2, f3)
+    return client
+
+def gen():
+    yield helper
+
+table = {"a": handler, 1: gen}
+table["a"]()
+gen()()
+app_mod.app.route("/users/<id>", methods=["GET"])
+pick = handler if table else gen
+"""
+
+
+def _flows(kind: str) -> list[tuple[object, ...]]:
+    facts = extract_facts("svc.py", "python", SOURCE)
+    assert facts.error is None
+    return [
+        (f.scope, loads(f.target), loads(f.value), loads(f.annotation), f.index, f.condition_path)
+        for f in facts.flows
+        if f.kind == kind
+    ]
+
+
+def test_parameters_in_order_with_defaults_and_types() -> None:
+    assert _flows("parameter") == [
+        ("handler", ["n", "request"], None, None, 0, ()),
+        ("handler", ["n", "retries"], ["i", "3"], None, 1, ()),
+        ("handler", ["*", ["n", "rest"]], None, None, 2, ()),
+        ("handler", ["n", "timeout"], ["i", "1.0"], ["n", "float"], 3, ()),
+        ("handler", ["*", ["n", "extra"]], None, None, 4, ()),
+    ]
+
+
+def test_assignments_keep_their_shape_and_condition_path() -> None:
+    flows = _flows("assign")
+    assert (
+        "handler",
+        ["n", "client"],
+        ["c", ["n", "make_client"], [["n", "request"], ["kw", "timeout", ["n", "timeout"]]]],
+        None,
+        -1,
+        (),
+    ) in flows
+    conditional = [f for f in flows if f[1] == ["n", "result"]]
+    assert [f[5] for f in conditional] == [
+        ("if_statement", "for_statement", "try_statement"),
+        ("if_statement", "for_statement", "try_statement", "except_clause"),
+    ]
+    assert (
+        "handler",
+        ["t", [["n", "a"], ["t", [["n", "b"], ["n", "c"]]]]],
+        ["t", [["n", "f1"], ["t", [["n", "f2"], ["n", "f3"]]]]],
+        None,
+        -1,
+        (),
+    ) in flows
+    table = next(f for f in flows if f[1] == ["n", "table"])
+    assert table[2] == ["d", [[["s", "a"], ["n", "handler"]], [["i", "1"], ["n", "gen"]]]]
+    pick = next(f for f in flows if f[1] == ["n", "pick"])
+    assert pick[2] == ["u", [["n", "handler"], ["n", "gen"]]]
+
+
+def test_loops_returns_and_yields() -> None:
+    assert _flows("iterate") == [
+        ("handler", ["n", "item"], ["a", ["n", "request"], "items"], None, -1, ("if_statement",))
+    ]
+    assert _flows("return") == [("handler", None, ["n", "client"], None, -1, ())]
+    assert _flows("yield") == [("gen", None, ["n", "helper"], None, -1, ())]
+
+
+def test_calls_record_computed_callees_and_arguments() -> None:
+    facts = extract_facts("svc.py", "python", SOURCE)
+    calls = {(r.name, r.receiver, r.callee, r.args) for r in facts.references if r.kind == "call"}
+    assert ("", None, json.dumps(["k", ["n", "table"], ["s", "a"]], separators=(",", ":")), "[]") in calls
+    assert ("", None, json.dumps(["c", ["n", "gen"], []], separators=(",", ":")), "[]") in calls
+    assert ("gen", None, None, "[]") in calls  # call syntax with no arguments
+    route = next(r for r in facts.references if r.name == "route")
+    assert route.receiver == "app_mod.app"
+    assert loads(route.callee) == ["a", ["a", ["n", "app_mod"], "app"], "route"]
+    assert loads(route.args) == [["s", "/users/<id>"], ["kw", "methods", ["t", [["s", "GET"]]]]]
+    send = next(r for r in facts.references if r.name == "send")
+    assert send.receiver == "client" and send.callee is None  # receiver.name says it all
+    assert loads(send.args) == [["n", "item"]]
+
+
+def test_a_decorator_name_is_not_call_syntax() -> None:
+    source = b"import functools\n\n@functools.cache\n@register\ndef f():\n    pass\n"
+    facts = extract_facts("d.py", "python", source)
+    decorators = {(r.name, r.callee, r.args) for r in facts.references if r.kind == "call"}
+    assert decorators == {
+        ("cache", json.dumps(["a", ["n", "functools"], "cache"], separators=(",", ":")), None),
+        ("register", None, None),
+    }

@@ -17,6 +17,7 @@ from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer, View
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.ops_control import op_status, op_sync, op_verify
+from lazy_intel.service.ops_query import op_query
 from lazy_intel.service.ops_retrieval import op_search, op_symbol
 from lazy_intel.service.ops_semantic import SEMANTIC_OPERATIONS, live_answer
 from lazy_intel.service.requests import Request, parse_request
@@ -49,6 +50,12 @@ OPERATIONS: dict[str, OperationSpec] = {
             "search", op_search, "ranked code chunks for a query (lexical BM25 over symbol chunks)"
         ),
         OperationSpec("symbol", op_symbol, "definitions of a symbol with body, signature, doc and parent"),
+        OperationSpec(
+            "query",
+            op_query,
+            "read-only Cypher subset over the code graph (MATCH/WHERE/RETURN/ORDER BY/SKIP/LIMIT, "
+            "*min..max paths), bounded rows and time",
+        ),
         OperationSpec(
             "status",
             op_status,

@@ -29,7 +29,11 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Most results."},
     "cursor": {"type": "string", "description": "next_cursor of a previous answer to continue it."},
-    "query": {"type": "string", "description": "search: words, identifiers, error text, an issue report."},
+    "query": {
+        "type": "string",
+        "description": "search: words, identifiers, error text, an issue report; "
+        "query: read-only Cypher, e.g. MATCH (a)-[:CALLS]->(b {name: 'f'}) RETURN a.name.",
+    },
     "symbol": {"type": "string", "description": "symbol: a name, Class.method, or module.path.Name."},
     "relativePath": {"type": "string", "description": "File relative to the root, to pick one definition."},
     "lang": {"type": "string", "description": "search filter: language (python, typescript, go, …)."},

@@ -77,6 +77,7 @@ class CompiledQuery:
     row_cap: int  # rows beyond this were cut (the SQL asks for one more to tell)
     capped_hops: tuple[str, ...] = ()  # variable-length relationships whose max was capped
     uses_regex: bool = False
+    variable_length: bool = False  # has a *min..max relationship
 
 
 @dataclass
@@ -448,7 +449,13 @@ class _Compiler:
         params.extend([fetch, query.skip or 0])
         uses_regex = any(f.uses_regex for f in where) or any("lazy_regexp" in s for s in select)
         return CompiledQuery(
-            "\n".join(sql_parts), tuple(params), tuple(columns), row_cap, tuple(st.capped), uses_regex
+            "\n".join(sql_parts),
+            tuple(params),
+            tuple(columns),
+            row_cap,
+            tuple(st.capped),
+            uses_regex,
+            bool(st.var_lengths),
         )
 
 

@@ -216,7 +216,7 @@ class _Compiler:
             joins.append(f"{alias}.src = {src.alias}.id")
         if dst is not None:
             joins.append(f"{alias}.dst = {dst.alias}.id")
-        if rel.direction == "both":
+        if rel.direction == "both" and joins:
             back: list[str] = []
             if src is not None:
                 back.append(f"{alias}.dst = {src.alias}.id")
@@ -343,12 +343,12 @@ class _Compiler:
         return Fragment(sql, tuple(params))
 
     # ---- projection
-    def returns(self) -> tuple[list[str], list[object], list[Column], list[str], list[str], bool]:
+    def returns(self) -> tuple[list[str], list[object], list[Column], list[str], list[list[str]], bool]:
         select: list[str] = []
         params: list[object] = []
         columns: list[Column] = []
         group: list[str] = []
-        order_keys: list[str] = []
+        order_keys: list[list[str]] = []  # per column; a node or edge sorts by path, position, id
         any_aggregate = False
         seen: set[str] = set()
         for index, item in enumerate(self.query.items):
@@ -368,6 +368,7 @@ class _Compiler:
                 select.extend(f"{found.alias}.{f} AS {alias}_{f}" for f in fields[1:])
                 columns.append(Column(name, found.kind, len(fields)))
                 group.append(f"{found.alias}.id")
+                order_keys.append([f"{alias}_path", f"{alias}_start_byte", alias])
             else:
                 select.append(f"{frag.sql} AS {alias}")
                 params.extend(frag.params)
@@ -375,17 +376,17 @@ class _Compiler:
                 columns.append(Column(name, kind, 1))
                 if not frag.aggregate:
                     group.append(alias)
-            order_keys.append(alias)
+                order_keys.append([alias])
         return select, params, columns, group, order_keys, any_aggregate
 
-    def order(self, columns: list[Column]) -> tuple[list[str], list[object]]:
+    def order(self, columns: list[Column], keys: list[list[str]]) -> tuple[list[str], list[object]]:
         terms: list[str] = []
         params: list[object] = []
-        aliases = {c.name: f"c{i}" for i, c in enumerate(columns)}
+        aliases = {c.name: keys[i] for i, c in enumerate(columns)}
         returned = {}
         for i, item in enumerate(self.query.items):
             frag = self.exprs.compile(item.expr, allow_aggregates=True)
-            returned[(frag.sql, frag.params)] = f"c{i}"
+            returned[(frag.sql, frag.params)] = keys[i]
         for sort in self.query.order:
             direction = " DESC" if sort.descending else ""
             if (
@@ -393,11 +394,14 @@ class _Compiler:
                 and sort.expr.name in aliases
                 and sort.expr.name not in self.state.bindings
             ):
-                terms.append(aliases[sort.expr.name] + direction)
+                terms.extend(k + direction for k in aliases[sort.expr.name])
                 continue
             frag = self.exprs.compile(sort.expr, allow_aggregates=True)
             if (frag.sql, frag.params) in returned:
-                terms.append(returned[(frag.sql, frag.params)] + direction)
+                terms.extend(k + direction for k in returned[(frag.sql, frag.params)])
+            elif isinstance(sort.expr, ast.Variable) and not self.query.distinct:
+                alias = self.state.bindings[sort.expr.name].alias
+                terms.extend(f"{alias}.{k}{direction}" for k in ("path", "start_byte", "id"))
             elif self.query.distinct:
                 raise self.error(
                     "unsupported",
@@ -427,7 +431,7 @@ class _Compiler:
         where.extend(st.where)
         where.extend(self.exprs.compile(expr) for expr in conjuncts)
         select, select_params, columns, group, order_keys, aggregate = self.returns()
-        order_terms, order_params = self.order(columns)
+        order_terms, order_params = self.order(columns, order_keys)
         row_cap = self.max_rows if query.limit is None else min(query.limit, self.max_rows)
         fetch = row_cap + 1 if query.limit is None or query.limit > self.max_rows else row_cap
         sql_parts: list[str] = []
@@ -443,7 +447,7 @@ class _Compiler:
             params.extend(p for f in where for p in f.params)
         if aggregate and group:
             sql_parts.append("GROUP BY " + ", ".join(group))
-        sql_parts.append("ORDER BY " + ", ".join([*order_terms, *order_keys]))
+        sql_parts.append("ORDER BY " + ", ".join([*order_terms, *(k for ks in order_keys for k in ks)]))
         params.extend(order_params)
         sql_parts.append("LIMIT ? OFFSET ?")
         params.extend([fetch, query.skip or 0])

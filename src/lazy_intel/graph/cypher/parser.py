@@ -120,6 +120,12 @@ class _Parser:
             return self.advance()
         raise self.error(f"expected {what}, found {self.shown(token)!r}")
 
+    def symbol_name(self, what: str) -> Token:
+        """A label or relationship type: any name, keywords included (``:CALL`` is a type name)."""
+        if self.tok.kind in (NAME, QUOTED):
+            return self.advance()
+        raise self.error(f"expected {what}, found {self.shown(self.tok)!r}")
+
     def integer(self, what: str) -> int:
         token = self.tok
         if token.kind == PARAM:
@@ -204,12 +210,12 @@ class _Parser:
         labels: list[tuple[str, ...]] = []
         while self.tok.is_punct(":"):
             self.advance()
-            group = [self.name("a label").text]
+            group = [self.symbol_name("a label").text]
             while self.tok.is_punct("|"):
                 self.advance()
                 if self.tok.is_punct(":"):
                     self.advance()
-                group.append(self.name("a label").text)
+                group.append(self.symbol_name("a label").text)
             labels.append(tuple(group))
         props = self.property_map() if self.tok.is_punct("{") else ()
         if self.tok.kind == PARAM:
@@ -231,12 +237,12 @@ class _Parser:
                 variable = self.name("a relationship variable").text
             if self.tok.is_punct(":"):
                 self.advance()
-                types.append(self.name("a relationship type").text)
+                types.append(self.symbol_name("a relationship type").text)
                 while self.tok.is_punct("|"):
                     self.advance()
                     if self.tok.is_punct(":"):
                         self.advance()
-                    types.append(self.name("a relationship type").text)
+                    types.append(self.symbol_name("a relationship type").text)
             if self.tok.is_punct("*"):
                 self.advance()
                 variable_length = True

@@ -119,7 +119,10 @@ def _row_item(anchors: _Anchors, columns: tuple[str, ...], row: tuple[Any, ...])
 
 def _fit_page(build: Callable[[int], Answer | None], page_len: int) -> tuple[Answer | None, int]:
     """The answer for the longest prefix of the page that fits whole (binary search on its length)."""
-    low, high = 0, page_len
+    whole = build(page_len)
+    if whole is not None:
+        return whole, page_len
+    low, high = 0, page_len - 1
     best = build(0)
     while low < high:
         mid = (low + high + 1) // 2

@@ -27,6 +27,7 @@ from lazy_intel.graph.cypher.expressions import (
     split_and,
     variables_of,
 )
+from lazy_intel.graph.cypher.regex import SQL_FUNCTION
 from lazy_intel.graph.rows import EDGE_TYPES, NODE_LABELS
 
 NODE_FIELDS: tuple[str, ...] = (
@@ -129,7 +130,7 @@ def _property_conditions(
 ) -> list[Fragment]:
     out: list[Fragment] = []
     for key, value in entries:
-        if not isinstance(value, ast.Literal | ast.ListLiteral) or isinstance(value, ast.ListLiteral):
+        if not isinstance(value, ast.Literal):
             raise compiler.error("unsupported", key, var.offset, "property map values must be literals")
         prop = compiler.property(ast.Property(var, key, var.offset))
         lit = compiler.compile(value)
@@ -451,14 +452,14 @@ class _Compiler:
         params.extend(order_params)
         sql_parts.append("LIMIT ? OFFSET ?")
         params.extend([fetch, query.skip or 0])
-        uses_regex = any(f.uses_regex for f in where) or any("lazy_regexp" in s for s in select)
+        sql = "\n".join(sql_parts)
         return CompiledQuery(
-            "\n".join(sql_parts),
+            sql,
             tuple(params),
             tuple(columns),
             row_cap,
             tuple(st.capped),
-            uses_regex,
+            SQL_FUNCTION in sql,
             bool(st.var_lengths),
         )
 

@@ -142,6 +142,34 @@ def _is_free(node: ast.NodePattern) -> bool:
     return node.variable is None and not node.labels and not node.properties
 
 
+# A path end whose variable is used nowhere else: the relationship needs a node there (so not an
+# unresolved edge) but joining ``nodes`` to find it would only cost time.
+_EXISTS = Binding(NODE, "", -1)
+
+
+def _single_use_variables(query: ast.Query) -> set[str]:
+    """Node variables written once in the patterns and never in WHERE, RETURN or ORDER BY."""
+    counts: dict[str, int] = {}
+    elsewhere: set[str] = set()
+    for match in query.matches:
+        for path in match.patterns:
+            for node in path.nodes:
+                if node.variable is not None:
+                    counts[node.variable] = counts.get(node.variable, 0) + 1
+            for rel in path.rels:
+                if rel.variable is not None:
+                    elsewhere.add(rel.variable)
+        if match.where is not None:
+            elsewhere |= variables_of(match.where)
+    for item in query.items:
+        elsewhere |= variables_of(item.expr)
+        if item.alias:
+            elsewhere.add(item.alias)
+    for sort in query.order:
+        elsewhere |= variables_of(sort.expr)
+    return {name for name, n in counts.items() if n == 1 and name not in elsewhere}
+
+
 class _Compiler:
     def __init__(self, query: ast.Query, max_rows: int, max_hops: int) -> None:
         self.query = query
@@ -149,6 +177,7 @@ class _Compiler:
         self.max_hops = max_hops
         self.state = _State(query.text)
         self.exprs = ExpressionCompiler(self.state.bindings, query.text)
+        self.single_use = _single_use_variables(query)
 
     def error(self, reason: str, construct: str, offset: int, detail: str) -> CypherError:
         return CypherError(reason, construct, offset, self.query.text, detail)
@@ -212,17 +241,23 @@ class _Compiler:
         if types_sql:
             st.where.append(Fragment(types_sql.format(a=alias), types_params))
         src, dst = (left, right) if rel.direction != "in" else (right, left)
-        joins: list[str] = []
-        if src is not None:
-            joins.append(f"{alias}.src = {src.alias}.id")
-        if dst is not None:
-            joins.append(f"{alias}.dst = {dst.alias}.id")
-        if rel.direction == "both" and joins:
-            back: list[str] = []
-            if src is not None:
-                back.append(f"{alias}.dst = {src.alias}.id")
-            if dst is not None:
-                back.append(f"{alias}.src = {dst.alias}.id")
+
+        def side(column: str, end: Binding | None) -> str | None:
+            if end is None:
+                return None
+            if end is _EXISTS:  # a named end used nowhere else: any node, but a node
+                return f"{alias}.{column} IS NOT NULL"
+            return f"{alias}.{column} = {end.alias}.id"
+
+        joins = [j for j in (side("src", src), side("dst", dst)) if j]
+        back = [j for j in (side("dst", src), side("src", dst)) if j]
+        if rel.direction == "both" and all(e is None or e is _EXISTS for e in (src, dst)):
+            # neither end is joined: like Cypher, one row per relationship and orientation
+            st.from_items.append(f"(SELECT 0 AS o UNION ALL SELECT 1) AS {alias}_o")
+            forward = " AND ".join([f"{alias}_o.o = 0", *joins])
+            backward = " AND ".join([f"{alias}_o.o = 1", *back])
+            st.where.append(Fragment(f"(({forward}) OR ({backward}))", ()))
+        elif rel.direction == "both":
             st.where.append(Fragment(f"(({' AND '.join(joins)}) OR ({' AND '.join(back)}))", ()))
         else:
             st.where.extend(Fragment(j, ()) for j in joins)
@@ -266,8 +301,13 @@ class _Compiler:
         bound: list[Binding | None] = []
         for i, node in enumerate(path.nodes):
             rels = [path.rels[j] for j in (i - 1, i) if 0 <= j < len(path.rels)]
-            skip = _is_free(node) and i in (0, last) and len(rels) == 1 and not rels[0].variable_length
-            bound.append(None if skip else self.bind_node(node))
+            at_end = i in (0, last) and len(rels) == 1 and not rels[0].variable_length
+            if at_end and _is_free(node):
+                bound.append(None)
+            elif at_end and node.variable in self.single_use and not node.labels and not node.properties:
+                bound.append(_EXISTS)
+            else:
+                bound.append(self.bind_node(node))
         for i, rel in enumerate(path.rels):
             left, right = bound[i], bound[i + 1]
             if rel.variable_length:

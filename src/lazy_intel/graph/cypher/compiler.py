@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.cypher import ast
@@ -29,6 +30,10 @@ from lazy_intel.graph.cypher.expressions import (
 )
 from lazy_intel.graph.cypher.regex import SQL_FUNCTION
 from lazy_intel.graph.rows import EDGE_TYPES, NODE_LABELS
+
+# SQLite >= 3.34 accepts several recursive SELECTs in one CTE (an undirected walk uses one per
+# direction, each with its index); older versions get one SELECT joining on src OR dst.
+MULTIPLE_RECURSIVE_SELECTS = sqlite3.sqlite_version_info >= (3, 34, 0)
 
 NODE_FIELDS: tuple[str, ...] = (
     "id",
@@ -365,7 +370,15 @@ class _Compiler:
                 params.extend(types_params)
             base = " UNION ".join(parts)
         recursive = []
-        for frm, to in steps:
+        if len(steps) > 1 and not MULTIPLE_RECURSIVE_SELECTS:
+            recursive.append(
+                f"SELECT w.start, CASE WHEN e.src = w.node THEN e.dst ELSE e.src END, w.depth + 1 "
+                f"FROM {vl.cte} AS w JOIN edges AS e ON (e.src = w.node OR e.dst = w.node) "
+                f"WHERE w.depth < ? AND e.dst IS NOT NULL{type_filter}"
+            )
+            params.append(high)
+            params.extend(types_params)
+        for frm, to in steps if not recursive else ():
             recursive.append(
                 f"SELECT w.start, e.{to}, w.depth + 1 FROM {vl.cte} AS w JOIN edges AS e ON e.{frm} = w.node "
                 f"WHERE w.depth < ? AND e.dst IS NOT NULL{type_filter}"

@@ -399,12 +399,12 @@ def test_whole_nodes_and_relationships_are_returned_as_records(graph) -> None:
 
 
 def test_undirected_walks_agree_with_and_without_multiple_recursive_selects(graph, monkeypatch) -> None:
-    from lazy_intel.graph.cypher import compiler
+    from lazy_intel.graph.cypher import paths
 
     query = "MATCH (x {name: 'd'})-[*1..3]-(y) RETURN y.name"
     expected = [("a",), ("b",), ("c",), ("d",), ("m",)]
     for flag in (True, False):
-        monkeypatch.setattr(compiler, "MULTIPLE_RECURSIVE_SELECTS", flag)
+        monkeypatch.setattr(paths, "MULTIPLE_RECURSIVE_SELECTS", flag)
         assert rows(graph, query) == expected
         assert rows(graph, "MATCH (x)-[:CALLS*2..2]-(y) WHERE y.name = 'a' RETURN x.name") == [
             ("a",),

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.cypher import ast
@@ -28,12 +27,9 @@ from lazy_intel.graph.cypher.expressions import (
     split_and,
     variables_of,
 )
+from lazy_intel.graph.cypher.paths import walk_cte
 from lazy_intel.graph.cypher.regex import SQL_FUNCTION
 from lazy_intel.graph.rows import EDGE_TYPES, NODE_LABELS
-
-# SQLite >= 3.34 accepts several recursive SELECTs in one CTE (an undirected walk uses one per
-# direction, each with its index); older versions get one SELECT joining on src OR dst.
-MULTIPLE_RECURSIVE_SELECTS = sqlite3.sqlite_version_info >= (3, 34, 0)
 
 NODE_FIELDS: tuple[str, ...] = (
     "id",
@@ -350,51 +346,14 @@ class _Compiler:
         direction = rel.direction
         if not forward:
             direction = {"out": "in", "in": "out", "both": "both"}[direction]
-        steps = {"out": [("src", "dst")], "in": [("dst", "src")], "both": [("src", "dst"), ("dst", "src")]}[
-            direction
-        ]
-        type_filter = f" AND {types_sql.format(a='e')}" if types_sql else ""
-        params: list[object] = []
-        if seed:
-            where = " AND ".join(f.sql for f in seed)
-            base = f"SELECT s.id, s.id, 0 FROM nodes AS s WHERE {where}"
-            params.extend(p for f in seed for p in f.params)
-        elif low == 0:
-            base = "SELECT id, id, 0 FROM nodes"
-        else:
-            parts = []
-            for frm, to in steps:
-                parts.append(
-                    f"SELECT e.{frm}, e.{to}, 1 FROM edges AS e WHERE e.dst IS NOT NULL{type_filter}"
-                )
-                params.extend(types_params)
-            base = " UNION ".join(parts)
-        recursive = []
-        if len(steps) > 1 and not MULTIPLE_RECURSIVE_SELECTS:
-            recursive.append(
-                f"SELECT w.start, CASE WHEN e.src = w.node THEN e.dst ELSE e.src END, w.depth + 1 "
-                f"FROM {vl.cte} AS w JOIN edges AS e ON (e.src = w.node OR e.dst = w.node) "
-                f"WHERE w.depth < ? AND e.dst IS NOT NULL{type_filter}"
-            )
-            params.append(high)
-            params.extend(types_params)
-        for frm, to in steps if not recursive else ():
-            recursive.append(
-                f"SELECT w.start, e.{to}, w.depth + 1 FROM {vl.cte} AS w JOIN edges AS e ON e.{frm} = w.node "
-                f"WHERE w.depth < ? AND e.dst IS NOT NULL{type_filter}"
-            )
-            params.append(high)
-            params.extend(types_params)
-        sql = (
-            f"{vl.cte}(start, node, depth) AS ({base} UNION {' UNION '.join(recursive)}), "
-            f"{vl.cte}_pairs(start, node) AS (SELECT DISTINCT start, node FROM {vl.cte} WHERE depth >= ?)"
+        walk = walk_cte(
+            vl.cte, direction, seed, low=low, high=high, types_sql=types_sql, types_params=types_params
         )
-        params.append(low)
         start, end = (vl.left, vl.right) if forward else (vl.right, vl.left)
         self.state.where.append(
             Fragment(f"{vl.alias}.start = {start.alias}.id AND {vl.alias}.node = {end.alias}.id", ())
         )
-        return Fragment(sql, tuple(params))
+        return walk
 
     # ---- projection
     def returns(self) -> tuple[list[str], list[object], list[Column], list[str], list[list[str]], bool]:

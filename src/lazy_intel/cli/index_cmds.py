@@ -28,10 +28,11 @@ if TYPE_CHECKING:
     from lazy_intel.semantic import SemanticLayer
 
 
-def emit(answer: Answer, as_json: bool) -> None:
+def emit(answer: Answer, as_json: bool, render: Callable[[Answer], str] | None = None) -> None:
+    """Print ``answer`` (JSON, ``render`` or the default text form); exit non-zero on an error."""
     from lazy_intel.cli.render import render_json, render_text
 
-    click.echo(render_json(answer) if as_json else render_text(answer))
+    click.echo(render_json(answer) if as_json else (render or render_text)(answer))
     if answer.status == "error":
         sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
 
@@ -69,7 +70,13 @@ def open_workspace_or_exit(root: str, state_dir: str | None, as_json: bool, oper
         raise AssertionError("unreachable") from None
 
 
-def run_operation(root: str, state_dir: str | None, as_json: bool, args: dict[str, Any]) -> None:
+def run_operation(
+    root: str,
+    state_dir: str | None,
+    as_json: bool,
+    args: dict[str, Any],
+    render: Callable[[Answer], str] | None = None,
+) -> None:
     """Open the workspace, build it first if needed (with a progress bar), run one operation."""
     operation = str(args["operation"])
     workspace = open_workspace_or_exit(root, state_dir, as_json, operation)
@@ -85,7 +92,9 @@ def run_operation(root: str, state_dir: str | None, as_json: bool, args: dict[st
             )
         bar.close()
     clean = {k: v for k, v in args.items() if v is not None and v != ()}
-    emit(execute(clean, lambda _root: workspace, settings, semantic=_semantic_layer(settings)), as_json)
+    emit(
+        execute(clean, lambda _root: workspace, settings, semantic=_semantic_layer(settings)), as_json, render
+    )
 
 
 def _semantic_layer(settings: Settings) -> SemanticLayer | None:

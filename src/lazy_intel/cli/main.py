@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lazy_intel.cli.install_cmds",
     "lazy_intel.cli.lsp_cmds",
     "lazy_intel.cli.graph_cmds",
+    "lazy_intel.cli.query_cmd",
 )
 
 

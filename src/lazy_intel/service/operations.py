@@ -20,6 +20,7 @@ from lazy_intel.service.ops_architecture import op_architecture
 from lazy_intel.service.ops_auto import op_auto, op_context
 from lazy_intel.service.ops_control import op_repair, op_status, op_sync, op_verify
 from lazy_intel.service.ops_graph import op_callees, op_callers, op_impact, op_routes
+from lazy_intel.service.ops_query import op_query
 from lazy_intel.service.ops_references import op_implementations, op_references
 from lazy_intel.service.ops_retrieval import op_search, op_symbol
 from lazy_intel.service.ops_semantic import SEMANTIC_OPERATIONS, live_answer
@@ -85,6 +86,12 @@ OPERATIONS: dict[str, OperationSpec] = {
         ),
         OperationSpec(
             "routes", op_routes, "HTTP routes (Flask, FastAPI, Django, Express, Next.js) -> handlers"
+        ),
+        OperationSpec(
+            "query",
+            op_query,
+            "read-only Cypher subset over the code graph (MATCH/WHERE/RETURN/ORDER BY/SKIP/LIMIT, "
+            "*min..max paths), bounded rows and time",
         ),
         OperationSpec(
             "status",

@@ -31,7 +31,8 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "cursor": {"type": "string", "description": "next_cursor of a previous answer to continue it."},
     "query": {
         "type": "string",
-        "description": "search/context/auto: words, identifiers, a path, a stack trace, an issue report; routes: substring of METHOD pattern.",
+        "description": "search/context/auto: words, identifiers, a path, a stack trace, an issue report; routes: substring of METHOD pattern; "
+        "query: read-only Cypher, e.g. MATCH (a)-[:CALLS]->(b {name: 'f'}) RETURN a.name.",
     },
     "symbol": {
         "type": "string",

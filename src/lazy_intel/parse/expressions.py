@@ -13,6 +13,7 @@ each expression's shape, as small JSON lists (stored as text):
 ``["l", [params…], body]``      a lambda or anonymous function (``body`` is an expression or ``["x"]``)
 ``["u", [options…]]``           one of several values (``a if c else b``, ``a or b``, ``c ? a : b``)
 ``["*", expr]``                 a spread / star expression
+``["o", [operands…]]``          an arithmetic/logical operation: computed from its operands
 ``["sl"]``                      a slice (``xs[1:3]`` keeps the container)
 ``["x"]``                       anything else
 
@@ -168,6 +169,7 @@ KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
 # `a = b = f` and `(a := f)`: the value of an assignment expression is its right-hand side
 ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expression"})
 SLICE_TYPES = frozenset({"slice", "range_expression"})
+OPERATOR_TYPES = frozenset({"binary_operator", "binary_expression", "unary_operator", "unary_expression"})
 COMPREHENSION_BODY_TYPES = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
 # A control-flow node between an assignment and its definition: one of these words in its type.
 CONTROL_WORDS = frozenset(
@@ -295,6 +297,8 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
         return expression(source, _field(node, ("right", "value")), depth + 1)
     if kind in SLICE_TYPES:
         return ["sl"]
+    if kind in OPERATOR_TYPES:
+        return ["o", [expression(source, c, depth + 1) for c in named[:MAX_ITEMS]]]
     if kind in KEYWORD_TYPES:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")

@@ -93,6 +93,7 @@ class Evaluator(ClassMixin, ImportMixin):
 
     def model_at(self, path: str, full_allowed: bool) -> FileModel | None:
         if path == self.focus.path and not full_allowed:
+            self.p.deps.add("f:" + path)
             return self.p.store.interface(path)
         return self.p.model(path)
 

@@ -106,28 +106,30 @@ class Program:
             store.where.setdefault(symbol.node_id, focus.path)
 
     def model(self, path: str) -> FileModel | None:
+        # Reads of the focus file are recorded too: a result computed here may be shared with the
+        # resolution of another file, which must then depend on this one. The build drops each
+        # file's own token from its deps.
+        self.deps.add("f:" + path)
         if path == self.focus.path:
             return self.focus
-        self.deps.add("f:" + path)
         return self.store.interface(path)
 
     def symbol(self, node_id: int) -> tuple[FileModel, Symbol] | None:
         """The definition with this node id and the model it belongs to (reading its file)."""
         cached = self._entries.get(node_id)
         if cached is not None:
-            if cached[2]:
-                self.deps.add(cached[2])
+            self.deps.add(cached[2])
             return cached[0], cached[1]
         path = self.store.where.get(node_id)
         if path is None:
             return None
-        model = self.focus if path == self.focus.path else self.model(path)
+        model = self.model(path)
         if model is None:
             return None
         symbol = model.by_id.get(node_id)
         if symbol is None:
             return None
-        self._entries[node_id] = (model, symbol, "" if model is self.focus else "f:" + path)
+        self._entries[node_id] = (model, symbol, "f:" + path)
         return model, symbol
 
     def named(self, name: str) -> list[NamedDefinition]:

@@ -53,7 +53,7 @@ def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
     out.edges.extend(_assigned_from_edges(an, model))
     out.edges.extend(_handles_edges(an, model))
     out.edges.extend(_tests_edges(an, model, calls, imports))
-    out.deps = program.deps.tokens
+    out.deps = program.deps.tokens - {"f:" + model.path}  # a changed file is always re-resolved
     return out
 
 

@@ -65,6 +65,42 @@ def test_javascript_and_typescript(tmp_path) -> None:
     assert [(e.target, e.strategy) for e in externals] == [("express", "external")]
 
 
+TYPED = {
+    "web/svc.ts": "export class Service { ping() { return 1; } }\nexport class Other { ping() { return 2; } }\n",
+    "web/app.ts": (
+        "import { Service } from './svc';\n"
+        "class Fancy { total(n: number) { return n; } }\n"
+        "class Holder {\n"
+        "  svc: Service;\n"
+        "  go() { this.svc.ping(); }\n"
+        "}\n"
+        "function make(): Fancy { return new Fancy(); }\n"
+        "export function run(s: Service) {\n"
+        "  const c = new Fancy();\n"
+        "  c.total(3);\n"
+        "  s.ping();\n"
+        "  const m = make();\n"
+        "  m.total(1);\n"
+        "  for (const f of [new Fancy()]) { f.total(2); }\n"
+        "}\n"
+    ),
+    "web/plain.js": "class Box { open() { return 1; } }\nfunction use() { const b = new Box(); b.open(); }\n",
+}
+
+
+def test_ecma_values_flow_through_declarations_parameters_and_returns(tmp_path) -> None:
+    graph = build_graph(tmp_path, TYPED)
+    by_target = {(e.src, e.target): (e.dst, e.strategy) for e in graph.of("CALLS")}
+    fancy_total = ("web/app.ts::Fancy.total", "member")
+    assert by_target[("web/app.ts::run", "c.total")] == fancy_total  # const c = new Fancy()
+    assert by_target[("web/app.ts::run", "m.total")] == fancy_total  # through make()'s return
+    assert by_target[("web/app.ts::run", "f.total")] == fancy_total  # for … of an array literal
+    # a typed parameter and a typed field: never the other class's ping
+    assert by_target[("web/app.ts::run", "s.ping")] == ("web/svc.ts::Service.ping", "member")
+    assert by_target[("web/app.ts::Holder.go", "this.svc.ping")] == ("web/svc.ts::Service.ping", "member")
+    assert by_target[("web/plain.js::use", "b.open")] == ("web/plain.js::Box.open", "member")
+
+
 GO = {
     "go.mod": "module example.com/shop\n",
     "internal/store/store.go": (
@@ -88,6 +124,9 @@ def test_go_packages(tmp_path) -> None:
     assert calls[("cmd/main.go::main", "cmd/main.go::local")] == "local"
     # a sibling file of the same package, without an import
     assert calls[("internal/store/store.go::Store.lookup", "internal/store/helper.go::helper")] == "package"
+    # s := st.New() holds a *Store (New's return value); the receiver s is a *Store
+    assert calls[("cmd/main.go::main", "internal/store/store.go::Store.Get")] == "member"
+    assert calls[("internal/store/store.go::Store.Get", "internal/store/store.go::Store.lookup")] == "self"
     assert ("cmd/main.go", "<module internal/store>") in graph.pairs("IMPORTS")
     outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS")}
     assert ("fmt.Println", "external") in outside and ("len", "builtin") in outside
@@ -129,6 +168,7 @@ def test_java_packages_imports_and_hierarchy(tmp_path) -> None:
         calls[(app, "src/main/java/com/acme/util/Strings.java::Strings.shout")] == "import"
     )  # static import
     assert calls[(app, "src/main/java/com/acme/App.java::App.run")] == "self"  # implicit this
+    assert calls[(app, f"{MODEL}/Pet.java::Pet.name")] == "inheritance"  # Dog d = new Dog(); d.name()
     assert calls[(f"{MODEL}/Dog.java::Dog.sound", f"{MODEL}/Dog.java::Dog.bark")] == "self"
     # the same package is visible without an import
     assert graph.resolved("INHERITS") == {(f"{MODEL}/Dog.java::Dog", f"{MODEL}/Pet.java::Pet"): "package"}
@@ -168,6 +208,11 @@ def test_rust_modules_and_traits(tmp_path) -> None:
         "util.double",
     }
     assert calls[("src/main.rs::main", "src/shapes/mod.rs::Circle.new")] == "member"
+    # let c = Circle::new(..): new's tail expression builds a Circle, so c.area() is Circle's
+    area = graph.of("CALLS", "src/main.rs::main")
+    assert [(e.dst, e.strategy) for e in area if e.target == "c.area"] == [
+        ("src/shapes/mod.rs::Circle.area", "member")
+    ]
     assert graph.resolved("IMPLEMENTS") == {("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Area"): "local"}
     assert ("src/shapes/mod.rs::Circle.area", "src/shapes/mod.rs::Area.area") in graph.pairs("OVERRIDES")
     # `Self` names the impl's type

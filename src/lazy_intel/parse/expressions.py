@@ -153,6 +153,8 @@ WRAPPER_TYPES = frozenset(
         "non_null_expression",
         "expression_statement",
         "type",
+        "pointer_type",
+        "reference_type",
     }
 )
 SPLAT_TYPES = frozenset(
@@ -243,6 +245,8 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
         return ["s", _literal(source, node)]
     if kind in NUMBER_TYPES:
         return ["i", _text(source, node)[:MAX_LITERAL_CHARS]]
+    if kind == "reference_expression":  # Rust `&x` / `&mut x`: the same object
+        return expression(source, node.child_by_field_name("value"), depth + 1)
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
         return expression(source, named[0], depth + 1) if named else UNKNOWN
     if kind in CALL_TYPES:

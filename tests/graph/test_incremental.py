@@ -80,7 +80,23 @@ VERSIONS: dict[str, list[str | None]] = {
     ],
     "web/index.ts": ["export * from './a';\n", "export { f as h } from './a';\n", None],
     "web/b.ts": ["import { f } from './index';\nexport function use() { return f(); }\n"],
+    # a member call whose receiver's type comes from another file's return value
+    "web/fancy.ts": [
+        "export class Fancy { total() { return 1; } }\nexport class Plain { total() { return 2; } }\n",
+        "export class Fancy { total() { return 1; } }\nexport class Plain { sum() { return 2; } }\n",
+    ],
+    "web/factory.ts": [
+        "import { Fancy } from './fancy';\nexport function make() { return new Fancy(); }\n",
+        "import { Plain } from './fancy';\nexport function make() { return new Plain(); }\n",
+    ],
+    "web/use.ts": [
+        "import { make } from './factory';\nexport function go() { const m = make(); m.total(); }\n"
+    ],
     "go.mod": ["module example.com/m\n"],
+    "gosrc/pkg/t.go": [
+        "package pkg\n\ntype T struct{}\n\nfunc (t *T) M() int { return 1 }\n",
+        "package pkg\n\ntype T struct{}\n\nfunc (t *T) M2() int { return 1 }\n",
+    ],
     "gosrc/pkg/x.go": [
         "package pkg\n\nfunc X() int { return 1 }\n",
         None,
@@ -88,12 +104,16 @@ VERSIONS: dict[str, list[str | None]] = {
     ],
     "gosrc/pkg/y.go": ["package pkg\n\nfunc Y() int { return X() }\n"],
     "gosrc/main.go": [
-        'package main\n\nimport "example.com/m/gosrc/pkg"\n\nfunc main() {\n\tpkg.X()\n\tpkg.Y()\n}\n'
+        'package main\n\nimport "example.com/m/gosrc/pkg"\n\nfunc main() {\n\tpkg.X()\n\tpkg.Y()\n'
+        "\tt := &pkg.T{}\n\tt.M()\n}\n"
     ],
     "java/com/a/Base.java": [
         "package com.a;\n\npublic class Base {\n    void run() {}\n}\n",
         "package com.a;\n\npublic class Base {\n    void start() {}\n}\n",
         None,
+    ],
+    "java/com/a/User.java": [
+        "package com.a;\n\npublic class User {\n    Base base;\n    void go() { base.run(); }\n}\n"
     ],
     "java/com/a/Impl.java": [
         "package com.a;\n\npublic class Impl extends Base {\n    void go() { run(); }\n}\n"

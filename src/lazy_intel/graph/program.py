@@ -12,7 +12,7 @@ import sqlite3
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from lazy_intel.graph.model import FileModel, Symbol, load_model
+from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import Deps, PathIndex
 
 MODEL_CACHE = 64  # full models: the focus file and a few recent ones
@@ -60,8 +60,14 @@ class FactStore:
         if path in self._interfaces:
             self._interfaces.move_to_end(path)
             return self._interfaces[path]
-        model = self.model(path)
-        projection = model.interface() if model is not None else None
+        model = self._models.get(path)
+        if model is not None:
+            projection = model.interface()
+        else:  # most files are only ever read through their interface: skip their call sites
+            projection = load_interface(self.conn, path)
+            if projection is not None:
+                for symbol in projection.symbols:
+                    self.where.setdefault(symbol.node_id, path)
         self._interfaces[path] = projection
         if len(self._interfaces) > INTERFACE_CACHE:
             self._interfaces.popitem(last=False)

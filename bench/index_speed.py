@@ -5,7 +5,8 @@ Usage:
     python bench/index_speed.py --tree /path/to/repo # any directory
     python bench/index_speed.py --repeat 3
 
-Prints files, lines of code, wall seconds, files/s and peak RSS (the whole process tree, sampled) for
+Prints files, lines of code, wall seconds, CPU seconds (user + system of the whole process tree, which
+a busy shared machine disturbs less than wall time), files/s and peak RSS (the whole process tree, sampled) for
 ``lazy-intel index`` (full build into a fresh state directory), a no-change sync and a one-file-edit
 sync, and for ``ctags -R``; speed and memory are also given as ratios to ctags.
 """
@@ -16,6 +17,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -38,11 +40,18 @@ SAMPLE_S = 0.02
 class Run:
     seconds: float
     peak_rss_mb: float
+    cpu_seconds: float = 0.0
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # waited-for descendants, grandchildren included
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(cmd: list[str], cwd: Path | None = None) -> Run:
     """Wall time and peak RSS of ``cmd`` and all its descendants (sampled every 20 ms)."""
     started = time.perf_counter()
+    cpu_before = _children_cpu()
     proc = psutil.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
     done = threading.Event()
@@ -69,7 +78,7 @@ def measure(cmd: list[str], cwd: Path | None = None) -> Run:
     elapsed = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"{shlex.join(cmd)} failed ({proc.returncode}): {err.decode()[-2000:]}")
-    return Run(elapsed, peak / 1e6)
+    return Run(elapsed, peak / 1e6, _children_cpu() - cpu_before)
 
 
 def django_tree() -> Path:
@@ -129,7 +138,11 @@ def main() -> None:
     files, loc = tree_stats(tree)
 
     def median(runs: list[Run]) -> Run:
-        return Run(statistics.median(r.seconds for r in runs), statistics.median(r.peak_rss_mb for r in runs))
+        return Run(
+            statistics.median(r.seconds for r in runs),
+            statistics.median(r.peak_rss_mb for r in runs),
+            statistics.median(r.cpu_seconds for r in runs),
+        )
 
     full_runs, noop_runs, edit_runs, ctags_runs = [], [], [], []
     total_files = 0
@@ -165,7 +178,8 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cpus, python {sys.version.split()[0]}; median of {args.repeat} run(s)")
     print()
     print(
-        f"{'run':28} {'wall s':>8} {'files/s':>9} {'peak RSS MB':>12} {'time vs ctags':>14} {'RSS vs ctags':>13}"
+        f"{'run':30} {'wall s':>8} {'cpu s':>8} {'files/s':>9} {'peak RSS MB':>12} {'time vs ctags':>14} "
+        f"{'RSS vs ctags':>13}"
     )
     rows = [
         ("ctags -R (baseline)", ct),
@@ -176,7 +190,7 @@ def main() -> None:
     for name, run in rows:
         rate = files / run.seconds if run.seconds else float("inf")
         print(
-            f"{name:28} {run.seconds:8.2f} {rate:9.0f} {run.peak_rss_mb:12.1f} "
+            f"{name:30} {run.seconds:8.2f} {run.cpu_seconds:8.2f} {rate:9.0f} {run.peak_rss_mb:12.1f} "
             f"{run.seconds / ct.seconds:13.1f}x {run.peak_rss_mb / ct.peak_rss_mb:12.1f}x"
         )
 

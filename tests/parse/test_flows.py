@@ -111,3 +111,46 @@ def test_a_decorator_name_is_not_call_syntax() -> None:
         ("cache", json.dumps(["a", ["n", "functools"], "cache"], separators=(",", ":")), None),
         ("register", None, None),
     }
+
+
+def _all_flows(path: str, lang: str, source: bytes) -> list[tuple[object, ...]]:
+    facts = extract_facts(path, lang, source)
+    assert facts.error is None
+    return [
+        (f.kind, f.scope, loads(f.target), loads(f.value), loads(f.annotation), f.index) for f in facts.flows
+    ]
+
+
+def test_typescript_flows() -> None:
+    source = b"class A {\n  svc: Service;\n  run(x: Dog, y = 2) {\n    const c = new Fancy();\n    for (const it of items) {}\n    return c;\n  }\n}\n"
+    assert _all_flows("a.ts", "typescript", source) == [
+        ("assign", "A.svc", ["n", "svc"], None, ["n", "Service"], -1),
+        ("parameter", "A.run", ["n", "x"], None, ["n", "Dog"], 0),
+        ("parameter", "A.run", ["n", "y"], ["i", "2"], None, 1),
+        ("assign", "A.run", ["n", "c"], ["c", ["n", "Fancy"], []], None, -1),
+        ("iterate", "A.run", ["n", "it"], ["n", "items"], None, -1),
+        ("return", "A.run", None, ["n", "c"], None, -1),
+    ]
+
+
+def test_java_go_and_rust_flows() -> None:
+    java = b"class A { Service svc; void go(Dog d) { Dog x = new Dog(); return x; } }\n"
+    assert _all_flows("A.java", "java", java) == [
+        ("assign", "A.svc", ["n", "svc"], None, ["n", "Service"], -1),
+        ("parameter", "A.go", ["n", "d"], None, ["n", "Dog"], 0),
+        ("assign", "A.go", ["n", "x"], ["c", ["n", "Dog"], []], ["n", "Dog"], -1),
+        ("return", "A.go", None, ["n", "x"], None, -1),
+    ]
+    go = b"package p\n\nfunc (s *Store) Get(k Key) *Store { y := New(); return &Store{} }\n"
+    assert _all_flows("a.go", "go", go) == [
+        ("assign", "Store.Get", ["n", "s"], None, ["n", "Store"], -1),  # the receiver: not positional
+        ("parameter", "Store.Get", ["n", "k"], None, ["n", "Key"], 0),
+        ("assign", "Store.Get", ["t", [["n", "y"]]], ["t", [["c", ["n", "New"], []]]], None, -1),
+        ("return", "Store.Get", None, ["o", [["c", ["n", "Store"], []]]], None, -1),
+    ]
+    rust = b"impl C {\n    fn new(o: &Other) -> Self { let x: Foo = make(); C { r: 1 } }\n}\n"
+    assert _all_flows("a.rs", "rust", rust) == [
+        ("parameter", "C.new", ["n", "o"], None, ["n", "Other"], 0),
+        ("return", "C.new", None, ["c", ["n", "C"], []], None, -1),  # the tail expression
+        ("assign", "C.new", ["n", "x"], ["c", ["n", "make"], []], ["n", "Foo"], -1),
+    ]

@@ -90,6 +90,8 @@ class Analysis(Evaluator):
             values = self.eval(model, scope, flow.value, site) if flow.value is not None else set()
             if flow.kind == "iterate":
                 values = self.elements(values)
+            if flow.annotation is not None:
+                values |= self.declared_type(model, scope, flow.annotation, site)
             if flow.target is not None:
                 self.assign(scope, flow.target, flow.value if flow.kind == "assign" else None, values, site)
         elif flow.kind == "parameter":

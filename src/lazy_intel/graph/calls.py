@@ -182,7 +182,9 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
     text = render(expr)
     found, reason = classify(an, model, scope, expr, site)
     out: dict[int, Resolution] = {}
-    for value, strategy in found:
+    for found_value, strategy in found:
+        # `Self` / `this` as a type: the enclosing type
+        value = ("def", found_value[1]) if found_value[0] == "inst" and strategy == "self" else found_value
         if value[0] == "def":
             entry = an.p.symbol(value[1])
             if entry is not None and entry[1].label in TYPE_LABELS | {"Type"}:

@@ -93,6 +93,7 @@ class Evaluator(ClassMixin, ImportMixin):
 
     def model_at(self, path: str, full_allowed: bool) -> FileModel | None:
         if path == self.focus.path and not full_allowed:
+            self.p.deps.add("f:" + path)
             return self.p.store.interface(path)
         return self.p.model(path)
 
@@ -258,6 +259,8 @@ class Evaluator(ClassMixin, ImportMixin):
                 assigned = self.eval(model, scope, flow.value, site) if flow.value else set()
                 if flow.kind == "iterate":
                     assigned = self.elements(assigned)
+                if flow.annotation is not None:
+                    assigned |= self.declared_type(model, scope, flow.annotation, site)
                 values |= self.destructure(
                     model, scope, flow.target, flow.value, assigned, name=name, site=site
                 )
@@ -324,9 +327,12 @@ class Evaluator(ClassMixin, ImportMixin):
         if flow.value is not None:
             values |= self.eval(model, scope, flow.value, site)
         if flow.annotation is not None:
-            annotated = self.eval(model, scope, flow.annotation, site)
-            values |= {("inst", v[1]) for v in annotated if self.is_class(v)}
+            values |= self.declared_type(model, scope, flow.annotation, site)
         return values
+
+    def declared_type(self, model: FileModel, scope: str, annotation: Any, site: str) -> set[Value]:
+        """An instance of the class a declared type names (``x: Foo``, ``Foo x``, ``x *Foo``)."""
+        return {("inst", v[1]) for v in self.eval(model, scope, annotation, site) if self.is_class(v)}
 
     def self_parameter(self, model: FileModel, scope: str) -> set[Value]:
         symbol = model.by_qualified.get(scope)
@@ -401,6 +407,8 @@ class Evaluator(ClassMixin, ImportMixin):
             return bounded(out)
         if tag in ("*", "kw"):
             return self.eval(model, scope, expr[-1], site)
+        if tag == "o" and len(expr[1]) == 1:  # `&x`, `*p`: the same object, for member lookup
+            return self.eval(model, scope, expr[1][0], site)
         if tag == "l":
             return {("lam", model.path, scope, json.dumps(expr, separators=(",", ":")))}
         if tag == "s":

@@ -117,7 +117,12 @@ class ImportMixin:
             if found is None:
                 return {("ext", f"{imp.module}.{imp.name}")}
             target, member = found
-            values = {v for v, _ in self.member(module_value(target), member or imp.name)}
+            if member is not None and not target.is_dir:  # `import static a.B.m`: m is a member of class B
+                stem = target.path.rsplit("/", 1)[-1].removesuffix(".java")
+                owners = [v for v, _ in self.member(module_value(target), stem)]
+                values = {v for owner in owners for v, _ in self.member(owner, member)}
+            else:
+                values = {v for v, _ in self.member(module_value(target), member or imp.name)}
             return values or {module_value(target)}
         modules = self.import_module_values(model, imp)
         if imp.name is None:

@@ -342,7 +342,22 @@ def symbols_with_ids(path: str, rows: list[tuple[Any, ...]]) -> list[Symbol]:
     return out
 
 
-def load_model(conn: sqlite3.Connection, path: str) -> FileModel | None:
+# Refs an interface can keep (see FileModel.interface): bases, and calls inside a definition's header
+# (decorators) — a superset, which the projection then narrows exactly as it narrows a full model.
+INTERFACE_REFS = (
+    " AND (kind IN ('inherit', 'implement') OR (kind = 'call' AND scope_name IS NOT NULL AND EXISTS ("
+    "SELECT 1 FROM symbols s WHERE s.file_id = refs.file_id AND s.qualified_name = refs.scope_name "
+    "AND refs.start_byte >= s.start_byte AND refs.start_byte < s.name_start_byte)))"
+)
+
+
+def load_interface(conn: sqlite3.Connection, path: str) -> FileModel | None:
+    """``load_model(conn, path).interface()`` without reading the call sites an interface drops."""
+    model = load_model(conn, path, refs_filter=INTERFACE_REFS)
+    return model.interface() if model is not None else None
+
+
+def load_model(conn: sqlite3.Connection, path: str, *, refs_filter: str = "") -> FileModel | None:
     """The facts of ``path`` in the store, or ``None`` when it has none (not parsed, or gone)."""
     row = conn.execute(
         "SELECT id, lang, sha256 FROM files WHERE path=? AND status='indexed' AND lang IS NOT NULL", (path,)
@@ -360,7 +375,7 @@ def load_model(conn: sqlite3.Connection, path: str) -> FileModel | None:
     ).fetchall()
     ref_rows = q(
         "SELECT name, kind, start_byte, end_byte, line, scope_name, receiver, callee, args FROM refs "
-        "WHERE file_id=? ORDER BY start_byte, name_start_byte, kind",
+        "WHERE file_id=?" + refs_filter + " ORDER BY start_byte, name_start_byte, kind",
         (file_id,),
     ).fetchall()
     # one JSON parse per file, not one per expression

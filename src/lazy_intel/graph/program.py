@@ -12,7 +12,7 @@ import sqlite3
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from lazy_intel.graph.model import FileModel, Symbol, load_model
+from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import Deps, PathIndex
 
 MODEL_CACHE = 64  # full models: the focus file and a few recent ones
@@ -60,8 +60,14 @@ class FactStore:
         if path in self._interfaces:
             self._interfaces.move_to_end(path)
             return self._interfaces[path]
-        model = self.model(path)
-        projection = model.interface() if model is not None else None
+        model = self._models.get(path)
+        if model is not None:
+            projection = model.interface()
+        else:  # most files are only ever read through their interface: skip their call sites
+            projection = load_interface(self.conn, path)
+            if projection is not None:
+                for symbol in projection.symbols:
+                    self.where.setdefault(symbol.node_id, path)
         self._interfaces[path] = projection
         if len(self._interfaces) > INTERFACE_CACHE:
             self._interfaces.popitem(last=False)
@@ -106,28 +112,30 @@ class Program:
             store.where.setdefault(symbol.node_id, focus.path)
 
     def model(self, path: str) -> FileModel | None:
+        # Reads of the focus file are recorded too: a result computed here may be shared with the
+        # resolution of another file, which must then depend on this one. The build drops each
+        # file's own token from its deps.
+        self.deps.add("f:" + path)
         if path == self.focus.path:
             return self.focus
-        self.deps.add("f:" + path)
         return self.store.interface(path)
 
     def symbol(self, node_id: int) -> tuple[FileModel, Symbol] | None:
         """The definition with this node id and the model it belongs to (reading its file)."""
         cached = self._entries.get(node_id)
         if cached is not None:
-            if cached[2]:
-                self.deps.add(cached[2])
+            self.deps.add(cached[2])
             return cached[0], cached[1]
         path = self.store.where.get(node_id)
         if path is None:
             return None
-        model = self.focus if path == self.focus.path else self.model(path)
+        model = self.model(path)
         if model is None:
             return None
         symbol = model.by_id.get(node_id)
         if symbol is None:
             return None
-        self._entries[node_id] = (model, symbol, "" if model is self.focus else "f:" + path)
+        self._entries[node_id] = (model, symbol, "f:" + path)
         return model, symbol
 
     def named(self, name: str) -> list[NamedDefinition]:

@@ -53,7 +53,7 @@ def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
     out.edges.extend(_assigned_from_edges(an, model))
     out.edges.extend(_handles_edges(an, model))
     out.edges.extend(_tests_edges(an, model, calls, imports))
-    out.deps = program.deps.tokens
+    out.deps = program.deps.tokens - {"f:" + model.path}  # a changed file is always re-resolved
     return out
 
 
@@ -95,13 +95,23 @@ def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
         scope = model.scope_of(ref.scope, ref.start_byte)
         site = f"{model.path}:{ref.start_byte}"
         src = scope_node(model, scope)
-        if ref.kind == "instantiate" and ref.args_json is None:  # a struct literal: a use of the type
-            for r in type_targets(an, model, scope, ref.callee(), site):
+        callee = ref.callee()
+        explicit_new = ref.kind == "instantiate" and callee[0] == "a" and callee[2] == "new"
+        if explicit_new:  # Ruby's `Greeter.new`: a call of the class, with or without parentheses
+            callee = callee[1]
+        elif ref.kind == "instantiate" and ref.args_json is None:  # a struct literal: a use of the type
+            for r in type_targets(an, model, scope, callee, site):
                 out.append(_edge(model, "REFERENCES", src, r, ref))
             continue
         extra = {"instantiate": True} if ref.kind == "instantiate" else None
         for r in call_targets(
-            an, model, scope, ref.callee(), site, kind=ref.kind, call_syntax=ref.args_json is not None
+            an,
+            model,
+            scope,
+            callee,
+            site,
+            kind=ref.kind,
+            call_syntax=explicit_new or ref.args_json is not None,
         ):
             out.append(_edge(model, "CALLS", src, r, ref, extra=extra))
         if ref.args_json is not None and id(ref) in decorators:
@@ -305,14 +315,17 @@ def _sources(expr: Any, via: str) -> list[tuple[str, str]]:
     tag = expr[0]
     if tag == "n":
         return [(expr[1], via)]
-    if tag == "c":
-        return _sources(expr[1], "call")
+    if tag == "c":  # the callee's result, computed from the arguments
+        args = expr[2] if len(expr) > 2 else []
+        return _sources(expr[1], "call") + [s for arg in args for s in _sources(arg, "argument")]
     if tag == "a":
         return _sources(expr[1], "attribute" if via == "value" else via)
     if tag == "k":
         return _sources(expr[1], "element")
     if tag in ("t", "u"):
         return [s for item in expr[1] for s in _sources(item, via)]
+    if tag == "o":
+        return [s for item in expr[1] for s in _sources(item, "operand")]
     if tag == "d":
         return [s for pair in expr[1] for s in _sources(pair[1], via)]
     if tag in ("kw", "*"):
@@ -460,6 +473,10 @@ def _tests_edges(
     out = []
     file_id = file_node_id(model.path)
     imported_files = {e.dst for e in imports if e.dst is not None}
+    for edge in imports:  # `from m import f`: the edge points at f, the evidence is m's file
+        entry = an.p.symbol(edge.dst) if edge.dst is not None else None
+        if entry is not None:
+            imported_files.add(file_node_id(entry[0].path))
     base = posixpath.basename(model.path)
     for pattern, replacement in SUBJECT_FILE:
         if not pattern.match(base):

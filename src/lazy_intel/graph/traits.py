@@ -204,6 +204,48 @@ GO_BUILTINS = frozenset(
     ]
 )
 
+# java.lang: visible in every Java file without an import
+JAVA_LANG = frozenset(
+    [
+        "String",
+        "Object",
+        "Integer",
+        "Long",
+        "Short",
+        "Byte",
+        "Double",
+        "Float",
+        "Boolean",
+        "Character",
+        "Number",
+        "Math",
+        "System",
+        "Thread",
+        "Runnable",
+        "Iterable",
+        "Comparable",
+        "CharSequence",
+        "StringBuilder",
+        "Class",
+        "Enum",
+        "Record",
+        "Void",
+        "Exception",
+        "RuntimeException",
+        "Error",
+        "Throwable",
+        "IllegalArgumentException",
+        "IllegalStateException",
+        "NullPointerException",
+        "UnsupportedOperationException",
+        "IndexOutOfBoundsException",
+        "Override",
+        "Deprecated",
+        "FunctionalInterface",
+        "SuppressWarnings",
+    ]
+)
+
 
 @dataclass(frozen=True)
 class Traits:
@@ -231,7 +273,8 @@ TRAITS: dict[str, Traits] = {
     "typescript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
     "tsx": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
     "go": Traits("go", self_names=frozenset(), package_scope=True, builtins=GO_BUILTINS),
-    "java": Traits("java", implicit_members=True),
+    # a Java package is a directory: its other classes are visible without an import
+    "java": Traits("java", implicit_members=True, package_scope=True, builtins=JAVA_LANG),
     "rust": Traits("rust", self_names=frozenset({"self", "Self"})),
     "c": Traits("none", self_names=frozenset()),
     "cpp": Traits("none", implicit_members=True),

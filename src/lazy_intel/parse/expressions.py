@@ -13,6 +13,7 @@ each expression's shape, as small JSON lists (stored as text):
 ``["l", [params…], body]``      a lambda or anonymous function (``body`` is an expression or ``["x"]``)
 ``["u", [options…]]``           one of several values (``a if c else b``, ``a or b``, ``c ? a : b``)
 ``["*", expr]``                 a spread / star expression
+``["o", [operands…]]``          an arithmetic/logical operation: computed from its operands
 ``["sl"]``                      a slice (``xs[1:3]`` keeps the container)
 ``["x"]``                       anything else
 
@@ -152,6 +153,8 @@ WRAPPER_TYPES = frozenset(
         "non_null_expression",
         "expression_statement",
         "type",
+        "pointer_type",
+        "reference_type",
     }
 )
 SPLAT_TYPES = frozenset(
@@ -168,6 +171,7 @@ KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
 # `a = b = f` and `(a := f)`: the value of an assignment expression is its right-hand side
 ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expression"})
 SLICE_TYPES = frozenset({"slice", "range_expression"})
+OPERATOR_TYPES = frozenset({"binary_operator", "binary_expression", "unary_operator", "unary_expression"})
 COMPREHENSION_BODY_TYPES = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
 # A control-flow node between an assignment and its definition: one of these words in its type.
 CONTROL_WORDS = frozenset(
@@ -241,6 +245,8 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
         return ["s", _literal(source, node)]
     if kind in NUMBER_TYPES:
         return ["i", _text(source, node)[:MAX_LITERAL_CHARS]]
+    if kind == "reference_expression":  # Rust `&x` / `&mut x`: the same object
+        return expression(source, node.child_by_field_name("value"), depth + 1)
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
         return expression(source, named[0], depth + 1) if named else UNKNOWN
     if kind in CALL_TYPES:
@@ -295,6 +301,8 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
         return expression(source, _field(node, ("right", "value")), depth + 1)
     if kind in SLICE_TYPES:
         return ["sl"]
+    if kind in OPERATOR_TYPES:
+        return ["o", [expression(source, c, depth + 1) for c in named[:MAX_ITEMS]]]
     if kind in KEYWORD_TYPES:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")

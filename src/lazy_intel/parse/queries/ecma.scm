@@ -208,3 +208,20 @@
 (call_expression
   function: (import)
   arguments: (arguments . (string) @import.module)) @import
+
+; ---- value flow (declarations, assignments, for-of loops, parameters, returns)
+(variable_declarator
+  name: (_) @flow.target
+  value: (_) @flow.value) @flow.assign
+
+(assignment_expression
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(for_in_statement
+  left: (_) @flow.target
+  operator: "of"
+  right: (_) @flow.value) @flow.iterate
+
+(return_statement
+  (_) @flow.value) @flow.return

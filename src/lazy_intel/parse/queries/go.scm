@@ -195,3 +195,48 @@
 (import_spec
   name: (dot) @import.wildcard
   path: (_) @import.module) @import
+
+; ---- value flow (declarations, assignments, range loops, parameters, receivers, returns)
+(short_var_declaration
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(assignment_statement
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(var_spec
+  name: (_) @flow.target
+  type: (_) @flow.type) @flow.assign
+
+(var_spec
+  name: (_) @flow.target
+  value: (_) @flow.value) @flow.assign
+
+(for_statement
+  (range_clause
+    left: (_) @flow.target
+    right: (_) @flow.value)) @flow.iterate
+
+(function_declaration
+  parameters: (parameter_list
+    (parameter_declaration
+      name: (_) @flow.target
+      type: (_) @flow.type) @flow.parameter))
+
+(method_declaration
+  parameters: (parameter_list
+    (parameter_declaration
+      name: (_) @flow.target
+      type: (_) @flow.type) @flow.parameter))
+
+; the receiver is not a positional parameter: it holds a value of its declared type
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      name: (_) @flow.target
+      type: (_) @flow.type) @flow.assign))
+
+; a single returned value (several are a tuple the caller unpacks)
+(return_statement
+  (expression_list . (_) @flow.value .)) @flow.return

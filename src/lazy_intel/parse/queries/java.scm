@@ -127,3 +127,43 @@
 (import_declaration
   [(identifier) (scoped_identifier)] @import.module
   (asterisk) @import.wildcard) @import
+
+; ---- value flow (declarations, assignments, for-each loops, parameters, returns)
+(local_variable_declaration
+  type: (_) @flow.type
+  declarator: (variable_declarator
+    name: (_) @flow.target
+    value: (_) @flow.value)) @flow.assign
+
+(local_variable_declaration
+  type: (_) @flow.type
+  declarator: (variable_declarator
+    name: (_) @flow.target)) @flow.assign
+
+(field_declaration
+  type: (_) @flow.type
+  declarator: (variable_declarator
+    name: (_) @flow.target)) @flow.assign
+
+(field_declaration
+  type: (_) @flow.type
+  declarator: (variable_declarator
+    name: (_) @flow.target
+    value: (_) @flow.value)) @flow.assign
+
+(assignment_expression
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(enhanced_for_statement
+  type: (_) @flow.type
+  name: (_) @flow.target
+  value: (_) @flow.value) @flow.iterate
+
+(formal_parameters
+  (formal_parameter
+    type: (_) @flow.type
+    name: (_) @flow.target) @flow.parameter)
+
+(return_statement
+  (_) @flow.value) @flow.return

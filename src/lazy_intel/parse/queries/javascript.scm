@@ -13,3 +13,12 @@
 ; ---- references
 (class_heritage
   [(identifier) (member_expression)] @name @reference.inherit)
+
+; ---- value flow: parameters (TypeScript wraps them in required_parameter)
+(formal_parameters
+  (identifier) @flow.target @flow.parameter)
+
+(formal_parameters
+  (assignment_pattern
+    left: (identifier) @flow.target
+    right: (_) @flow.value) @flow.parameter)

@@ -197,3 +197,44 @@
 (mod_item
   name: (identifier) @import.module
   !body) @import
+
+; ---- value flow (let bindings, assignments, for loops, parameters, returns and tail expressions)
+(let_declaration
+  pattern: (_) @flow.target
+  value: (_) @flow.value) @flow.assign
+
+(let_declaration
+  pattern: (_) @flow.target
+  type: (_) @flow.type) @flow.assign
+
+(let_declaration
+  pattern: (_) @flow.target
+  type: (_) @flow.type
+  value: (_) @flow.value) @flow.assign
+
+(assignment_expression
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(for_expression
+  pattern: (_) @flow.target
+  value: (_) @flow.value) @flow.iterate
+
+(parameters
+  (parameter
+    pattern: (identifier) @flow.target
+    type: (_) @flow.type) @flow.parameter)
+
+(return_expression
+  (_) @flow.value) @flow.return
+
+(function_item
+  body: (block
+    [
+      (call_expression)
+      (struct_expression)
+      (identifier)
+      (field_expression)
+      (reference_expression)
+      (scoped_identifier)
+    ] @flow.value .) @flow.return)

@@ -97,3 +97,33 @@
   (import_require_clause
     (identifier) @import.alias
     source: (string) @import.module)) @import
+
+; ---- value flow: typed declarations and parameters
+(variable_declarator
+  name: (_) @flow.target
+  type: (type_annotation (_) @flow.type)
+  value: (_) @flow.value) @flow.assign
+
+(variable_declarator
+  name: (_) @flow.target
+  type: (type_annotation (_) @flow.type)) @flow.assign
+
+(formal_parameters
+  (required_parameter
+    pattern: (identifier) @flow.target
+    type: (type_annotation (_) @flow.type)?) @flow.parameter)
+
+(formal_parameters
+  (required_parameter
+    pattern: (identifier) @flow.target
+    type: (type_annotation (_) @flow.type)?
+    value: (_) @flow.value) @flow.parameter)
+
+(formal_parameters
+  (optional_parameter
+    pattern: (identifier) @flow.target
+    type: (type_annotation (_) @flow.type)?) @flow.parameter)
+
+(public_field_definition
+  name: (_) @flow.target
+  type: (type_annotation (_) @flow.type)) @flow.assign

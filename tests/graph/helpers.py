@@ -1,0 +1,120 @@
+"""Index a fixture repository and read its graph back as readable tuples (names, not ids)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+from lazy_intel.store.dump import canonical_dump
+from lazy_intel.store.schema import connect
+from tests.conftest import write_tree
+
+
+@dataclass(frozen=True)
+class Edge:
+    type: str
+    src: str  # "path::qualified" of the source node ("path" for a File node)
+    dst: str | None  # likewise, None when unresolved
+    strategy: str
+    confidence: float
+    target: str | None
+    line: int | None
+    props: dict[str, object]
+
+
+class Graph:
+    """The nodes and edges of one store, keyed by ``path::qualified_name``."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.names: dict[int, str] = {}
+        self.labels: dict[str, str] = {}
+        self.node_props: dict[str, dict[str, object]] = {}
+        for node_id, label, labels, qualified, path, properties in conn.execute(
+            "SELECT id, label, labels, qualified_name, path, properties FROM nodes"
+        ):
+            if label == "File":
+                name = path
+            elif label == "Module":
+                name = f"<module {qualified}>"
+            else:
+                name = f"{path}::{qualified}"
+            self.names[node_id] = name
+            self.labels[name] = labels
+            self.node_props[name] = json.loads(properties) if properties else {}
+        self.edges: list[Edge] = []
+        for type_, src, dst, strategy, confidence, target, line, properties in conn.execute(
+            "SELECT type, src, dst, strategy, confidence, target, line, properties FROM edges"
+        ):
+            self.edges.append(
+                Edge(
+                    type_,
+                    self.names.get(src, f"<missing {src}>"),
+                    None if dst is None else self.names.get(dst, f"<missing {dst}>"),
+                    strategy,
+                    confidence,
+                    target,
+                    line,
+                    json.loads(properties) if properties else {},
+                )
+            )
+
+    def of(self, type_: str, src: str | None = None, dst: str | None = None) -> list[Edge]:
+        return [
+            e
+            for e in self.edges
+            if e.type == type_ and (src is None or e.src == src) and (dst is None or e.dst == dst)
+        ]
+
+    def pairs(self, type_: str) -> set[tuple[str, str | None]]:
+        return {(e.src, e.dst) for e in self.of(type_)}
+
+    def resolved(self, type_: str) -> dict[tuple[str, str], str]:
+        """(src, dst) -> strategy, for resolved edges of ``type_``."""
+        return {(e.src, e.dst): e.strategy for e in self.of(type_) if e.dst is not None}
+
+    def unresolved(self, type_: str, src: str | None = None) -> list[Edge]:
+        return [e for e in self.of(type_, src) if e.dst is None]
+
+    def dangling(self) -> list[Edge]:
+        """Edges whose endpoints are not nodes of the store (never acceptable)."""
+        return [e for e in self.edges if e.src.startswith("<missing") or (e.dst or "").startswith("<missing")]
+
+
+def index_repo(root: Path, state: Path, *, rebuild: bool = False) -> Workspace:
+    ws = Workspace.open(root, settings=load_settings(env={}), state_dir=state)
+    ws.sync(rebuild=rebuild)
+    return ws
+
+
+def graph_of(ws: Workspace) -> Graph:
+    path = ws.store_path()
+    assert path is not None
+    conn = connect(str(path), readonly=True)
+    try:
+        return Graph(conn)
+    finally:
+        conn.close()
+
+
+def dump_of(ws: Workspace) -> dict[str, list[tuple[object, ...]]]:
+    path = ws.store_path()
+    assert path is not None
+    conn = connect(str(path), readonly=True)
+    try:
+        return canonical_dump(conn)
+    finally:
+        conn.close()
+
+
+def build_graph(tmp_path: Path, files: Mapping[str, str]) -> Graph:
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, files)
+    graph = graph_of(index_repo(root, tmp_path / "state"))
+    assert graph.dangling() == []
+    return graph

@@ -1,0 +1,211 @@
+"""Incremental graph == clean rebuild, after seeded random edit sequences on a multi-language fixture.
+
+Each file has a few versions (``None``: absent). A step switches a few files to another version —
+renaming, deleting, re-adding or moving a callee's file, editing re-exports, base classes, positions —
+then the incrementally synced store must equal a clean rebuild's, nodes and edges included.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.graph.helpers import dump_of, graph_of, index_repo
+
+CORE = textwrap.dedent(
+    """
+    def compute(x):
+        return x
+
+
+    class Base:
+        def run(self):
+            return compute(1)
+    """
+)
+MAIN = textwrap.dedent(
+    """
+    from lib import compute, Base
+    from app.helpers import helper
+
+
+    class Child(Base):
+        def run(self):
+            return super().run()
+
+
+    def go():
+        compute(1)
+        Child().run()
+        helper()
+        missing_fn()
+    """
+)
+VERSIONS: dict[str, list[str | None]] = {
+    "lib/__init__.py": [
+        "from .core import compute, Base\n",
+        "from .core import compute\nfrom .extra import Base\n",
+        "from .core2 import *\n",
+        None,
+    ],
+    "lib/core.py": [
+        CORE,
+        CORE.replace("def compute(", "def compute_v2("),  # the callee renamed
+        "def pad():\n    pass\n\n" + CORE,  # every definition moves
+        CORE + "\n\ndef missing_fn():\n    return 0\n",
+        None,
+    ],
+    "lib/core2.py": [None, CORE],  # the callee's file moved here (with lib/core.py absent)
+    "lib/extra.py": [None, "class Base:\n    def run(self):\n        return 2\n"],
+    "app/__init__.py": [""],
+    "app/main.py": [
+        MAIN,
+        MAIN.replace("class Child(Base)", "class Child(object)"),
+        MAIN.replace("    missing_fn()\n", ""),
+    ],
+    "app/helpers.py": [
+        "def helper():\n    return 1\n",
+        None,
+        "def helper():\n    return 2\n\n\ndef missing_fn():\n    pass\n",
+    ],
+    "tools/cli.py": ["import lib.core as c\n\n\ndef main():\n    c.compute(2)\n    helper()\n", None],
+    "web/a.ts": [
+        "export function f() { return 1; }\n",
+        "export function g() { return 0; }\nexport function f() { return g(); }\n",
+        None,
+    ],
+    "web/index.ts": ["export * from './a';\n", "export { f as h } from './a';\n", None],
+    "web/b.ts": ["import { f } from './index';\nexport function use() { return f(); }\n"],
+    # a member call whose receiver's type comes from another file's return value
+    "web/fancy.ts": [
+        "export class Fancy { total() { return 1; } }\nexport class Plain { total() { return 2; } }\n",
+        "export class Fancy { total() { return 1; } }\nexport class Plain { sum() { return 2; } }\n",
+    ],
+    "web/factory.ts": [
+        "import { Fancy } from './fancy';\nexport function make() { return new Fancy(); }\n",
+        "import { Plain } from './fancy';\nexport function make() { return new Plain(); }\n",
+    ],
+    "web/use.ts": [
+        "import { make } from './factory';\nexport function go() { const m = make(); m.total(); }\n"
+    ],
+    "go.mod": ["module example.com/m\n"],
+    "gosrc/pkg/t.go": [
+        "package pkg\n\ntype T struct{}\n\nfunc (t *T) M() int { return 1 }\n",
+        "package pkg\n\ntype T struct{}\n\nfunc (t *T) M2() int { return 1 }\n",
+    ],
+    "gosrc/pkg/x.go": [
+        "package pkg\n\nfunc X() int { return 1 }\n",
+        None,
+        "package pkg\n\nfunc X2() int { return 2 }\n",
+    ],
+    "gosrc/pkg/y.go": ["package pkg\n\nfunc Y() int { return X() }\n"],
+    "gosrc/main.go": [
+        'package main\n\nimport "example.com/m/gosrc/pkg"\n\nfunc main() {\n\tpkg.X()\n\tpkg.Y()\n'
+        "\tt := &pkg.T{}\n\tt.M()\n}\n"
+    ],
+    "java/com/a/Base.java": [
+        "package com.a;\n\npublic class Base {\n    void run() {}\n}\n",
+        "package com.a;\n\npublic class Base {\n    void start() {}\n}\n",
+        None,
+    ],
+    "java/com/a/User.java": [
+        "package com.a;\n\npublic class User {\n    Base base;\n    void go() { base.run(); }\n}\n"
+    ],
+    "java/com/a/Impl.java": [
+        "package com.a;\n\npublic class Impl extends Base {\n    void go() { run(); }\n}\n"
+    ],
+}
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.state = {path: 0 for path in VERSIONS}
+        self.clock = 1_700_000_000_000_000_000
+        for path in VERSIONS:
+            self.write(path, 0)
+
+    def write(self, path: str, version: int) -> None:
+        content = VERSIONS[path][version]
+        target = self.root / path
+        self.state[path] = version
+        if content is None:
+            target.unlink(missing_ok=True)
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+        self.clock += 1_000_000_000  # a distinct mtime for every write
+        os.utime(target, ns=(self.clock, self.clock))
+
+    def random_step(self, rng: random.Random) -> list[str]:
+        changed = []
+        for _ in range(rng.randint(1, 3)):
+            path = rng.choice(sorted(p for p, versions in VERSIONS.items() if len(versions) > 1))
+            choices = [v for v in range(len(VERSIONS[path])) if v != self.state[path]]
+            version = rng.choice(choices)
+            self.write(path, version)
+            changed.append(f"{path}={version}")
+        return changed
+
+
+def clean_dump(root: Path, state: Path) -> dict[str, list[tuple[object, ...]]]:
+    return dump_of(index_repo(root, state, rebuild=True))
+
+
+def _graph_diff(left: dict, right: dict) -> str:
+    out = []
+    for table in sorted(left):
+        a, b = set(left[table]), set(right[table])
+        if a != b:
+            out.append(
+                f"{table}: only incremental {sorted(a - b, key=repr)[:4]}; only clean {sorted(b - a, key=repr)[:4]}"
+            )
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("seed", [11, 22, 33])
+def test_incremental_graph_equals_clean_after_random_edits(tmp_path: Path, seed: int) -> None:
+    root = tmp_path / "repo"
+    repo = Repo(root)
+    ws = index_repo(root, tmp_path / "state")
+    rng = random.Random(seed)
+    for step in range(6):
+        changed = repo.random_step(rng)
+        ws.sync()
+        incremental = dump_of(ws)
+        clean = clean_dump(root, tmp_path / f"clean-{step}")
+        assert incremental == clean, f"seed {seed} step {step} {changed}\n{_graph_diff(incremental, clean)}"
+
+
+def test_inbound_calls_survive_edits_of_the_callees_file(tmp_path: Path) -> None:
+    """The peer-tool bug: after the callee's file changes, calls into it from unchanged files remain."""
+    root = tmp_path / "repo"
+    repo = Repo(root)
+    ws = index_repo(root, tmp_path / "state")
+
+    def callers_of_compute() -> set[str]:
+        graph = graph_of(ws)
+        return {e.src for e in graph.of("CALLS") if e.dst is not None and e.dst.endswith("::compute")}
+
+    before = callers_of_compute()
+    assert before == {"app/main.py::go", "lib/core.py::Base.run", "tools/cli.py::main"}
+    repo.write("lib/core.py", 2)  # definitions move down: every node id must stay the same
+    ws.sync()
+    assert callers_of_compute() == before
+    repo.write("lib/core.py", 1)  # compute renamed: calls into it become unresolved, not dangling
+    ws.sync()
+    graph = graph_of(ws)
+    assert callers_of_compute() == set() and graph.dangling() == []
+    assert "compute" in {e.target for e in graph.unresolved("CALLS", "app/main.py::go")}
+    repo.write("lib/core.py", 4)  # the file deleted
+    repo.write("lib/core2.py", 1)  # and moved: the re-export no longer finds it
+    ws.sync()
+    assert callers_of_compute() == {"lib/core2.py::Base.run"}
+    repo.write("lib/__init__.py", 2)  # the package re-exports the moved file: main's calls come back
+    ws.sync()
+    assert callers_of_compute() == {"app/main.py::go", "lib/core2.py::Base.run"}
+    assert dump_of(ws) == clean_dump(root, tmp_path / "clean")

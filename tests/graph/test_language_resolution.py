@@ -1,0 +1,248 @@
+"""Import-aware resolution in JavaScript/TypeScript, Go, Java and Rust; unique names in Ruby."""
+
+from __future__ import annotations
+
+from lazy_intel.graph.rows import CONFIDENCE
+from tests.graph.helpers import build_graph
+
+ECMA = {
+    "web/lib/math.ts": (
+        "export function add(a: number, b: number): number { return a + b; }\n"
+        "export class Calc {\n"
+        "  total(x: number) { return this.double(add(x, 1)); }\n"
+        "  double(x: number) { return x * 2; }\n"
+        "}\n"
+        "export default function main() { return 0; }\n"
+    ),
+    "web/lib/index.ts": "export { add, Calc } from './math';\nexport * from './strings';\n",
+    "web/lib/strings.ts": "export function upper(s: string) { return s.toUpperCase(); }\n",
+    "web/app.js": (
+        "import { add as plus, Calc, upper } from './lib';\n"
+        "import main from './lib/math';\n"
+        "import * as M from './lib/math';\n"
+        "const express = require('express');\n"
+        "\n"
+        "class Fancy extends Calc {\n"
+        "  double(x) { return super.double(x) + 1; }\n"
+        "}\n"
+        "\n"
+        "function run() {\n"
+        "  plus(1, 2);\n"
+        "  upper('a');\n"
+        "  main();\n"
+        "  M.add(1, 2);\n"
+        "  nothing();\n"
+        "}\n"
+    ),
+    "web/iface.ts": "interface Shape { area(): number; }\nclass Sq implements Shape { area() { return 1; } }\n",
+}
+
+
+def test_javascript_and_typescript(tmp_path) -> None:
+    graph = build_graph(tmp_path, ECMA)
+    calls = graph.resolved("CALLS")
+    # an aliased named import through an index file's re-export list
+    assert calls[("web/app.js::run", "web/lib/math.ts::add")] == "import"
+    # a name re-exported by `export * from`
+    assert calls[("web/app.js::run", "web/lib/strings.ts::upper")] == "import"
+    # a default import and a namespace import
+    assert calls[("web/app.js::run", "web/lib/math.ts::main")] == "import"
+    assert {e.target for e in graph.of("CALLS", "web/app.js::run", "web/lib/math.ts::add")} == {
+        "plus",
+        "M.add",
+    }
+    assert calls[("web/lib/math.ts::Calc.total", "web/lib/math.ts::Calc.double")] == "self"
+    assert calls[("web/lib/math.ts::Calc.total", "web/lib/math.ts::add")] == "local"
+    assert calls[("web/app.js::Fancy.double", "web/lib/math.ts::Calc.double")] == "inheritance"
+    assert [e.target for e in graph.unresolved("CALLS", "web/app.js::run")] == ["nothing"]
+    # class Fancy extends an imported class; Sq implements a local interface
+    assert graph.resolved("INHERITS") == {("web/app.js::Fancy", "web/lib/math.ts::Calc"): "import"}
+    assert graph.resolved("IMPLEMENTS") == {("web/iface.ts::Sq", "web/iface.ts::Shape"): "local"}
+    overrides = graph.pairs("OVERRIDES")
+    assert ("web/app.js::Fancy.double", "web/lib/math.ts::Calc.double") in overrides
+    assert ("web/iface.ts::Sq.area", "web/iface.ts::Shape.area") in overrides
+    externals = [e for e in graph.of("IMPORTS", "web/app.js") if e.dst is None]
+    assert [(e.target, e.strategy) for e in externals] == [("express", "external")]
+
+
+TYPED = {
+    "web/svc.ts": "export class Service { ping() { return 1; } }\nexport class Other { ping() { return 2; } }\n",
+    "web/app.ts": (
+        "import { Service } from './svc';\n"
+        "class Fancy { total(n: number) { return n; } }\n"
+        "class Holder {\n"
+        "  svc: Service;\n"
+        "  go() { this.svc.ping(); }\n"
+        "}\n"
+        "function make(): Fancy { return new Fancy(); }\n"
+        "export function run(s: Service) {\n"
+        "  const c = new Fancy();\n"
+        "  c.total(3);\n"
+        "  s.ping();\n"
+        "  const m = make();\n"
+        "  m.total(1);\n"
+        "  for (const f of [new Fancy()]) { f.total(2); }\n"
+        "}\n"
+    ),
+    "web/plain.js": "class Box { open() { return 1; } }\nfunction use() { const b = new Box(); b.open(); }\n",
+}
+
+
+def test_ecma_values_flow_through_declarations_parameters_and_returns(tmp_path) -> None:
+    graph = build_graph(tmp_path, TYPED)
+    by_target = {(e.src, e.target): (e.dst, e.strategy) for e in graph.of("CALLS")}
+    fancy_total = ("web/app.ts::Fancy.total", "member")
+    assert by_target[("web/app.ts::run", "c.total")] == fancy_total  # const c = new Fancy()
+    assert by_target[("web/app.ts::run", "m.total")] == fancy_total  # through make()'s return
+    assert by_target[("web/app.ts::run", "f.total")] == fancy_total  # for … of an array literal
+    # a typed parameter and a typed field: never the other class's ping
+    assert by_target[("web/app.ts::run", "s.ping")] == ("web/svc.ts::Service.ping", "member")
+    assert by_target[("web/app.ts::Holder.go", "this.svc.ping")] == ("web/svc.ts::Service.ping", "member")
+    assert by_target[("web/plain.js::use", "b.open")] == ("web/plain.js::Box.open", "member")
+
+
+GO = {
+    "go.mod": "module example.com/shop\n",
+    "internal/store/store.go": (
+        "package store\n\ntype Store struct{ n int }\n\nfunc New() *Store { return &Store{} }\n\n"
+        "func (s *Store) Get(k string) int { return s.lookup(k) }\n\n"
+        "func (s *Store) lookup(k string) int { return helper(k) }\n"
+    ),
+    "internal/store/helper.go": "package store\n\nfunc helper(k string) int { return len(k) }\n",
+    "cmd/main.go": (
+        'package main\n\nimport (\n\t"fmt"\n\tst "example.com/shop/internal/store"\n)\n\n'
+        'func main() {\n\ts := st.New()\n\tfmt.Println(s.Get("a"))\n\tlocal()\n}\n\nfunc local() {}\n'
+    ),
+}
+
+
+def test_go_packages(tmp_path) -> None:
+    graph = build_graph(tmp_path, GO)
+    calls = graph.resolved("CALLS")
+    # an aliased import of a package directory by its module path
+    assert calls[("cmd/main.go::main", "internal/store/store.go::New")] == "import"
+    assert calls[("cmd/main.go::main", "cmd/main.go::local")] == "local"
+    # a sibling file of the same package, without an import
+    assert calls[("internal/store/store.go::Store.lookup", "internal/store/helper.go::helper")] == "package"
+    # s := st.New() holds a *Store (New's return value); the receiver s is a *Store
+    assert calls[("cmd/main.go::main", "internal/store/store.go::Store.Get")] == "member"
+    assert calls[("internal/store/store.go::Store.Get", "internal/store/store.go::Store.lookup")] == "self"
+    assert ("cmd/main.go", "<module internal/store>") in graph.pairs("IMPORTS")
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS")}
+    assert ("fmt.Println", "external") in outside and ("len", "builtin") in outside
+
+
+JAVA = {
+    "src/main/java/com/acme/model/Animal.java": (
+        "package com.acme.model;\n\npublic interface Animal {\n    String sound();\n}\n"
+    ),
+    "src/main/java/com/acme/model/Dog.java": (
+        "package com.acme.model;\n\npublic class Dog extends Pet implements Animal {\n"
+        "    public String sound() { return bark(); }\n"
+        '    private String bark() { return "woof"; }\n}\n'
+    ),
+    "src/main/java/com/acme/model/Pet.java": (
+        'package com.acme.model;\n\npublic class Pet {\n    public String sound() { return ""; }\n'
+        "    public String name() { return sound(); }\n}\n"
+    ),
+    "src/main/java/com/acme/App.java": (
+        "package com.acme;\n\nimport com.acme.model.Dog;\nimport com.acme.model.*;\n"
+        "import static com.acme.util.Strings.shout;\n\npublic class App {\n"
+        "    public static void main(String[] args) {\n        Dog d = new Dog();\n        d.name();\n"
+        '        shout("x");\n        run();\n    }\n    static void run() {}\n}\n'
+    ),
+    "src/main/java/com/acme/util/Strings.java": (
+        "package com.acme.util;\n\npublic class Strings {\n"
+        "    public static String shout(String s) { return s.toUpperCase(); }\n}\n"
+    ),
+}
+MODEL = "src/main/java/com/acme/model"
+
+
+def test_java_packages_imports_and_hierarchy(tmp_path) -> None:
+    graph = build_graph(tmp_path, JAVA)
+    app = "src/main/java/com/acme/App.java::App.main"
+    calls = graph.resolved("CALLS")
+    assert calls[(app, f"{MODEL}/Dog.java::Dog")] == "import"  # no constructor: the class itself
+    assert (
+        calls[(app, "src/main/java/com/acme/util/Strings.java::Strings.shout")] == "import"
+    )  # static import
+    assert calls[(app, "src/main/java/com/acme/App.java::App.run")] == "self"  # implicit this
+    assert calls[(app, f"{MODEL}/Pet.java::Pet.name")] == "inheritance"  # Dog d = new Dog(); d.name()
+    assert calls[(f"{MODEL}/Dog.java::Dog.sound", f"{MODEL}/Dog.java::Dog.bark")] == "self"
+    # the same package is visible without an import
+    assert graph.resolved("INHERITS") == {(f"{MODEL}/Dog.java::Dog", f"{MODEL}/Pet.java::Pet"): "package"}
+    assert graph.resolved("IMPLEMENTS") == {
+        (f"{MODEL}/Dog.java::Dog", f"{MODEL}/Animal.java::Animal"): "package"
+    }
+    overrides = graph.pairs("OVERRIDES")
+    assert (f"{MODEL}/Dog.java::Dog.sound", f"{MODEL}/Pet.java::Pet.sound") in overrides
+    # java.lang types are builtins, not unresolved names
+    strings = [e for e in graph.of("REFERENCES") if e.target == "String"]
+    assert strings and {e.strategy for e in strings} == {"builtin"}
+    assert ("src/main/java/com/acme/App.java", f"<module {MODEL}>") in graph.pairs("IMPORTS")  # wildcard
+
+
+RUST = {
+    "src/main.rs": (
+        "mod shapes;\nmod util;\n\nuse crate::shapes::{Circle, Area};\nuse util::double as twice;\n\n"
+        "fn main() {\n    let c = Circle::new(1.0);\n    c.area();\n    twice(2);\n    util::double(3);\n"
+        "    helper();\n}\n\nfn helper() {}\n"
+    ),
+    "src/shapes/mod.rs": (
+        "pub trait Area { fn area(&self) -> f64; }\n\npub struct Circle { r: f64 }\n\nimpl Circle {\n"
+        "    pub fn new(r: f64) -> Self { Circle { r } }\n}\n\nimpl Area for Circle {\n"
+        "    fn area(&self) -> f64 { self.r * self.r }\n}\n"
+    ),
+    "src/util.rs": "pub fn double(x: i32) -> i32 { x * 2 }\n",
+}
+
+
+def test_rust_modules_and_traits(tmp_path) -> None:
+    graph = build_graph(tmp_path, RUST)
+    calls = graph.resolved("CALLS")
+    assert calls[("src/main.rs::main", "src/main.rs::helper")] == "local"
+    assert calls[("src/main.rs::main", "src/util.rs::double")] == "import"  # `use … as` and a path
+    assert {e.target for e in graph.of("CALLS", "src/main.rs::main", "src/util.rs::double")} == {
+        "twice",
+        "util.double",
+    }
+    assert calls[("src/main.rs::main", "src/shapes/mod.rs::Circle.new")] == "member"
+    # let c = Circle::new(..): new's tail expression builds a Circle, so c.area() is Circle's
+    area = graph.of("CALLS", "src/main.rs::main")
+    assert [(e.dst, e.strategy) for e in area if e.target == "c.area"] == [
+        ("src/shapes/mod.rs::Circle.area", "member")
+    ]
+    assert graph.resolved("IMPLEMENTS") == {("src/shapes/mod.rs::Circle", "src/shapes/mod.rs::Area"): "local"}
+    assert ("src/shapes/mod.rs::Circle.area", "src/shapes/mod.rs::Area.area") in graph.pairs("OVERRIDES")
+    # `Self` names the impl's type
+    self_refs = [e for e in graph.of("REFERENCES", "src/shapes/mod.rs::Circle.new") if e.target == "Self"]
+    assert [(e.dst, e.strategy) for e in self_refs] == [("src/shapes/mod.rs::Circle", "self")]
+    imports = graph.pairs("IMPORTS")
+    assert ("src/main.rs", "src/shapes/mod.rs") in imports  # `mod shapes;` -> shapes/mod.rs
+    assert ("src/main.rs", "src/util.rs") in imports
+
+
+RUBY = {
+    "lib/greeter.rb": "class Greeter\n  def greet(name)\n    format_name(name)\n  end\n\n  def format_name(n)\n    n\n  end\nend\n",
+    "lib/runner.rb": "def run\n  g = Greeter.new\n  g.greet('x')\n  shared()\n  nothing_here()\n  solo()\nend\n",
+    "lib/a.rb": "def shared\nend\n",
+    "lib/b.rb": "def shared\nend\n\ndef solo\nend\n",
+}
+
+
+def test_a_language_without_import_resolution_uses_unique_names(tmp_path) -> None:
+    graph = build_graph(tmp_path, RUBY)
+    run = "lib/runner.rb::run"
+    edges = {(e.target, e.dst): e for e in graph.of("CALLS", run)}
+    assert edges[("solo", "lib/b.rb::solo")].strategy == "unique-name"
+    assert edges[("solo", "lib/b.rb::solo")].confidence == CONFIDENCE["unique-name"]
+    assert edges[("g.greet", "lib/greeter.rb::Greeter.greet")].strategy == "unique-name"
+    assert edges[("Greeter", "lib/greeter.rb::Greeter")].strategy == "unique-name"  # Greeter.new
+    shared = [e for (target, _), e in edges.items() if target == "shared"]
+    assert {e.dst for e in shared} == {"lib/a.rb::shared", "lib/b.rb::shared"}
+    assert {e.strategy for e in shared} == {"ambiguous"}
+    assert edges[("nothing_here", None)].strategy == "unresolved"
+    # a bare name inside a method is looked up among the class's members first
+    calls = graph.resolved("CALLS")
+    assert calls[("lib/greeter.rb::Greeter.greet", "lib/greeter.rb::Greeter.format_name")] == "self"

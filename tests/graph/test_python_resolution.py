@@ -1,0 +1,182 @@
+"""Python call resolution on a fixture repository with a known call graph: every strategy."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lazy_intel.graph.rows import CONFIDENCE
+from tests.graph.helpers import Graph, build_graph
+
+FILES = {
+    "app/__init__.py": "from .core.engine import Engine as Engine\nfrom .util import helper\n",
+    "app/core/__init__.py": "",
+    "app/core/engine.py": textwrap.dedent(
+        """
+        from ..util import helper as assist
+        from app import util
+        import app.util as u2
+
+
+        def local_fn():
+            return 1
+
+
+        class Base:
+            def start(self):
+                return self.step()
+
+            def step(self):
+                return local_fn()
+
+
+        class Engine(Base):
+            def __init__(self, n):
+                self.n = n
+
+            def step(self):
+                assist()
+                util.helper()
+                u2.helper()
+                return super().step()
+        """
+    ),
+    "app/util.py": "def helper():\n    return missing_thing()\n",
+    "main.py": textwrap.dedent(
+        """
+        import app
+        from app import Engine, helper
+
+
+        def run():
+            e = Engine(3)
+            e.start()
+            helper()
+            app.helper()
+            app.Engine(1).step()
+            unknown_fn()
+            obj.whatever()
+        """
+    ),
+    # the same name defined twice, called without any import: both candidates, marked ambiguous
+    "dup/one.py": "class One:\n    def twin(self):\n        return 1\n",
+    "dup/two.py": "class Two:\n    def twin(self):\n        return 2\n",
+    "dup/caller.py": "def call_twin(x):\n    x.twin()\n    x.single_method()\n",
+    "dup/holder.py": "class Holder:\n    def single_method(self):\n        return 0\n",
+}
+
+ENGINE = "app/core/engine.py"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Graph:
+    return build_graph(tmp_path_factory.mktemp("py"), FILES)
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "strategy"),
+    [
+        (f"{ENGINE}::Base.step", f"{ENGINE}::local_fn", "local"),
+        (f"{ENGINE}::Base.start", f"{ENGINE}::Base.step", "self"),
+        # relative import with an alias, absolute `from pkg import module`, `import a.b as c`
+        (f"{ENGINE}::Engine.step", "app/util.py::helper", "import"),
+        # super() finds the method in the base class
+        (f"{ENGINE}::Engine.step", f"{ENGINE}::Base.step", "inheritance"),
+        # a re-export through the package's __init__ (with `as` alias) reaches the defining file
+        ("main.py::run", f"{ENGINE}::Engine.__init__", "import"),
+        ("main.py::run", "app/util.py::helper", "import"),
+        # e = Engine(3); e.start(): start is found in the base class of e's inferred type
+        ("main.py::run", f"{ENGINE}::Base.start", "inheritance"),
+        # a method of an instance built inline through the package attribute
+        ("main.py::run", f"{ENGINE}::Engine.step", "member"),
+    ],
+)
+def test_call_is_resolved_with_its_strategy(graph: Graph, src: str, dst: str, strategy: str) -> None:
+    edges = [e for e in graph.of("CALLS", src, dst)]
+    assert edges, f"no CALLS {src} -> {dst}; have {sorted(graph.resolved('CALLS'))}"
+    assert {e.strategy for e in edges} == {strategy}
+    assert all(e.confidence == CONFIDENCE[strategy] for e in edges)
+
+
+def test_each_import_form_in_one_method_reaches_the_same_function(graph: Graph) -> None:
+    targets = {e.target for e in graph.of("CALLS", f"{ENGINE}::Engine.step", "app/util.py::helper") if e.line}
+    assert targets == {"assist", "util.helper", "u2.helper"}
+
+
+def test_no_call_goes_to_the_overridden_method_by_mistake(graph: Graph) -> None:
+    # e.start() is Base.start; Engine.step overrides Base.step, but main calls Engine(1).step()
+    assert not graph.of("CALLS", "main.py::run", f"{ENGINE}::Base.step")
+
+
+def test_unresolved_calls_stay_queryable_with_a_reason(graph: Graph) -> None:
+    unresolved = {e.target: e for e in graph.unresolved("CALLS", "main.py::run")}
+    assert unresolved["unknown_fn"].strategy == "unresolved"
+    assert unresolved["unknown_fn"].props["reason"] == "unresolved"
+    assert unresolved["obj.whatever"].props["reason"] == "unknown-receiver"
+    assert unresolved["unknown_fn"].line == 12 and unresolved["unknown_fn"].confidence == 0.0
+    inner = graph.unresolved("CALLS", "app/util.py::helper")
+    assert [e.target for e in inner] == ["missing_thing"]
+
+
+def test_ambiguous_targets_keep_every_candidate(graph: Graph) -> None:
+    edges = [e for e in graph.of("CALLS", "dup/caller.py::call_twin") if e.target == "x.twin"]
+    assert {e.dst for e in edges} == {"dup/one.py::One.twin", "dup/two.py::Two.twin"}
+    assert {e.strategy for e in edges} == {"ambiguous"}
+    assert all(e.props["candidates"] == 2 and e.confidence < CONFIDENCE["unique-name"] for e in edges)
+
+
+def test_a_unique_method_name_resolves_with_low_confidence(graph: Graph) -> None:
+    edges = [e for e in graph.of("CALLS", "dup/caller.py::call_twin") if e.target == "x.single_method"]
+    assert [(e.dst, e.strategy) for e in edges] == [("dup/holder.py::Holder.single_method", "unique-name")]
+    assert edges[0].confidence == CONFIDENCE["unique-name"]
+
+
+def test_inheritance_and_override_edges(graph: Graph) -> None:
+    assert graph.resolved("INHERITS") == {(f"{ENGINE}::Engine", f"{ENGINE}::Base"): "local"}
+    overrides = graph.of("OVERRIDES")
+    assert [(e.src, e.dst, e.props["depth"]) for e in overrides] == [
+        (f"{ENGINE}::Engine.step", f"{ENGINE}::Base.step", 1)
+    ]
+
+
+def test_import_edges_point_at_what_is_imported(graph: Graph) -> None:
+    imports = graph.resolved("IMPORTS")
+    assert ("main.py", "app/__init__.py") in imports  # `import app`: the package
+    assert ("main.py", f"{ENGINE}::Engine") in imports  # through the re-export
+    assert ("app/__init__.py", f"{ENGINE}::Engine") in imports
+    assert (ENGINE, "app/util.py") in imports  # `from app import util` is a module
+    assert (ENGINE, "app/util.py::helper") in imports
+
+
+def test_external_imports_are_kept_as_external(tmp_path) -> None:
+    graph = build_graph(tmp_path, {"a.py": "import requests\nfrom .missing import x\n\nrequests.get('u')\n"})
+    by_target = {e.target: e for e in graph.of("IMPORTS")}
+    assert by_target["requests"].strategy == "external" and by_target["requests"].dst is None
+    # a relative import that names no file of the repository is unresolved, not external
+    assert by_target[".missing.x"].strategy == "unresolved"
+    call = graph.of("CALLS", "a.py")
+    assert [(e.target, e.strategy) for e in call] == [("requests.get", "external")]
+
+
+def test_cross_package_import_prefers_the_importers_own_root(tmp_path) -> None:
+    # two packages both named `shared`: the one under the importer's source root wins
+    graph = build_graph(
+        tmp_path,
+        {
+            "svc_a/src/shared/api.py": "def ping():\n    return 'a'\n",
+            "svc_a/src/main.py": "from shared.api import ping\n\ndef go():\n    ping()\n",
+            "svc_b/shared/api.py": "def ping():\n    return 'b'\n",
+        },
+    )
+    assert graph.resolved("CALLS") == {("svc_a/src/main.py::go", "svc_a/src/shared/api.py::ping"): "import"}
+
+
+def test_defines_and_contains_form_a_tree(graph: Graph) -> None:
+    defines = graph.pairs("DEFINES")
+    assert (ENGINE, f"{ENGINE}::Engine") in defines
+    assert (f"{ENGINE}::Engine", f"{ENGINE}::Engine.step") in defines
+    contains = graph.pairs("CONTAINS")
+    assert ("<module app/core>", ENGINE) in contains
+    assert ("<module app>", "<module app/core>") in contains
+    assert ("<module .>", "<module app>") in contains

@@ -1,0 +1,174 @@
+"""HANDLES (Flask, FastAPI, Django, Express, Next.js), TESTS, and ASSIGNED_FROM with condition paths."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tests.graph.helpers import build_graph
+
+ROUTES = {
+    "svc/flask_app.py": textwrap.dedent(
+        """
+        from flask import Flask
+        app = Flask(__name__)
+
+        @app.route('/items', methods=['GET', 'POST'])
+        def items():
+            return 'x'
+
+        @app.get('/health')
+        def health():
+            return 'ok'
+        """
+    ),
+    "svc/fast.py": "from fastapi import FastAPI\napi = FastAPI()\n\n@api.post('/users/{uid}')\nasync def create_user(uid: int):\n    return uid\n",
+    "svc/views.py": "def index(request):\n    return None\n\nclass ItemView:\n    @classmethod\n    def as_view(cls):\n        return cls\n",
+    "svc/urls.py": textwrap.dedent(
+        """
+        from django.urls import path, include
+        from . import views
+
+        urlpatterns = [
+            path('', views.index),
+            path('items/', views.ItemView.as_view()),
+            path('api/', include('svc.api_urls')),
+        ]
+        """
+    ),
+    "web/server.js": (
+        "const express = require('express');\nconst app = express();\n"
+        "function listUsers(req, res) { res.send([]); }\napp.get('/users', listUsers);\n"
+        "app.post('/users', (req, res) => res.send('ok'));\n"
+    ),
+    "web/pages/about.tsx": "export default function About() { return null; }\n",
+    "web/pages/api/hello.ts": "export default function handler(req, res) { res.status(200); }\n",
+    "web/pages/_app.tsx": "export default function App() { return null; }\n",
+    "web/app/blog/[slug]/page.tsx": "export default function Post() { return null; }\n",
+    "web/app/api/items/route.ts": "export async function GET() { return 1; }\nexport async function POST() { return 2; }\n",
+}
+
+
+def test_routes_and_their_handlers(tmp_path) -> None:
+    graph = build_graph(tmp_path, ROUTES)
+    routes = {
+        (props["framework"], props["method"], props["path"]): name
+        for name, props in graph.node_props.items()
+        if "Route" in graph.labels[name]
+    }
+    assert sorted(routes) == [
+        ("django", "ANY", "/"),
+        ("django", "ANY", "/items/"),
+        ("express", "GET", "/users"),
+        ("express", "POST", "/users"),
+        ("fastapi", "POST", "/users/{uid}"),
+        ("flask", "GET", "/health"),
+        ("flask", "GET", "/items"),
+        ("flask", "POST", "/items"),
+        ("nextjs", "ANY", "/api/hello"),
+        ("nextjs", "GET", "/about"),
+        ("nextjs", "GET", "/api/items"),
+        ("nextjs", "GET", "/blog/[slug]"),
+        ("nextjs", "POST", "/api/items"),
+    ]
+    handles = {e.src: (e.dst, e.strategy) for e in graph.of("HANDLES")}
+    assert handles[routes[("flask", "POST", "/items")]] == ("svc/flask_app.py::items", "local")
+    assert handles[routes[("fastapi", "POST", "/users/{uid}")]] == ("svc/fast.py::create_user", "local")
+    # Django: a view imported through `from . import views`; a class-based view's as_view()
+    assert handles[routes[("django", "ANY", "/")]] == ("svc/views.py::index", "import")
+    assert handles[routes[("django", "ANY", "/items/")]] == ("svc/views.py::ItemView", "import")
+    assert handles[routes[("express", "GET", "/users")]] == ("web/server.js::listUsers", "local")
+    assert routes[("express", "POST", "/users")] not in handles  # an inline handler: the route's own span
+    assert handles[routes[("nextjs", "GET", "/about")]] == ("web/pages/about.tsx::About", "local")
+    assert handles[routes[("nextjs", "ANY", "/api/hello")]] == ("web/pages/api/hello.ts::handler", "local")
+    assert handles[routes[("nextjs", "POST", "/api/items")]] == ("web/app/api/items/route.ts::POST", "local")
+
+
+TESTS = {
+    "pkg/calc.py": "def add(a, b):\n    return a + b\n\nclass Parser:\n    def parse(self, s):\n        return s\n",
+    "pkg/other.py": "def unrelated():\n    return 0\n",
+    "tests/test_calc.py": textwrap.dedent(
+        """
+        from pkg.calc import add, Parser
+
+
+        def test_add():
+            assert add(1, 2) == 3
+
+
+        def test_parser():
+            Parser().parse('x')
+
+
+        def helper_not_a_test():
+            add(0, 0)
+        """
+    ),
+    "web/util.ts": "export function fmt(x: string) { return x; }\n",
+    "web/util.test.ts": "import { fmt } from './util';\ntest('fmt', () => { fmt('a'); });\n",
+}
+
+
+def test_tests_edges_by_naming_and_calls(tmp_path) -> None:
+    graph = build_graph(tmp_path, TESTS)
+    tests = {(e.src, e.dst): (e.strategy, e.props.get("evidence")) for e in graph.of("TESTS")}
+    # file level: test_calc.py tests calc.py (it imports it); util.test.ts tests util.ts
+    assert tests[("tests/test_calc.py", "pkg/calc.py")][0] == "import"
+    assert tests[("web/util.test.ts", "web/util.ts")][0] == "import"
+    # function level: test_add names add (and calls it); test_parser calls Parser.parse
+    assert tests[("tests/test_calc.py::test_add", "pkg/calc.py::add")] == ("naming", "naming")
+    assert tests[("tests/test_calc.py::test_parser", "pkg/calc.py::Parser.parse")] == ("member", "call")
+    assert not [key for key in tests if key[0] == "tests/test_calc.py::helper_not_a_test"]
+    assert not [key for key in tests if key[1] is not None and key[1].startswith("pkg/other.py")]
+    assert "Test" in graph.labels["tests/test_calc.py::test_add"]
+    assert "Test" not in graph.labels["pkg/calc.py::add"]
+
+
+FLOW = {
+    "pkg/flow.py": textwrap.dedent(
+        """
+        def compute(flag, items):
+            total = 0
+            if flag:
+                total = len(items)
+            for item in items:
+                try:
+                    total = total + item
+                except ValueError:
+                    pass
+            result = helper(total)
+            return result
+
+
+        def helper(x):
+            return x
+        """
+    )
+}
+
+
+def test_assigned_from_records_sources_and_condition_paths(tmp_path) -> None:
+    graph = build_graph(tmp_path, FLOW)
+    flows = {
+        (e.src.split("::")[1], e.dst.split("::")[1] if e.dst else None): e for e in graph.of("ASSIGNED_FROM")
+    }
+    assert set(flows) == {
+        ("compute.total", "compute.items"),
+        ("compute.total", "compute.item"),
+        ("compute.item", "compute.items"),
+        ("compute.result", "compute.total"),
+        ("compute.result", "helper"),
+    }
+    assert flows[("compute.total", "compute.items")].props == {
+        "condition_path": ["if_statement"],
+        "via": "argument",
+    }
+    assert flows[("compute.total", "compute.item")].props == {
+        "condition_path": ["for_statement", "try_statement"],
+        "via": "operand",
+    }
+    assert flows[("compute.item", "compute.items")].props == {"via": "element"}
+    assert flows[("compute.result", "helper")].props == {"via": "call"}
+    assert flows[("compute.result", "helper")].strategy == "local"
+    # the local variables and parameters are Variable nodes of the function
+    assert graph.node_props["pkg/flow.py::compute.items"] == {"parent": "compute"}
+    assert "Variable" in graph.labels["pkg/flow.py::compute.total"]

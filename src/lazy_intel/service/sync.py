@@ -90,9 +90,10 @@ def current_store_path(state: StateDir) -> Path | None:
 
 
 def store_profile(root: Path, max_file_bytes: int) -> str:
-    """The scope digest a store built now would record: policy, parser fingerprint, limits, schema."""
+    """The scope digest a store built now would record: policy, parser fingerprint, limits, schema,
+    graph resolver. ``run_sync`` records exactly this; recovery compares against it."""
     policy = load_policy(root)
-    return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION))
+    return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
 
 
 def store_meta(path: Path) -> dict[str, str] | None:
@@ -142,7 +143,7 @@ def run_sync(
     journal = PublicationJournal(state.runtime)
     policy = load_policy(root)
     fingerprint = parser_fingerprint()
-    scope_digest = policy.digest(fingerprint, str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
+    scope_digest = store_profile(root, max_file_bytes)
     live = current_store_path(state)
     full = rebuild or live is None or not _store_is_compatible(live)
     intent: Intent | None = None

@@ -179,6 +179,15 @@ SETTINGS: tuple[Setting, ...] = (
         "Absolute path of an operator-reviewed code-intel-config.v1 file of language servers.",
     ),
     Setting(
+        "embedding",
+        "LAZY_INTEL_EMBEDDING",
+        "str",
+        "auto",
+        "Embedding provider of the dense projection: none, auto (the bundled all-MiniLM-L6-v2 when the "
+        "dense extra is installed), sentence-transformers:<model or dir>, onnx:<dir>, "
+        "openai:<url>?model=<name>, ollama:<url>?model=<name>. Nothing is downloaded.",
+    ),
+    Setting(
         "log_level",
         "LAZY_INTEL_LOG_LEVEL",
         "str",

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lazy_intel import __version__
-from lazy_intel.errors import InvalidArgument, StoreError, Unsupported
+from lazy_intel.errors import InvalidArgument, LazyIntelError, StoreError, Unsupported
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item
 from lazy_intel.evidence.verify import verify_anchor
+from lazy_intel.search.embedders import parse_provider_spec, spec_text
+from lazy_intel.search.vectors import META_PROFILE, vector_coverage
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.requests import require
 from lazy_intel.workspace.capture import read_regular_file
@@ -36,13 +38,47 @@ def _projection_verdicts(ctx: OperationContext) -> dict[str, dict[str, object]]:
         lexical["sync_running"] = True
     return {
         "lexical": lexical,
-        "dense": {
-            "verdict": ABSENT,
-            "reason": "no embedding provider configured (LAZY_INTEL_EMBEDDING=none)",
-        },
+        "dense": _dense_verdict(ctx),
         "graph": {"verdict": ABSENT, "reason": "not built by this version"},
         "semantic": {"verdict": ABSENT, "reason": "no trusted language server configured"},
     }
+
+
+def _dense_verdict(ctx: OperationContext) -> dict[str, object]:
+    """ready / building / absent / failing for the vector projection, without loading the model."""
+    ws = ctx.workspace
+    try:
+        spec = ws.embedding_spec()
+    except LazyIntelError as exc:
+        return {"verdict": FAILING, "error": exc.message}
+    configured = spec_text(spec)
+    out: dict[str, object] = {"provider": configured}
+    if spec.provider == "none":
+        reason = (
+            "LAZY_INTEL_EMBEDDING=auto and the dense extra is not installed (pip install 'lazy-intel[dense]')"
+            if parse_provider_spec(ws.settings.embedding).provider == "auto"
+            else "no embedding provider configured (LAZY_INTEL_EMBEDDING=none)"
+        )
+        return {**out, "verdict": ABSENT, "reason": reason}
+    if ws.dense_error is not None:
+        message = getattr(ws.dense_error, "message", str(ws.dense_error))
+        return {**out, "verdict": FAILING, "error": message}
+    view = ctx.view
+    if view is None:
+        return {**out, "verdict": BUILDING if ws.is_building() else ABSENT, "reason": "no index yet"}
+    profile = view.meta(META_PROFILE)
+    if profile is None:
+        verdict = BUILDING if ws.is_building() else ABSENT
+        return {**out, "verdict": verdict, "reason": "no vectors yet; lazy-intel index builds them"}
+    covered, total = vector_coverage(view.conn, profile)
+    out.update({"profile": profile, "chunks_with_vectors": covered, "chunks": total})
+    if covered >= total:
+        return {**out, "verdict": READY}
+    if ws.is_building():
+        if ws.progress and ws.progress[0] == "embed":
+            out["progress"] = list(ws.progress)
+        return {**out, "verdict": BUILDING}
+    return {**out, "verdict": ABSENT, "reason": "vectors are incomplete; run lazy-intel index to finish them"}
 
 
 def _next_step(verdicts: dict[str, dict[str, object]], root: Path) -> str:
@@ -75,6 +111,8 @@ def op_status(ctx: OperationContext) -> Answer:
         data["parser_versions"] = view.meta("parser_versions")
     if ws.last_report is not None:
         data["last_sync"] = ws.last_report.to_dict()
+    if ws.last_vectors is not None:
+        data["last_embedding"] = ws.last_vectors.to_dict()
     # the dense, graph and semantic projections are optional: readiness is the lexical verdict
     ready = verdicts["lexical"]["verdict"] == READY
     return fit_answer(

@@ -15,9 +15,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lazy_intel.errors import IndexBuilding, LazyIntelError
+from lazy_intel.search.embedders import (
+    Embedder,
+    ProviderSpec,
+    create_embedder,
+    parse_provider_spec,
+    resolve_spec,
+)
+from lazy_intel.search.vectors import VectorReport, refresh_vectors
 from lazy_intel.service.sync import Progress, SyncReport, collect_retired_stores, current_store_path, run_sync
 from lazy_intel.settings import Settings, load_settings
 from lazy_intel.store.reader import ReadView, open_view
+from lazy_intel.store.schema import connect
 from lazy_intel.workspace.capture import PriorStat
 from lazy_intel.workspace.lock import WriterLock
 from lazy_intel.workspace.root import canonical_root
@@ -38,6 +47,9 @@ class Workspace:
         self.last_report: SyncReport | None = None
         self.building_since: float | None = None
         self.progress: tuple[str, int, int] | None = None
+        self.dense_error: LazyIntelError | Exception | None = None
+        self.last_vectors: VectorReport | None = None
+        self._embedder_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -70,6 +82,41 @@ class Workspace:
         with open_view(path) as view:
             yield view
 
+    # ---- dense projection
+    def embedding_spec(self) -> ProviderSpec:
+        """The configured provider, ``auto`` resolved (``none`` when the dense extra is absent)."""
+        return resolve_spec(parse_provider_spec(self.settings.embedding))
+
+    def embedder(self) -> Embedder | None:
+        """The configured embedder, loaded once per process; ``None`` when none is configured."""
+        with self._embedder_lock:
+            return create_embedder(self.embedding_spec())
+
+    def _refresh_vectors(self, previous: Path | None, progress: Progress | None) -> None:
+        """Bring the dense projection up to date after a publication; failures never undo the sync."""
+        path = self.store_path()
+        if path is None:
+            return
+        try:
+            embedder = self.embedder()
+            conn = connect(str(path))
+            try:
+                self.last_vectors = refresh_vectors(
+                    conn,
+                    embedder,
+                    previous_store=previous if previous is not None and previous != path else None,
+                    progress=progress,
+                )
+            finally:
+                conn.close()
+            self.dense_error = None
+        except LazyIntelError as exc:
+            self.dense_error = exc
+            logger.warning("dense projection of %s not built: %s", self.root, exc)
+        except Exception as exc:  # a model crash must not take the lexical index down with it
+            self.dense_error = exc
+            logger.exception("dense projection of %s failed", self.root)
+
     # ---- writes
     def sync(self, *, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
         """Capture and publish now (blocking). ``WORKSPACE_OWNED`` if another process is writing."""
@@ -85,6 +132,7 @@ class Workspace:
                     if progress is not None:
                         progress(stage, done, total)
 
+                previous = self.store_path()
                 report = run_sync(
                     self.root,
                     self.state,
@@ -95,6 +143,7 @@ class Workspace:
                 )
                 self.last_report = report
                 self.last_error = None
+                self._refresh_vectors(previous, track)
                 collect_retired_stores(self.state, self.settings.store_grace_ms)
                 return report
             finally:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from lazy_intel.evidence.budget import serialize
+from lazy_intel.search.embedders import dense_extra_available
 from lazy_intel.service.operations import execute
 from lazy_intel.service.workspace import Workspace
-from lazy_intel.search.embedders import dense_extra_available
 from lazy_intel.settings import load_settings
 
 FILES = {

@@ -107,7 +107,7 @@ def is_test_path(path: str) -> bool:
     return bool(TEST_PATH_RE.search(path))
 
 
-def test_factor(path: str, locate_bug: bool) -> float:
+def path_factor(path: str, locate_bug: bool) -> float:
     """Multiplier of a candidate's fused score: test files count less for failure reports."""
     return TEST_FILE_FACTOR if locate_bug and is_test_path(path) else 1.0
 

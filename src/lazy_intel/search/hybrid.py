@@ -347,7 +347,7 @@ def hybrid_search(
     for f in file_fused:
         file_id = int(f.key)  # type: ignore[call-overload]
         path = cands.file_path.get(file_id, "")
-        factor = fusion.test_factor(path, analysis.locate_bug)
+        factor = fusion.path_factor(path, analysis.locate_bug)
         signals = dict(f.signals)
         if factor != 1.0:
             signals["test_file_factor"] = factor
@@ -367,7 +367,7 @@ def hybrid_search(
     for key, score in contextual.items():
         cid = int(key)  # type: ignore[call-overload]
         fid = cands.chunk_file[cid]
-        factor = fusion.test_factor(cands.file_path.get(fid, ""), analysis.locate_bug)
+        factor = fusion.path_factor(cands.file_path.get(fid, ""), analysis.locate_bug)
         signals = dict(chunk_fused[key].signals)
         if config.file_context and fid in file_scores:
             signals["file_score"] = file_scores[fid]

@@ -249,6 +249,7 @@ def commit_time(git_dir: Path, commit: str) -> int:
         ["git", "--git-dir", str(git_dir), "show", "-s", "--format=%ct", commit],
         capture_output=True,
         text=True,
+        check=False,
     )
     return int(out.stdout.strip() or 0)
 
@@ -301,6 +302,7 @@ class RunStats:
 def run(
     issues: Sequence[Issue],
     repos: Path,
+    *,
     work: Path,
     configs: Sequence[str],
     embedding: str,
@@ -357,10 +359,10 @@ def format_table(issues: Sequence[Issue], outcomes: dict[str, dict[str, Outcome]
     repos = ["all", *sorted({i.repo for i in issues})]
 
     def cell(v: float | int | None) -> str:
-        return "–" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
+        return "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
 
     for repo in repos:
-        subset = [i for i in issues if repo == "all" or i.repo == repo]
+        subset = [i for i in issues if repo in ("all", i.repo)]
         for name, per in outcomes.items():
             s = summarise(subset, per)
             if not s["n"]:

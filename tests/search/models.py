@@ -12,42 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-VOCAB = ["[PAD]", "[UNK]"] + sorted(
-    set(
-        [
-            "def",
-            "class",
-            "return",
-            "self",
-            "request",
-            "session",
-            "send",
-            "hook",
-            "hooks",
-            "register",
-            "redirect",
-            "resolve",
-            "parse",
-            "config",
-            "value",
-            "error",
-            "list",
-            "dict",
-            "read",
-            "write",
-            "file",
-            "path",
-            "json",
-            "load",
-            "save",
-            "open",
-            "close",
-            "data",
-            "user",
-            "name",
-        ]
-    )
+WORDS = (
+    "def class return self request session send hook hooks register redirect resolve parse config "
+    "value error list dict read write file path json load save open close data user name"
 )
+VOCAB = ["[PAD]", "[UNK]", *sorted(set(WORDS.split()))]
 
 need_onnx = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("onnx", "onnxruntime", "tokenizers")),

@@ -70,7 +70,7 @@ def test_provider_specs(raw: str, provider: str, target: str, options: dict[str,
     ],
 )
 def test_bad_provider_specs_are_invalid_arguments(raw: str, fragment: str) -> None:
-    with pytest.raises(InvalidArgument, match="LAZY_INTEL_EMBEDDING") as info:
+    with pytest.raises(InvalidArgument, match=r"LAZY_INTEL_EMBEDDING") as info:
         parse_provider_spec(raw)
     assert fragment in info.value.message
 
@@ -101,7 +101,7 @@ def test_onnx_provider_mean_pools_and_normalises(tmp_path: Path) -> None:
 
 @need_onnx
 def test_onnx_provider_refuses_a_directory_without_a_model(tmp_path: Path) -> None:
-    with pytest.raises(Unsupported, match="no model.onnx"):
+    with pytest.raises(Unsupported, match=r"no model\.onnx"):
         OnnxEmbedder(tmp_path)
 
 

@@ -53,7 +53,7 @@ def test_js_and_java_stack_lines() -> None:
     js = analyze_query(
         "TypeError: x is undefined\n    at renderList (src/ui/list.js:12:5)\n    at node_modules/react/index.js:3:1"
     )
-    assert [(f.path, f.function) for f in js.frames][0] == ("src/ui/list.js", "renderList")
+    assert (js.frames[0].path, js.frames[0].function) == ("src/ui/list.js", "renderList")
     assert js.frames[1].foreign
     java = analyze_query("Exception in thread main\n\tat com.acme.core.Parser.parseLine(Parser.java:88)")
     frame = java.frames[0]

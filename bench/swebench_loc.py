@@ -414,7 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = Path(temp.name)
     began = time.perf_counter()
     outcomes, stats = run(
-        issues, args.repos, work, configs, args.embedding, log=lambda s: print(s, file=sys.stderr)
+        issues,
+        repos=args.repos,
+        work=work,
+        configs=configs,
+        embedding=args.embedding,
+        log=lambda s: print(s, file=sys.stderr),
     )
     print(format_table(issues, outcomes))
     print()

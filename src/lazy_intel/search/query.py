@@ -38,7 +38,7 @@ WEIGHT_FOREIGN_FRAME = 0.5
 # Frames nearer the failure (the bottom of a Python traceback) count more, up to this factor.
 FRAME_DEPTH_BOOST = 1.5
 
-MIN_WORD_CHARS = 3
+MIN_WORD_CHARS = 3  # shorter terms only as parts of identifiers of weight >= WEIGHT_IDENTIFIER (``os``, ``id``)
 MAX_TERMS = 48  # distinct terms kept for the lexical query (highest weight first)
 MAX_IDENTIFIERS = 64
 
@@ -612,7 +612,12 @@ def analyze_query(text: str) -> QueryAnalysis:
 
     lowered_words = {w.lower() for w in IDENTIFIER.findall(text)}
     locate_bug = bool(frames or errors or lowered_words & BUG_WORDS)
-    ranked_terms = [(t, w) for t, w in terms.ranked() if t not in STOP_WORDS or w > WEIGHT_WORD * TITLE_BOOST]
+    ranked_terms = [
+        (t, w)
+        for t, w in terms.ranked()
+        if (t not in STOP_WORDS or w > WEIGHT_WORD * TITLE_BOOST)
+        and (len(t) >= MIN_WORD_CHARS or (len(t) == 2 and w >= WEIGHT_IDENTIFIER and t.isalpha()))
+    ]
     return QueryAnalysis(
         text=text,
         terms=tuple(ranked_terms[:MAX_TERMS]),

@@ -153,7 +153,9 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     repos, commits = _repo(make_repo, tmp_path)
     data = _issues(tmp_path, commits)
     out_json = tmp_path / "out.json"
-    code = loc.main(["--repos", str(repos), "--data", str(data), "--configs", "lexical", "--json", str(out_json)])
+    code = loc.main(
+        ["--repos", str(repos), "--data", str(data), "--configs", "lexical", "--json", str(out_json)]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "| all | lexical | 2 |" in printed and "search latency lexical: p50" in printed

@@ -135,7 +135,9 @@ def test_structural_priors_are_one_more_signal(workspace: Workspace) -> None:
             priors=StructuralPriors(files={"pkg/sessions.py": 1.0}, symbols={symbol_id: 1.0}),
         )
     assert "graph" in primed.used and "graph" not in plain.used
-    plain_rank = _paths(plain.files).index("pkg/sessions.py") if "pkg/sessions.py" in _paths(plain.files) else 99
+    plain_rank = (
+        _paths(plain.files).index("pkg/sessions.py") if "pkg/sessions.py" in _paths(plain.files) else 99
+    )
     assert _paths(primed.files).index("pkg/sessions.py") < plain_rank
     assert next(f for f in primed.files if f.path == "pkg/sessions.py").signals["graph_rank"] == 1
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
-from lazy_intel.search.fusion import is_test_path
+from lazy_intel.search.fusion import FusionWeights, is_test_path
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, DENSE_ONLY, LEXICAL_ONLY, SearchConfig, hybrid_search
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -255,11 +255,13 @@ def commit_time(git_dir: Path, commit: str) -> int:
 
 
 # ---- searching
-def ranked_lists(ws: Workspace, query: str, config: SearchConfig) -> Outcome:
+def ranked_lists(
+    ws: Workspace, query: str, config: SearchConfig, weights: FusionWeights | None = None
+) -> Outcome:
     embedder = ws.embedder() if config.dense else None
     with ws.read() as view:
         began = time.perf_counter()
-        result = hybrid_search(view, query, config=config, embedder=embedder, limit=RANKED_FUNCTIONS)
+        result = hybrid_search(view, query, config=config, embedder=embedder, weights=weights)
         seconds = time.perf_counter() - began
         files = [f.path for f in result.files[:RANKED_FILES]]
         top_chunks = result.chunks[: RANKED_FUNCTIONS * 4]

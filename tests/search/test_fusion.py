@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 from lazy_intel.search.fusion import (
     RRF_K,
     TEST_FILE_FACTOR,
+    Evidence,
+    FusionWeights,
     Signal,
     aggregate_by_file,
+    fuse_evidence,
     is_test_path,
-    path_factor,
-    prior_signal,
     ranks,
     reciprocal_rank_fusion,
-    with_file_context,
 )
 
 
@@ -81,20 +81,50 @@ def test_test_paths(path: str, is_test: bool) -> None:
     assert is_test_path(path) is is_test
 
 
+def _evidence(locate_bug: bool) -> Evidence:
+    return Evidence(
+        chunk_signals={
+            "lexical": {1: 9.0, 2: 8.0, 3: 7.0, 4: 1.0},
+            "symbol": {2: 1.0},
+        },
+        file_signals={"path": {20: 1.0}},
+        chunk_file={1: 10, 2: 20, 3: 30, 4: 20},
+        file_path={10: "pkg/a.py", 20: "pkg/b.py", 30: "tests/test_a.py"},
+        locate_bug=locate_bug,
+    )
+
+
+def test_fuse_evidence_ranks_files_and_chunks_with_reasons() -> None:
+    chunks, files = fuse_evidence(_evidence(False))
+    assert files[0].path == "pkg/b.py"  # lexical rank 2 + symbol + path
+    top_file = files[0]
+    assert set(top_file.signals) == {"lexical", "lexical_rank", "symbol", "symbol_rank", "path", "path_rank"}
+    assert top_file.best_chunk_id == 2
+    assert chunks[0].chunk_id == 2 and chunks[0].signals["file_score"] == pytest.approx(top_file.score)
+    # file context lifts chunk 4 (weak lexically) above chunk 3 of a file with less evidence
+    order = [c.chunk_id for c in chunks]
+    assert order.index(4) < order.index(3)
+    no_context, _ = fuse_evidence(_evidence(False), file_context=False)
+    assert [c.chunk_id for c in no_context].index(3) < [c.chunk_id for c in no_context].index(4)
+
+
 def test_test_files_count_less_only_for_failure_reports() -> None:
-    assert path_factor("tests/test_a.py", locate_bug=True) == TEST_FILE_FACTOR
-    assert path_factor("tests/test_a.py", locate_bug=False) == 1.0
-    assert path_factor("pkg/a.py", locate_bug=True) == 1.0
+    _, calm = fuse_evidence(_evidence(False))
+    _, bug = fuse_evidence(_evidence(True))
+    calm_test = next(f for f in calm if f.path == "tests/test_a.py")
+    bug_test = next(f for f in bug if f.path == "tests/test_a.py")
+    assert "test_file_factor" not in calm_test.signals
+    assert bug_test.signals["test_file_factor"] == TEST_FILE_FACTOR
+    assert bug_test.score == pytest.approx(calm_test.score * TEST_FILE_FACTOR)
 
 
-def test_file_context_lifts_chunks_of_the_best_file() -> None:
-    chunk_scores = {1: 0.02, 2: 0.02}
-    lifted = with_file_context(chunk_scores, {1: "a", 2: "b"}, {"a": 0.1, "b": 0.01})
-    assert lifted[1] > lifted[2] > 0.02
-
-
-def test_prior_seam() -> None:
-    assert prior_signal("graph", None) is None
-    assert prior_signal("graph", {}) is None
-    signal = prior_signal("graph", {"a": 0.5, "b": 0.0, "c": float("nan")})
-    assert signal is not None and dict(signal.scores) == {"a": 0.5}
+def test_weights_change_the_order_and_the_graph_seam() -> None:
+    _, files = fuse_evidence(_evidence(False), FusionWeights(symbol=0.0, path=0.0))
+    assert files[0].path == "pkg/a.py"  # lexical alone: its best chunk is the best
+    primed = Evidence(
+        {"lexical": {1: 1.0, 3: 2.0}}, {"graph": {10: 1.0}}, {1: 10, 3: 30}, {10: "a.py", 30: "c.py"}, False
+    )
+    _, plain = fuse_evidence(primed, FusionWeights(graph=0.0))
+    _, graph = fuse_evidence(primed, FusionWeights(graph=5.0))
+    assert plain[0].path == "c.py"
+    assert graph[0].path == "a.py" and graph[0].signals["graph_rank"] == 1

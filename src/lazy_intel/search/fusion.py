@@ -11,7 +11,6 @@ the ablation table is in ``docs/retrieval.md``).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -107,31 +106,115 @@ def is_test_path(path: str) -> bool:
     return bool(TEST_PATH_RE.search(path))
 
 
-def path_factor(path: str, locate_bug: bool) -> float:
-    """Multiplier of a candidate's fused score: test files count less for failure reports."""
-    return TEST_FILE_FACTOR if locate_bug and is_test_path(path) else 1.0
+@dataclass(frozen=True)
+class FusionWeights:
+    """All fusion weights in one value (defaults: the named constants above); the bench tunes these."""
+
+    lexical: float = WEIGHT_LEXICAL
+    dense: float = WEIGHT_DENSE
+    symbol: float = WEIGHT_SYMBOL
+    path: float = WEIGHT_PATH
+    graph: float = WEIGHT_PRIOR
+    file_context: float = WEIGHT_FILE_CONTEXT
+    rrf_k: float = RRF_K
+    test_file_factor: float = TEST_FILE_FACTOR
+
+    def of(self, signal: str) -> float:
+        return float(getattr(self, signal, 1.0))
 
 
-def with_file_context(
-    chunk_scores: Mapping[K, float], chunk_file: Mapping[K, Hashable], file_scores: Mapping[Hashable, float]
-) -> dict[K, float]:
-    """Chunk score plus ``WEIGHT_FILE_CONTEXT`` x its file's (normalised) fused score."""
-    top_file = max(file_scores.values(), default=0.0) or 1.0
-    top_chunk = max(chunk_scores.values(), default=0.0) or 1.0
-    return {
-        key: score + WEIGHT_FILE_CONTEXT * top_chunk * file_scores.get(chunk_file[key], 0.0) / top_file
-        for key, score in chunk_scores.items()
-    }
+@dataclass(frozen=True)
+class Evidence:
+    """What the retrieval signals found, before fusion: raw scores per signal (higher is better).
 
-
-def prior_signal(
-    name: str, priors: Mapping[Hashable, float] | None, weight: float = WEIGHT_PRIOR
-) -> Signal | None:
-    """A structural prior (graph centrality, proximity to mentioned symbols) as one more RRF signal.
-
-    This is the seam for the property graph: pass per-file or per-symbol prior scores (higher is
-    more likely); ``None`` or empty means "no graph" and adds nothing.
+    ``graph`` in either mapping is the structural-prior seam: per-file or per-chunk prior scores from
+    the property graph (centrality, proximity to mentioned symbols); absent without a graph.
     """
-    if not priors:
-        return None
-    return Signal(name, weight, {k: v for k, v in priors.items() if v > 0 and math.isfinite(v)})
+
+    chunk_signals: Mapping[str, Mapping[int, float]]  # signal -> chunk id -> score
+    file_signals: Mapping[str, Mapping[int, float]]  # file-only signals (path, graph) -> file id -> score
+    chunk_file: Mapping[int, int]
+    file_path: Mapping[int, str]
+    locate_bug: bool
+
+
+@dataclass(frozen=True)
+class FusedChunk:
+    chunk_id: int
+    file_id: int
+    score: float
+    signals: dict[str, float]
+
+
+@dataclass(frozen=True)
+class FusedFile:
+    file_id: int
+    path: str
+    score: float
+    signals: dict[str, float]
+    best_chunk_id: int | None
+
+
+def fuse_evidence(
+    evidence: Evidence, weights: FusionWeights | None = None, *, file_context: bool = True
+) -> tuple[list[FusedChunk], list[FusedFile]]:
+    """Rank files and chunks from ``evidence`` (pure).
+
+    Files: RRF of every chunk signal aggregated per file plus the file-only signals. Chunks: RRF of
+    the chunk signals plus (``file_context``) their file's fused score, scaled to the best chunk.
+    Test files are scaled by ``test_file_factor`` when the query reports a failure.
+    """
+    weights = weights or FusionWeights()
+    chunk_level = [
+        Signal(name, weights.of(name), scores) for name, scores in evidence.chunk_signals.items() if scores
+    ]
+    file_level = [
+        Signal(s.name, s.weight, aggregate_by_file((evidence.chunk_file[c], v) for c, v in s.scores.items()))
+        for s in chunk_level
+    ]
+    file_level += [
+        Signal(name, weights.of(name), scores) for name, scores in evidence.file_signals.items() if scores
+    ]
+
+    def factor(file_id: int) -> float:
+        path = evidence.file_path.get(file_id, "")
+        return weights.test_file_factor if evidence.locate_bug and is_test_path(path) else 1.0
+
+    file_scores: dict[int, float] = {}
+    file_reasons: dict[int, dict[str, float]] = {}
+    for f in reciprocal_rank_fusion(file_level, k=weights.rrf_k):
+        file_id = int(f.key)  # type: ignore[call-overload]
+        scale = factor(file_id)
+        file_scores[file_id] = f.score * scale
+        file_reasons[file_id] = dict(f.signals)
+        if scale != 1.0:
+            file_reasons[file_id]["test_file_factor"] = scale
+    fused: dict[int, Fused] = {
+        int(f.key): f  # type: ignore[call-overload]
+        for f in reciprocal_rank_fusion(chunk_level, k=weights.rrf_k)
+    }
+    scores: dict[int, float] = {k: f.score for k, f in fused.items()}
+    if file_context and file_scores and weights.file_context > 0:
+        top_file = max(file_scores.values()) or 1.0
+        top_chunk = max(scores.values(), default=0.0) or 1.0
+        scores = {
+            k: v + weights.file_context * top_chunk * file_scores.get(evidence.chunk_file[k], 0.0) / top_file
+            for k, v in scores.items()
+        }
+    chunks: list[FusedChunk] = []
+    for chunk_id, score in scores.items():
+        file_id = evidence.chunk_file[chunk_id]
+        reasons = dict(fused[chunk_id].signals)
+        if file_context and file_id in file_scores:
+            reasons["file_score"] = file_scores[file_id]
+        chunks.append(FusedChunk(chunk_id, file_id, score * factor(file_id), reasons))
+    chunks.sort(key=lambda c: (-c.score, c.chunk_id))
+    best: dict[int, int] = {}
+    for chunk in chunks:
+        best.setdefault(chunk.file_id, chunk.chunk_id)
+    files = [
+        FusedFile(fid, evidence.file_path.get(fid, ""), score, file_reasons[fid], best.get(fid))
+        for fid, score in file_scores.items()
+    ]
+    files.sort(key=lambda f: (-f.score, f.path))
+    return chunks, files

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lazy_intel.search import fusion
@@ -280,6 +280,56 @@ def _fill_paths(view: ReadView, cands: _Candidates) -> None:
             cands.chunk_symbol[cid] = sid
 
 
+def gather_evidence(
+    view: ReadView,
+    text: str,
+    *,
+    config: SearchConfig = DEFAULT_CONFIG,
+    embedder: Embedder | None = None,
+    filters: Filters | None = None,
+    priors: StructuralPriors | None = None,
+) -> tuple[QueryAnalysis, fusion.Evidence, dict[int, int | None], list[str], list[str]]:
+    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings)."""
+    filters = filters or Filters()
+    analysis = analyze_query(text)
+    cands = _Candidates()
+    coverage: list[str] = []
+    warnings: list[str] = []
+    chunk_signals: dict[str, dict[int, float]] = {}
+    file_signals: dict[str, dict[int, float]] = {}
+    if config.lexical:
+        chunk_signals["lexical"] = _lexical(view, analysis, filters, cands)
+        coverage.append("lexical: BM25 over symbol-level chunks; ranked, not exhaustive")
+    if config.dense:
+        ready, why = dense_state(view, embedder)
+        if ready and embedder is not None:
+            chunk_signals["dense"], note = _dense(view, analysis.text, embedder, filters, cands)
+            coverage.append(note)
+        else:
+            coverage.append(why)
+            if config == DENSE_ONLY:
+                warnings.append(why)
+    if config.symbol:
+        chunk_signals["symbol"] = _symbols(view, analysis, filters, cands)
+    if config.path:
+        file_signals["path"] = _paths(view, analysis, filters, cands)
+    if priors is not None:
+        file_signals["graph"] = _file_ids(view, priors.files)
+        if priors.symbols:
+            chunk_signals["graph"] = _chunks_of_symbols(view, priors.symbols, filters, cands)
+    _fill_paths(view, cands)
+    if analysis.locate_bug:
+        coverage.append("test files down-weighted: the query reports a failure")
+    evidence = fusion.Evidence(
+        {k: v for k, v in chunk_signals.items() if v},
+        {k: {f: s for f, s in v.items() if s > 0 and math.isfinite(s)} for k, v in file_signals.items() if v},
+        cands.chunk_file,
+        cands.file_path,
+        analysis.locate_bug,
+    )
+    return analysis, evidence, cands.chunk_symbol, coverage, warnings
+
+
 def hybrid_search(
     view: ReadView,
     text: str,
@@ -288,98 +338,20 @@ def hybrid_search(
     embedder: Embedder | None = None,
     filters: Filters | None = None,
     priors: StructuralPriors | None = None,
-    limit: int = 50,
+    weights: fusion.FusionWeights | None = None,
 ) -> SearchResult:
     """Rank chunks and files of ``view`` for ``text`` (see module docstring)."""
-    filters = filters or Filters()
-    analysis = analyze_query(text)
-    cands = _Candidates()
-    coverage: list[str] = []
-    warnings: list[str] = []
-    used: list[str] = []
-    chunk_signals: list[fusion.Signal] = []
-    file_signals: list[fusion.Signal] = []
-
-    def add(name: str, chunk_scores: Mapping[int, float], weight: float) -> None:
-        if not chunk_scores:
-            return
-        used.append(name)
-        chunk_signals.append(fusion.Signal(name, weight, dict(chunk_scores)))
-        by_file = fusion.aggregate_by_file((cands.chunk_file[c], s) for c, s in chunk_scores.items())
-        file_signals.append(fusion.Signal(name, weight, by_file))
-
-    if config.lexical:
-        add("lexical", _lexical(view, analysis, filters, cands), fusion.WEIGHT_LEXICAL)
-        coverage.append("lexical: BM25 over symbol-level chunks; ranked, not exhaustive")
-    if config.dense:
-        ready, why = dense_state(view, embedder)
-        if ready and embedder is not None:
-            dense_scores, note = _dense(view, analysis.text, embedder, filters, cands)
-            add("dense", dense_scores, fusion.WEIGHT_DENSE)
-            coverage.append(note)
-        else:
-            coverage.append(why)
-            if config == DENSE_ONLY:
-                warnings.append(why)
-    if config.symbol:
-        add("symbol", _symbols(view, analysis, filters, cands), fusion.WEIGHT_SYMBOL)
-    if config.path:
-        path_scores = _paths(view, analysis, filters, cands)
-        if path_scores:
-            used.append("path")
-            file_signals.append(fusion.Signal("path", fusion.WEIGHT_PATH, dict(path_scores)))
-    if priors is not None:
-        by_id = {fid: p for fid, p in _file_ids(view, priors.files).items()}
-        file_prior = fusion.prior_signal("graph", by_id)
-        if file_prior is not None:
-            file_signals.append(file_prior)
-            used.append("graph")
-        if priors.symbols:
-            symbol_chunks = _chunks_of_symbols(view, priors.symbols, filters, cands)
-            chunk_prior = fusion.prior_signal("graph", symbol_chunks)
-            if chunk_prior is not None:
-                chunk_signals.append(chunk_prior)
-    _fill_paths(view, cands)
-
-    file_fused = fusion.reciprocal_rank_fusion(file_signals)
-    file_scores: dict[Hashable, float] = {}
-    files: list[RankedFile] = []
-    for f in file_fused:
-        file_id = int(f.key)  # type: ignore[call-overload]
-        path = cands.file_path.get(file_id, "")
-        factor = fusion.path_factor(path, analysis.locate_bug)
-        signals = dict(f.signals)
-        if factor != 1.0:
-            signals["test_file_factor"] = factor
-        file_scores[file_id] = f.score * factor
-        files.append(RankedFile(file_id, path, f.score * factor, signals, None))
-    files.sort(key=lambda r: -r.score)
-
-    chunk_fused = {f.key: f for f in fusion.reciprocal_rank_fusion(chunk_signals)}
-    base = {k: f.score for k, f in chunk_fused.items()}
-    if config.file_context and file_scores:
-        # chunks of top files that no chunk signal found still deserve a place (the class remainder
-        # of a file named by a path): give them their file's context only
-        contextual = fusion.with_file_context(base, cands.chunk_file, file_scores)
-    else:
-        contextual = dict(base)
-    chunks: list[RankedChunk] = []
-    for key, score in contextual.items():
-        cid = int(key)  # type: ignore[call-overload]
-        fid = cands.chunk_file[cid]
-        factor = fusion.path_factor(cands.file_path.get(fid, ""), analysis.locate_bug)
-        signals = dict(chunk_fused[key].signals)
-        if config.file_context and fid in file_scores:
-            signals["file_score"] = file_scores[fid]
-        chunks.append(RankedChunk(cid, fid, cands.chunk_symbol.get(cid), score * factor, signals))
-    chunks.sort(key=lambda r: (-r.score, r.chunk_id))
-    best_chunk: dict[int, int] = {}
-    for chunk in chunks:
-        best_chunk.setdefault(chunk.file_id, chunk.chunk_id)
-    files = [RankedFile(f.file_id, f.path, f.score, f.signals, best_chunk.get(f.file_id)) for f in files]
-    if analysis.locate_bug:
-        coverage.append("test files down-weighted: the query reports a failure")
-    return SearchResult(analysis, chunks, files, coverage, warnings, tuple(used))
+    analysis, evidence, chunk_symbol, coverage, warnings = gather_evidence(
+        view, text, config=config, embedder=embedder, filters=filters, priors=priors
+    )
+    fused_chunks, fused_files = fusion.fuse_evidence(evidence, weights, file_context=config.file_context)
+    chunks = [
+        RankedChunk(c.chunk_id, c.file_id, chunk_symbol.get(c.chunk_id), c.score, c.signals)
+        for c in fused_chunks
+    ]
+    files = [RankedFile(f.file_id, f.path, f.score, f.signals, f.best_chunk_id) for f in fused_files]
+    used = tuple(dict.fromkeys([*evidence.chunk_signals, *evidence.file_signals]))
+    return SearchResult(analysis, chunks, files, coverage, warnings, used)
 
 
 def _file_ids(view: ReadView, by_path: Mapping[str, float]) -> dict[int, float]:

@@ -38,7 +38,9 @@ WEIGHT_FOREIGN_FRAME = 0.5
 # Frames nearer the failure (the bottom of a Python traceback) count more, up to this factor.
 FRAME_DEPTH_BOOST = 1.5
 
-MIN_WORD_CHARS = 3  # shorter terms only as parts of identifiers of weight >= WEIGHT_IDENTIFIER (``os``, ``id``)
+MIN_WORD_CHARS = (
+    3  # shorter terms only as parts of identifiers of weight >= WEIGHT_IDENTIFIER (``os``, ``id``)
+)
 MAX_TERMS = 48  # distinct terms kept for the lexical query (highest weight first)
 MAX_IDENTIFIERS = 64
 

@@ -12,4 +12,5 @@ for extra in .ci/*-install.sh; do
   [ -x "$extra" ] && "$extra"
 done
 .venv/bin/ruff check src tests bench
+.venv/bin/ruff format --check src tests bench
 exec .venv/bin/python -m pytest -q "$@"

@@ -81,6 +81,37 @@ class Timeout(LazyIntelError):
     code = "TIMEOUT"
 
 
+class GateRefused(LazyIntelError):
+    """A goal-loop gate refused a transition; ``code`` names the gate (see ``LOOP_GATE_CODES``)."""
+
+    code = "LOOP_STATE"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        next_step: str | None = None,
+        details: dict[str, object] | None = None,
+    ) -> None:
+        if code not in LOOP_GATE_CODES:
+            raise ValueError(f"unknown gate code {code!r}")
+        super().__init__(message, next_step=next_step, code=code)
+        self.details = dict(details or {})
+
+
+LOOP_GATE_CODES: tuple[str, ...] = (
+    "LOOP_NOT_REGISTERED",
+    "LOOP_EXISTS",
+    "LOOP_STATE",
+    "PLAN_NOT_APPROVED",
+    "DIRTY_TREE",
+    "EVIDENCE_MISSING",
+    "EVIDENCE_STALE",
+    "NOT_A_GIT_REPO",
+    "LOOP_STATE_CORRUPT",
+)
+
 ERROR_CODES: tuple[str, ...] = (
     "INTERNAL",
     "INVALID_ARGUMENT",
@@ -93,4 +124,12 @@ ERROR_CODES: tuple[str, ...] = (
     "BUSY",
     "TIMEOUT",
     "CURSOR_STALE",
+    *LOOP_GATE_CODES,
+    "UNAVAILABLE",
 )
+
+
+class Unavailable(LazyIntelError):
+    """A live backend (a language server) is not running, crashed or broke its protocol."""
+
+    code = "UNAVAILABLE"

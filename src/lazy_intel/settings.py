@@ -188,6 +188,52 @@ SETTINGS: tuple[Setting, ...] = (
         "openai:<url>?model=<name>, ollama:<url>?model=<name>. Nothing is downloaded.",
     ),
     Setting(
+        "loop_trigger",
+        "LAZY_INTEL_LOOP_TRIGGER",
+        "str",
+        "zw",
+        "Word that, at the start of a prompt, makes the user-prompt-submit hook inject the goal-loop "
+        "bootstrap (letters, digits, _ and -).",
+    ),
+    Setting(
+        "loop_stop_continuations",
+        "LAZY_INTEL_LOOP_STOP_CONTINUATIONS",
+        "int",
+        2,
+        "Times per session the stop hook may ask the agent to continue while F items lack fresh "
+        "evidence; then it hands off to the user.",
+        0,
+        2,
+    ),
+    Setting(
+        "loop_failure_streak",
+        "LAZY_INTEL_LOOP_FAILURE_STREAK",
+        "int",
+        3,
+        "Consecutive failures of the same tool after which the post-tool-use hook warns (once per streak).",
+        2,
+        50,
+    ),
+    Setting(
+        "lsp_idle_ms",
+        "LAZY_INTEL_LSP_IDLE_MS",
+        "int",
+        300_000,
+        "A language-server session with no request for this long is shut down (restarted on next use).",
+        1_000,
+        86_400_000,
+    ),
+    Setting(
+        "lsp_diagnostics_wait_ms",
+        "LAZY_INTEL_LSP_DIAGNOSTICS_WAIT_MS",
+        "int",
+        5_000,
+        "How long diagnostics wait for a server that only publishes them (no pull) before answering "
+        "not_reported.",
+        0,
+        60_000,
+    ),
+    Setting(
         "log_level",
         "LAZY_INTEL_LOG_LEVEL",
         "str",

@@ -11,8 +11,8 @@ from typing import Any
 
 import anyio
 import pytest
-
 from mcp import ClientSession, StdioServerParameters, stdio_client
+
 from tests.conftest import write_tree
 
 FILES = {

@@ -28,9 +28,26 @@ def assert_symbol(source: bytes, facts: FileFacts, qualified: str, kind: str, sn
     )
     assert symbol.start_line == source[:start].count(b"\n") + 1
     assert symbol.end_line == source[: start + len(raw)].rstrip(b"\n").count(b"\n") + 1
-    assert source[symbol.name_start_byte : symbol.name_end_byte].decode() in (symbol.name, qualified)
+    assert source[symbol.name_start_byte : symbol.name_end_byte].decode() == symbol.name
     return symbol
 
 
 def reference_names(facts: FileFacts, kind: str) -> set[tuple[str, str | None]]:
     return {(r.name, r.scope) for r in facts.references if r.kind == kind}
+
+
+def references(facts: FileFacts) -> set[tuple[str, str, str | None, str | None]]:
+    """Every reference as ``(name, kind, scope, receiver)``."""
+    return {(r.name, r.kind, r.scope, r.receiver) for r in facts.references}
+
+
+def imports(facts: FileFacts) -> set[tuple[str, str | None, str | None, bool]]:
+    """Every import as ``(module, name, alias, wildcard)``."""
+    return {(i.module, i.name, i.alias, i.wildcard) for i in facts.imports}
+
+
+def snippet_between(source: bytes, start: str, end: str) -> str:
+    """The text of ``source`` from the first ``start`` up to and including the first ``end`` after it."""
+    text = source.decode()
+    begin = text.index(start)
+    return text[begin : text.index(end, begin) + len(end)]

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
+from lazy_intel.checks import FAIL, WARN
 from lazy_intel.cli.index_cmds import emit
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import NO_VIEW
-from lazy_intel.service.doctor import FAIL, WARN, run_checks
+from lazy_intel.service.doctor import run_checks
 
 
 @click.command("doctor")
@@ -18,14 +19,14 @@ from lazy_intel.service.doctor import FAIL, WARN, run_checks
 def doctor_command(root: str, as_json: bool) -> None:
     """Check the runtime, the grammars, the settings and the store of ROOT."""
     checks = run_checks(Path(root))
-    failing = [c for c in checks if c.state == FAIL]
-    warned = [c for c in checks if c.state == WARN]
+    failing = [c for c in checks if c.status == FAIL]
+    warned = [c for c in checks if c.status == WARN]
     answer = fit_answer(
         "doctor",
         [],
         max_chars=1_000_000,
         view=NO_VIEW,
-        warnings=[f"{c.name}: {c.detail}" for c in failing + warned],
+        warnings=[f"{c.name}: {c.message}" for c in failing + warned],
         data={"checks": [c.to_dict() for c in checks]},
         ok_without_items=not failing,
     )
@@ -33,7 +34,9 @@ def doctor_command(root: str, as_json: bool) -> None:
         emit(answer, True)
     else:
         for c in checks:
-            click.echo(f"{c.state:4}  {c.name}: {c.detail}")
+            click.echo(
+                f"{c.status:4}  {c.name}: {c.message}" + (f" (next: {c.next_step})" if c.next_step else "")
+            )
         click.echo(f"{answer.status}: {len(failing)} failing, {len(warned)} warning(s)")
     if failing:
         raise SystemExit(1)

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,7 +22,10 @@ from lazy_intel.service.operations import execute
 from lazy_intel.service.requests import FRESHNESS_MODES, GRANULARITIES
 from lazy_intel.service.sync import Progress
 from lazy_intel.service.workspace import Workspace
-from lazy_intel.settings import load_settings
+from lazy_intel.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from lazy_intel.semantic import SemanticLayer
 
 
 def emit(answer: Answer, as_json: bool) -> None:
@@ -86,7 +89,18 @@ def run_operation(root: str, state_dir: str | None, as_json: bool, args: dict[st
             )
         bar.close()
     clean = {k: v for k, v in args.items() if v is not None and v != ()}
-    emit(execute(clean, lambda _root: workspace, settings), as_json)
+    emit(execute(clean, lambda _root: workspace, settings, semantic=_semantic_layer(settings)), as_json)
+
+
+def _semantic_layer(settings: Settings) -> SemanticLayer | None:
+    """The configured language servers (nothing is started here), or None when the config is bad."""
+    from lazy_intel.semantic import SemanticLayer
+
+    try:
+        return SemanticLayer.from_settings(settings)
+    except LazyIntelError as exc:
+        click.echo(f"warning: language servers ignored: {exc.message}", err=True)
+        return None
 
 
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -17,6 +17,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lazy_intel.cli.index_cmds",
     "lazy_intel.cli.serve_cmd",
     "lazy_intel.cli.doctor_cmd",
+    "lazy_intel.cli.loop_cmds",
+    "lazy_intel.cli.install_cmds",
+    "lazy_intel.cli.lsp_cmds",
 )
 
 

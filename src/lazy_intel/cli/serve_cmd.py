@@ -14,13 +14,20 @@ from lazy_intel.settings import load_settings
 @click.option(
     "--root", default=None, help="Default workspace root (else LAZY_INTEL_ROOT, else the current directory)."
 )
-def serve_command(root: str | None) -> None:
+@click.option(
+    "--lsp-config",
+    default=None,
+    help="Operator-reviewed code-intel-config.v1 file (else LAZY_INTEL_LSP_CONFIG).",
+)
+def serve_command(root: str | None, lsp_config: str | None) -> None:
     """Run the MCP server (one tool, code_intel) on stdin/stdout until the client goes away."""
     from lazy_intel.mcp.server import serve_stdio
+    from lazy_intel.semantic import SemanticLayer
 
     settings = load_settings()
     default_root = root or settings.root or os.getcwd()
-    anyio.run(serve_stdio, settings, default_root)
+    semantic = SemanticLayer.from_settings(settings, config_path=lsp_config)
+    anyio.run(serve_stdio, settings, default_root, semantic)
 
 
 COMMANDS: list[click.Command] = [serve_command]

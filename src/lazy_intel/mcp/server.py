@@ -18,8 +18,10 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from lazy_intel import __version__
+from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
+from lazy_intel.semantic import SemanticLayer
 from lazy_intel.service.operations import OPERATIONS, execute
 from lazy_intel.service.registry import WorkspaceRegistry
 from lazy_intel.service.schema import tool_description, tool_input_schema
@@ -35,14 +37,39 @@ MAX_QUEUED = 32
 class CodeIntelServer:
     """Holds the registry and the admission state; builds the SDK ``Server``."""
 
-    def __init__(self, settings: Settings, default_root: str | None) -> None:
+    def __init__(
+        self, settings: Settings, default_root: str | None, semantic: SemanticLayer | None = None
+    ) -> None:
         self.settings = settings
         self.registry = WorkspaceRegistry(settings, default_root)
+        self.semantic = semantic
         self._active = anyio.Semaphore(MAX_ACTIVE)
         self._waiting = 0
+        self._negotiated: dict[str, tuple[str, ...]] | None = None
+
+    def negotiated(self) -> dict[str, tuple[str, ...]]:
+        """Semantic operations some configured server negotiated for the default root (cached).
+
+        Starting the servers is the only way to learn their capabilities; it happens once, on the
+        first tools/list, in a worker thread. No configured server: nothing is started.
+        """
+        if self._negotiated is None:
+            found: dict[str, tuple[str, ...]] = {}
+            if self.semantic is not None and self.semantic.configured:
+                try:
+                    root = self.registry.resolve(None).root
+                    found = self.semantic.available_operations(root)
+                except LazyIntelError as exc:
+                    logger.warning("language servers not listed: %s", exc)
+            self._negotiated = found
+        return self._negotiated
 
     def operations(self) -> dict[str, str]:
-        return {name: spec.summary for name, spec in OPERATIONS.items()}
+        """What the tool offers: every index operation, and the semantic ones a server negotiated."""
+        negotiated = self.negotiated()
+        return {
+            name: spec.summary for name, spec in OPERATIONS.items() if not spec.semantic or name in negotiated
+        }
 
     def tool(self) -> types.Tool:
         ops = self.operations()
@@ -55,7 +82,8 @@ class CodeIntelServer:
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[self.tool()])
+        tool = await anyio.to_thread.run_sync(self.tool)
+        return types.ListToolsResult(tools=[tool])
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -101,7 +129,8 @@ class CodeIntelServer:
                     self._waiting -= 1
                     waiting = False
                     return await anyio.to_thread.run_sync(
-                        lambda: execute(args, self.registry.resolve, self.settings), abandon_on_cancel=True
+                        lambda: execute(args, self.registry.resolve, self.settings, semantic=self.semantic),
+                        abandon_on_cancel=True,
                     )
             if scope.cancelled_caught:
                 return error_answer(
@@ -135,8 +164,14 @@ class CodeIntelServer:
         )
 
 
-async def serve_stdio(settings: Settings, default_root: str | None) -> None:
-    app = CodeIntelServer(settings, default_root)
+async def serve_stdio(
+    settings: Settings, default_root: str | None, semantic: SemanticLayer | None = None
+) -> None:
+    app = CodeIntelServer(settings, default_root, semantic)
     server = app.build()
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        if semantic is not None:
+            semantic.close()  # shutdown/exit, then the process groups of every language server

@@ -18,7 +18,9 @@ capture names:
 ``@reference.<kind>`` + ``@name`` (+ ``@receiver``)
     a use of a name: ``call``, ``type``, ``inherit``, ``implement``, ``instantiate``.
 ``@import`` + ``@import.module`` / ``@import.name`` / ``@import.alias`` / ``@import.wildcard``
-    an import statement.
+    an import statement. ``@import.path`` is a dotted ``a.b.C`` whose last part is the imported name
+    and the rest its module (Kotlin keeps the path in one node); a module captured as several nodes
+    (Scala's ``path: (identifier)`` children) is the text from the first to the last.
 """
 
 from __future__ import annotations
@@ -66,12 +68,32 @@ KIND_PRIORITY: dict[str, int] = {
     "type": 3,
     "property": 2,
     "field": 2,
-    "constant": 2,
+    "constant": 3,
     "variable": 1,
 }
+# A function directly inside one of these is a method (a function in a module/namespace stays one).
+METHOD_CONTAINER_KINDS = (CONTAINER_KINDS - {"module"}) | {"scope"}
 QUALIFIER_SPLIT = re.compile(r"::|\\")
-# A definition that is the first child of one of these is not wrapped (export, decorator, template).
-BODY_NODE_TYPES = frozenset({"block", "class_body", "declaration_list", "program", "module", "source_file"})
+# `Foo<T>` in `Foo<T>::bar` (innermost first); `operator<=>` is a name, not arguments.
+TEMPLATE_ARGS = re.compile(r"(?<=\w)(?<!operator)<[^<>]*>")
+# A definition that is the first or last named child of a node is wrapped by it (export, decorators,
+# template, a single-declarator ``const f = () => …``) unless that node is a body: the ``body`` field
+# of its parent or one of these.
+BODY_NODE_TYPES = frozenset(
+    {
+        "block",
+        "class_body",
+        "declaration_list",
+        "field_declaration_list",
+        "program",
+        "module",
+        "source_file",
+        "translation_unit",
+        "compilation_unit",
+    }
+)
+# Sibling nodes that sit between a definition and its leading comment (Rust ``#[derive(..)]``).
+ATTACHED_NODE_TYPES = frozenset({"attribute_item"})
 COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!\*)|///?!?|//!|#+|--|%+)\s?")
 
 
@@ -121,6 +143,8 @@ def _signature(source: bytes, node: tree_sitter.Node, name_node: tree_sitter.Nod
             break
         probe = probe.parent
     body = header_node.child_by_field_name("body")
+    if body is None:  # grammars without a `body` field (Kotlin): a trailing `*body` child
+        body = next((c for c in reversed(header_node.named_children) if c.type.endswith("body")), None)
     end = header_node.end_byte
     if body is not None and body.start_byte > header_node.start_byte:
         end = header_node.start_byte
@@ -133,6 +157,7 @@ def _signature(source: bytes, node: tree_sitter.Node, name_node: tree_sitter.Nod
     if body is None:
         head = head.split("\n", 1)[0]
     head = " ".join(head.split())
+    head = head.removesuffix(" =")  # `def f(): Int = …` (Scala, Kotlin expression bodies)
     return head[:MAX_SIGNATURE_CHARS]
 
 
@@ -156,10 +181,13 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
         pieces: list[str] = []
         expected_row = current.start_point[0]
         sibling = current.prev_sibling
-        while sibling is not None and "comment" in sibling.type:
+        while sibling is not None and ("comment" in sibling.type or sibling.type in ATTACHED_NODE_TYPES):
             if sibling.end_point[0] < expected_row - 1:
                 break
-            pieces.append(_text(source, sibling))
+            if "comment" in sibling.type:
+                pieces.append(_text(source, sibling))
+            elif pieces:
+                break
             expected_row = sibling.start_point[0]
             sibling = sibling.prev_sibling
         if pieces:
@@ -169,8 +197,9 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
             parent is not None
             and parent.parent is not None
             and parent.named_child_count > 0
-            and parent.named_children[0] == current
+            and current in (parent.named_children[0], parent.named_children[-1])
             and parent.type not in BODY_NODE_TYPES
+            and parent.parent.child_by_field_name("body") != parent
         )
         if not wrapper or parent is None:
             return None
@@ -178,8 +207,21 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
     return None
 
 
+def _name_part(part: str) -> str:
+    words = part.split()
+    if words[0] == "operator":
+        return "".join(words)
+    # Names hold no whitespace: where a macro confused the parse (`DECL T f(…)` read as `T::f`
+    # with a missing `::`), a part keeps its last word.
+    return words[-1]
+
+
 def _split_name(raw: str) -> tuple[list[str], str]:
-    parts = [p for p in QUALIFIER_SPLIT.split(raw.strip()) if p]
+    """``a::B<T>::c`` -> (["a", "B"], "c"): template/generic arguments are not part of a name."""
+    previous = None
+    while previous != raw:
+        previous, raw = raw, TEMPLATE_ARGS.sub("", raw)
+    parts = [_name_part(p) for p in QUALIFIER_SPLIT.split(raw) if p.strip()]
     if not parts:
         return [], raw.strip()
     return parts[:-1], parts[-1]
@@ -204,6 +246,8 @@ class _Collector:
 
     def add_match(self, caps: dict[str, list[tree_sitter.Node]]) -> None:
         name_node = _first(caps, "name")
+        if name_node is not None and not _text(self.source, name_node).strip():
+            name_node = None  # a MISSING node inserted by error recovery names nothing
         for capture, nodes in caps.items():
             if capture.startswith("definition.") and name_node is not None:
                 self._add_def(capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "parent"))
@@ -274,7 +318,7 @@ def _qualify(defs: list[_Def]) -> None:
         d.qualified = f"{prefix}.{name}" if prefix else name
         d.parent_qualified = prefix or None
         if d.kind == "function" and (
-            d.explicit_parent or qualifiers or (d.container_kind in CONTAINER_KINDS | {"scope"})
+            d.explicit_parent or qualifiers or (d.container_kind in METHOD_CONTAINER_KINDS)
         ):
             d.kind = "method"
         stack.append(d)
@@ -283,15 +327,15 @@ def _qualify(defs: list[_Def]) -> None:
 def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None]:
     """For each byte position (ascending), the qualified name of the innermost enclosing definition.
 
+    A ``@scope`` node counts too: the trait in ``impl Trait for X`` is used in the scope ``X``.
     Definition nodes are tree nodes, so they nest or are disjoint: one stack sweep suffices.
     """
-    real = [d for d in defs if not d.is_scope]
     out: list[str | None] = []
     stack: list[_Def] = []
     index = 0
     for pos in positions:
-        while index < len(real) and real[index].node.start_byte <= pos:
-            new = real[index]
+        while index < len(defs) and defs[index].node.start_byte <= pos:
+            new = defs[index]
             while stack and stack[-1].node.end_byte <= new.node.start_byte:
                 stack.pop()
             stack.append(new)
@@ -336,6 +380,11 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
             if parent is not None:
                 raw_doc = collector.docs.get((parent.start_byte, parent.end_byte))
         doc = _clean_doc(raw_doc) if raw_doc is not None else _leading_comments(source, d.node)
+        # `Foo::bar` and `Foo<T>::bar` name bar: the name span is that part only.
+        name_start, name_end = d.name_node.start_byte, d.name_node.end_byte
+        at = source.rfind(d.name.encode(), name_start, name_end)
+        if at >= 0:
+            name_start, name_end = at, at + len(d.name.encode())
         symbols.append(
             SymbolFact(
                 name=d.name,
@@ -345,8 +394,8 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                 end_byte=d.node.end_byte,
                 start_line=d.node.start_point[0] + 1,
                 end_line=_end_line(d.node),
-                name_start_byte=d.name_node.start_byte,
-                name_end_byte=d.name_node.end_byte,
+                name_start_byte=name_start,
+                name_end_byte=name_end,
                 signature=_signature(source, d.node, d.name_node),
                 doc=doc,
                 parent=d.parent_qualified,
@@ -398,18 +447,24 @@ def _imports(
 ) -> tuple[ImportFact, ...]:
     rows: list[tuple[tree_sitter.Node, str, str | None, str | None, bool]] = []
     for node, caps in raw:
-        module_node = _first(caps, "import.module")
-        module = _strip_module(_text(source, module_node)) if module_node is not None else ""
+        module_nodes = caps.get("import.module") or []
+        module = ""
+        if module_nodes:  # a path captured as several nodes (Scala `a.b.C`) spans first to last
+            start = min(n.start_byte for n in module_nodes)
+            end = max(n.end_byte for n in module_nodes)
+            module = _strip_module(source[start:end].decode("utf-8", "replace"))
         alias_node = _first(caps, "import.alias")
         alias = _text(source, alias_node) if alias_node is not None else None
         wildcard = "import.wildcard" in caps
-        names = caps.get("import.name") or []
+        names = [_text(source, n) for n in caps.get("import.name") or []]
+        path_node = _first(caps, "import.path")
+        if path_node is not None:  # `a.b.C`: module `a.b`, name `C`
+            module, _, last = _strip_module(_text(source, path_node)).rpartition(".")
+            names = [last]
         if not names:
             rows.append((node, module, None, alias, wildcard))
-        for name_node in names:
-            rows.append(
-                (node, module, _text(source, name_node), alias if len(names) == 1 else None, wildcard)
-            )
+        for name in names:
+            rows.append((node, module, name, alias if len(names) == 1 else None, wildcard))
     rows.sort(key=lambda r: (r[0].start_byte, r[1], r[2] or "", r[3] or ""))
     unique: list[tuple[tree_sitter.Node, str, str | None, str | None, bool]] = []
     seen: set[tuple[int, str, str | None, str | None]] = set()

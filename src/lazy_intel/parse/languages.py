@@ -18,7 +18,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -183,10 +183,27 @@ def grammar(lang: str) -> tree_sitter.Language:
     return tree_sitter.Language(getattr(module, spec.factory)())
 
 
+INHERITS_PREFIX = "; inherits:"
+
+
+@functools.cache
+def query_source(name: str) -> str:
+    """The text of ``queries/<name>.scm`` with the files named on its ``; inherits: a, b`` line prepended.
+
+    Shared pattern files (``ecma``, ``jsx``) let TypeScript reuse JavaScript's patterns and C++ reuse
+    C's without copying them; an inherited file may itself inherit.
+    """
+    text = (QUERY_DIR / f"{name}.scm").read_text(encoding="utf-8")
+    first = text.split("\n", 1)[0]
+    if not first.startswith(INHERITS_PREFIX):
+        return text
+    parents = [p.strip() for p in first[len(INHERITS_PREFIX) :].split(",") if p.strip()]
+    return "\n".join([*(query_source(p) for p in parents), text])
+
+
 @functools.cache
 def tag_query(lang: str) -> tree_sitter.Query:
-    spec = LANGUAGES_BY_NAME[lang]
-    return tree_sitter.Query(grammar(lang), spec.query_path.read_text(encoding="utf-8"))
+    return tree_sitter.Query(grammar(lang), query_source(LANGUAGES_BY_NAME[lang].name))
 
 
 @functools.cache
@@ -201,7 +218,7 @@ def parser_versions() -> dict[str, str]:
     h = hashlib.sha256()
     for spec in LANGUAGES:
         if spec.query_path.exists():
-            h.update(spec.query_path.read_bytes())
+            h.update(query_source(spec.name).encode())
     versions["queries"] = h.hexdigest()[:16]
     return versions
 

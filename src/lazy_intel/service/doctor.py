@@ -7,27 +7,13 @@ import shutil
 import sqlite3
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from lazy_intel import __version__
+from lazy_intel.checks import FAIL, OK, WARN, Check
 from lazy_intel.errors import LazyIntelError
 from lazy_intel.parse.languages import LANGUAGES, grammar, parser_versions, tag_query
 from lazy_intel.settings import SETTINGS, load_settings
-
-OK = "ok"
-WARN = "warn"
-FAIL = "fail"
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    state: str  # ok | warn | fail
-    detail: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"name": self.name, "state": self.state, "detail": self.detail}
 
 
 def runtime_checks(_root: Path | None) -> list[Check]:
@@ -135,13 +121,29 @@ def embedding_checks(_root: Path | None) -> list[Check]:
     ]
 
 
-# Other packages append their checks here (loop, registrations, language servers).
+def loop_checks(root: Path | None) -> list[Check]:
+    if root is None:
+        return []
+    from lazy_intel.loop import doctor_checks
+
+    return doctor_checks(root.resolve())
+
+
+def registration_checks(root: Path | None) -> list[Check]:
+    from lazy_intel.install import registration_checks as found
+
+    return found(root.resolve() if root is not None else None)
+
+
+# Every package contributes its checks here (runtime, grammars, store, embedding, loop, client registrations, …).
 DOCTOR_CHECKS: list[Callable[[Path | None], list[Check]]] = [
     runtime_checks,
     grammar_checks,
     settings_checks,
     store_checks,
     embedding_checks,
+    loop_checks,
+    registration_checks,
 ]
 
 

@@ -10,7 +10,7 @@ import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import IndexBuilding, LazyIntelError, SourceChanged, WorkspaceOwned
 from lazy_intel.evidence.budget import error_answer
@@ -18,10 +18,14 @@ from lazy_intel.evidence.model import NO_VIEW, Answer, View
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.ops_control import op_status, op_sync, op_verify
 from lazy_intel.service.ops_retrieval import op_search, op_symbol
+from lazy_intel.service.ops_semantic import SEMANTIC_OPERATIONS, live_answer
 from lazy_intel.service.requests import Request, parse_request
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.workspace.capture import read_regular_file
+
+if TYPE_CHECKING:
+    from lazy_intel.semantic import SemanticLayer
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +39,7 @@ class OperationSpec:
     summary: str
     reads_view: bool = True  # needs a published view (answers INDEX_BUILDING without one)
     optional_view: bool = False  # uses a view when there is one, works without
+    semantic: bool = False  # served by a live language server (listed only when one negotiated it)
 
 
 OPERATIONS: dict[str, OperationSpec] = {
@@ -66,6 +71,12 @@ OPERATIONS: dict[str, OperationSpec] = {
         ),
     )
 }
+OPERATIONS.update(
+    {
+        name: OperationSpec(name, live_answer, summary, reads_view=False, optional_view=True, semantic=True)
+        for name, summary in SEMANTIC_OPERATIONS.items()
+    }
+)
 
 
 WorkspaceResolver = Callable[[str | None], Workspace]
@@ -102,12 +113,14 @@ def _touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
     return moved
 
 
-def _run(workspace: Workspace, request: Request, settings: Settings) -> Answer:
+def _run(
+    workspace: Workspace, request: Request, settings: Settings, semantic: SemanticLayer | None
+) -> Answer:
     spec = OPERATIONS[request.operation]
     warnings: list[str] = []
     freshness = request.freshness
     if not spec.reads_view and not spec.optional_view:
-        ctx = OperationContext(workspace, request, None, _view_info(None, freshness), warnings)
+        ctx = OperationContext(workspace, request, None, _view_info(None, freshness), warnings, semantic)
         return spec.handler(ctx)
     if spec.reads_view and freshness == "strict":
         try:
@@ -116,7 +129,7 @@ def _run(workspace: Workspace, request: Request, settings: Settings) -> Answer:
             warnings.append(f"not synced: {exc.message}; answered from the published view")
     if not workspace.has_view():
         if not spec.reads_view:
-            ctx = OperationContext(workspace, request, None, _view_info(None, freshness), warnings)
+            ctx = OperationContext(workspace, request, None, _view_info(None, freshness), warnings, semantic)
             return spec.handler(ctx)
         scheduled = settings.auto_index and workspace.start_background_sync()
         raise IndexBuilding(
@@ -139,7 +152,9 @@ def _run(workspace: Workspace, request: Request, settings: Settings) -> Answer:
                 warnings.append(
                     f"{len(dirty)} file(s) changed since generation {view.generation}; a sync is running"
                 )
-        ctx = OperationContext(workspace, request, view, _view_info(view, freshness, dirty), warnings)
+        ctx = OperationContext(
+            workspace, request, view, _view_info(view, freshness, dirty), warnings, semantic
+        )
         answer = spec.handler(ctx)
     if spec.reads_view and freshness == "strict":
         changed = _touched_changed(workspace, answer)
@@ -151,13 +166,23 @@ def _run(workspace: Workspace, request: Request, settings: Settings) -> Answer:
     return answer
 
 
-def execute(args: Mapping[str, Any], resolve: WorkspaceResolver, settings: Settings) -> Answer:
-    """Validate and run one operation; every failure becomes an error answer with a stable code."""
+def execute(
+    args: Mapping[str, Any],
+    resolve: WorkspaceResolver,
+    settings: Settings,
+    *,
+    semantic: SemanticLayer | None = None,
+) -> Answer:
+    """Validate and run one operation; every failure becomes an error answer with a stable code.
+
+    ``semantic`` is the process's trusted language-server layer (``None``: semantic operations answer
+    ``UNSUPPORTED``).
+    """
     operation = str(args.get("operation", "")) if isinstance(args, Mapping) else ""
     try:
         request = parse_request(args, settings, operations=tuple(OPERATIONS))
         workspace = resolve(request.root)
-        return _run(workspace, request, settings)
+        return _run(workspace, request, settings, semantic)
     except LazyIntelError as exc:
         return error_answer(
             operation or "unknown", exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step

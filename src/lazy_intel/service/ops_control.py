@@ -40,7 +40,20 @@ def _projection_verdicts(ctx: OperationContext) -> dict[str, dict[str, object]]:
         "lexical": lexical,
         "dense": _dense_verdict(ctx),
         "graph": {"verdict": ABSENT, "reason": "not built by this version"},
-        "semantic": {"verdict": ABSENT, "reason": "no trusted language server configured"},
+        "semantic": _semantic_verdict(ctx),
+    }
+
+
+def _semantic_verdict(ctx: OperationContext) -> dict[str, object]:
+    layer = ctx.semantic
+    if layer is None or not layer.configured:
+        return {"verdict": ABSENT, "reason": "no trusted language server configured (LAZY_INTEL_LSP_CONFIG)"}
+    servers = layer.status(ctx.workspace.root)  # metadata and health only; starts nothing
+    failing = [s for s in servers if s.get("health") in ("failed", "failing")]
+    return {
+        "verdict": FAILING if failing and len(failing) == len(servers) else READY,
+        "servers": servers,
+        "note": "servers start on first use; operations listed are the ones they negotiated",
     }
 
 

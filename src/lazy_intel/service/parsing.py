@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 from lazy_intel.parse.chunks import LineIndex, chunk_code, chunk_text
@@ -60,72 +61,38 @@ def parse_path(root: str, rel: str, max_bytes: int) -> FileRecord | None:
 
 def record_for_bytes(rel: str, data: bytes, mtime_ns: int, max_bytes: int) -> FileRecord:
     """Classify, parse and chunk ``data`` (the bytes of ``rel``)."""
-    sha = sha256_bytes(data)
     lang = language_for_path(rel)
+    base = FileRecord(rel, sha256_bytes(data), len(data), mtime_ns, lang, STATUS_INDEXED)
     if len(data) > max_bytes:
-        return FileRecord(
-            rel, sha, len(data), mtime_ns, lang, STATUS_TOO_LARGE, reason=f"larger than {max_bytes} bytes"
-        )
+        return replace(base, status=STATUS_TOO_LARGE, reason=f"larger than {max_bytes} bytes")
     if looks_binary(data):
-        return FileRecord(rel, sha, len(data), mtime_ns, lang, STATUS_BINARY)
+        return replace(base, status=STATUS_BINARY)
     if is_noise_path(rel):
-        return FileRecord(
-            rel, sha, len(data), mtime_ns, None, STATUS_EXCLUDED, reason="generated or data file"
-        )
+        return replace(base, lang=None, status=STATUS_EXCLUDED, reason="generated or data file")
+    if lang is None:
+        return replace(base, status=STATUS_EXCLUDED, reason="unknown file type")
     try:
         data.decode("utf-8")
         encoding = ENCODING_UTF8
     except UnicodeDecodeError:
         encoding = ENCODING_INVALID
     lines = LineIndex(data)
-    line_count = lines.line_count
-    if lang is not None and is_parsed_language(lang):
-        facts = extract_facts(rel, lang, data)
-        if facts.error is not None:
-            return with_fts_rows(
-                FileRecord(
-                    rel,
-                    sha,
-                    len(data),
-                    mtime_ns,
-                    lang,
-                    STATUS_PARSE_ERROR,
-                    reason=facts.error,
-                    encoding=encoding,
-                    line_count=line_count,
-                    data=data,
-                    chunks=tuple(chunk_text(data, lines)),
-                )
-            )
+    text = replace(base, encoding=encoding, line_count=lines.line_count, data=data)
+    if not is_parsed_language(lang):
+        return with_fts_rows(replace(text, chunks=tuple(chunk_text(data, lines))))
+    facts = extract_facts(rel, lang, data)
+    if facts.error is not None:
+        # still searchable as text windows; the error is recorded as the reason
         return with_fts_rows(
-            FileRecord(
-                rel,
-                sha,
-                len(data),
-                mtime_ns,
-                lang,
-                STATUS_INDEXED,
-                encoding=encoding,
-                line_count=line_count,
-                syntax_errors=facts.syntax_errors,
-                data=data,
-                facts=facts,
-                chunks=tuple(chunk_code(data, facts.symbols, lines)),
+            replace(
+                text, status=STATUS_PARSE_ERROR, reason=facts.error, chunks=tuple(chunk_text(data, lines))
             )
         )
-    if lang is None:
-        return FileRecord(rel, sha, len(data), mtime_ns, None, STATUS_EXCLUDED, reason="unknown file type")
     return with_fts_rows(
-        FileRecord(
-            rel,
-            sha,
-            len(data),
-            mtime_ns,
-            lang,
-            STATUS_INDEXED,
-            encoding=encoding,
-            line_count=line_count,
-            data=data,
-            chunks=tuple(chunk_text(data, lines)),
+        replace(
+            text,
+            syntax_errors=facts.syntax_errors,
+            facts=facts,
+            chunks=tuple(chunk_code(data, facts.symbols, lines)),
         )
     )

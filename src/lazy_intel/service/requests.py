@@ -16,6 +16,8 @@ from lazy_intel.settings import Settings
 FRESHNESS_MODES: tuple[str, ...] = ("auto", "strict", "fast")
 BACKENDS: tuple[str, ...] = ("all", "lexical", "dense", "graph", "semantic")
 GRANULARITIES: tuple[str, ...] = ("chunk", "symbol", "file")
+DIRECTIONS: tuple[str, ...] = ("incoming", "outgoing", "supertypes", "subtypes")
+POSITION_ENCODINGS: tuple[str, ...] = ("utf-16", "utf-8", "utf-32")
 MAX_LIMIT = 200
 MAX_QUERY_CHARS = 20_000
 MAX_ANCHORS = 100
@@ -43,6 +45,7 @@ WIRE_NAMES: dict[str, str] = {
     "character": "character",
     "includeDeclaration": "include_declaration",
     "direction": "direction",
+    "positionEncoding": "position_encoding",
 }
 
 
@@ -69,6 +72,7 @@ class Request:
     character: int | None = None
     include_declaration: bool = True
     direction: str | None = None
+    position_encoding: str = "utf-16"
 
     def fingerprint(self) -> str:
         """What a cursor is bound to: everything but the cursor and the budget."""
@@ -143,7 +147,9 @@ def parse_request(args: Mapping[str, Any], settings: Settings, *, operations: tu
         elif wire == "granularity":
             values[attr] = _choice(wire, value, GRANULARITIES)
         elif wire == "direction":
-            values[attr] = _choice(wire, value, ("incoming", "outgoing", "super", "sub"))
+            values[attr] = _choice(wire, value, DIRECTIONS)
+        elif wire == "positionEncoding":
+            values[attr] = _choice(wire, value, POSITION_ENCODINGS)
         elif wire == "maxChars":
             values[attr] = _integer(wire, value, 200, settings.max_output_chars)
         elif wire == "limit":

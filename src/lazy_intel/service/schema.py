@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from lazy_intel.service.requests import BACKENDS, FRESHNESS_MODES, GRANULARITIES, MAX_ANCHORS, MAX_LIMIT
+from lazy_intel.service.requests import (
+    BACKENDS,
+    DIRECTIONS,
+    FRESHNESS_MODES,
+    GRANULARITIES,
+    MAX_ANCHORS,
+    MAX_LIMIT,
+    POSITION_ENCODINGS,
+)
 
 ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "root": {"type": "string", "description": "Workspace root (absolute path). Default: the server's root."},
@@ -63,8 +71,13 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "includeDeclaration": {"type": "boolean", "description": "references: include the declaration."},
     "direction": {
         "type": "string",
-        "enum": ["incoming", "outgoing", "super", "sub"],
-        "description": "call_hierarchy / type_hierarchy direction.",
+        "enum": list(DIRECTIONS),
+        "description": "call_hierarchy: incoming|outgoing; type_hierarchy: supertypes|subtypes.",
+    },
+    "positionEncoding": {
+        "type": "string",
+        "enum": list(POSITION_ENCODINGS),
+        "description": "Unit of `character` (default utf-16, as in LSP; utf-32 counts code points).",
     },
 }
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lazy_intel.parse.languages import parser_fingerprint, parser_versions
 from lazy_intel.service.parsing import parse_path
-from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema
+from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
 from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import list_scope, load_policy
@@ -139,7 +139,7 @@ def run_sync(
     else:
         assert live is not None
         target = live
-    conn = connect(str(target))
+    conn = connect(str(target), bulk=full)
     try:
         if full:
             create_schema(conn)
@@ -204,6 +204,8 @@ def run_sync(
         if full:
             _remove_store_files(target)
         raise
+    if full:
+        finish_bulk(conn)
     conn.close()
     if full:
         state.write_catalog({"store": f"stores/{target.name}", "schema_version": SCHEMA_VERSION})

@@ -49,6 +49,7 @@ class SymbolRow:
     parent_name: str | None
     lang: str | None
     file_sha256: str
+    name_start_byte: int
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ _FILE_COLUMNS = (
 )
 _SYMBOL_SELECT = (
     "SELECT s.id, s.file_id, f.path, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, "
-    "s.end_line, s.signature, s.doc, s.parent_name, f.lang, f.sha256 FROM symbols s JOIN files f ON f.id = s.file_id"
+    "s.end_line, s.signature, s.doc, s.parent_name, f.lang, f.sha256, s.name_start_byte "
+    "FROM symbols s JOIN files f ON f.id = s.file_id"
 )
 CHUNK_SELECT = (
     "SELECT c.id, c.file_id, f.path, f.sha256, f.lang, c.start_byte, c.end_byte, c.start_line, c.end_line, "

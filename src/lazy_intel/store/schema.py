@@ -123,17 +123,35 @@ CREATE INDEX imports_file ON imports(file_id);
 FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports")
 
 
-def connect(path: str, *, readonly: bool = False, timeout_s: float = 30.0) -> sqlite3.Connection:
-    """Open a store file. Readers use ``mode=ro``; the writer enables WAL and normal sync."""
+def connect(
+    path: str, *, readonly: bool = False, timeout_s: float = 30.0, bulk: bool = False
+) -> sqlite3.Connection:
+    """Open a store file. Readers use ``mode=ro``; the writer enables WAL and normal sync.
+
+    ``bulk`` is for a fresh store file that no reader can see yet (a full rebuild before the catalog
+    names it): no rollback journal and no fsync, since a crash only leaves an orphan file to delete.
+    """
     if readonly:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout_s, check_same_thread=False)
     else:
         conn = sqlite3.connect(path, timeout=timeout_s, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        if bulk:
+            conn.execute("PRAGMA journal_mode=OFF")
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.execute("PRAGMA cache_size=-262144")
+        else:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
     conn.isolation_level = None  # explicit BEGIN/COMMIT only
     conn.execute("PRAGMA busy_timeout=30000")
     return conn
+
+
+def finish_bulk(conn: sqlite3.Connection) -> None:
+    """Make a bulk-built store durable and switch it to WAL before readers may open it."""
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def create_schema(conn: sqlite3.Connection) -> None:

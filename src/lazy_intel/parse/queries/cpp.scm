@@ -1,0 +1,140 @@
+; inherits: c
+; C++ tag query: C's patterns (c.scm) plus classes, namespaces, methods and templates.
+; Capture names: see lazy_intel/parse/extract.py.
+
+; ---- definitions
+(namespace_definition
+  name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.module
+
+(class_specifier
+  name: [
+    (type_identifier) @name
+    (qualified_identifier) @name
+    (template_type name: (type_identifier) @name)
+  ]
+  body: (_)) @definition.class
+
+; specialisations `struct X<T, U> {…}` and out-of-line `struct a::B {…}`, wherever they are
+(struct_specifier
+  name: [
+    (qualified_identifier) @name
+    (template_type name: (type_identifier) @name)
+  ]
+  body: (_)) @definition.struct
+
+(declaration_list (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(template_declaration (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct)
+(declaration_list (union_specifier name: (type_identifier) @name body: (_)) @definition.union)
+(declaration_list (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum)
+
+(alias_declaration
+  name: (type_identifier) @name) @definition.type
+
+; methods and out-of-line definitions: `size_t Connection::send(…) {…}` is Connection.send
+(function_definition
+  declarator: [
+    (function_declarator declarator: [(field_identifier) (qualified_identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (qualified_identifier) (destructor_name) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
+  ]) @definition.function
+
+((function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier
+      scope: (namespace_identifier) @_class
+      name: (identifier) @_method) @name)) @definition.constructor
+  (#eq? @_class @_method))
+
+; member declarations inside a class body
+(field_declaration_list
+  (field_declaration
+    declarator: [
+      (function_declarator declarator: [(field_identifier) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: (field_identifier) @name))
+      (reference_declarator (function_declarator declarator: (field_identifier) @name))
+    ]) @definition.method)
+
+(field_declaration_list
+  (declaration
+    declarator: (function_declarator
+      declarator: [(identifier) (destructor_name)] @name)) @definition.method)
+
+((class_specifier
+  name: (type_identifier) @_class
+  body: (field_declaration_list
+    [
+      (declaration declarator: (function_declarator declarator: (identifier) @name))
+      (function_definition declarator: (function_declarator declarator: (identifier) @name))
+    ] @definition.constructor))
+  (#eq? @_class @name))
+
+((struct_specifier
+  name: (type_identifier) @_class
+  body: (field_declaration_list
+    [
+      (declaration declarator: (function_declarator declarator: (identifier) @name))
+      (function_definition declarator: (function_declarator declarator: (identifier) @name))
+    ] @definition.constructor))
+  (#eq? @_class @name))
+
+; namespace-level variables and constants
+(namespace_definition
+  body: (declaration_list
+    (declaration
+      declarator: [
+        (identifier) @name
+        (init_declarator declarator: (identifier) @name)
+      ]) @definition.variable))
+
+; ---- references
+(call_expression
+  function: (qualified_identifier
+    name: (identifier)) @name) @reference.call
+
+(call_expression
+  function: (template_function
+    name: (identifier) @name)) @reference.call
+
+(call_expression
+  function: (qualified_identifier
+    scope: (_) @receiver
+    name: (template_function
+      name: (identifier) @name))) @reference.call
+
+(new_expression
+  type: [
+    (type_identifier) @name
+    (qualified_identifier name: (type_identifier)) @name
+    (template_type name: (type_identifier) @name)
+  ]) @reference.instantiate
+
+(base_class_clause
+  [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: (type_identifier)) @name
+    (qualified_identifier
+      scope: (_) @receiver
+      name: (template_type name: (type_identifier) @name))
+  ] @reference.inherit)
+
+(parameter_declaration
+  type: [
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier name: (type_identifier)) @name
+  ] @reference.type)
+
+(template_argument_list
+  (type_descriptor
+    type: (type_identifier) @name) @reference.type)
+
+; ---- imports: `using namespace std;` imports every name, `using std::string;` one
+(using_declaration
+  "namespace" @import.wildcard
+  [(identifier) (qualified_identifier)] @import.module) @import
+
+((using_declaration
+  (qualified_identifier
+    scope: (_) @import.module
+    name: (_) @import.name)) @import
+  (#not-match? @import "^using\\s+namespace"))

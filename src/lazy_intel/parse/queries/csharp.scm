@@ -1,0 +1,171 @@
+; C# tag query. Capture names: see lazy_intel/parse/extract.py.
+
+; ---- definitions
+; `namespace Acme.Http { … }` is Http inside Acme. A file-scoped `namespace X;` has no body and
+; does not qualify the declarations after it.
+(namespace_declaration
+  name: (identifier) @name) @definition.module
+
+(namespace_declaration
+  name: (qualified_name
+    qualifier: (_) @parent
+    name: (identifier) @name)) @definition.module
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+(struct_declaration
+  name: (identifier) @name) @definition.struct
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(record_declaration
+  name: (identifier) @name) @definition.record
+
+(delegate_declaration
+  name: (identifier) @name) @definition.type
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+(destructor_declaration
+  name: (identifier) @name) @definition.method
+
+(property_declaration
+  name: (identifier) @name) @definition.property
+
+(field_declaration
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name))) @definition.field
+
+(field_declaration
+  (modifier "const")
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name))) @definition.constant
+
+(event_field_declaration
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name))) @definition.field
+
+(enum_member_declaration
+  name: (identifier) @name) @definition.constant
+
+; ---- references
+((invocation_expression
+  function: [
+    (identifier) @name
+    (generic_name (identifier) @name)
+  ]) @reference.call
+  (#not-eq? @name "nameof"))
+
+(invocation_expression
+  function: (member_access_expression
+    expression: (_) @receiver
+    name: [
+      (identifier) @name
+      (generic_name (identifier) @name)
+    ])) @reference.call
+
+(object_creation_expression
+  type: [
+    (identifier) @name
+    (qualified_name) @name
+    (generic_name (identifier) @name)
+  ]) @reference.instantiate
+
+; A base list does not say which entry is the class: by .NET convention `IName` is an interface.
+(class_declaration
+  (base_list
+    [
+      (identifier) @name
+      (qualified_name name: (_) @name)
+      (generic_name (identifier) @name)
+    ] @reference.inherit)
+  (#not-match? @name "^I[A-Z]"))
+
+(record_declaration
+  (base_list
+    [
+      (identifier) @name
+      (qualified_name name: (_) @name)
+      (generic_name (identifier) @name)
+    ] @reference.inherit)
+  (#not-match? @name "^I[A-Z]"))
+
+((base_list
+  [
+    (identifier) @name
+    (qualified_name name: (_) @name)
+    (generic_name (identifier) @name)
+  ] @reference.implement)
+  (#match? @name "^I[A-Z]"))
+
+(struct_declaration
+  (base_list
+    [
+      (identifier) @name
+      (qualified_name name: (_) @name)
+      (generic_name (identifier) @name)
+    ] @reference.implement))
+
+(interface_declaration
+  (base_list
+    [
+      (identifier) @name
+      (qualified_name name: (_) @name)
+      (generic_name (identifier) @name)
+    ] @reference.inherit))
+
+(parameter
+  type: [
+    (identifier) @name
+    (qualified_name) @name
+    (generic_name (identifier) @name)
+  ] @reference.type)
+
+(method_declaration
+  returns: [
+    (identifier) @name
+    (qualified_name) @name
+    (generic_name (identifier) @name)
+  ] @reference.type)
+
+(property_declaration
+  type: [
+    (identifier) @name
+    (qualified_name) @name
+    (generic_name (identifier) @name)
+  ] @reference.type)
+
+(variable_declaration
+  type: [
+    (identifier) @name
+    (qualified_name) @name
+    (generic_name (identifier) @name)
+  ] @reference.type)
+
+(type_argument_list
+  [
+    (identifier) @name
+    (qualified_name) @name
+  ] @reference.type)
+
+; ---- imports: `using A.B;` and `using static A.B;` bring in every name; `using X = A.B;` an alias
+(using_directive
+  !name
+  [(identifier) (qualified_name)] @import.module @import.wildcard) @import
+
+(using_directive
+  name: (identifier) @import.alias
+  [(identifier) (qualified_name) (generic_name)] @import.module
+  .) @import

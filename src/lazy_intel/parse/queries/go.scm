@@ -1,0 +1,197 @@
+; Go tag query. Capture names: see lazy_intel/parse/extract.py.
+
+; ---- definitions
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+; `func (s *Server) Serve()` is Server.Serve: the receiver's type is the parent
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [
+        (type_identifier) @parent
+        (pointer_type (type_identifier) @parent)
+        (generic_type type: (type_identifier) @parent)
+        (pointer_type (generic_type type: (type_identifier) @parent))
+      ]))
+  name: (field_identifier) @name) @definition.method
+
+; `type X struct {…}`: the whole declaration when it declares one type, else the spec
+(type_declaration
+  .
+  (type_spec
+    name: (type_identifier) @name
+    type: (struct_type))
+  .) @definition.struct
+
+(type_declaration
+  .
+  (type_spec
+    name: (type_identifier) @name
+    type: (interface_type))
+  .) @definition.interface
+
+(type_declaration
+  .
+  [
+    (type_spec name: (type_identifier) @name)
+    (type_alias name: (type_identifier) @name)
+  ]
+  .) @definition.type
+
+(type_declaration
+  [(type_spec) (type_alias)]
+  [
+    (type_spec name: (type_identifier) @name)
+    (type_alias name: (type_identifier) @name)
+  ] @definition.type)
+
+(type_declaration
+  [
+    (type_spec name: (type_identifier) @name)
+    (type_alias name: (type_identifier) @name)
+  ] @definition.type
+  [(type_spec) (type_alias)])
+
+(type_declaration
+  [(type_spec) (type_alias)]
+  (type_spec
+    name: (type_identifier) @name
+    type: (struct_type)) @definition.struct)
+
+(type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: (struct_type)) @definition.struct
+  [(type_spec) (type_alias)])
+
+(type_declaration
+  [(type_spec) (type_alias)]
+  (type_spec
+    name: (type_identifier) @name
+    type: (interface_type)) @definition.interface)
+
+(type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: (interface_type)) @definition.interface
+  [(type_spec) (type_alias)])
+
+(field_declaration_list
+  (field_declaration
+    name: (field_identifier) @name) @definition.field)
+
+(interface_type
+  (method_elem
+    name: (field_identifier) @name) @definition.method)
+
+; file-level constants and variables (one spec: the whole declaration)
+(source_file
+  (const_declaration
+    .
+    (const_spec name: (identifier) @name)
+    .) @definition.constant)
+
+(source_file
+  (const_declaration
+    (const_spec name: (identifier) @name) @definition.constant
+    .
+    (const_spec)))
+
+(source_file
+  (const_declaration
+    (const_spec)
+    .
+    (const_spec name: (identifier) @name) @definition.constant))
+
+(source_file
+  (var_declaration
+    .
+    (var_spec name: (identifier) @name)
+    .) @definition.variable)
+
+(source_file
+  (var_declaration
+    (var_spec_list
+      (var_spec name: (identifier) @name) @definition.variable)))
+
+; ---- references
+(call_expression
+  function: [
+    (identifier) @name
+    (parenthesized_expression (identifier) @name)
+  ]) @reference.call
+
+(call_expression
+  function: (selector_expression
+    operand: (_) @receiver
+    field: (field_identifier) @name)) @reference.call
+
+(composite_literal
+  type: [
+    (type_identifier) @name
+    (qualified_type) @name
+    (generic_type type: (type_identifier) @name)
+  ]) @reference.instantiate
+
+; embedded struct fields and embedded interfaces
+(field_declaration_list
+  (field_declaration
+    !name
+    type: [
+      (type_identifier) @name
+      (qualified_type) @name
+      (pointer_type [(type_identifier) (qualified_type)] @name)
+    ]) @reference.inherit)
+
+(interface_type
+  (type_elem
+    [(type_identifier) (qualified_type)] @name) @reference.inherit)
+
+((parameter_declaration
+   type: [
+     (type_identifier) @name
+     (qualified_type) @name
+     (pointer_type [(type_identifier) (qualified_type)] @name)
+     (slice_type element: [(type_identifier) (qualified_type)] @name)
+   ] @reference.type)
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|u?int(8|16|32|64)?|rune|string|uintptr|any)$"))
+
+((field_declaration
+   name: (_)
+   type: [
+     (type_identifier) @name
+     (qualified_type) @name
+     (pointer_type [(type_identifier) (qualified_type)] @name)
+     (slice_type element: [(type_identifier) (qualified_type)] @name)
+   ] @reference.type)
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|u?int(8|16|32|64)?|rune|string|uintptr|any)$"))
+
+((function_declaration
+   result: [
+     (type_identifier) @name
+     (qualified_type) @name
+     (pointer_type [(type_identifier) (qualified_type)] @name)
+   ] @reference.type)
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|u?int(8|16|32|64)?|rune|string|uintptr|any)$"))
+
+((method_declaration
+   result: [
+     (type_identifier) @name
+     (qualified_type) @name
+     (pointer_type [(type_identifier) (qualified_type)] @name)
+   ] @reference.type)
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|u?int(8|16|32|64)?|rune|string|uintptr|any)$"))
+
+; ---- imports (`.` imports every exported name; `_` and other names are aliases)
+(import_spec
+  !name
+  path: (_) @import.module) @import
+
+(import_spec
+  name: [(package_identifier) (blank_identifier)] @import.alias
+  path: (_) @import.module) @import
+
+(import_spec
+  name: (dot) @import.wildcard
+  path: (_) @import.module) @import

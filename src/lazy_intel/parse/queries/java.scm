@@ -1,0 +1,129 @@
+; Java tag query. Capture names: see lazy_intel/parse/extract.py.
+; A package clause has no body, so it does not qualify names: `Client.send`, not `com.x.Client.send`.
+
+; ---- definitions
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+(annotation_type_declaration
+  name: (identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(record_declaration
+  name: (identifier) @name) @definition.record
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+(compact_constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+(field_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name)) @definition.field
+
+((field_declaration
+  (modifiers "static" "final")
+  declarator: (variable_declarator
+    name: (identifier) @name)) @definition.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+(interface_body
+  (constant_declaration
+    declarator: (variable_declarator
+      name: (identifier) @name)) @definition.constant)
+
+(enum_constant
+  name: (identifier) @name) @definition.constant
+
+; ---- references
+(method_invocation
+  !object
+  name: (identifier) @name) @reference.call
+
+(method_invocation
+  object: (_) @receiver
+  name: (identifier) @name) @reference.call
+
+(object_creation_expression
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+  ]) @reference.instantiate
+
+(superclass
+  [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.inherit)
+
+(super_interfaces
+  (type_list
+    [
+      (type_identifier) @name
+      (scoped_type_identifier) @name
+      (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+    ] @reference.implement))
+
+(extends_interfaces
+  (type_list
+    [
+      (type_identifier) @name
+      (scoped_type_identifier) @name
+      (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+    ] @reference.inherit))
+
+(formal_parameter
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
+(method_declaration
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
+(field_declaration
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
+(local_variable_declaration
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
+(throws
+  [(type_identifier) (scoped_type_identifier)] @name @reference.type)
+
+(type_arguments
+  [(type_identifier) (scoped_type_identifier)] @name @reference.type)
+
+; ---- imports: `import a.b.C;`, `import static a.B.m;`, `import a.b.*;`
+(import_declaration
+  (scoped_identifier
+    scope: (_) @import.module
+    name: (identifier) @import.name)
+  .) @import
+
+(import_declaration
+  [(identifier) (scoped_identifier)] @import.module
+  (asterisk) @import.wildcard) @import

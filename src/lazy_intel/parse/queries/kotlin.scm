@@ -1,0 +1,133 @@
+; Kotlin tag query. Capture names: see lazy_intel/parse/extract.py.
+; A package header has no body, so it does not qualify names.
+
+; ---- definitions
+(class_declaration
+  "class"
+  name: (identifier) @name) @definition.class
+
+(class_declaration
+  "interface"
+  name: (identifier) @name) @definition.interface
+
+(class_declaration
+  (modifiers (class_modifier "enum"))
+  name: (identifier) @name) @definition.enum
+
+(object_declaration
+  name: (identifier) @name) @definition.object
+
+(companion_object
+  name: (identifier) @name) @definition.object
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+; extension functions: `fun String.shout()` is String.shout
+(function_declaration
+  (user_type . (identifier) @parent)
+  .
+  name: (identifier) @name) @definition.method
+
+(secondary_constructor
+  "constructor" @name) @definition.constructor
+
+; `class Point(val x: Int)`: constructor parameters declared val/var are properties
+(class_parameter
+  ["val" "var"]
+  (identifier) @name) @definition.property
+
+(source_file
+  (property_declaration
+    (variable_declaration (identifier) @name)) @definition.variable)
+
+(source_file
+  (property_declaration
+    (modifiers (property_modifier "const"))
+    (variable_declaration (identifier) @name)) @definition.constant)
+
+(class_body
+  (property_declaration
+    (variable_declaration (identifier) @name)) @definition.property)
+
+(type_alias
+  type: (identifier) @name) @definition.type
+
+(enum_entry
+  (identifier) @name) @definition.constant
+
+; ---- references
+(call_expression
+  .
+  (identifier) @name) @reference.call
+
+(call_expression
+  .
+  (navigation_expression
+    .
+    (_) @receiver
+    (identifier) @name
+    .)) @reference.call
+
+; `class A : Base(x), Iface`: a constructor call names the superclass, a bare type an interface
+(class_declaration
+  "class"
+  (delegation_specifiers
+    (delegation_specifier
+      (constructor_invocation
+        (user_type . (identifier) @name))) @reference.inherit))
+
+(class_declaration
+  "class"
+  (delegation_specifiers
+    (delegation_specifier
+      (user_type . (identifier) @name)) @reference.implement))
+
+(object_declaration
+  (delegation_specifiers
+    (delegation_specifier
+      (constructor_invocation
+        (user_type . (identifier) @name))) @reference.inherit))
+
+(object_declaration
+  (delegation_specifiers
+    (delegation_specifier
+      (user_type . (identifier) @name)) @reference.implement))
+
+(class_declaration
+  "interface"
+  (delegation_specifiers
+    (delegation_specifier
+      (user_type . (identifier) @name)) @reference.inherit))
+
+(parameter
+  (user_type . (identifier) @name) @reference.type)
+
+(class_parameter
+  (user_type . (identifier) @name) @reference.type)
+
+(variable_declaration
+  (user_type . (identifier) @name) @reference.type)
+
+(function_declaration
+  (function_value_parameters)
+  .
+  (user_type . (identifier) @name) @reference.type)
+
+(type_arguments
+  (type_projection
+    (user_type . (identifier) @name) @reference.type))
+
+; ---- imports: `import a.b.C`, `import a.b.C as D`, `import a.b.*`
+((import
+  (qualified_identifier) @import.path
+  .) @import
+  (#not-match? @import "[*]\\s*$"))
+
+(import
+  (qualified_identifier) @import.path
+  (identifier) @import.alias) @import
+
+(import
+  (qualified_identifier) @import.module
+  "*" @import.wildcard) @import

@@ -1,0 +1,70 @@
+; Ruby tag query. Capture names: see lazy_intel/parse/extract.py.
+
+; ---- definitions
+(module
+  name: [(constant) (scope_resolution)] @name) @definition.module
+
+(class
+  name: [(constant) (scope_resolution)] @name) @definition.class
+
+; `def` is a method inside a class or module (also inside `class << self`), a function at file level
+(method
+  name: (_) @name) @definition.function
+
+(class
+  body: (body_statement
+    (method
+      name: (_) @name) @definition.method))
+
+(module
+  body: (body_statement
+    (method
+      name: (_) @name) @definition.method))
+
+(singleton_method
+  name: (_) @name) @definition.method
+
+; constants: `VERSION = '1.0'`
+(program
+  (assignment
+    left: (constant) @name) @definition.constant)
+
+(body_statement
+  (assignment
+    left: (constant) @name) @definition.constant)
+
+; ---- references (py-tree-sitter ignores `#not-any-of?`: use `#not-match?`)
+((call
+  !receiver
+  method: (identifier) @name) @reference.call
+  (#not-match? @name "^(require|require_relative|load|include|extend|prepend|attr_(reader|writer|accessor)|private|protected|public|module_function)$"))
+
+((call
+  receiver: (_) @receiver
+  method: (identifier) @name) @reference.call
+  (#not-eq? @name "new"))
+
+((call
+  receiver: [(constant) (scope_resolution)] @name
+  method: (identifier) @_new) @reference.instantiate
+  (#eq? @_new "new"))
+
+(superclass
+  [(constant) (scope_resolution)] @name @reference.inherit)
+
+((call
+  !receiver
+  method: (identifier) @_mixin
+  arguments: (argument_list
+    [(constant) (scope_resolution)] @name)) @reference.implement
+  (#any-of? @_mixin "include" "extend" "prepend"))
+
+; ---- imports: `require 'json'`, `require_relative '../lib/base'`, `load 'tasks.rb'`
+((call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list
+    .
+    (string (string_content) @import.module)
+    .)) @import
+  (#any-of? @_require "require" "require_relative" "load"))

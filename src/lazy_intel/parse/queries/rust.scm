@@ -1,0 +1,199 @@
+; Rust tag query. Capture names: see lazy_intel/parse/extract.py.
+
+; ---- definitions
+(function_item
+  name: (identifier) @name) @definition.function
+
+(function_signature_item
+  name: (identifier) @name) @definition.function
+
+(struct_item
+  name: (type_identifier) @name) @definition.struct
+
+(enum_item
+  name: (type_identifier) @name) @definition.enum
+
+(union_item
+  name: (type_identifier) @name) @definition.union
+
+(trait_item
+  name: (type_identifier) @name) @definition.trait
+
+(type_item
+  name: (type_identifier) @name) @definition.type
+
+(associated_type
+  name: (type_identifier) @name) @definition.type
+
+(const_item
+  name: (identifier) @name) @definition.constant
+
+(static_item
+  name: (identifier) @name) @definition.variable
+
+(mod_item
+  name: (identifier) @name
+  body: (declaration_list)) @definition.module
+
+(macro_definition
+  name: (identifier) @name) @definition.macro
+
+(field_declaration_list
+  (field_declaration
+    name: (field_identifier) @name) @definition.field)
+
+(enum_variant_list
+  (enum_variant
+    name: (identifier) @name) @definition.constant)
+
+; `impl X { fn f() }` and `impl Trait for X { … }` qualify their functions as X.f
+(impl_item
+  type: [
+    (type_identifier) @name
+    (generic_type type: (type_identifier) @name)
+    (scoped_type_identifier name: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+  ]) @scope
+
+; ---- references
+(call_expression
+  function: [
+    (identifier) @name
+    (scoped_identifier) @name
+    (generic_function function: [(identifier) (scoped_identifier)] @name)
+  ]) @reference.call
+
+(call_expression
+  function: (field_expression
+    value: (_) @receiver
+    field: (field_identifier) @name)) @reference.call
+
+(call_expression
+  function: (generic_function
+    function: (field_expression
+      value: (_) @receiver
+      field: (field_identifier) @name))) @reference.call
+
+(macro_invocation
+  macro: [(identifier) (scoped_identifier)] @name) @reference.call
+
+((struct_expression
+  name: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type_with_turbofish type: (_) @name)
+  ]) @reference.instantiate
+  (#not-eq? @name "Self"))
+
+(impl_item
+  trait: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type type: [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.implement)
+
+; supertraits: `trait Send: Clone + Debug`
+(trait_item
+  bounds: (trait_bounds
+    [
+      (type_identifier) @name
+      (scoped_type_identifier) @name
+      (generic_type type: [(type_identifier) (scoped_type_identifier)] @name)
+    ] @reference.inherit))
+
+(parameter
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type type: [(type_identifier) (scoped_type_identifier)] @name)
+    (reference_type type: [(type_identifier) (scoped_type_identifier)] @name)
+    (reference_type type: (generic_type type: [(type_identifier) (scoped_type_identifier)] @name))
+  ] @reference.type)
+
+(function_item
+  return_type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type type: [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
+(function_signature_item
+  return_type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type type: [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
+(field_declaration
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type type: [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
+(type_arguments
+  [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+  ] @reference.type)
+
+; ---- imports: `use a::b::{c, d as e, self}`, `use a::*`, `extern crate x`, `mod x;`
+(use_declaration
+  argument: (identifier) @import.module) @import
+
+(use_declaration
+  argument: (scoped_identifier
+    path: (_) @import.module
+    name: (identifier) @import.name)) @import
+
+(use_declaration
+  argument: (use_as_clause
+    path: (identifier) @import.module
+    alias: (identifier) @import.alias)) @import
+
+(use_declaration
+  argument: (use_as_clause
+    path: (scoped_identifier
+      path: (_) @import.module
+      name: (identifier) @import.name)
+    alias: (identifier) @import.alias)) @import
+
+(use_declaration
+  argument: (use_wildcard
+    (_) @import.module) @import.wildcard) @import
+
+(use_declaration
+  argument: (scoped_use_list
+    path: (_) @import.module
+    list: (use_list
+      [
+        (identifier) @import.name
+        (scoped_identifier) @import.name
+        (use_as_clause
+          path: (_) @import.name
+          alias: (identifier) @import.alias)
+        (use_wildcard) @import.wildcard
+      ]))) @import
+
+(use_declaration
+  argument: (scoped_use_list
+    path: (_) @import.module
+    list: (use_list
+      (self)))) @import
+
+(use_declaration
+  argument: (use_list
+    [
+      (identifier) @import.module
+      (scoped_identifier
+        path: (_) @import.module
+        name: (identifier) @import.name)
+    ])) @import
+
+(extern_crate_declaration
+  name: (identifier) @import.module
+  alias: (identifier)? @import.alias) @import
+
+(mod_item
+  name: (identifier) @import.module
+  !body) @import

@@ -1,0 +1,118 @@
+; Swift tag query. Capture names: see lazy_intel/parse/extract.py.
+
+; ---- definitions
+(class_declaration
+  declaration_kind: ["class" "actor"]
+  name: (type_identifier) @name) @definition.class
+
+(class_declaration
+  declaration_kind: "struct"
+  name: (type_identifier) @name) @definition.struct
+
+(class_declaration
+  declaration_kind: "enum"
+  name: (type_identifier) @name) @definition.enum
+
+; `extension Client { func reset() }` qualifies reset as Client.reset
+(class_declaration
+  declaration_kind: "extension"
+  name: (user_type . (type_identifier) @name)) @scope
+
+(protocol_declaration
+  name: (type_identifier) @name) @definition.protocol
+
+(function_declaration
+  name: (simple_identifier) @name) @definition.function
+
+(protocol_function_declaration
+  name: (simple_identifier) @name) @definition.method
+
+(init_declaration
+  "init" @name) @definition.constructor
+
+(deinit_declaration
+  "deinit" @name) @definition.method
+
+(typealias_declaration
+  name: (type_identifier) @name) @definition.type
+
+(enum_entry
+  name: (simple_identifier) @name @definition.constant)
+
+(class_body
+  (property_declaration
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property)
+
+(protocol_body
+  (protocol_property_declaration
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.property)
+
+(source_file
+  (property_declaration
+    (value_binding_pattern mutability: "var")
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.variable)
+
+(source_file
+  (property_declaration
+    (value_binding_pattern mutability: "let")
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.constant)
+
+; ---- references
+(call_expression
+  .
+  (simple_identifier) @name) @reference.call
+
+(call_expression
+  .
+  (navigation_expression
+    target: (_) @receiver
+    suffix: (navigation_suffix
+      suffix: (simple_identifier) @name))) @reference.call
+
+; A class's first inheritance entry is taken as its superclass, the others as protocols.
+(class_declaration
+  declaration_kind: "class"
+  name: (_)
+  .
+  (type_parameters)?
+  .
+  (inheritance_specifier
+    inherits_from: (user_type . (type_identifier) @name)) @reference.inherit)
+
+(class_declaration
+  declaration_kind: "class"
+  (inheritance_specifier)
+  .
+  (inheritance_specifier
+    inherits_from: (user_type . (type_identifier) @name)) @reference.implement)
+
+(class_declaration
+  declaration_kind: ["struct" "enum" "extension" "actor"]
+  (inheritance_specifier
+    inherits_from: (user_type . (type_identifier) @name)) @reference.implement)
+
+(protocol_declaration
+  (inheritance_specifier
+    inherits_from: (user_type . (type_identifier) @name)) @reference.inherit)
+
+; (the grammar's field names are unreliable here: match the child types)
+(parameter
+  (user_type . (type_identifier) @name) @reference.type)
+
+(type_annotation
+  (user_type . (type_identifier) @name) @reference.type)
+
+(function_declaration
+  (user_type . (type_identifier) @name) @reference.type)
+
+(protocol_function_declaration
+  (user_type . (type_identifier) @name) @reference.type)
+
+; ---- imports: `import Foundation`, `import struct Swift.Array` (module Swift, name Array)
+((import_declaration
+  (identifier) @import.module) @import
+  (#not-match? @import "import\\s+(typealias|struct|class|enum|protocol|let|var|func)\\s"))
+
+((import_declaration
+  (identifier) @import.path) @import
+  (#match? @import "import\\s+(typealias|struct|class|enum|protocol|let|var|func)\\s"))

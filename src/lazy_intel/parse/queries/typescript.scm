@@ -1,0 +1,99 @@
+; inherits: ecma
+; TypeScript tag query (the patterns shared with JavaScript come from ecma.scm).
+; Capture names: see lazy_intel/parse/extract.py.
+
+; ---- definitions
+(interface_declaration
+  name: (_) @name) @definition.interface
+
+(abstract_class_declaration
+  name: (_) @name) @definition.class
+
+(enum_declaration
+  name: (_) @name) @definition.enum
+
+(type_alias_declaration
+  name: (_) @name) @definition.type
+
+; `namespace A.B { … }` is B inside A
+(internal_module
+  name: (identifier) @name) @definition.module
+
+(internal_module
+  name: (nested_identifier
+    object: (_) @parent
+    property: (_) @name)) @definition.module
+
+(module
+  name: [
+    (identifier) @name
+    (string (string_fragment) @name)
+  ]) @definition.module
+
+(function_signature
+  name: (_) @name) @definition.function
+
+(method_signature
+  name: (_) @name) @definition.method
+
+(abstract_method_signature
+  name: (_) @name) @definition.method
+
+(property_signature
+  name: (_) @name) @definition.field
+
+(public_field_definition
+  name: (_) @name) @definition.field
+
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function) (function_expression)]) @definition.method
+
+(enum_body
+  name: (_) @name @definition.constant)
+
+(enum_body
+  (enum_assignment
+    name: (_) @name) @definition.constant)
+
+; ---- references
+(class_heritage
+  (extends_clause
+    value: [(identifier) (member_expression)] @name @reference.inherit))
+
+(class_heritage
+  (implements_clause
+    [
+      (type_identifier) @name
+      (nested_type_identifier) @name
+      (generic_type name: (_) @name)
+    ] @reference.implement))
+
+(extends_type_clause
+  type: [
+    (type_identifier) @name
+    (nested_type_identifier) @name
+    (generic_type name: (_) @name)
+  ] @reference.inherit)
+
+(type_annotation
+  [
+    (type_identifier) @name
+    (generic_type name: (type_identifier) @name)
+    (array_type (type_identifier) @name)
+  ] @reference.type)
+
+(type_arguments
+  [
+    (type_identifier) @name
+    (generic_type name: (type_identifier) @name)
+  ] @reference.type)
+
+(union_type
+  (type_identifier) @name @reference.type)
+
+; ---- imports
+(import_statement
+  (import_require_clause
+    (identifier) @import.alias
+    source: (string) @import.module)) @import

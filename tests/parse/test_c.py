@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from lazy_intel.parse.extract import extract_facts
+from lazy_intel.parse.facts import FileFacts
+from tests.parse.helpers import assert_symbol, imports, references, snippet_between
+
+SOURCE = b"""#include <stdio.h>
+#include "util/buf.h"
+
+#define MAX_LEN 64
+#define SQUARE(x) ((x) * (x))
+
+/* A growable buffer. */
+typedef struct buffer {
+    char *data;
+    size_t len;
+} buffer_t;
+
+struct node { int value; struct node *next; };
+
+enum color { RED, GREEN = 2 };
+
+typedef int (*handler_fn)(int);
+
+static int counter = 0;
+
+// Creates a buffer.
+buffer_t *buffer_new(size_t cap) {
+    buffer_t *b = malloc(sizeof(buffer_t));
+    b->data = calloc(cap, 1);
+    b->ops->init(b);
+    return b;
+}
+
+int buffer_len(const buffer_t *b);
+"""
+
+
+def facts() -> FileFacts:
+    result = extract_facts("src/buffer.c", "c", SOURCE)
+    assert result.error is None
+    assert result.syntax_errors == 0
+    return result
+
+
+def test_c_definitions() -> None:
+    f = facts()
+    assert_symbol(SOURCE, f, "MAX_LEN", "macro", "#define MAX_LEN 64\n")
+    assert_symbol(SOURCE, f, "SQUARE", "macro", "#define SQUARE(x) ((x) * (x))\n")
+    buffer = assert_symbol(
+        SOURCE, f, "buffer_t", "struct", snippet_between(SOURCE, "typedef struct buffer", "} buffer_t;")
+    )
+    assert buffer.doc == "A growable buffer."
+    assert_symbol(SOURCE, f, "buffer_t.data", "field", "char *data;")
+    assert_symbol(SOURCE, f, "buffer_t.len", "field", "size_t len;")
+    assert_symbol(SOURCE, f, "node", "struct", "struct node { int value; struct node *next; }")
+    next_field = assert_symbol(SOURCE, f, "node.next", "field", "struct node *next;")
+    assert next_field.parent == "node"
+    assert_symbol(SOURCE, f, "color", "enum", "enum color { RED, GREEN = 2 }")
+    assert_symbol(SOURCE, f, "color.GREEN", "constant", "GREEN = 2")
+    assert_symbol(SOURCE, f, "handler_fn", "type", "typedef int (*handler_fn)(int);")
+    assert_symbol(SOURCE, f, "counter", "variable", "static int counter = 0;")
+    new = assert_symbol(
+        SOURCE, f, "buffer_new", "function", snippet_between(SOURCE, "buffer_t *buffer_new", "return b;\n}")
+    )
+    assert new.doc == "Creates a buffer."
+    assert new.signature == "buffer_t *buffer_new(size_t cap)"
+    assert_symbol(SOURCE, f, "buffer_len", "function", "int buffer_len(const buffer_t *b);")
+    assert "buffer" not in {s.qualified_name for s in f.symbols}  # the typedef names the struct
+
+
+def test_c_references() -> None:
+    refs = references(facts())
+    assert ("malloc", "call", "buffer_new", None) in refs
+    assert ("calloc", "call", "buffer_new", None) in refs
+    assert ("init", "call", "buffer_new", "b->ops") in refs
+    assert ("buffer_t", "type", "buffer_new", None) in refs
+    assert ("buffer_t", "type", "buffer_len", None) in refs
+    assert ("node", "type", "node.next", None) in refs
+
+
+def test_c_imports() -> None:
+    assert imports(facts()) == {("stdio.h", None, None, False), ("util/buf.h", None, None, False)}

@@ -16,6 +16,9 @@ gold function are left out of function metrics); MRR of the first gold file.
 Usage:
     python bench/swebench_loc.py --repos /path/to/git-repos [--work DIR] [--configs default,lexical,dense,bm25]
         [--only pallets/flask] [--limit N] [--embedding auto] [--json results.json]
+
+Configurations: default, lexical, dense, bm25, and the ablations no-dense, no-symbol, no-path,
+no-file-context (the default without that signal).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
@@ -51,7 +54,16 @@ def default_data() -> Path:
     return Path(__file__).resolve().parents[2] / DATA_NAME
 
 
-CONFIGS: dict[str, SearchConfig] = {"default": DEFAULT_CONFIG, "lexical": LEXICAL_ONLY, "dense": DENSE_ONLY}
+CONFIGS: dict[str, SearchConfig] = {
+    "default": DEFAULT_CONFIG,
+    "lexical": LEXICAL_ONLY,
+    "dense": DENSE_ONLY,
+    # ablations: the default configuration without one signal (the table in docs/retrieval.md)
+    "no-dense": replace(DEFAULT_CONFIG, dense=False),
+    "no-symbol": replace(DEFAULT_CONFIG, symbol=False),
+    "no-path": replace(DEFAULT_CONFIG, path=False),
+    "no-file-context": replace(DEFAULT_CONFIG, file_context=False),
+}
 FILE_KS = (1, 3, 5)
 FUNCTION_KS = (5, 10)
 RANKED_FILES = 20
@@ -314,7 +326,11 @@ def run(
     outcomes: dict[str, dict[str, Outcome]] = {name: {} for name in configs}
     stats = RunStats()
     settings = load_settings(
-        env={"LAZY_INTEL_EMBEDDING": embedding if any(c in configs for c in ("default", "dense")) else "none"}
+        env={
+            "LAZY_INTEL_EMBEDDING": embedding
+            if any(c != "bm25" and CONFIGS[c].dense for c in configs)
+            else "none"
+        }
     )
     by_repo: dict[str, list[Issue]] = {}
     for issue in issues:

@@ -161,3 +161,20 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     assert "| all | lexical | 2 |" in printed and "search latency lexical: p50" in printed
     assert "command: " in printed
     assert set(json.loads(out_json.read_text())["lexical"]) == {"acme__acme-1", "acme__acme-2"}
+
+
+def test_ablation_configs_drop_one_signal(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    repos, commits = _repo(make_repo, tmp_path)
+    issues = loc.load_issues(_issues(tmp_path, commits))
+    assert not loc.CONFIGS["no-symbol"].symbol and loc.CONFIGS["no-symbol"].lexical
+    assert not loc.CONFIGS["no-path"].path and not loc.CONFIGS["no-dense"].dense
+    outcomes, _ = loc.run(
+        issues, repos=repos, work=tmp_path / "work", configs=["no-symbol", "no-path"], embedding="none"
+    )
+    assert outcomes["no-symbol"]["acme__acme-2"].files[0] == "acme/sessions.py"
+    assert outcomes["no-path"]["acme__acme-1"].files[0] == "acme/models.py"
+
+
+def test_unknown_config_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        loc.main(["--repos", str(tmp_path), "--configs", "lexical,bogus"])

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lazy_intel.search.fusion import (
+    AUXILIARY_FILE_FACTOR,
     RRF_K,
     TEST_FILE_FACTOR,
     Evidence,
@@ -14,6 +17,7 @@ from lazy_intel.search.fusion import (
     Signal,
     aggregate_by_file,
     fuse_evidence,
+    is_auxiliary_path,
     is_test_path,
     ranks,
     reciprocal_rank_fusion,
@@ -128,3 +132,27 @@ def test_weights_change_the_order_and_the_graph_seam() -> None:
     _, graph = fuse_evidence(primed, FusionWeights(graph=5.0))
     assert plain[0].path == "c.py"
     assert graph[0].path == "a.py" and graph[0].signals["graph_rank"] == 1
+
+
+def test_auxiliary_files_count_less_for_failure_reports() -> None:
+    for path in (
+        "doc/usage/example_google.py",
+        "asv_bench/benchmarks/io.py",
+        "requests/packages/urllib3/x.py",
+    ):
+        assert is_auxiliary_path(path), path
+    for path in ("src/pkg/docstring.py", "pkg/packages.py", "sphinx/ext/napoleon/docstring.py"):
+        assert not is_auxiliary_path(path), path
+    evidence = Evidence(
+        {"lexical": {1: 3.0, 2: 2.0}},
+        {},
+        {1: 10, 2: 20},
+        {10: "docs/examples/demo.py", 20: "pkg/core.py"},
+        True,
+    )
+    _, files = fuse_evidence(evidence)
+    assert [f.path for f in files] == ["pkg/core.py", "docs/examples/demo.py"]
+    assert files[1].signals["auxiliary_file_factor"] == AUXILIARY_FILE_FACTOR
+    assert "auxiliary_file_factor" not in files[0].signals
+    _, calm = fuse_evidence(replace(evidence, locate_bug=False))
+    assert calm[0].path == "docs/examples/demo.py"  # not a failure report: BM25 order stands

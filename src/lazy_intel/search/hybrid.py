@@ -319,7 +319,9 @@ def gather_evidence(
             chunk_signals["graph"] = _chunks_of_symbols(view, priors.symbols, filters, cands)
     _fill_paths(view, cands)
     if analysis.locate_bug:
-        coverage.append("test files down-weighted: the query reports a failure")
+        coverage.append(
+            "test files, documentation examples, benchmarks and vendored code down-weighted: the query reports a failure"
+        )
     evidence = fusion.Evidence(
         {k: v for k, v in chunk_signals.items() if v},
         {k: {f: s for f, s in v.items() if s > 0 and math.isfinite(s)} for k, v in file_signals.items() if v},

@@ -10,6 +10,7 @@ import pytest
 
 from lazy_intel.search.vectors import (
     DROP,
+    EMBED_BATCH,
     KEEP,
     NOTHING,
     REBUILD,
@@ -182,3 +183,26 @@ def test_incremental_equals_clean_with_vectors(make_repo: Callable[..., Path], t
 
     assert dump(ws) == dump(clean)
     assert dump(ws)["vectors"]
+
+
+@need_onnx
+def test_embedding_runs_in_batches_and_reports_progress(
+    make_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    many = {"pkg/many.py": "".join(f"def handler_{i}(event):\n    return event + {i}\n\n" for i in range(80))}
+    root = make_repo(many)
+    ws = _open(root, make_onnx_model(tmp_path / "m8", dim=8, seed=1))
+    seen: list[tuple[str, int, int]] = []
+    ws.sync(progress=lambda stage, done, total: seen.append((stage, done, total)))
+    embed = [(done, total) for stage, done, total in seen if stage == "embed"]
+    assert ws.last_vectors is not None
+    total = ws.last_vectors.embedded
+    assert total > EMBED_BATCH  # more than one batch
+    expected = [
+        (0, total),
+        *((min(n, total), total) for n in range(EMBED_BATCH, total + EMBED_BATCH, EMBED_BATCH)),
+    ]
+    assert embed == expected
+    again: list[tuple[str, int, int]] = []
+    ws.sync(progress=lambda stage, done, total: again.append((stage, done, total)))
+    assert not [s for s in again if s[0] == "embed"]  # nothing left to embed: no embedding progress

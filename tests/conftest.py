@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,3 +53,20 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return build
+
+
+@pytest.fixture
+def gated(monkeypatch) -> Iterator[threading.Event]:
+    """Syncs block until the returned event is set (a slow sync the test controls)."""
+    from lazy_intel.service import workspace as workspace_module
+
+    gate = threading.Event()
+    real = workspace_module.run_sync
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        assert gate.wait(60), "test gate never opened"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(workspace_module, "run_sync", slow)
+    yield gate
+    gate.set()

@@ -69,6 +69,10 @@ class StoreError(LazyIntelError):
     code = "STORE_CORRUPT"
 
 
+class StoreCorrupt(StoreError):
+    """The store fails an integrity check or cannot be read: it must be rebuilt, never served."""
+
+
 class Busy(LazyIntelError):
     """The server's request queue is full."""
 

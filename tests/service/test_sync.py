@@ -195,7 +195,7 @@ def test_rebuild_switches_store_and_keeps_old_one_for_grace(make_repo) -> None:
 
 def test_second_writer_gets_workspace_owned_with_pid(make_repo) -> None:
     root = make_repo(BASE_FILES)
-    ws = Workspace.open(root, settings=settings())
+    ws = Workspace.open(root, settings=settings(writer_idle_ms=0))  # lock released after each sync
     ws.sync()
     holder = subprocess.Popen(
         [

@@ -66,8 +66,12 @@ class ProgressBar:
 
 
 def open_workspace_or_exit(root: str, state_dir: str | None, as_json: bool, operation: str) -> Workspace:
+    """The workspace of one CLI command. It never syncs in the background (``auto_index`` off): the
+    process exits right after answering, and would kill a background sync mid-publication."""
     try:
-        return Workspace.open(root, state_dir=Path(state_dir) if state_dir else None)
+        return Workspace.open(
+            root, settings=load_settings(auto_index=False), state_dir=Path(state_dir) if state_dir else None
+        )
     except LazyIntelError as exc:
         emit(error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
         raise AssertionError("unreachable") from None
@@ -141,6 +145,9 @@ def index_command(root: str, rebuild: bool, state_dir: str | None, as_json: bool
         workspace.sync(rebuild=rebuild, progress=bar)
     except LazyIntelError as exc:
         emit(error_answer("sync", exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
+    except KeyboardInterrupt:
+        workspace.close()  # cancel the sync: it rolls back and the journal records it abandoned
+        raise
     finally:
         bar.close()  # type: ignore[attr-defined]
     emit(execute({"operation": "status"}, lambda _root: workspace, workspace.settings), as_json)
@@ -211,8 +218,15 @@ def symbol_command(name: str, root: str, state_dir: str | None, as_json: bool, *
 @click.command("status")
 @common_options
 def status_command(root: str, state_dir: str | None, as_json: bool) -> None:
-    """Readiness of each projection, counts, and the next step."""
+    """One verdict per projection, the next step, counts, watcher, writer and recovery state."""
     run_operation(root, state_dir, as_json, {"operation": "status"})
+
+
+@click.command("repair")
+@common_options
+def repair_command(root: str, state_dir: str | None, as_json: bool) -> None:
+    """Recover interrupted publications, check the store thoroughly, rebuild it if a check fails."""
+    run_operation(root, state_dir, as_json, {"operation": "repair"})
 
 
 @click.command("verify")
@@ -253,6 +267,7 @@ COMMANDS: list[click.Command] = [
     search_command,
     symbol_command,
     status_command,
+    repair_command,
     verify_command,
 ]
 

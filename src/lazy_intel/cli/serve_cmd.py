@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 
 import anyio
@@ -20,14 +21,25 @@ from lazy_intel.settings import load_settings
     help="Operator-reviewed code-intel-config.v1 file (else LAZY_INTEL_LSP_CONFIG).",
 )
 def serve_command(root: str | None, lsp_config: str | None) -> None:
-    """Run the MCP server (one tool, code_intel) on stdin/stdout until the client goes away."""
+    """Run the MCP server (one tool, code_intel) on stdin/stdout until the client goes away.
+
+    It watches each open root and publishes changes in the background; when stdin closes it stops
+    every watcher and sync, closes the language servers, releases its writer locks and exits,
+    leaving no child process behind.
+    """
     from lazy_intel.mcp.server import serve_stdio
     from lazy_intel.semantic import SemanticLayer
+    from lazy_intel.service.parse_pool import terminate_parse_pools
 
     settings = load_settings()
     default_root = root or settings.root or os.getcwd()
     semantic = SemanticLayer.from_settings(settings, config_path=lsp_config)
-    anyio.run(serve_stdio, settings, default_root, semantic)
+    try:
+        anyio.run(serve_stdio, settings, default_root, semantic)
+    finally:
+        terminate_parse_pools()
+        for child in multiprocessing.active_children():
+            child.terminate()
 
 
 COMMANDS: list[click.Command] = [serve_command]

@@ -151,7 +151,7 @@ class View:
     generation: int
     published_at: str | None
     freshness: str
-    dirty: bool = False
+    dirty: bool | None = False  # None: not checked (freshness=fast without a watcher)
     dirty_paths: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:

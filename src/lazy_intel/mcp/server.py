@@ -1,8 +1,13 @@
 """``lazy-intel serve``: the MCP stdio server with exactly one tool, ``code_intel``.
 
-Requests run in worker threads: at most :data:`MAX_ACTIVE` at once and :data:`MAX_QUEUED` waiting;
-beyond that the call answers ``BUSY`` at once. A request that exceeds ``LAZY_INTEL_TIMEOUT_MS``
-answers ``TIMEOUT``; the work it started (a shared sync) goes on for the other callers.
+Requests are admitted by :class:`~lazy_intel.mcp.admission.Admission`: at most 4 run at once and
+32 wait; beyond that the call answers ``BUSY`` at once. A request that exceeds
+``LAZY_INTEL_TIMEOUT_MS`` answers ``TIMEOUT``; the work it started (a shared sync) goes on for the
+other callers, and a client's cancellation only ends that client's wait. Inputs over
+``LAZY_INTEL_MAX_INPUT_CHARS`` are refused; outputs are bounded by ``maxChars``.
+
+When stdin closes the server stops: every workspace closes (watchers, sync threads, writer locks),
+the language servers are shut down, parse pools are terminated, and the process exits without waiting for abandoned request threads.
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ import logging
 from typing import Any
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
@@ -21,8 +25,10 @@ from lazy_intel import __version__
 from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
+from lazy_intel.mcp.admission import MAX_ACTIVE, MAX_QUEUED, Admission, deadline_after, run_in_daemon_thread
 from lazy_intel.semantic import SemanticLayer
 from lazy_intel.service.operations import OPERATIONS, execute
+from lazy_intel.service.parse_pool import terminate_parse_pools
 from lazy_intel.service.registry import WorkspaceRegistry
 from lazy_intel.service.schema import tool_description, tool_input_schema
 from lazy_intel.settings import Settings
@@ -30,21 +36,25 @@ from lazy_intel.settings import Settings
 logger = logging.getLogger(__name__)
 
 TOOL_NAME = "code_intel"
-MAX_ACTIVE = 4
-MAX_QUEUED = 32
+SHUTDOWN_S = 10.0
+IDLE_SWEEP_S = 60.0
 
 
 class CodeIntelServer:
     """Holds the registry and the admission state; builds the SDK ``Server``."""
 
     def __init__(
-        self, settings: Settings, default_root: str | None, semantic: SemanticLayer | None = None
+        self,
+        settings: Settings,
+        default_root: str | None,
+        semantic: SemanticLayer | None = None,
+        *,
+        serving: bool = True,
     ) -> None:
         self.settings = settings
-        self.registry = WorkspaceRegistry(settings, default_root)
+        self.registry = WorkspaceRegistry(settings, default_root, serving=serving)
+        self.admission = Admission(MAX_ACTIVE, MAX_QUEUED)
         self.semantic = semantic
-        self._active = anyio.Semaphore(MAX_ACTIVE)
-        self._waiting = 0
         self._negotiated: dict[str, tuple[str, ...]] | None = None
 
     def negotiated(self) -> dict[str, tuple[str, ...]]:
@@ -112,7 +122,7 @@ class CodeIntelServer:
 
     async def run(self, args: dict[str, Any]) -> Answer:
         operation = str(args.get("operation", "unknown"))
-        if self._waiting >= MAX_QUEUED:
+        if self.admission.full():
             return error_answer(
                 operation,
                 "BUSY",
@@ -121,29 +131,39 @@ class CodeIntelServer:
                 next_step="retry shortly",
             )
         timeout_s = self.settings.timeout_ms / 1000
-        self._waiting += 1
-        waiting = True
+        deadline = deadline_after(timeout_s)
+        finished, answer = await self.admission.run(
+            lambda: execute(
+                args, self.registry.resolve, self.settings, deadline=deadline, semantic=self.semantic
+            ),
+            timeout_s,
+        )
+        if finished and answer is not None:
+            return answer
+        return error_answer(
+            operation,
+            "TIMEOUT",
+            f"{operation} did not finish within {timeout_s:.1f}s (LAZY_INTEL_TIMEOUT_MS)",
+            view=NO_VIEW,
+            next_step="retry; shared index work continues in the background",
+        )
+
+    async def sweep_idle(self) -> None:
+        """Close workspaces unused for ``LAZY_INTEL_ROOT_IDLE_MS`` (runs for the server's life)."""
+        while True:
+            await anyio.sleep(IDLE_SWEEP_S)
+            await run_in_daemon_thread(self.registry.close_idle, name="lazy-intel-idle-sweep")
+
+    async def shutdown(self) -> None:
+        """Close every workspace (bounded) and the language servers, then make sure no parse worker
+        outlives the server."""
+        with anyio.move_on_after(SHUTDOWN_S):
+            await run_in_daemon_thread(self.registry.close_all, name="lazy-intel-shutdown")
         try:
-            with anyio.move_on_after(timeout_s) as scope:
-                async with self._active:
-                    self._waiting -= 1
-                    waiting = False
-                    return await anyio.to_thread.run_sync(
-                        lambda: execute(args, self.registry.resolve, self.settings, semantic=self.semantic),
-                        abandon_on_cancel=True,
-                    )
-            if scope.cancelled_caught:
-                return error_answer(
-                    operation,
-                    "TIMEOUT",
-                    f"{operation} did not finish within {timeout_s:.1f}s",
-                    view=NO_VIEW,
-                    next_step="retry; shared index work continues in the background",
-                )
-            raise AssertionError("unreachable")
+            if self.semantic is not None:
+                self.semantic.close()  # shutdown/exit, then the process groups of every language server
         finally:
-            if waiting:
-                self._waiting -= 1
+            terminate_parse_pools()
 
     @staticmethod
     def _result(answer: Answer) -> types.CallToolResult:
@@ -170,8 +190,11 @@ async def serve_stdio(
     app = CodeIntelServer(settings, default_root, semantic)
     server = app.build()
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with anyio.create_task_group() as group:
+            app.admission.attach(group)
+            group.start_soon(app.sweep_idle)
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()  # the client went away: stop waiting for anything
     finally:
-        if semantic is not None:
-            semantic.close()  # shutdown/exit, then the process groups of every language server
+        await app.shutdown()

@@ -188,39 +188,40 @@ def _document_operation(
             next_step="name one in the language-server configuration (LAZY_INTEL_LSP_CONFIG)",
         )
     session = layer.session(root, server)
-    negotiated = session.ensure_started()
-    require_operation(session, request.operation)
-    before = bind.capture_binding(root)
-    data = read_document(root, relative, layer.max_file_bytes)
-    try:
-        document = session.sync_document(relative, data, server.language_for(relative) or "plaintext")
-    except UnicodeDecodeError:
-        raise Unsupported(f"file {relative} is not UTF-8 text; semantic positions need UTF-8") from None
-    position = None
-    if request.operation in POSITION_OPERATIONS:
-        byte = _input_offset(document.codec, request, offset, relative)
-        position = document.codec.to_position(byte, negotiated.encoding)
-    anchoring = Anchoring(session, negotiated.encoding, layer.max_file_bytes, generation)
-    ctx = Context(session, anchoring, document, position, request, layer.diagnostics_wait_ms)
-    outcome = HANDLERS[request.operation](ctx)
-    fingerprint = query_fingerprint(
-        {
-            "op": request.operation,
-            "server": server.id,
-            "capabilities": negotiated.fingerprint,
-            "path": relative,
-            "sha256": document.sha256,
-            "position": position,
-            "include_declaration": request.include_declaration,
-            "direction": request.direction,
-        }
-    )
-    after = bind.capture_binding(root)
-    state = bind.binding_state(before, after)
-    try:
-        moved = sha256_bytes(read_document(root, relative, layer.max_file_bytes)) != document.sha256
-    except LazyIntelError:
-        moved = True
+    with session.in_use():
+        negotiated = session.ensure_started()
+        require_operation(session, request.operation)
+        before = bind.capture_binding(root)
+        data = read_document(root, relative, layer.max_file_bytes)
+        try:
+            document = session.sync_document(relative, data, server.language_for(relative) or "plaintext")
+        except UnicodeDecodeError:
+            raise Unsupported(f"file {relative} is not UTF-8 text; semantic positions need UTF-8") from None
+        position = None
+        if request.operation in POSITION_OPERATIONS:
+            byte = _input_offset(document.codec, request, offset, relative)
+            position = document.codec.to_position(byte, negotiated.encoding)
+        anchoring = Anchoring(session, negotiated.encoding, layer.max_file_bytes, generation)
+        ctx = Context(session, anchoring, document, position, request, layer.diagnostics_wait_ms)
+        outcome = HANDLERS[request.operation](ctx)
+        fingerprint = query_fingerprint(
+            {
+                "op": request.operation,
+                "server": server.id,
+                "capabilities": negotiated.fingerprint,
+                "path": relative,
+                "sha256": document.sha256,
+                "position": position,
+                "include_declaration": request.include_declaration,
+                "direction": request.direction,
+            }
+        )
+        after = bind.capture_binding(root)
+        state = bind.binding_state(before, after)
+        try:
+            moved = sha256_bytes(read_document(root, relative, layer.max_file_bytes)) != document.sha256
+        except LazyIntelError:
+            moved = True
     if moved or session.negotiated is not negotiated or not session.running:
         state = bind.STATE_STALE
     semantic = {

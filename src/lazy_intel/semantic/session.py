@@ -11,11 +11,13 @@ with the captured bytes and a version before any position request, and changed (
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -269,6 +271,19 @@ class ServerSession:
             self.last_used = time.monotonic()
         self._timeouts_in_a_row = 0
         return reply
+
+    @contextlib.contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Keep the idle reaper off this session for a whole operation (start, documents, requests),
+        not only while a request is in flight: between them the operation runs git and reads files."""
+        with self._inflight_lock:
+            self._inflight += 1
+        try:
+            yield
+        finally:
+            with self._inflight_lock:
+                self._inflight -= 1
+            self.last_used = time.monotonic()
 
     def idle_for(self) -> float:
         """Seconds since the last request ended; 0 while a request is in flight."""

@@ -6,23 +6,22 @@ a stable code or ``partial`` with the reason — never ``ok`` with nothing.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lazy_intel.errors import IndexBuilding, LazyIntelError, SourceChanged, WorkspaceOwned
+from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer, View
 from lazy_intel.service.context import OperationContext
-from lazy_intel.service.ops_control import op_status, op_sync, op_verify
+from lazy_intel.service.freshness import check_after_read, reading
+from lazy_intel.service.ops_control import op_repair, op_status, op_sync, op_verify
 from lazy_intel.service.ops_retrieval import op_search, op_symbol
 from lazy_intel.service.ops_semantic import SEMANTIC_OPERATIONS, live_answer
 from lazy_intel.service.requests import Request, parse_request
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
-from lazy_intel.workspace.capture import read_regular_file
 
 if TYPE_CHECKING:
     from lazy_intel.semantic import SemanticLayer
@@ -39,6 +38,7 @@ class OperationSpec:
     summary: str
     reads_view: bool = True  # needs a published view (answers INDEX_BUILDING without one)
     optional_view: bool = False  # uses a view when there is one, works without
+    dirty_check: bool = True  # the answer's view says whether the files changed (auto/fast)
     semantic: bool = False  # served by a live language server (listed only when one negotiated it)
 
 
@@ -52,15 +52,33 @@ OPERATIONS: dict[str, OperationSpec] = {
         OperationSpec(
             "status",
             op_status,
-            "readiness of each projection, counts and the next step",
+            "one verdict per projection, the next step, counts, watcher and writer state",
             reads_view=False,
             optional_view=True,
         ),
         OperationSpec(
-            "sync", op_sync, "capture and publish changes now", reads_view=False, optional_view=True
+            "sync",
+            op_sync,
+            "capture and publish changes now",
+            reads_view=False,
+            optional_view=True,
+            dirty_check=False,
         ),
         OperationSpec(
-            "reindex", op_sync, "rebuild the index into a fresh store", reads_view=False, optional_view=True
+            "reindex",
+            op_sync,
+            "rebuild the index into a fresh store",
+            reads_view=False,
+            optional_view=True,
+            dirty_check=False,
+        ),
+        OperationSpec(
+            "repair",
+            op_repair,
+            "recover interrupted publications, check the store, rebuild what fails a check",
+            reads_view=False,
+            optional_view=True,
+            dirty_check=False,
         ),
         OperationSpec(
             "verify",
@@ -68,12 +86,15 @@ OPERATIONS: dict[str, OperationSpec] = {
             "check anchors against the bytes on disk: current/moved/stale/gone",
             reads_view=False,
             optional_view=True,
+            dirty_check=False,
         ),
     )
 }
 OPERATIONS.update(
     {
-        name: OperationSpec(name, live_answer, summary, reads_view=False, optional_view=True, semantic=True)
+        name: OperationSpec(
+            name, live_answer, summary, reads_view=False, optional_view=True, dirty_check=False, semantic=True
+        )
         for name, summary in SEMANTIC_OPERATIONS.items()
     }
 )
@@ -82,87 +103,35 @@ OPERATIONS.update(
 WorkspaceResolver = Callable[[str | None], Workspace]
 
 
-def _view_info(view: Any, freshness: str, dirty_paths: tuple[str, ...] = ()) -> View:
-    if view is None:
-        return View(generation=0, published_at=None, freshness=freshness)
-    return View(
-        generation=view.generation,
-        published_at=view.published_at,
-        freshness=freshness,
-        dirty=bool(dirty_paths),
-        dirty_paths=dirty_paths,
-    )
-
-
-def _touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
-    """Paths an answer quoted whose bytes on disk no longer hash to the anchor's hash."""
-    moved: list[str] = []
-    seen: set[str] = set()
-    for item in answer.items:
-        anchor = item.anchor
-        if anchor.path in seen or not anchor.sha256:
-            continue
-        seen.add(anchor.path)
-        try:
-            data = read_regular_file(workspace.root / anchor.path)
-        except OSError:
-            moved.append(anchor.path)
-            continue
-        if hashlib.sha256(data).hexdigest() != anchor.sha256:
-            moved.append(anchor.path)
-    return moved
-
-
 def _run(
-    workspace: Workspace, request: Request, settings: Settings, semantic: SemanticLayer | None
+    workspace: Workspace,
+    request: Request,
+    settings: Settings,
+    *,
+    deadline: float | None,
+    seen: list[View],
+    semantic: SemanticLayer | None,
 ) -> Answer:
     spec = OPERATIONS[request.operation]
-    warnings: list[str] = []
-    freshness = request.freshness
     if not spec.reads_view and not spec.optional_view:
-        ctx = OperationContext(workspace, request, None, _view_info(None, freshness), warnings, semantic)
+        info = View(generation=0, published_at=None, freshness=request.freshness)
+        ctx = OperationContext(workspace, request, None, info, [], settings, deadline, semantic)
         return spec.handler(ctx)
-    if spec.reads_view and freshness == "strict":
-        try:
-            workspace.sync()
-        except WorkspaceOwned as exc:
-            warnings.append(f"not synced: {exc.message}; answered from the published view")
-    if not workspace.has_view():
-        if not spec.reads_view:
-            ctx = OperationContext(workspace, request, None, _view_info(None, freshness), warnings, semantic)
-            return spec.handler(ctx)
-        scheduled = settings.auto_index and workspace.start_background_sync()
-        raise IndexBuilding(
-            f"no index for {workspace.root} yet; "
-            + (
-                "a background build has started"
-                if scheduled or workspace.is_building()
-                else "auto-index is off"
-            ),
-            next_step="retry in a few seconds (status shows progress)"
-            if settings.auto_index
-            else f"run lazy-intel index {workspace.root}",
-        )
-    with workspace.read() as view:
-        dirty: tuple[str, ...] = ()
-        if spec.reads_view and freshness == "auto":
-            dirty = workspace.dirty_paths(view)
-            if dirty and settings.auto_index:
-                workspace.start_background_sync()
-                warnings.append(
-                    f"{len(dirty)} file(s) changed since generation {view.generation}; a sync is running"
-                )
+    with reading(
+        workspace,
+        settings,
+        request.freshness,
+        needs_view=spec.reads_view,
+        dirty_check=spec.dirty_check,
+        deadline=deadline,
+    ) as read:
+        seen.append(read.info)
         ctx = OperationContext(
-            workspace, request, view, _view_info(view, freshness, dirty), warnings, semantic
+            workspace, request, read.view, read.info, read.warnings, settings, deadline, semantic
         )
         answer = spec.handler(ctx)
-    if spec.reads_view and freshness == "strict":
-        changed = _touched_changed(workspace, answer)
-        if changed:
-            raise SourceChanged(
-                f"{', '.join(changed[:10])} changed on disk while the answer was read",
-                next_step="repeat the request",
-            )
+    if spec.reads_view:
+        check_after_read(workspace, request.freshness, answer)
     return answer
 
 
@@ -171,28 +140,33 @@ def execute(
     resolve: WorkspaceResolver,
     settings: Settings,
     *,
+    deadline: float | None = None,
     semantic: SemanticLayer | None = None,
 ) -> Answer:
     """Validate and run one operation; every failure becomes an error answer with a stable code.
 
+    ``deadline`` (``time.monotonic()`` seconds) bounds the work: queries still running after it are
+    interrupted (``TIMEOUT``) and a strict sync stops being waited for (it goes on for the others).
     ``semantic`` is the process's trusted language-server layer (``None``: semantic operations answer
     ``UNSUPPORTED``).
     """
     operation = str(args.get("operation", "")) if isinstance(args, Mapping) else ""
+    seen: list[View] = []
+    freshness = "none"
     try:
         request = parse_request(args, settings, operations=tuple(OPERATIONS))
+        freshness = request.freshness
         workspace = resolve(request.root)
-        return _run(workspace, request, settings, semantic)
+        return _run(workspace, request, settings, deadline=deadline, seen=seen, semantic=semantic)
     except LazyIntelError as exc:
-        return error_answer(
-            operation or "unknown", exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step
-        )
+        view = seen[-1] if seen else (View(0, None, freshness) if freshness != "none" else NO_VIEW)
+        return error_answer(operation or "unknown", exc.code, exc.message, view=view, next_step=exc.next_step)
     except Exception as exc:
         logger.exception("operation %s failed", operation)
         return error_answer(
             operation or "unknown",
             "INTERNAL",
             f"{type(exc).__name__}: {exc}",
-            view=NO_VIEW,
+            view=seen[-1] if seen else NO_VIEW,
             next_step="report this as a bug with the request that caused it",
         )

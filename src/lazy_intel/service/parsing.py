@@ -1,6 +1,7 @@
 """Turn one captured path into a :class:`FileRecord` (read once, hash, classify, parse, chunk).
 
-Runs in worker processes for large change sets, so it takes and returns only picklable values.
+Runs in worker processes for large change sets, so it takes and returns only picklable values;
+:func:`parse_many` owns that pool (see :mod:`lazy_intel.service.parse_pool`).
 """
 
 from __future__ import annotations

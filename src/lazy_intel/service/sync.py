@@ -3,25 +3,32 @@
 A full rebuild (no store yet, schema or parser change, explicit ``rebuild``) is written into a fresh
 store file beside the live one and switched in by replacing the catalog atomically; an incremental
 sync is one write transaction on the live store. Either way readers see the old view or the new one.
+
+Before either mutates anything, the publication journal records the intent (:mod:`store.journal`);
+the intent is removed when the publication is complete, or decided ``abandoned`` when it fails, so
+an intent still pending at the next start means the writer died (see :mod:`service.recovery`).
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import logging
-import multiprocessing
 import os
+import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.languages import parser_fingerprint, parser_versions
-from lazy_intel.service.parsing import parse_path
+from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
+from lazy_intel.store.integrity import header_problem
+from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
-from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter
+from lazy_intel.store.writer import ChangeSet, FileRecord, StatRefresh, StoreWriter, compact_fulltext
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
@@ -30,9 +37,9 @@ logger = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 
-# Below this many files a change set is parsed in-process: starting workers costs more than it saves.
-POOL_MIN_FILES = 64
-POOL_CHUNKSIZE = 8
+CAPTURE_BATCH = 512
+# reclaim free pages after a publication once they are this share of the file (auto_vacuum=INCREMENTAL)
+FREE_PAGE_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -72,49 +79,40 @@ def current_store_path(state: StateDir) -> Path | None:
     return path if path.is_file() else None
 
 
-def _store_is_compatible(path: Path) -> bool:
-    conn = connect(str(path), readonly=True)
+def store_profile(root: Path, max_file_bytes: int) -> str:
+    """The scope digest a store built now would record: policy, parser fingerprint, limits, schema."""
+    policy = load_policy(root)
+    return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION))
+
+
+def store_meta(path: Path) -> dict[str, str] | None:
+    """The meta table of a store, or ``None`` when the file cannot be read as a store (callers hold
+    the writer lock, so no checkpoint is under way)."""
+    if header_problem(path, quiescent=True) is not None:
+        return None
     try:
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        conn = connect(str(path), readonly=True)
     except Exception:
-        return False
+        return None
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except Exception:
+        return None
     finally:
         conn.close()
+
+
+def _store_is_compatible(path: Path) -> bool:
+    meta = store_meta(path)
     return (
-        meta.get("schema_version") == str(SCHEMA_VERSION)
+        meta is not None
+        and meta.get("schema_version") == str(SCHEMA_VERSION)
         and meta.get("parser_fingerprint") == parser_fingerprint()
     )
 
 
-def _worker_count(setting: int, jobs: int) -> int:
-    if jobs < POOL_MIN_FILES:
-        return 1
-    wanted = setting if setting > 0 else min(4, os.cpu_count() or 1)
-    return max(1, min(wanted, jobs // POOL_MIN_FILES + 1))
-
-
-def _parse_all(
-    root: Path, paths: list[str], max_bytes: int, workers: int, progress: Progress | None
-) -> Iterator[FileRecord]:
-    total = len(paths)
-    if workers <= 1:
-        for done, rel in enumerate(paths, 1):
-            record = parse_path(str(root), rel, max_bytes)
-            if progress:
-                progress("parse", done, total)
-            if record is not None:
-                yield record
-        return
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        results = pool.map(
-            parse_path, [str(root)] * total, paths, [max_bytes] * total, chunksize=POOL_CHUNKSIZE
-        )
-        for done, record in enumerate(results, 1):
-            if progress:
-                progress("parse", done, total)
-            if record is not None:
-                yield record
+def _relative(path: Path) -> str:
+    return f"stores/{path.name}"
 
 
 def run_sync(
@@ -125,24 +123,37 @@ def run_sync(
     parse_workers: int = 0,
     rebuild: bool = False,
     progress: Progress | None = None,
+    cancel: threading.Event | None = None,
 ) -> SyncReport:
     """Bring the store up to date with the disk. The caller holds the writer lock."""
     started = time.monotonic()
     state.ensure()
+    journal = PublicationJournal(state.runtime)
     policy = load_policy(root)
     fingerprint = parser_fingerprint()
     scope_digest = policy.digest(fingerprint, str(max_file_bytes), str(SCHEMA_VERSION))
     live = current_store_path(state)
     full = rebuild or live is None or not _store_is_compatible(live)
+    intent: Intent | None = None
     if full:
         target = state.stores / f"store-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.sqlite"
+        intent = Intent.new(KIND_REBUILD, _relative(target), _relative(live) if live else None, scope_digest)
+        journal.begin(intent)  # before the file exists: recovery must know whose file it is
     else:
         assert live is not None
         target = live
-    conn = connect(str(target), bulk=full)
+    try:
+        conn = connect(str(target), bulk=full)
+    except BaseException as exc:
+        if intent is not None:
+            _abandon(journal, intent, target, exc)
+        raise
     try:
         if full:
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             create_schema(conn)
+        writer = StoreWriter(conn)
+        before = writer.generation()
         priors = {
             path: PriorStat(sha, size, mtime, captured)
             for path, sha, size, mtime, captured in conn.execute(
@@ -155,7 +166,12 @@ def run_sync(
         }
         listing = list_scope(policy)
         capture_started = time.time_ns()
-        captured = capture_all(root, listing.paths, max_bytes=max_file_bytes, priors=priors)
+        captured = []
+        for offset in range(0, len(listing.paths), CAPTURE_BATCH):
+            if cancel is not None and cancel.is_set():
+                raise SyncCancelled("sync cancelled during capture", next_step="the next sync starts over")
+            batch = listing.paths[offset : offset + CAPTURE_BATCH]
+            captured.extend(capture_all(root, batch, max_bytes=max_file_bytes, priors=priors))
         if progress:
             progress("capture", len(captured), len(captured))
         seen = {c.path for c in captured}
@@ -174,12 +190,17 @@ def run_sync(
             elif c.mtime_ns != prior.mtime_ns:
                 refreshes.append(StatRefresh(c.path, c.mtime_ns))
         to_parse = sorted(added + modified)
-        workers = _worker_count(parse_workers, len(to_parse))
+        workers = worker_count(parse_workers, len(to_parse))
         parse_errors = 0
+        if intent is None and (to_parse or removed):
+            intent = Intent.new(KIND_INCREMENTAL, _relative(target), None, scope_digest, before)
+            journal.begin(intent)
 
         def records() -> Iterator[FileRecord]:
             nonlocal parse_errors
-            for record in _parse_all(root, to_parse, max_file_bytes, workers, progress):
+            for record in parse_many(
+                root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel
+            ):
                 if record.status == "parse-error":
                     parse_errors += 1
                 yield record
@@ -192,25 +213,33 @@ def run_sync(
             "scope_source": listing.source,
             "root": str(root),
         }
-        writer = StoreWriter(conn)
-        before = writer.generation()
         generation = writer.publish(
             ChangeSet(upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full),
             meta,
             captured_ns=capture_started,
         )
-    except BaseException:
+        if not full:
+            compact_fulltext(conn)
+            reclaim_free_pages(conn)
+    except BaseException as exc:
         conn.close()
         if full:
             _remove_store_files(target)
+        if intent is not None:
+            _abandon(journal, intent, target if full else None, exc)
         raise
     if full:
         finish_bulk(conn)
     conn.close()
     if full:
-        state.write_catalog({"store": f"stores/{target.name}", "schema_version": SCHEMA_VERSION})
+        _fsync_file(target)  # bulk writes skipped fsync; the catalog must never name unsynced pages
+        pause_point("switch")
+        state.write_catalog({"store": _relative(target), "schema_version": SCHEMA_VERSION})
+        pause_point("retire")
         if live is not None and live != target:
-            _mark_retired(live)
+            mark_retired(live)
+    if intent is not None:
+        journal.finish(intent.id)
     return SyncReport(
         generation=generation,
         published=generation != before,
@@ -226,6 +255,26 @@ def run_sync(
     )
 
 
+def _abandon(journal: PublicationJournal, intent: Intent, target: Path | None, exc: BaseException) -> None:
+    """Our own publication failed before completing: its store is gone, record why."""
+    if target is not None:
+        _remove_store_files(target)
+    reason = exc.message if hasattr(exc, "message") else f"{type(exc).__name__}: {exc}"
+    try:
+        journal.decide(intent, ABANDONED, f"failed in this process: {reason}")
+    except OSError:
+        logger.warning("could not record the abandoned publication %s", intent.id)
+
+
+def reclaim_free_pages(conn: sqlite3.Connection) -> None:
+    """Keep the store file bounded by the current corpus: give back pages freed by deletions."""
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    if pages and free / pages > FREE_PAGE_SHARE:
+        # through sqlite3_exec: the sqlite3 module would step the pragma once, freeing a single page
+        conn.executescript("PRAGMA incremental_vacuum;")
+
+
 def _capture_class(status: str, reason: str | None) -> str:
     """What capture alone decides about a file: too large, a symlink, or content to parse."""
     if status == STATUS_TOO_LARGE:
@@ -235,16 +284,31 @@ def _capture_class(status: str, reason: str | None) -> str:
     return "content"
 
 
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _remove_store_files(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(str(path) + suffix)
 
 
-def _mark_retired(path: Path) -> None:
-    """Stamp a replaced store; :func:`collect_retired_stores` deletes it after the grace period."""
+def mark_retired(path: Path, *, at: float | None = None) -> None:
+    """Stamp a replaced store; :func:`collect_retired_stores` deletes it after the grace period.
+
+    ``at=0`` makes it collectable at once (a store that must not be read again, e.g. a corrupt one).
+    """
     marker = path.with_name(path.name + ".retired")
-    marker.write_text(str(time.time()))
+    marker.write_text(str(time.time() if at is None else at))
+
+
+def remove_store_files(path: Path) -> None:
+    _remove_store_files(path)
 
 
 def collect_retired_stores(state: StateDir, grace_ms: int) -> list[str]:

@@ -1,20 +1,28 @@
-"""A workspace: canonical root, state directory, store views, syncs and the background build.
+"""A workspace: canonical root, state directory, store views, its sync scheduler and watcher.
 
-One ``Workspace`` object per root per process. Writes are serialised inside the process by a thread
-lock and across processes by the ``flock`` writer lock; reads take no lock (WAL snapshots).
+One ``Workspace`` object per root per process (the MCP registry keeps it); the CLI opens one per
+command. Every sync runs on the workspace's :class:`SyncScheduler` thread under the cross-process
+writer lock; reads take no lock (WAL snapshots) and re-read the catalog whenever the file changes
+identity, size or mtime, so a view another process replaced is never served.
+
+A store is checked before it is first served by this process (:func:`store.integrity.check_store`;
+its O(1) header check on every open). A store that fails — or that SQLite cannot read, or whose
+content blob does not hash to its key — is never served: the request gets ``STORE_CORRUPT`` and a
+rebuild into a fresh store is scheduled.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lazy_intel.errors import IndexBuilding, LazyIntelError
+from lazy_intel.errors import IndexBuilding, LazyIntelError, StoreCorrupt
 from lazy_intel.search.embedders import (
     Embedder,
     ProviderSpec,
@@ -23,17 +31,59 @@ from lazy_intel.search.embedders import (
     resolve_spec,
 )
 from lazy_intel.search.vectors import VectorReport, refresh_vectors
-from lazy_intel.service.sync import Progress, SyncReport, collect_retired_stores, current_store_path, run_sync
+from lazy_intel.service.recovery import RecoveryResult, recover
+from lazy_intel.service.scheduler import SyncScheduler, Ticket
+from lazy_intel.service.sync import (
+    Progress,
+    SyncReport,
+    collect_retired_stores,
+    mark_retired,
+    reclaim_free_pages,
+    run_sync,
+    store_profile,
+)
+from lazy_intel.service.watcher import FAILED, DirtyTracker, SourceWatcher
 from lazy_intel.settings import Settings, load_settings
+from lazy_intel.store.integrity import check_store, header_problem
+from lazy_intel.store.journal import PublicationJournal
 from lazy_intel.store.reader import ReadView, open_view
 from lazy_intel.store.schema import connect
 from lazy_intel.workspace.capture import PriorStat
-from lazy_intel.workspace.lock import WriterLock
+from lazy_intel.workspace.lock import shared_writer_lock
 from lazy_intel.workspace.root import canonical_root
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
 
 logger = logging.getLogger(__name__)
+
+# stores already checked by this process: (device, inode) -> first problem or "" (bounded)
+_checked: dict[tuple[int, int], str] = {}
+_checked_guard = threading.Lock()
+CHECKED_KEPT = 64
+
+
+def _first_problem(path: Path, *, quiescent: bool = False) -> str:
+    """'' when ``path`` may be served; checked fully once per file per process, header every time.
+
+    ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way."""
+    header = header_problem(path, quiescent=quiescent)
+    if header is not None:
+        return header
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        return f"cannot stat {path.name}: {exc.strerror}"
+    key = (info.st_dev, info.st_ino)
+    with _checked_guard:
+        if key in _checked:
+            return _checked[key]
+    problems = check_store(path, quiescent=quiescent)
+    verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
+    with _checked_guard:
+        if len(_checked) >= CHECKED_KEPT:
+            _checked.clear()
+        _checked[key] = verdict
+    return verdict
 
 
 class Workspace:
@@ -41,15 +91,30 @@ class Workspace:
         self.root = root
         self.state = state
         self.settings = settings
-        self._write_lock = threading.Lock()
-        self._background: threading.Thread | None = None
-        self.last_error: LazyIntelError | Exception | None = None
-        self.last_report: SyncReport | None = None
-        self.building_since: float | None = None
-        self.progress: tuple[str, int, int] | None = None
+        self.lock = shared_writer_lock(state.writer_lock)
         self.dense_error: LazyIntelError | Exception | None = None
         self.last_vectors: VectorReport | None = None
         self._embedder_lock = threading.Lock()
+        self.journal = PublicationJournal(state.runtime)
+        self.tracker = DirtyTracker()
+        self.watcher: SourceWatcher | None = None
+        self.watch_note = "not watching (only lazy-intel serve watches)"
+        self.store_fault: dict[str, object] | None = None
+        self.recovery: RecoveryResult | None = None
+        self.last_repair: dict[str, object] | None = None
+        self.last_used = time.monotonic()
+        self.closed = False
+        self._catalog_key: tuple[int, int, int] | None = None
+        self._catalog_store: Path | None = None
+        self.scheduler = SyncScheduler(
+            root.name,
+            self.lock,
+            self._run_sync,
+            self._on_lock_taken,
+            before_lock=self.state.ensure,
+            idle_release_s=settings.writer_idle_ms / 1000,
+            sync_timeout_s=settings.bootstrap_timeout_ms / 1000,
+        )
 
     @classmethod
     def open(
@@ -63,24 +128,108 @@ class Workspace:
         )
         return cls(canonical, StateDir.for_root(canonical, state_dir), resolved_settings)
 
+    # ---- lifecycle
+    def start_serving(self) -> None:
+        """Watch the source (or reconcile periodically) and catch up with what changed while closed."""
+        if self.settings.watch:
+            self.watcher = SourceWatcher(
+                self.root,
+                self.state.path,
+                self._on_source_change,
+                self._on_watch_failure,
+                debounce_ms=self.settings.debounce_ms,
+                on_ready=self._catch_up,  # after the watches are in place: no edit falls in between
+            )
+            self.watcher.start()
+        else:
+            self.watch_note = "off (LAZY_INTEL_WATCH=false)"
+            self.scheduler.set_reconcile(self.settings.reconcile_ms / 1000)
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Once watching: the first build, or reconciliation with what changed while closed (and the
+        recovery of interrupted publications, which comes with taking the writer lock)."""
+        if self.settings.auto_index:
+            self.scheduler.request()
+
+    def close(self) -> bool:
+        """Stop watching and syncing, release the writer lock. True if everything stopped in time."""
+        self.closed = True
+        if self.watcher is not None:
+            self.watcher.stop()
+        return self.scheduler.close()
+
+    def _on_source_change(self, paths: list[str]) -> None:
+        self.tracker.record(paths)
+        if self.settings.auto_index and (self.has_view() or self.scheduler.busy):
+            self.scheduler.request()
+
+    def _on_watch_failure(self, error: str) -> None:
+        self.scheduler.set_reconcile(self.settings.reconcile_ms / 1000)
+        self._catch_up()
+
+    def watching(self) -> bool:
+        return self.watcher is not None and self.watcher.state != FAILED and not self.closed
+
+    def describe_watcher(self) -> dict[str, object]:
+        if self.watcher is None:
+            out: dict[str, object] = {"state": "off", "note": self.watch_note}
+        else:
+            out = self.watcher.describe()
+        if self.scheduler.reconcile_s:
+            out["fallback"] = f"periodic reconciliation every {self.scheduler.reconcile_s:g}s"
+        return out
+
     # ---- views
     def store_path(self) -> Path | None:
-        return current_store_path(self.state)
+        """The store the catalog names (re-read only when the catalog file changed), if it exists."""
+        try:
+            info = os.stat(self.state.catalog)
+        except OSError:
+            self._catalog_key = None
+            return None
+        key = (info.st_ino, info.st_size, info.st_mtime_ns)
+        if key != self._catalog_key:
+            catalog = self.state.read_catalog()
+            store = catalog.get("store") if catalog else None
+            self._catalog_store = self.state.path / store if isinstance(store, str) else None
+            self._catalog_key = key
+        path = self._catalog_store
+        return path if path is not None and path.is_file() else None
 
     def has_view(self) -> bool:
         return self.store_path() is not None
 
     @contextmanager
-    def read(self) -> Iterator[ReadView]:
-        """The published view; ``INDEX_BUILDING`` when there is none yet."""
+    def read(self, *, deadline: float | None = None) -> Iterator[ReadView]:
+        """The published view; ``INDEX_BUILDING`` when there is none, ``STORE_CORRUPT`` when unsafe."""
+        self.last_used = time.monotonic()
         path = self.store_path()
         if path is None:
             raise IndexBuilding(
                 f"no index for {self.root} yet" + (" (a build is running)" if self.is_building() else ""),
                 next_step="retry shortly, or run lazy-intel index " + str(self.root),
             )
-        with open_view(path) as view:
-            yield view
+        problem = _first_problem(path)
+        if problem:
+            self._store_failed(path, problem)
+        try:
+            with open_view(path, deadline=deadline) as view:
+                yield view
+        except StoreCorrupt as exc:
+            self._store_failed(path, exc.message)
+
+    def _store_failed(self, path: Path, reason: str) -> None:
+        first = self.store_fault is None or self.store_fault.get("store") != path.name
+        if first:
+            logger.warning("store %s is unusable: %s; rebuilding", path.name, reason)
+            self.store_fault = {"store": path.name, "reason": reason, "detected_at": time.time()}
+        scheduled = self.settings.auto_index and self.scheduler.request(rebuild=True)
+        raise StoreCorrupt(
+            f"store {path.name} is unusable ({reason}); nothing is served from it"
+            + ("; a rebuild has started" if scheduled or self.is_building() else ""),
+            next_step="retry shortly (status shows the rebuild), or run lazy-intel repair",
+        )
 
     # ---- dense projection
     def embedding_spec(self) -> ProviderSpec:
@@ -107,6 +256,8 @@ class Workspace:
                     previous_store=previous if previous is not None and previous != path else None,
                     progress=progress,
                 )
+                if self.last_vectors.removed:
+                    reclaim_free_pages(conn)  # dropped vectors must not grow the file for ever
             finally:
                 conn.close()
             self.dense_error = None
@@ -118,75 +269,128 @@ class Workspace:
             logger.exception("dense projection of %s failed", self.root)
 
     # ---- writes
-    def sync(self, *, rebuild: bool = False, progress: Progress | None = None) -> SyncReport:
-        """Capture and publish now (blocking). ``WORKSPACE_OWNED`` if another process is writing."""
-        with self._write_lock:
-            self.state.ensure()
-            lock = WriterLock(self.state.writer_lock)
-            lock.acquire()
-            self.building_since = time.monotonic()
-            try:
+    def sync(
+        self, *, rebuild: bool = False, progress: Progress | None = None, timeout_s: float | None = None
+    ) -> SyncReport:
+        """Capture and publish now, waiting for it. ``WORKSPACE_OWNED`` if another process writes."""
+        return self.submit_sync(rebuild=rebuild, progress=progress).wait(timeout_s)
 
-                def track(stage: str, done: int, total: int) -> None:
-                    self.progress = (stage, done, total)
-                    if progress is not None:
-                        progress(stage, done, total)
-
-                previous = self.store_path()
-                report = run_sync(
-                    self.root,
-                    self.state,
-                    max_file_bytes=self.settings.max_file_bytes,
-                    parse_workers=self.settings.parse_workers,
-                    rebuild=rebuild,
-                    progress=track,
-                )
-                self.last_report = report
-                self.last_error = None
-                self._refresh_vectors(previous, track)
-                collect_retired_stores(self.state, self.settings.store_grace_ms)
-                return report
-            finally:
-                self.building_since = None
-                self.progress = None
-                lock.release()
-
-    def is_building(self) -> bool:
-        return self.building_since is not None or (
-            self._background is not None and self._background.is_alive()
-        )
+    def submit_sync(self, *, rebuild: bool = False, progress: Progress | None = None) -> Ticket:
+        self.last_used = time.monotonic()
+        return self.scheduler.submit(rebuild=rebuild, progress=progress)
 
     def start_background_sync(self, *, rebuild: bool = False) -> bool:
-        """Schedule one background sync unless one is running; never blocks the caller."""
-        if self._background is not None and self._background.is_alive():
-            return False
-
-        def work() -> None:
-            try:
-                self.sync(rebuild=rebuild)
-            except LazyIntelError as exc:
-                self.last_error = exc
-                logger.info("background sync of %s did not run: %s", self.root, exc)
-            except Exception as exc:  # keep the server alive; report through status
-                self.last_error = exc
-                logger.exception("background sync of %s failed", self.root)
-
-        thread = threading.Thread(target=work, name=f"lazy-intel-sync:{self.root.name}", daemon=True)
-        self._background = thread
-        thread.start()
-        return True
+        """Schedule one background sync unless one is pending; never blocks the caller."""
+        return self.scheduler.request(rebuild=rebuild)
 
     def wait_background(self, timeout_s: float) -> bool:
-        """Wait (bounded) for a background sync; True when none is running afterwards."""
-        thread = self._background
-        if thread is None:
-            return True
-        thread.join(timeout_s)
-        return not thread.is_alive()
+        """Wait (bounded) until no sync is running or pending."""
+        return self.scheduler.wait_until(lambda: not self.scheduler.busy, timeout_s)
+
+    def is_building(self) -> bool:
+        return self.scheduler.busy
+
+    @property
+    def last_error(self) -> BaseException | None:
+        return self.scheduler.last_error
+
+    @property
+    def last_report(self) -> SyncReport | None:
+        return self.scheduler.last_report
+
+    @property
+    def progress(self) -> tuple[str, int, int] | None:
+        return self.scheduler.progress
+
+    def _on_lock_taken(self) -> bool:
+        """Under the fresh writer lock: recover what a dead writer left. True if a rebuild is needed."""
+        self.recovery = recover(self.state, store_profile(self.root, self.settings.max_file_bytes))
+        return self.recovery.needs_rebuild
+
+    def repair(self, *, timeout_s: float | None = None) -> SyncReport:
+        """Recover, check the live store thoroughly, rebuild it if a check fails; :attr:`last_repair`
+        says what was found and done."""
+        self.last_used = time.monotonic()
+        return self.scheduler.submit(repair=True).wait(timeout_s)
+
+    def _thorough_check(self, live: Path) -> list[dict[str, str]]:
+        conn = connect(str(live))  # writable: the FTS5 integrity-check needs it (we hold the lock)
+        try:
+            problems = check_store(live, thorough=True, conn=conn)
+        except sqlite3.DatabaseError as exc:
+            return [{"projection": "store", "check": "open", "detail": str(exc)}]
+        finally:
+            conn.close()
+        return [p.to_dict() for p in problems]
+
+    def _run_sync(self, rebuild: bool, repair: bool, progress: Progress, cancel: object) -> SyncReport:
+        live = self.store_path()
+        faulty = self.store_fault is not None
+        findings: list[dict[str, str]] = []
+        if repair and live is not None:
+            problem = header_problem(live, quiescent=True)
+            findings = (
+                [{"projection": "store", "check": "header", "detail": problem}]
+                if problem
+                else self._thorough_check(live)
+            )
+            if findings:
+                faulty = True
+                self.store_fault = {
+                    "store": live.name,
+                    "reason": findings[0]["detail"],
+                    "detected_at": time.time(),
+                }
+        elif not rebuild and not faulty and live is not None:
+            problem = _first_problem(live, quiescent=True)
+            if problem:  # never write into a store that fails its checks
+                faulty = True
+                self.store_fault = {"store": live.name, "reason": problem, "detected_at": time.time()}
+        seq = self.tracker.seq
+        report = run_sync(
+            self.root,
+            self.state,
+            max_file_bytes=self.settings.max_file_bytes,
+            parse_workers=self.settings.parse_workers,
+            rebuild=rebuild or faulty,
+            progress=progress,
+            cancel=cancel,  # type: ignore[arg-type]
+        )
+        self.tracker.synced_through(seq)
+        # vectors of the previous store are reused unless it was the faulty one
+        self._refresh_vectors(None if faulty else live, progress)
+        if faulty and report.full_rebuild and self.store_fault is not None:
+            bad = self.state.stores / str(self.store_fault["store"])
+            if bad.name != report.store and bad.exists():
+                mark_retired(bad, at=0)  # nobody may read it again: collect at once
+            self.store_fault = None
+        collect_retired_stores(self.state, self.settings.store_grace_ms)
+        if repair:
+            self.last_repair = {
+                "checked": live.name if live is not None else None,
+                "problems": findings,
+                "action": f"rebuilt into {report.store}" if report.full_rebuild else "none needed",
+            }
+        return report
 
     # ---- freshness
     def dirty_paths(self, view: ReadView, limit: int = 50) -> tuple[str, ...]:
-        """Paths whose size or mtime differ from the view, plus new and deleted files (stat only)."""
+        """Paths changed on disk since ``view``: the watcher's record when it can be trusted, else a
+        stat pass (size or mtime differ, new and deleted files)."""
+        known = self.watched_dirty(limit)
+        if known is not None:
+            return known
+        return self.stat_dirty(view, limit)
+
+    def watched_dirty(self, limit: int = 50) -> tuple[str, ...] | None:
+        """What the watcher saw change and no sync of ours has published yet; ``None`` when the
+        watcher is not running, lost track, or another process publishes (it cannot tell then)."""
+        if not self.watching() or self.scheduler.owner_pid is not None:
+            return None
+        paths, overflow = self.tracker.pending(limit)
+        return None if overflow else paths
+
+    def stat_dirty(self, view: ReadView, limit: int = 50) -> tuple[str, ...]:
         listing = list_scope(load_policy(self.root))
         known = {
             path: PriorStat(sha, size, mtime, captured)
@@ -197,13 +401,13 @@ class Workspace:
         dirty: list[str] = []
         for rel in listing.paths:
             prior = known.pop(rel, None)
+            if len(dirty) >= limit:
+                continue
             try:
                 info = os.lstat(self.root / rel)
             except OSError:
                 continue
             if prior is None or prior.size != info.st_size or prior.mtime_ns != info.st_mtime_ns:
                 dirty.append(rel)
-                if len(dirty) >= limit:
-                    break
-        dirty.extend(sorted(known)[: max(0, limit - len(dirty))])
+        dirty.extend(sorted(known)[: max(0, limit - len(dirty))])  # published, gone from disk
         return tuple(dirty)

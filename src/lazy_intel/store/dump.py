@@ -9,7 +9,9 @@ from __future__ import annotations
 import sqlite3
 
 # meta keys that describe how/when a store was written, not what it holds
-VOLATILE_META = frozenset({"generation", "published_at", "last_capture_ns", "scope_source"})
+VOLATILE_META = frozenset(
+    {"generation", "published_at", "last_capture_ns", "scope_source", "fts_deleted_rows"}
+)
 
 
 def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:

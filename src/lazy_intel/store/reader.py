@@ -6,13 +6,15 @@ does not change what the view reads; the next view sees the new generation.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from lazy_intel.errors import StoreError
+from lazy_intel.errors import StoreCorrupt, StoreError, Timeout
 from lazy_intel.store.schema import SCHEMA_VERSION, connect
 
 
@@ -125,6 +127,11 @@ class ReadView:
         if row is None:
             return None
         data = bytes(row[0])
+        if hashlib.sha256(data).hexdigest() != sha256:  # never serve bytes that are not what they claim
+            raise StoreCorrupt(
+                f"store {self.store_path.name}: the content blob {sha256[:12]} does not hash to its key",
+                next_step="the store is being rebuilt; retry shortly (or run lazy-intel repair)",
+            )
         if len(self._content_cache) < 256:
             self._content_cache[sha256] = data
         return data
@@ -207,28 +214,51 @@ class ReadView:
         return {lang: n for lang, n in rows}
 
 
+# SQLite calls the progress handler every this many virtual-machine steps (~1 ms of work)
+PROGRESS_STEPS = 20_000
+TRANSIENT_ERRORS = ("database is locked", "database is busy", "unable to open database file")
+
+
 @contextmanager
-def open_view(store_path: Path) -> Iterator[ReadView]:
-    """A read view inside one transaction; closed on exit."""
+def open_view(store_path: Path, *, deadline: float | None = None) -> Iterator[ReadView]:
+    """A read view inside one transaction; closed on exit.
+
+    ``deadline`` (``time.monotonic()`` seconds) interrupts any query still running after it
+    (``TIMEOUT``). A store SQLite cannot read is ``STORE_CORRUPT``; a missing file or another
+    schema is ``STORE_CORRUPT`` too, since either way the store must be rebuilt.
+    """
     if not store_path.is_file():
-        raise StoreError(f"store file {store_path} is missing", next_step="run lazy-intel index")
+        raise StoreCorrupt(f"store file {store_path} is missing", next_step="run lazy-intel index")
     conn = connect(str(store_path), readonly=True)
+    if deadline is not None:
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_STEPS)
     try:
         conn.execute("BEGIN")
         view = ReadView(conn, store_path)
         version = view.meta("schema_version")
         if version != str(SCHEMA_VERSION):
-            raise StoreError(
+            raise StoreCorrupt(
                 f"store {store_path.name} has schema {version}, this build needs {SCHEMA_VERSION}",
                 next_step="run lazy-intel index to rebuild",
             )
         yield view
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "interrupted" in text:
+            raise Timeout("the request ran out of time while reading the index", next_step="retry") from None
+        if any(t in text for t in TRANSIENT_ERRORS):
+            raise StoreError(f"store {store_path.name} is busy: {text}", next_step="retry") from None
+        raise StoreCorrupt(
+            f"store {store_path} cannot be read: {text}", next_step="run lazy-intel repair"
+        ) from None
     except sqlite3.DatabaseError as exc:
-        raise StoreError(
-            f"store {store_path} cannot be read: {exc}", next_step="run lazy-intel index --rebuild"
+        raise StoreCorrupt(
+            f"store {store_path} cannot be read: {exc}", next_step="run lazy-intel repair"
         ) from None
     finally:
         try:
             conn.execute("COMMIT") if conn.in_transaction else None
+        except sqlite3.Error:
+            pass
         finally:
             conn.close()

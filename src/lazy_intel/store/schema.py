@@ -123,6 +123,10 @@ CREATE INDEX imports_file ON imports(file_id);
 FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports")
 
 
+# a checkpointed write-ahead log is truncated back to at most this many bytes
+WAL_SIZE_LIMIT = 64 * 1024 * 1024
+
+
 def connect(
     path: str, *, readonly: bool = False, timeout_s: float = 30.0, bulk: bool = False
 ) -> sqlite3.Connection:
@@ -142,6 +146,7 @@ def connect(
         else:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
     conn.isolation_level = None  # explicit BEGIN/COMMIT only
     conn.execute("PRAGMA busy_timeout=30000")
     return conn
@@ -151,6 +156,7 @@ def finish_bulk(conn: sqlite3.Connection) -> None:
     """Make a bulk-built store durable and switch it to WAL before readers may open it."""
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 

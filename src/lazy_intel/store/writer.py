@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.facts import FileFacts
 from lazy_intel.search.tokens import index_text, path_text
@@ -99,6 +100,41 @@ class ChangeSet:
     changes_content: bool = False
 
 
+# meta key: full-text rows deleted since the index was last optimized (their space is not reclaimed
+# until FTS5 merges them away; see :func:`compact_fulltext`)
+FTS_DELETED_KEY = "fts_deleted_rows"
+
+
+def fts_deleted_rows(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (FTS_DELETED_KEY,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def compact_fulltext(conn: sqlite3.Connection) -> bool:
+    """Merge the full-text index into one segment once more rows were deleted from it than it holds.
+
+    FTS5 keeps a deleted row's postings (and a tombstone) until a merge reaches the oldest segment,
+    so a workspace whose files keep changing would grow its index with history. Optimizing costs time
+    in proportion to the live index and runs only after at least that many deletions: amortized
+    constant work per change, and an index bounded by about twice the current corpus.
+    """
+    deleted = fts_deleted_rows(conn)
+    if not deleted:
+        return False
+    live = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    if deleted <= live:
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+        conn.execute("DELETE FROM meta WHERE key=?", (FTS_DELETED_KEY,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return True
+
+
 def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -108,6 +144,7 @@ class StoreWriter:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self._fts_deleted = 0  # full-text rows deleted by the open transaction
 
     def generation(self) -> int:
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
@@ -121,6 +158,7 @@ class StoreWriter:
         stamp = captured_ns if captured_ns is not None else time.time_ns()
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
+        self._fts_deleted = 0
         try:
             for path in change.removals:
                 self._delete_file(path)
@@ -141,6 +179,10 @@ class StoreWriter:
                 self._set_meta({"generation": str(generation), "published_at": _now_iso()})
             self._set_meta(meta)
             self._set_meta({"last_capture_ns": str(stamp)})
+            if self._fts_deleted:
+                self._set_meta({FTS_DELETED_KEY: str(fts_deleted_rows(conn) + self._fts_deleted)})
+            if upserted or change.removals:
+                pause_point("commit")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -162,7 +204,9 @@ class StoreWriter:
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id=?)", (file_id,)
         )
         for table in FILE_TABLES:
-            self.conn.execute(f"DELETE FROM {table} WHERE file_id=?", (file_id,))
+            cur = self.conn.execute(f"DELETE FROM {table} WHERE file_id=?", (file_id,))
+            if table == "chunks":
+                self._fts_deleted += max(cur.rowcount, 0)
         self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
 
     def _insert_file(self, record: FileRecord, captured_ns: int) -> None:

@@ -1,12 +1,42 @@
-"""The cross-process writer lock: ``flock`` on ``<state>/runtime/writer.lock`` with the holder's pid."""
+"""The cross-process writer lock: ``flock`` on ``<state>/runtime/writer.lock`` with the holder's pid.
+
+``flock`` belongs to an open file description, so two ``WriterLock`` objects of one process would
+refuse each other; :func:`shared_writer_lock` hands every workspace of a process the same object,
+whose :attr:`WriterLock.mutex` serialises their syncs inside the process.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import os
+import threading
+import time
 from pathlib import Path
 
 from lazy_intel.errors import WorkspaceOwned
+
+_shared: dict[str, WriterLock] = {}
+_shared_guard = threading.Lock()
+
+
+def shared_writer_lock(path: Path) -> WriterLock:
+    """The one :class:`WriterLock` of this process for ``path``."""
+    key = os.path.realpath(path)
+    with _shared_guard:
+        lock = _shared.get(key)
+        if lock is None:
+            lock = _shared[key] = WriterLock(path)
+        return lock
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class WriterLock:
@@ -15,6 +45,18 @@ class WriterLock:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
+        self.mutex = threading.RLock()  # held for the length of one sync
+        self.last_used = 0.0  # monotonic time the last sync under this lock ended
+
+    def touch(self) -> None:
+        self.last_used = time.monotonic()
+
+    def live_holder(self) -> int | None:
+        """The pid written by the current holder if it is another live process (advisory, for status)."""
+        if self.held:
+            return os.getpid()
+        pid = self.holder_pid()
+        return pid if pid is not None and pid != os.getpid() and pid_alive(pid) else None
 
     @property
     def held(self) -> bool:

@@ -1,0 +1,299 @@
+"""Soak: ``lazy-intel serve`` under a stream of random edits and concurrent queries, for a bounded time.
+
+Usage:
+    python bench/soak.py                         # 60 s, 200 files, 4 query workers
+    python bench/soak.py --seconds 300 --files 500 --workers 6 --seed 7
+
+One editor applies random edits (modify a body, add a function, create, delete, rename a file, create
+a directory) and, after each batch, waits until a unique symbol it introduced is published: that is
+the publish latency (watcher debounce + sync). Query workers keep asking ``search``/``symbol``/
+``status`` with ``auto``/``fast``/``strict`` freshness over the real MCP client. Every answer is
+checked: each ``source`` item's text must be the exact slice of the bytes its anchor names (every
+version of every file ever written is kept, by SHA-256, with every path that held it), the anchor's
+path must have held those bytes, and each anchor must carry the generation of the answer's view. The server's resident memory (with its children) is sampled throughout.
+
+Prints edits applied, publications seen, queries answered, wrong answers (must be 0), p50/p95 publish
+latency and RSS over time (must stay flat), and exits 1 when either check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import os
+import random
+import shlex
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import psutil
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+RSS_GROWTH_LIMIT = 0.25  # last quarter vs first quarter (after warm-up)
+WARMUP_S = 5.0
+PUBLISH_WAIT_S = 20.0
+
+
+@dataclass
+class Tally:
+    history: dict[str, bytes] = field(default_factory=dict)  # sha256 -> bytes, every version written
+    paths: dict[str, set[str]] = field(default_factory=dict)  # sha256 -> every path that held it
+    root: Path | None = None
+    names: set[str] = field(default_factory=set)
+    edits: int = 0
+    latencies: list[float] = field(default_factory=list)
+    unpublished: int = 0
+    answers: Counter[str] = field(default_factory=Counter)
+    wrong: list[str] = field(default_factory=list)
+    generations: set[int] = field(default_factory=set)
+    rss: list[tuple[float, float]] = field(default_factory=list)
+
+
+def remember(tally: Tally, path: Path, data: bytes) -> None:
+    sha = hashlib.sha256(data).hexdigest()
+    tally.history[sha] = data
+    if tally.root is not None:
+        tally.paths.setdefault(sha, set()).add(path.relative_to(tally.root).as_posix())
+
+
+def write(tally: Tally, path: Path, text: str) -> None:
+    data = text.encode()
+    remember(tally, path, data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def module_text(n: int, marker: str | None = None) -> str:
+    body = [f'"""Soak module {n}."""\n\n']
+    body.append(f"class Worker{n}:\n    def run(self, value):\n        return value * {n}\n\n\n")
+    body.append(f"def compute_{n}(x):\n    return Worker{n}().run(x) + {n}\n")
+    if marker:
+        body.append(f"\n\ndef {marker}(a, b):\n    return compute_{n}(a) - b\n")
+    return "".join(body)
+
+
+def make_tree(root: Path, files: int, tally: Tally) -> None:
+    for n in range(files):
+        write(tally, root / f"pkg{n % 10}" / f"mod_{n}.py", module_text(n))
+        tally.names.update({f"compute_{n}", f"Worker{n}"})
+
+
+def python_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if ".lazy-intel" not in p.parts)
+
+
+def edit_once(root: Path, rng: random.Random, tally: Tally, step: int) -> str:
+    """One random edit; returns a symbol name it introduced (to wait for)."""
+    marker = f"soak_marker_{step}"
+    files = python_files(root)
+    action = rng.choice(["modify", "modify", "append", "create", "delete", "rename", "newdir"])
+    if action == "delete" and len(files) > 20:
+        rng.choice(files).unlink()
+        action = "create"  # and introduce the marker somewhere
+    if action == "rename" and files:
+        source = rng.choice(files)
+        target = source.with_name(f"renamed_{step}.py")
+        remember(tally, target, source.read_bytes())
+        source.rename(target)
+        action = "append"
+        files = python_files(root)
+    if action in ("modify", "append") and files:
+        path = rng.choice(files)
+        text = path.read_text()
+        if action == "modify":
+            text = text.replace("return value *", f"return {step} + value *", 1)
+        write(tally, path, text + f"\n\ndef {marker}(x):\n    return x + {step}\n")
+    elif action == "newdir":
+        write(tally, root / f"dir_{step}" / "deep" / f"mod_{step}.py", module_text(10_000 + step, marker))
+    else:
+        write(tally, root / f"pkg{step % 10}" / f"new_{step}.py", module_text(20_000 + step, marker))
+    tally.names.add(marker)
+    tally.edits += 1
+    return marker
+
+
+def check_answer(answer: dict[str, Any], tally: Tally) -> None:
+    status = answer.get("status")
+    tally.answers[status if status != "error" else f"error:{answer.get('code')}"] += 1
+    view = answer.get("view", {})
+    generation = view.get("generation")
+    if isinstance(generation, int) and generation > 0:
+        tally.generations.add(generation)
+    for item in answer.get("items", []):
+        anchor = item["anchor"]
+        if item.get("text_kind") != "source" or item.get("text") is None:
+            continue
+        data = tally.history.get(anchor["sha256"])
+        if data is None:
+            tally.wrong.append(f"{anchor['path']}: sha {anchor['sha256'][:12]} was never written")
+            continue
+        if anchor["path"] not in tally.paths.get(anchor["sha256"], set()):
+            tally.wrong.append(f"{anchor['path']}: never held the bytes of sha {anchor['sha256'][:12]}")
+        piece = data[anchor["start_byte"] : anchor["end_byte"]].decode("utf-8", "replace")
+        if piece != item["text"]:
+            tally.wrong.append(f"{anchor['path']}@{generation}: text differs from its bytes")
+        if anchor.get("generation") != generation:
+            tally.wrong.append(
+                f"{anchor['path']}: anchor generation {anchor.get('generation')} != {generation}"
+            )
+
+
+async def call(session: ClientSession, args: dict[str, Any]) -> dict[str, Any]:
+    result = await session.call_tool("code_intel", args)
+    return result.structured_content or {}
+
+
+async def editor(session: ClientSession, root: Path, rng: random.Random, tally: Tally, end: float) -> None:
+    step = 0
+    while time.monotonic() < end:
+        markers = [edit_once(root, rng, tally, step + i) for i in range(rng.randint(1, 3))]
+        step += len(markers)
+        written = time.monotonic()
+        wanted = markers[-1]
+        deadline = written + PUBLISH_WAIT_S
+        while True:
+            answer = await call(session, {"operation": "symbol", "symbol": wanted, "freshness": "fast"})
+            if answer.get("status") == "ok":
+                tally.latencies.append(time.monotonic() - written)
+                break
+            if time.monotonic() > deadline:
+                tally.unpublished += 1
+                break
+            await anyio.sleep(0.01)
+        await anyio.sleep(rng.uniform(0.0, 0.2))
+
+
+async def querier(session: ClientSession, rng: random.Random, tally: Tally, end: float) -> None:
+    while time.monotonic() < end:
+        freshness = rng.choice(["auto", "auto", "fast", "strict"])
+        kind = rng.random()
+        if kind < 0.45:
+            name = rng.choice(sorted(tally.names))
+            args = {"operation": "symbol", "symbol": name, "freshness": freshness}
+        elif kind < 0.9:
+            words = rng.sample(["compute", "worker", "run", "value", "soak", "marker", "module"], 2)
+            args = {"operation": "search", "query": " ".join(words), "limit": 5, "freshness": freshness}
+        else:
+            args = {"operation": "status", "freshness": freshness}
+        check_answer(await call(session, args), tally)
+
+
+def tree_rss(pid: int) -> float:
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            total += p.memory_info().rss
+    return total / 1e6
+
+
+async def sampler(pid_box: list[int], tally: Tally, started: float, end: float) -> None:
+    while time.monotonic() < end:
+        if pid_box:
+            tally.rss.append((time.monotonic() - started, tree_rss(pid_box[0])))
+        await anyio.sleep(1.0)
+
+
+def find_server(before: set[int]) -> int | None:
+    for child in psutil.Process().children(recursive=True):
+        if child.pid not in before and "serve" in " ".join(child.cmdline()):
+            return child.pid
+    return None
+
+
+async def soak(args: argparse.Namespace, root: Path, tally: Tally) -> None:
+    exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
+    env = {**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING", "LAZY_INTEL_DEBOUNCE_MS": str(args.debounce_ms)}
+    params = StdioServerParameters(command=exe, args=["serve", "--root", str(root)], cwd=str(root), env=env)
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    rng = random.Random(args.seed)
+    async with stdio_client(params) as (read, write_stream), ClientSession(read, write_stream) as session:
+        await session.initialize()
+        pid_box: list[int] = []
+        server = find_server(before)
+        if server is not None:
+            pid_box.append(server)
+        with anyio.fail_after(600):  # the first build
+            while (await call(session, {"operation": "status"})).get("status") != "ok":
+                await anyio.sleep(0.1)
+        started = time.monotonic()
+        end = started + args.seconds
+        async with anyio.create_task_group() as group:
+            group.start_soon(sampler, pid_box, tally, started, end)
+            group.start_soon(editor, session, root, random.Random(rng.random()), tally, end)
+            for _ in range(args.workers):
+                group.start_soon(querier, session, random.Random(rng.random()), tally, end)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def directory_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--debounce-ms", type=int, default=250)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="lazy-intel-soak-") as tmp:
+        root = Path(tmp) / "repo"
+        tally = Tally(root=root)
+        make_tree(root, args.files, tally)
+        anyio.run(soak, args, root, tally)
+        state_mb = directory_mb(root / ".lazy-intel")
+        corpus_mb = sum(p.stat().st_size for p in python_files(root)) / 1e6
+    answered = sum(tally.answers.values())
+    rss = [mb for t, mb in tally.rss if t >= WARMUP_S] or [mb for _t, mb in tally.rss]
+    quarter = max(1, len(rss) // 4)
+    first, last = statistics.mean(rss[:quarter]), statistics.mean(rss[-quarter:])
+    growth = (last - first) / first if first else 0.0
+    flat = growth <= RSS_GROWTH_LIMIT
+    step = max(1, len(tally.rss) // 12)
+    series = " ".join(f"{t:.0f}s:{mb:.0f}" for t, mb in tally.rss[::step])
+    print(f"soak: {args.seconds:g} s, {args.files} files, {args.workers} query workers, seed {args.seed}")
+    print(
+        f"edits applied: {tally.edits} (markers never published within {PUBLISH_WAIT_S:g} s: {tally.unpublished})"
+    )
+    print(f"publications seen by queries: {len(tally.generations)} generations")
+    print(f"queries answered: {answered} ({', '.join(f'{k} {v}' for k, v in sorted(tally.answers.items()))})")
+    print(f"wrong answers: {len(tally.wrong)}")
+    for line in tally.wrong[:10]:
+        print(f"  {line}")
+    print(
+        f"publish latency (edit written -> visible, debounce {args.debounce_ms} ms): "
+        f"p50 {percentile(tally.latencies, 0.5):.3f} s, p95 {percentile(tally.latencies, 0.95):.3f} s, "
+        f"max {max(tally.latencies, default=float('nan')):.3f} s over {len(tally.latencies)} batches"
+    )
+    print(f"server RSS (MB, with children) over time: {series}")
+    print(
+        f"RSS first -> last quarter after {WARMUP_S:g} s: {first:.1f} -> {last:.1f} MB ({growth:+.1%}, {'flat' if flat else 'GROWING'})"
+    )
+    print(f"state directory at the end: {state_mb:.2f} MB for a {corpus_mb:.2f} MB corpus")
+    print("command: python bench/soak.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    return 0 if not tally.wrong and flat and tally.unpublished == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Freshness modes (DESIGN §4): which view an operation reads, and what its answer says about it.
+
+- ``auto``: no view -> ``INDEX_BUILDING`` at once and one background build (never wait for a
+  build). A view whose files changed on disk is served marked ``dirty`` with ``dirty_paths`` while a
+  background sync catches up.
+- ``strict``: sync first (waiting, within the request's time), read, then re-hash every file the
+  answer quotes: ``SOURCE_CHANGED`` if one moved during the read. When another process owns
+  publication, wait (bounded) until its published view covers the files on disk, else
+  ``WORKSPACE_OWNED`` naming it.
+- ``fast``: the published view as it is; ``dirty`` is what the watcher knows, or ``null`` (not
+  checked) without one.
+
+Every answer's ``view`` names the generation it was read from, the mode, and whether it was dirty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+
+from lazy_intel.errors import IndexBuilding, SourceChanged, StoreCorrupt, Timeout, WorkspaceOwned
+from lazy_intel.evidence.model import Answer, View
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import Settings
+from lazy_intel.store.reader import ReadView
+from lazy_intel.workspace.capture import read_regular_file
+
+OWNER_POLL_S = 0.1
+
+
+@dataclass
+class Reading:
+    """What :func:`reading` hands the operation: the view (if any), its description, warnings."""
+
+    view: ReadView | None
+    info: View
+    warnings: list[str] = field(default_factory=list)
+
+
+def describe(view: ReadView | None, freshness: str, dirty: tuple[str, ...] | None = ()) -> View:
+    if view is None:
+        return View(generation=0, published_at=None, freshness=freshness)
+    return View(
+        generation=view.generation,
+        published_at=view.published_at,
+        freshness=freshness,
+        dirty=None if dirty is None else bool(dirty),
+        dirty_paths=dirty or (),
+    )
+
+
+def _remaining(deadline: float | None, fallback_s: float) -> float:
+    if deadline is None:
+        return fallback_s
+    return max(0.0, deadline - time.monotonic())
+
+
+def _index_building(workspace: Workspace, settings: Settings) -> IndexBuilding:
+    holder = workspace.lock.live_holder()
+    if settings.auto_index and workspace.scheduler.running_since is None:
+        workspace.start_background_sync()  # one build at a time; retried while another process owns it
+    if holder is not None and holder != os.getpid():
+        return IndexBuilding(
+            f"no index for {workspace.root} yet; process {holder} owns publication and is building it",
+            next_step="retry in a few seconds (status shows which process builds)",
+        )
+    building = settings.auto_index and workspace.is_building()
+    return IndexBuilding(
+        f"no index for {workspace.root} yet; "
+        + ("a background build has started" if building else "auto-index is off"),
+        next_step="retry in a few seconds (status shows progress)"
+        if settings.auto_index
+        else f"run lazy-intel index {workspace.root}",
+    )
+
+
+def strict_sync(
+    workspace: Workspace, settings: Settings, deadline: float | None, warnings: list[str]
+) -> None:
+    """Publish the files as they are now (or wait for the owner to), within the request's time."""
+    fallback_s = settings.timeout_ms / 1000
+    try:
+        workspace.sync(timeout_s=_remaining(deadline, fallback_s) if deadline is not None else None)
+        return
+    except Timeout:
+        raise Timeout(
+            f"the strict sync of {workspace.root} did not finish within the request's time; it continues",
+            next_step="retry shortly, or use freshness=auto to read the published view",
+        ) from None
+    except WorkspaceOwned as owned:
+        pid = owned.pid
+    end = time.monotonic() + _remaining(deadline, fallback_s)
+    pause = threading.Event()
+    while True:
+        if workspace.has_view():
+            with workspace.read(deadline=deadline) as view:
+                if not workspace.stat_dirty(view, 1):
+                    warnings.append(f"published by process {pid}, which owns this workspace")
+                    return
+        if time.monotonic() >= end:
+            break
+        pause.wait(OWNER_POLL_S)
+    if not workspace.has_view():
+        raise IndexBuilding(
+            f"no index for {workspace.root} yet; process {pid} owns publication and is building it",
+            next_step="retry shortly",
+        )
+    raise WorkspaceOwned(
+        f"process {pid} owns publication of {workspace.root} and has not published the current files yet",
+        pid=pid,
+        next_step="retry shortly, or use freshness=auto to read the published view (marked dirty)",
+    )
+
+
+@contextmanager
+def reading(
+    workspace: Workspace,
+    settings: Settings,
+    freshness: str,
+    *,
+    needs_view: bool,
+    dirty_check: bool,
+    deadline: float | None,
+) -> Iterator[Reading]:
+    """Prepare the view an operation reads under ``freshness`` (see the module docstring)."""
+    warnings: list[str] = []
+    if needs_view and freshness == "strict":
+        strict_sync(workspace, settings, deadline, warnings)
+    if not workspace.has_view():
+        if needs_view:
+            raise _index_building(workspace, settings)
+        yield Reading(None, describe(None, freshness), warnings)
+        return
+    with ExitStack() as stack:
+        try:
+            view = stack.enter_context(workspace.read(deadline=deadline))
+        except StoreCorrupt as exc:
+            if needs_view:
+                raise
+            # status, verify and the control operations work without the store; they say why
+            yield Reading(None, describe(None, freshness), [*warnings, exc.message])
+            return
+        dirty: tuple[str, ...] | None = ()
+        if not dirty_check:
+            dirty = ()
+        elif freshness == "auto":
+            dirty = workspace.dirty_paths(view)
+            if dirty:
+                running = settings.auto_index and (
+                    workspace.start_background_sync() or workspace.is_building()
+                )
+                warnings.append(
+                    f"{len(dirty)}{'+' if len(dirty) >= 50 else ''} file(s) changed since generation "
+                    f"{view.generation}" + ("; a sync is running" if running else "")
+                )
+        elif freshness == "fast":
+            dirty = workspace.watched_dirty()
+        yield Reading(view, describe(view, freshness, dirty), warnings)
+
+
+def touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
+    """Paths an answer quoted whose bytes on disk no longer hash to the anchor's hash."""
+    moved: list[str] = []
+    seen: set[str] = set()
+    for item in answer.items:
+        anchor = item.anchor
+        if anchor.path in seen or not anchor.sha256:
+            continue
+        seen.add(anchor.path)
+        try:
+            data = read_regular_file(workspace.root / anchor.path)
+        except OSError:
+            moved.append(anchor.path)
+            continue
+        if hashlib.sha256(data).hexdigest() != anchor.sha256:
+            moved.append(anchor.path)
+    return moved
+
+
+def check_after_read(workspace: Workspace, freshness: str, answer: Answer) -> None:
+    """``strict``: refuse an answer whose quoted files changed while it was being read."""
+    if freshness != "strict":
+        return
+    changed = touched_changed(workspace, answer)
+    if changed:
+        raise SourceChanged(
+            f"{', '.join(changed[:10])} changed on disk while the answer was read "
+            f"(generation {answer.view.generation})",
+            next_step="repeat the request",
+        )

@@ -259,6 +259,16 @@ SETTINGS: tuple[Setting, ...] = (
         "Absolute path of an operator-reviewed code-intel-config.v1 file of language servers.",
     ),
     Setting(
+        "embedding",
+        "LAZY_INTEL_EMBEDDING",
+        "str",
+        "none",
+        "Embedding provider of the dense projection: none (the default: lexical, symbol, path and graph "
+        "signals only), auto (the bundled all-MiniLM-L6-v2 when the dense extra is installed), "
+        "sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
+        "ollama:<url>?model=<name>. Nothing is downloaded.",
+    ),
+    Setting(
         "loop_trigger",
         "LAZY_INTEL_LOOP_TRIGGER",
         "str",

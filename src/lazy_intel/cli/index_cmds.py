@@ -40,15 +40,23 @@ def emit(answer: Answer, as_json: bool, render: Callable[[Answer], str] | None =
 class ProgressBar:
     """A progress bar on stderr, only when stderr is a terminal and output is not JSON."""
 
+    LABELS = {"parse": "parsing", "embed": "embedding"}
+
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
         self._bar: Any = None
+        self._stage: str | None = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled or stage != "parse" or total < 20:
+        if not self.enabled or stage not in self.LABELS or total < 20:
             return
+        if self._bar is not None and self._stage != stage:
+            self.close()
         if self._bar is None:
-            self._bar = click.progressbar(length=total, label="parsing", file=sys.stderr, show_pos=True)
+            self._stage = stage
+            self._bar = click.progressbar(
+                length=total, label=self.LABELS[stage], file=sys.stderr, show_pos=True
+            )
             self._bar.__enter__()
         self._bar.update(done - self._bar.pos)
 
@@ -162,6 +170,13 @@ def index_command(root: str, rebuild: bool, state_dir: str | None, as_json: bool
 @click.option("--path", "path_glob", default=None, help="Only paths matching this glob (e.g. 'src/*').")
 @click.option("--kind", default=None, help="Only chunks of symbols of this kind (function, class, …).")
 @click.option("--granularity", type=click.Choice(GRANULARITIES), default="chunk", show_default=True)
+@click.option(
+    "--backend",
+    type=click.Choice(("all", "lexical", "dense")),
+    default="all",
+    show_default=True,
+    help="all: every signal fused; lexical: BM25 only; dense: embeddings only.",
+)
 def search_command(query: str, root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
     """Ranked code chunks for QUERY (words, identifiers, an error message, an issue text)."""
     run_operation(
@@ -179,6 +194,7 @@ def search_command(query: str, root: str, state_dir: str | None, as_json: bool, 
             "path": opts["path_glob"],
             "kind": opts["kind"],
             "granularity": opts["granularity"],
+            "backend": opts["backend"],
         },
     )
 

@@ -1,10 +1,11 @@
 """Lexical retrieval over the FTS5 chunk index: pure SQL building plus the ranking weights.
 
-BM25 column weights (FTS5 ``bm25()`` arguments, in column order of ``chunks_fts``):
+BM25 column weights are FTS5 ``bm25()`` arguments, in the column order of ``chunks_fts``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lazy_intel.search.tokens import query_tokens
@@ -25,6 +26,9 @@ COLUMN_WEIGHTS: tuple[float, ...] = (
     WEIGHT_PATH,
 )
 MAX_QUERY_TOKENS = 64
+# A query term of weight w (search/query.py) is repeated round(w) times in the MATCH expression; FTS5's
+# bm25() sums over phrases, so repetition is an integer term weight. Capped to bound the query cost.
+MAX_TERM_REPEAT = 6
 
 
 @dataclass(frozen=True)
@@ -34,30 +38,59 @@ class LexicalQuery:
     tokens: tuple[str, ...]
 
 
-def match_expression(tokens: list[str]) -> str:
+def match_expression(tokens: Sequence[str]) -> str:
     """An FTS5 MATCH expression: any token (OR), each quoted so no token is read as syntax."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
+def weighted_match_expression(terms: Sequence[tuple[str, float]]) -> str:
+    """Like :func:`match_expression`, each token repeated by its (rounded, capped) weight."""
+    repeated: list[str] = []
+    for token, weight in terms:
+        repeated.extend([token] * max(1, min(MAX_TERM_REPEAT, round(weight))))
+    return match_expression(repeated)
+
+
 def build_lexical_query(
-    text: str,
+    query: str | Sequence[tuple[str, float]],
     *,
     limit: int,
     lang: str | None = None,
     path_glob: str | None = None,
     kind: str | None = None,
 ) -> LexicalQuery | None:
-    """SQL returning ``(chunk_id, score)`` best first (score = -bm25, higher is better); ``None`` if no terms."""
-    tokens = query_tokens(text)[:MAX_QUERY_TOKENS]
-    if not tokens:
+    """SQL returning ``(chunk_id, file_id, score)`` best first (score = -bm25, higher is better).
+
+    ``query`` is raw text (every token weight 1) or weighted terms from query analysis; ``None`` if
+    there is no term.
+    """
+    if isinstance(query, str):
+        terms = [(t, 1.0) for t in query_tokens(query)[:MAX_QUERY_TOKENS]]
+    else:
+        terms = list(query)[:MAX_QUERY_TOKENS]
+    if not terms:
         return None
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
     sql = [
-        f"SELECT c.id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+        f"SELECT c.id, c.file_id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
         "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
         "LEFT JOIN symbols s ON s.id = c.symbol_id WHERE chunks_fts MATCH ?"
     ]
-    args: list[object] = [match_expression(tokens)]
+    args: list[object] = [weighted_match_expression(terms)]
+    sql_filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
+    sql.extend(sql_filters)
+    args.extend(filter_args)
+    sql.append("ORDER BY score DESC, c.id LIMIT ?")
+    args.append(limit)
+    return LexicalQuery(" ".join(sql), tuple(args), tuple(t for t, _ in terms))
+
+
+def filter_clauses(
+    *, lang: str | None, path_glob: str | None, kind: str | None
+) -> tuple[list[str], list[object]]:
+    """``AND …`` clauses over ``f`` (files) and ``s`` (symbols) for the request's filters."""
+    sql: list[str] = []
+    args: list[object] = []
     if lang:
         sql.append("AND f.lang = ?")
         args.append(lang)
@@ -67,6 +100,4 @@ def build_lexical_query(
     if kind:
         sql.append("AND s.kind = ?")
         args.append(kind)
-    sql.append("ORDER BY score DESC, c.id LIMIT ?")
-    args.append(limit)
-    return LexicalQuery(" ".join(sql), tuple(args), tuple(tokens))
+    return sql, args

@@ -124,9 +124,16 @@ class ServerSession:
                     f"(last: {self.last_error}); it is not restarted for now",
                     next_step="check the server with `lazy-intel lsp qualify`, then retry later",
                 )
-            negotiated = self._start()
-            self.last_used = time.monotonic()  # idle time counts from a finished start, not its beginning
-            return negotiated
+            # a start counts as a request in flight, and the idle clock starts when the server is
+            # ready: a start slower than idle_ms must not let the reaper stop the new session
+            with self._inflight_lock:
+                self._inflight += 1
+            try:
+                return self._start()
+            finally:
+                with self._inflight_lock:
+                    self._inflight -= 1
+                self.last_used = time.monotonic()
 
     def _start(self) -> Negotiated:
         for what, raw in [

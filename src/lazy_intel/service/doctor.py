@@ -97,6 +97,41 @@ def store_checks(root: Path | None) -> list[Check]:
     return out
 
 
+def embedding_checks(_root: Path | None) -> list[Check]:
+    """The configured embedding provider loads (from disk only) and embeds one text."""
+    import time
+
+    from lazy_intel.search.embedders import create_embedder, parse_provider_spec, resolve_spec, spec_text
+
+    try:
+        raw = load_settings().embedding
+        spec = resolve_spec(parse_provider_spec(raw))
+    except LazyIntelError as exc:
+        return [Check("embedding", FAIL, exc.message)]
+    if spec.provider == "none":
+        why = (
+            "the dense extra is not installed"
+            if raw.strip().lower() == "auto"
+            else "LAZY_INTEL_EMBEDDING=none"
+        )
+        return [Check("embedding", WARN, f"no dense projection: {why} (lexical search only)")]
+    began = time.monotonic()
+    try:
+        embedder = create_embedder(spec)
+        assert embedder is not None
+        vector = embedder.embed(["def probe(): pass"])
+    except LazyIntelError as exc:
+        return [Check("embedding", FAIL, f"{spec_text(spec)}: {exc.message}")]
+    seconds = time.monotonic() - began
+    return [
+        Check(
+            "embedding",
+            OK,
+            f"{spec_text(spec)}: {embedder.profile.model}, {vector.shape[1]} dimensions, loaded in {seconds:.1f} s",
+        )
+    ]
+
+
 def loop_checks(root: Path | None) -> list[Check]:
     if root is None:
         return []
@@ -111,12 +146,13 @@ def registration_checks(root: Path | None) -> list[Check]:
     return found(root.resolve() if root is not None else None)
 
 
-# Every package contributes its checks here (runtime, grammars, store, loop, client registrations, …).
+# Every package contributes its checks here (runtime, grammars, store, embedding, loop, client registrations, …).
 DOCTOR_CHECKS: list[Callable[[Path | None], list[Check]]] = [
     runtime_checks,
     grammar_checks,
     settings_checks,
     store_checks,
+    embedding_checks,
     loop_checks,
     registration_checks,
 ]

@@ -55,6 +55,8 @@ def op_status(ctx: OperationContext) -> Answer:
         data["recovery"] = decisions[-1]
     if ws.last_report is not None:
         data["last_sync"] = ws.last_report.to_dict()
+    if ws.last_vectors is not None:
+        data["last_embedding"] = ws.last_vectors.to_dict()
     return fit_answer(
         "status",
         [],

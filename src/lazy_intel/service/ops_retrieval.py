@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lazy_intel.errors import InvalidArgument, NotFound
+from lazy_intel.errors import InvalidArgument, LazyIntelError, NotFound, Unsupported
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item
-from lazy_intel.search.lexical import build_lexical_query
+from lazy_intel.search.embedders import Embedder
+from lazy_intel.search.hybrid import PRESETS, Filters, RankedFile, SearchConfig, hybrid_search
+from lazy_intel.search.tokens import IDENTIFIER
+from lazy_intel.search.vectors import META_PROFILE
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.items import chunk_item, symbol_item
@@ -15,9 +18,6 @@ from lazy_intel.service.requests import require
 from lazy_intel.store.reader import ChunkRow, ReadView, SymbolRow
 from lazy_intel.workspace.root import contained_relative_path
 
-# Candidates fetched per requested result, so grouping by symbol or file still fills a page.
-GROUPING_FANOUT = 8
-MAX_CANDIDATES = 2_000
 # Symbol kinds listed first when a name matches several definitions.
 DEFINITION_KIND_ORDER = {
     "class": 0,
@@ -53,15 +53,15 @@ def _paging(ctx: OperationContext) -> tuple[int, Callable[[int, int], Callable[[
     return offset, cursor_factory
 
 
-def _group(
-    rows: list[tuple[ChunkRow, float]], key: Callable[[ChunkRow], object]
-) -> list[tuple[ChunkRow, float]]:
-    best: dict[object, tuple[ChunkRow, float]] = {}
-    for row, score in rows:
-        k = key(row)
-        if k not in best:
-            best[k] = (row, score)
-    return list(best.values())
+def _embedder_for(ctx: OperationContext, config: SearchConfig) -> tuple[Embedder | None, list[str]]:
+    """The embedder, loaded only when this view has vectors and the request may use them."""
+    view = ctx.need_view()
+    if not config.dense or view.meta(META_PROFILE) is None:
+        return None, []
+    try:
+        return ctx.workspace.embedder(), []
+    except LazyIntelError as exc:
+        return None, [f"dense search skipped: {exc.message}"]
 
 
 def op_search(ctx: OperationContext) -> Answer:
@@ -69,80 +69,99 @@ def op_search(ctx: OperationContext) -> Answer:
     require(request, "query")
     assert request.query is not None
     view = ctx.need_view()
-    offset, cursor_factory = _paging(ctx)
-    wanted = offset + request.limit + 1
-    fanout = 1 if request.granularity == "chunk" else GROUPING_FANOUT
-    query = build_lexical_query(
-        request.query,
-        limit=min(MAX_CANDIDATES, wanted * fanout),
-        lang=request.lang,
-        path_glob=request.path_glob,
-        kind=request.kind,
-    )
-    if query is None:
+    if request.backend not in PRESETS:
+        raise Unsupported(
+            f"backend={request.backend} does not rank search results", next_step="use all, lexical or dense"
+        )
+    config = PRESETS[request.backend]
+    if not IDENTIFIER.search(request.query):
         raise InvalidArgument(
             f"query {request.query[:80]!r} has no searchable terms (letters, digits, identifiers)"
         )
-    hits = view.fts(query.sql, query.args)
-    rows_by_id = view.chunks_by_ids([cid for cid, _ in hits])
-    ranked = [(rows_by_id[cid], score) for cid, score in hits if cid in rows_by_id]
-    if request.granularity == "symbol":
-        ranked = _group([(r, s) for r, s in ranked if r.symbol_id is not None], lambda r: r.symbol_id)
-    elif request.granularity == "file":
-        ranked = _group(ranked, lambda r: r.file_id)
-    total = len(ranked)
-    page = ranked[offset : offset + request.limit]
-    items: list[Item] = []
-    for row, score in page:
-        signals = {"bm25": score}
-        if request.granularity == "symbol" and row.symbol_id is not None:
-            symbol_rows = [
-                s
-                for s in view.symbols_by_qualified(row.qualified_name or "", row.path)
-                if s.id == row.symbol_id
-            ]
-            if symbol_rows:
-                items.append(symbol_item(view, symbol_rows[0], score=score, extra={"signals": signals}))
+    offset, cursor_factory = _paging(ctx)
+    embedder, warnings = _embedder_for(ctx, config)
+    result = hybrid_search(
+        view,
+        request.query,
+        config=config,
+        embedder=embedder,
+        filters=Filters(lang=request.lang, path_glob=request.path_glob, kind=request.kind),
+    )
+    warnings = [*ctx.warnings, *warnings, *result.warnings]
+    items: list[Item]
+    if request.granularity == "file":
+        total = len(result.files)
+        page_files = result.files[offset : offset + request.limit]
+        best = view.chunks_by_ids([f.best_chunk_id for f in page_files if f.best_chunk_id is not None])
+        items = [_file_item(view, f, best.get(f.best_chunk_id or -1)) for f in page_files]
+    else:
+        ranked = result.chunks
+        if request.granularity == "symbol":
+            seen: set[int] = set()
+            grouped = []
+            for chunk in ranked:
+                if chunk.symbol_id is None or chunk.symbol_id in seen:
+                    continue
+                seen.add(chunk.symbol_id)
+                grouped.append(chunk)
+            ranked = grouped
+        total = len(ranked)
+        page = ranked[offset : offset + request.limit]
+        rows = view.chunks_by_ids([c.chunk_id for c in page])
+        items = []
+        for chunk in page:
+            row = rows.get(chunk.chunk_id)
+            if row is None:
                 continue
-        if request.granularity == "file":
-            items.append(_file_item(view, row, score))
-            continue
-        items.append(chunk_item(view, row, score=score, signals=signals))
-    warnings = list(ctx.warnings)
+            if request.granularity == "symbol" and row.symbol_id is not None:
+                symbol_rows = view.symbols_by_ids([row.symbol_id])
+                if symbol_rows:
+                    items.append(
+                        symbol_item(
+                            view,
+                            symbol_rows[0],
+                            score=chunk.score,
+                            extra={"signals": _rounded(chunk.signals)},
+                        )
+                    )
+                    continue
+            items.append(chunk_item(view, row, score=chunk.score, signals=chunk.signals))
     if not items:
-        warnings.append(f"nothing matched any of: {', '.join(query.tokens[:12])}")
-    coverage = [
-        "lexical: BM25 over symbol-level chunks; ranked, not exhaustive",
-        "dense: not configured",
-    ]
+        warnings.append(f"nothing matched any of: {', '.join(result.terms[:12])}")
     return fit_answer(
         "search",
         items,
         max_chars=request.max_chars,
         view=ctx.view_info,
-        coverage=coverage,
+        coverage=result.coverage,
         warnings=warnings,
-        cursor_for=cursor_factory(len(page), total),
+        cursor_for=cursor_factory(len(items), total),
     )
 
 
-def _file_item(view: ReadView, row: ChunkRow, score: float) -> Item:
-    file = view.file(row.path)
-    size = file.size if file else row.end_byte
-    lines = file.line_count if file else row.end_line
+def _rounded(signals: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 6) for k, v in signals.items()}
+
+
+def _file_item(view: ReadView, ranked: RankedFile, best: ChunkRow | None) -> Item:
+    file = view.file(ranked.path)
+    size = file.size if file else 0
+    lines = file.line_count if file else 1
+    sha = file.sha256 if file else (best.file_sha256 if best else "")
+    extra: dict[str, object] = {}
+    if best is not None:
+        extra["best_chunk"] = {
+            "start_line": best.start_line,
+            "end_line": best.end_line,
+            "symbol": best.qualified_name,
+        }
     return Item(
         kind="file",
         text_kind=TEXT_DESCRIPTION,
-        anchor=Anchor(row.path, row.file_sha256, 0, size, 1, max(1, lines), view.generation),
-        score=score,
-        signals={"bm25": score},
-        extra={
-            "best_chunk": {
-                "start_line": row.start_line,
-                "end_line": row.end_line,
-                "symbol": row.qualified_name,
-            }
-        },
+        anchor=Anchor(ranked.path, sha, 0, size, 1, max(1, lines), view.generation),
+        score=ranked.score,
+        signals=ranked.signals,
+        extra=extra or None,
     )
 
 

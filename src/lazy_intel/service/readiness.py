@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lazy_intel.errors import WorkspaceOwned
+from lazy_intel.errors import LazyIntelError, WorkspaceOwned
+from lazy_intel.search.embedders import parse_provider_spec, spec_text
+from lazy_intel.search.vectors import META_PROFILE, vector_coverage
 from lazy_intel.service.parse_pool import SyncCancelled
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
@@ -142,12 +144,66 @@ def lexical_verdict(inputs: StatusInputs) -> Verdict:
 
 
 def _dense_verdict(inputs: StatusInputs) -> Verdict:
+    """ready / building / absent / failing for the vector projection, without loading the model."""
+    ws, view = inputs.workspace, inputs.view
+    root = ws.root
+    try:
+        spec = ws.embedding_spec()
+    except LazyIntelError as exc:
+        return Verdict(
+            "dense", FAILING, "fix LAZY_INTEL_EMBEDDING", required=False, detail={"error": exc.message}
+        )
+    detail: dict[str, Any] = {"provider": spec_text(spec)}
+    if spec.provider == "none":
+        auto = parse_provider_spec(ws.settings.embedding).provider == "auto"
+        reason = (
+            "LAZY_INTEL_EMBEDDING=auto and the dense extra is not installed (pip install 'lazy-intel[dense]')"
+            if auto
+            else "no embedding provider configured (LAZY_INTEL_EMBEDDING=none)"
+        )
+        step = "pip install 'lazy-intel[dense]' for dense retrieval" if auto else "set LAZY_INTEL_EMBEDDING"
+        return Verdict("dense", ABSENT, step, required=False, detail={**detail, "reason": reason})
+    if ws.dense_error is not None:
+        message = getattr(ws.dense_error, "message", str(ws.dense_error))
+        return Verdict(
+            "dense",
+            FAILING,
+            "read the error; fix the provider or set LAZY_INTEL_EMBEDDING=none",
+            required=False,
+            detail={**detail, "error": message},
+        )
+    building = ws.is_building()
+    if view is None:
+        return Verdict(
+            "dense",
+            BUILDING if building else ABSENT,
+            "wait; status shows progress" if building else f"run lazy-intel index {root}",
+            required=False,
+            detail={**detail, "reason": "no index yet"},
+        )
+    profile = view.meta(META_PROFILE)
+    if profile is None:
+        return Verdict(
+            "dense",
+            BUILDING if building else ABSENT,
+            "wait; status shows progress" if building else f"run lazy-intel index {root}",
+            required=False,
+            detail={**detail, "reason": "no vectors yet; lazy-intel index builds them"},
+        )
+    covered, total = vector_coverage(view.conn, profile)
+    detail.update({"profile": profile, "chunks_with_vectors": covered, "chunks": total})
+    if covered >= total:
+        return Verdict("dense", READY, "ready: search fuses dense similarity", required=False, detail=detail)
+    if building:
+        if ws.progress and ws.progress[0] == "embed":
+            detail["progress"] = list(ws.progress)
+        return Verdict("dense", BUILDING, "wait; status shows progress", required=False, detail=detail)
     return Verdict(
         "dense",
         ABSENT,
-        "set LAZY_INTEL_EMBEDDING to enable dense retrieval",
+        f"run lazy-intel index {root} to finish the vectors",
         required=False,
-        detail={"reason": "no embedding provider configured"},
+        detail={**detail, "reason": "vectors are incomplete; run lazy-intel index to finish them"},
     )
 
 

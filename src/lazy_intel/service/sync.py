@@ -243,7 +243,7 @@ def run_sync(
         )
         if not full:
             compact_fulltext(conn)
-            _reclaim_free_pages(conn)
+            reclaim_free_pages(conn)
     except BaseException as exc:
         conn.close()
         if full:
@@ -290,7 +290,7 @@ def _abandon(journal: PublicationJournal, intent: Intent, target: Path | None, e
         logger.warning("could not record the abandoned publication %s", intent.id)
 
 
-def _reclaim_free_pages(conn: sqlite3.Connection) -> None:
+def reclaim_free_pages(conn: sqlite3.Connection) -> None:
     """Keep the store file bounded by the current corpus: give back pages freed by deletions."""
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
     free = conn.execute("PRAGMA freelist_count").fetchone()[0]

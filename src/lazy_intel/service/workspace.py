@@ -22,7 +22,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lazy_intel.errors import IndexBuilding, StoreCorrupt
+from lazy_intel.errors import IndexBuilding, LazyIntelError, StoreCorrupt
+from lazy_intel.search.embedders import (
+    Embedder,
+    ProviderSpec,
+    create_embedder,
+    parse_provider_spec,
+    resolve_spec,
+)
+from lazy_intel.search.vectors import VectorReport, refresh_vectors
 from lazy_intel.service.recovery import RecoveryResult, recover
 from lazy_intel.service.scheduler import SyncScheduler, Ticket
 from lazy_intel.service.sync import (
@@ -30,6 +38,7 @@ from lazy_intel.service.sync import (
     SyncReport,
     collect_retired_stores,
     mark_retired,
+    reclaim_free_pages,
     run_sync,
     store_profile,
 )
@@ -83,6 +92,9 @@ class Workspace:
         self.state = state
         self.settings = settings
         self.lock = shared_writer_lock(state.writer_lock)
+        self.dense_error: LazyIntelError | Exception | None = None
+        self.last_vectors: VectorReport | None = None
+        self._embedder_lock = threading.Lock()
         self.journal = PublicationJournal(state.runtime)
         self.tracker = DirtyTracker()
         self.watcher: SourceWatcher | None = None
@@ -219,6 +231,43 @@ class Workspace:
             next_step="retry shortly (status shows the rebuild), or run lazy-intel repair",
         )
 
+    # ---- dense projection
+    def embedding_spec(self) -> ProviderSpec:
+        """The configured provider, ``auto`` resolved (``none`` when the dense extra is absent)."""
+        return resolve_spec(parse_provider_spec(self.settings.embedding))
+
+    def embedder(self) -> Embedder | None:
+        """The configured embedder, loaded once per process; ``None`` when none is configured."""
+        with self._embedder_lock:
+            return create_embedder(self.embedding_spec())
+
+    def _refresh_vectors(self, previous: Path | None, progress: Progress | None) -> None:
+        """Bring the dense projection up to date after a publication; failures never undo the sync."""
+        path = self.store_path()
+        if path is None:
+            return
+        try:
+            embedder = self.embedder()
+            conn = connect(str(path))
+            try:
+                self.last_vectors = refresh_vectors(
+                    conn,
+                    embedder,
+                    previous_store=previous if previous is not None and previous != path else None,
+                    progress=progress,
+                )
+                if self.last_vectors.removed:
+                    reclaim_free_pages(conn)  # dropped vectors must not grow the file for ever
+            finally:
+                conn.close()
+            self.dense_error = None
+        except LazyIntelError as exc:
+            self.dense_error = exc
+            logger.warning("dense projection of %s not built: %s", self.root, exc)
+        except Exception as exc:  # a model crash must not take the lexical index down with it
+            self.dense_error = exc
+            logger.exception("dense projection of %s failed", self.root)
+
     # ---- writes
     def sync(
         self, *, rebuild: bool = False, progress: Progress | None = None, timeout_s: float | None = None
@@ -308,6 +357,8 @@ class Workspace:
             cancel=cancel,  # type: ignore[arg-type]
         )
         self.tracker.synced_through(seq)
+        # vectors of the previous store are reused unless it was the faulty one
+        self._refresh_vectors(None if faulty else live, progress)
         if faulty and report.full_rebuild and self.store_fault is not None:
             bad = self.state.stores / str(self.store_fault["store"])
             if bad.name != report.store and bad.exists():

@@ -34,7 +34,7 @@ def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...
     )
     dump["chunks"] = sorted(
         q(
-            "SELECT f.path, c.start_byte, c.end_byte, c.start_line, c.end_line, c.window, c.content_sha, "
+            "SELECT f.path, c.start_byte, c.end_byte, c.start_line, c.end_line, c.window, c.content_sha, c.embed_sha, "
             "s.qualified_name, s.ordinal, t.name, t.qualified, t.signature, t.doc, t.body, t.path "
             "FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
             "JOIN chunks_fts t ON t.rowid = c.id"
@@ -80,5 +80,7 @@ def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...
     dump["graph_files"] = sorted(
         q("SELECT path, file_key, interface_sha, definitions, deps FROM graph_files").fetchall()
     )
+    # vectors: which texts have a vector of which profile (float bits may differ with batch composition)
+    dump["vectors"] = sorted(q("SELECT embed_sha, profile, length(data) FROM vectors").fetchall())
     dump["fts_rows"] = [(q("SELECT count(*) FROM chunks_fts").fetchone()[0],)]
     return dump

@@ -145,6 +145,16 @@ class ReadView:
             args.append(path)
         return [SymbolRow(*r) for r in self.conn.execute(sql + " ORDER BY f.path, s.start_byte", args)]
 
+    def symbols_by_ids(self, ids: Sequence[int]) -> list[SymbolRow]:
+        out: list[SymbolRow] = []
+        for start in range(0, len(ids), 500):
+            batch = list(ids[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            out.extend(
+                SymbolRow(*r) for r in self.conn.execute(f"{_SYMBOL_SELECT} WHERE s.id IN ({marks})", batch)
+            )
+        return out
+
     def symbols_by_name(self, name: str, path: str | None = None, limit: int = 500) -> list[SymbolRow]:
         sql = _SYMBOL_SELECT + " WHERE s.name = ?"
         args: list[object] = [name]
@@ -180,9 +190,9 @@ class ReadView:
                 out[r[0]] = ChunkRow(*r)
         return out
 
-    def fts(self, sql: str, args: Sequence[object]) -> list[tuple[int, float]]:
-        """Run a prepared FTS query (built by :mod:`lazy_intel.search.lexical`) -> (chunk id, score)."""
-        return [(int(r[0]), float(r[1])) for r in self.conn.execute(sql, list(args))]
+    def fts(self, sql: str, args: Sequence[object]) -> list[tuple[int, int, float]]:
+        """Run a prepared FTS query (built by :mod:`lazy_intel.search.lexical`) -> (chunk, file, score)."""
+        return [(int(r[0]), int(r[1]), float(r[2])) for r in self.conn.execute(sql, list(args))]
 
     # ---- counts
     def counts(self) -> dict[str, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # FTS5 columns, in order; bm25 weights per column live with the ranking code (search/lexical.py).
 FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body", "path")
@@ -67,10 +67,21 @@ CREATE TABLE chunks (
     start_line  INTEGER NOT NULL,
     end_line    INTEGER NOT NULL,
     window      INTEGER NOT NULL,
-    content_sha TEXT NOT NULL
+    content_sha TEXT NOT NULL,
+    embed_sha   TEXT NOT NULL      -- hash of the text an embedder reads (search/vectors.py)
 );
 CREATE INDEX chunks_file ON chunks(file_id);
 CREATE INDEX chunks_symbol ON chunks(symbol_id);
+CREATE INDEX chunks_embed ON chunks(embed_sha);
+
+-- the dense projection: one float32 row per distinct embedding text and embedding profile;
+-- meta 'embedding_profile' names the only profile present (a change rebuilds this table)
+CREATE TABLE vectors (
+    embed_sha TEXT NOT NULL,
+    profile   TEXT NOT NULL,
+    data      BLOB NOT NULL,
+    PRIMARY KEY (embed_sha, profile)
+) WITHOUT ROWID;
 
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     name, qualified, signature, doc, body, path,

@@ -16,6 +16,7 @@ from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.facts import FileFacts
 from lazy_intel.search.tokens import index_text, path_text
+from lazy_intel.search.vectors import embedding_text
 from lazy_intel.store.schema import FILE_TABLES
 from lazy_intel.workspace.capture import sha256_bytes
 
@@ -40,6 +41,8 @@ class FileRecord:
     # per chunk: (name, qualified, signature, doc, body, path) token texts for chunks_fts, computed
     # where the file is parsed (in worker processes) rather than in the single writer
     fts_rows: tuple[tuple[str, str, str, str, str, str], ...] = field(default=())
+    # per chunk: SHA-256 of the text an embedder reads (search/vectors.py embedding_text)
+    embed_shas: tuple[str, ...] = field(default=())
 
 
 def with_fts_rows(record: FileRecord) -> FileRecord:
@@ -48,9 +51,21 @@ def with_fts_rows(record: FileRecord) -> FileRecord:
     symbols = record.facts.symbols if record.facts is not None else ()
     path_tokens = path_text(record.path)
     rows = []
+    embed_shas = []
     for chunk in record.chunks:
         symbol = symbols[chunk.symbol_index] if chunk.symbol_index is not None else None
-        body = index_text(data[chunk.start_byte : chunk.end_byte].decode("utf-8", "replace"))
+        text = data[chunk.start_byte : chunk.end_byte].decode("utf-8", "replace")
+        body = index_text(text)
+        embed_shas.append(
+            sha256_bytes(
+                embedding_text(
+                    record.path,
+                    symbol.qualified_name if symbol else None,
+                    symbol.kind if symbol else None,
+                    text,
+                ).encode("utf-8")
+            )
+        )
         if symbol is None:
             rows.append(("", "", "", "", body, path_tokens))
         else:
@@ -64,7 +79,7 @@ def with_fts_rows(record: FileRecord) -> FileRecord:
                     path_tokens,
                 )
             )
-    return replace(record, fts_rows=tuple(rows))
+    return replace(record, fts_rows=tuple(rows), embed_shas=tuple(embed_shas))
 
 
 @dataclass(frozen=True)
@@ -344,14 +359,13 @@ class StoreWriter:
 
     def _insert_chunks(self, file_id: int | None, record: FileRecord, symbol_ids: list[int]) -> None:
         data = record.data or b""
-        fts_rows = (
-            record.fts_rows if len(record.fts_rows) == len(record.chunks) else with_fts_rows(record).fts_rows
-        )
-        for chunk, fts in zip(record.chunks, fts_rows, strict=True):
+        if len(record.fts_rows) != len(record.chunks) or len(record.embed_shas) != len(record.chunks):
+            record = with_fts_rows(record)
+        for chunk, fts, embed_sha in zip(record.chunks, record.fts_rows, record.embed_shas, strict=True):
             symbol_id = symbol_ids[chunk.symbol_index] if chunk.symbol_index is not None else None
             cur = self.conn.execute(
                 "INSERT INTO chunks(file_id, symbol_id, start_byte, end_byte, start_line, end_line, window, "
-                "content_sha) VALUES (?,?,?,?,?,?,?,?)",
+                "content_sha, embed_sha) VALUES (?,?,?,?,?,?,?,?,?)",
                 (
                     file_id,
                     symbol_id,
@@ -361,6 +375,7 @@ class StoreWriter:
                     chunk.end_line,
                     chunk.window,
                     sha256_bytes(data[chunk.start_byte : chunk.end_byte]),
+                    embed_sha,
                 ),
             )
             self.conn.execute(

@@ -1,0 +1,381 @@
+"""Hybrid retrieval over one read view: lexical, dense, exact-symbol and path signals, fused.
+
+This module does the store I/O (one read view) and calls the pure parts: query analysis
+(:mod:`.query`), SQL building (:mod:`.lexical`), exact vector search (:mod:`.vectors`) and fusion
+(:mod:`.fusion`). Both a chunk ranking and a file ranking come out; every result carries the signals
+that put it there.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from lazy_intel.search import fusion
+from lazy_intel.search.embedders import Embedder
+from lazy_intel.search.lexical import build_lexical_query, filter_clauses
+from lazy_intel.search.query import QueryAnalysis, analyze_query
+from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
+from lazy_intel.store.reader import ReadView
+
+logger = logging.getLogger(__name__)
+
+LEXICAL_CANDIDATES = 1_000  # chunks BM25 hands to fusion
+DENSE_CANDIDATES = 1_000  # chunks the vector search hands to fusion
+MAX_DEFINITIONS_PER_NAME = 50  # a name defined more often than this says little about where to look
+# Exact-symbol signal: a mention of weight w naming a symbol defined n times scores w / (1 + ln n);
+# a dotted mention whose qualified suffix matches (``Session.request``) scores QUALIFIED_MATCH_FACTOR x.
+QUALIFIED_MATCH_FACTOR = 2.0
+# Plain words of the report that happen to be a symbol's exact name count this much of an identifier.
+WORD_SYMBOL_FACTOR = 0.3
+MIN_WORD_SYMBOL_CHARS = 5
+# Path signal: a path named in full scores its weight; a module named by dots the same.
+MODULE_SUFFIXES = (".py", "/__init__.py", ".pyi", ".js", ".ts", ".rs", ".go", ".java", ".rb")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Which signals run. ``backend`` of a request picks a preset."""
+
+    lexical: bool = True
+    dense: bool = True
+    symbol: bool = True
+    path: bool = True
+    file_context: bool = True
+
+
+DEFAULT_CONFIG = SearchConfig()
+LEXICAL_ONLY = SearchConfig(dense=False, symbol=False, path=False, file_context=False)
+DENSE_ONLY = SearchConfig(lexical=False, symbol=False, path=False, file_context=False)
+PRESETS: dict[str, SearchConfig] = {"all": DEFAULT_CONFIG, "lexical": LEXICAL_ONLY, "dense": DENSE_ONLY}
+
+
+@dataclass(frozen=True)
+class Filters:
+    lang: str | None = None
+    path_glob: str | None = None
+    kind: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self.lang or self.path_glob or self.kind)
+
+
+@dataclass(frozen=True)
+class StructuralPriors:
+    """Seam for the property graph: prior scores per file path and per symbol id (higher = likelier)."""
+
+    files: Mapping[str, float] = field(default_factory=dict)
+    symbols: Mapping[int, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RankedChunk:
+    chunk_id: int
+    file_id: int
+    symbol_id: int | None
+    score: float
+    signals: dict[str, float]
+
+
+@dataclass(frozen=True)
+class RankedFile:
+    file_id: int
+    path: str
+    score: float
+    signals: dict[str, float]
+    best_chunk_id: int | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    analysis: QueryAnalysis
+    chunks: list[RankedChunk]
+    files: list[RankedFile]
+    coverage: list[str]
+    warnings: list[str]
+    used: tuple[str, ...]  # signals that contributed
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(t for t, _ in self.analysis.terms)
+
+
+@dataclass
+class _Candidates:
+    chunk_file: dict[int, int] = field(default_factory=dict)
+    chunk_symbol: dict[int, int | None] = field(default_factory=dict)
+    file_path: dict[int, str] = field(default_factory=dict)
+
+
+def dense_state(view: ReadView, embedder: Embedder | None) -> tuple[bool, str]:
+    """Whether dense search can run on this view with this embedder, and why not."""
+    if embedder is None:
+        return False, "dense: no embedding provider configured"
+    stored = view.meta(META_PROFILE)
+    if stored is None:
+        return False, "dense: no vectors in this index yet (run lazy-intel index)"
+    if stored != embedder.profile.id:
+        return False, (
+            f"dense: vectors were built with {stored.split('|')[1]}, the configured model is "
+            f"{embedder.profile.model}; run lazy-intel index to rebuild the dense projection"
+        )
+    return True, ""
+
+
+def _lexical(
+    view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates
+) -> dict[int, float]:
+    query = build_lexical_query(
+        list(analysis.terms),
+        limit=LEXICAL_CANDIDATES,
+        lang=filters.lang,
+        path_glob=filters.path_glob,
+        kind=filters.kind,
+    )
+    if query is None:
+        return {}
+    scores: dict[int, float] = {}
+    for chunk_id, file_id, score in view.fts(query.sql, query.args):
+        scores[chunk_id] = score
+        cands.chunk_file[chunk_id] = file_id
+    return scores
+
+
+def _dense(
+    view: ReadView, text: str, embedder: Embedder, filters: Filters, cands: _Candidates
+) -> tuple[dict[int, float], str]:
+    index = load_vector_index(view.conn, str(view.store_path), view.generation, embedder.profile.id)
+    if index is None:
+        return {}, "dense: no vectors yet"
+    query_vector = embedder.embed([text])[0]
+    fetch = DENSE_CANDIDATES * (4 if filters.active else 1)
+    rows, scores = nearest(index.matrix, query_vector, fetch)
+    ids = [int(index.chunk_ids[r]) for r in rows]
+    kept = _chunk_files(view, ids, filters, cands)
+    out = {cid: float(s) for cid, s in zip(ids, scores.tolist(), strict=True) if cid in kept}
+    out = dict(list(out.items())[:DENSE_CANDIDATES])
+    total = view.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    note = f"dense: exact cosine over {len(index.chunk_ids)}/{total} chunks ({embedder.profile.model})"
+    return out, note
+
+
+def _chunk_files(view: ReadView, ids: Sequence[int], filters: Filters, cands: _Candidates) -> set[int]:
+    """Record file and symbol of chunks ``ids``; return those that pass the filters."""
+    kept: set[int] = set()
+    extra, extra_args = filter_clauses(lang=filters.lang, path_glob=None, kind=filters.kind)
+    for start in range(0, len(ids), 500):
+        batch = list(ids[start : start + 500])
+        marks = ",".join("?" * len(batch))
+        rows = view.conn.execute(
+            "SELECT c.id, c.file_id, c.symbol_id, f.path FROM chunks c JOIN files f ON f.id = c.file_id "
+            f"LEFT JOIN symbols s ON s.id = c.symbol_id WHERE c.id IN ({marks}) " + " ".join(extra),
+            [*batch, *extra_args],
+        )
+        for cid, fid, sid, path in rows:
+            if filters.path_glob and not fnmatch.fnmatchcase(path, filters.path_glob):
+                continue
+            cands.chunk_file[cid] = fid
+            cands.chunk_symbol[cid] = sid
+            cands.file_path[fid] = path
+            kept.add(cid)
+    return kept
+
+
+def _symbols(
+    view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates
+) -> dict[int, float]:
+    """Chunks of symbols the query names: exact name, or qualified suffix for dotted mentions."""
+    mentions: list[tuple[str, float]] = list(analysis.identifiers)
+    named = {name.rsplit(".", 1)[-1] for name, _ in mentions}
+    for term, weight in analysis.terms:
+        if len(term) >= MIN_WORD_SYMBOL_CHARS and term not in named:
+            mentions.append((term, weight * WORD_SYMBOL_FACTOR))
+    symbol_scores: dict[int, float] = {}
+    for mention, weight in mentions:
+        parts = mention.split(".")
+        name = parts[-1]
+        rows = view.conn.execute(
+            "SELECT s.id, s.qualified_name FROM symbols s WHERE s.name = ? LIMIT ?",
+            (name, MAX_DEFINITIONS_PER_NAME + 1),
+        ).fetchall()
+        if not rows or len(rows) > MAX_DEFINITIONS_PER_NAME:
+            continue
+        specificity = 1.0 / (1.0 + math.log(len(rows)))
+        for symbol_id, qualified in rows:
+            factor = 1.0
+            if len(parts) > 1:
+                for cut in range(len(parts) - 1):
+                    suffix = ".".join(parts[cut:])
+                    if qualified == suffix or qualified.endswith("." + suffix):
+                        factor = QUALIFIED_MATCH_FACTOR
+                        break
+            score = weight * specificity * factor
+            if score > symbol_scores.get(symbol_id, 0.0):
+                symbol_scores[symbol_id] = score
+    if not symbol_scores:
+        return {}
+    chunk_scores: dict[int, float] = {}
+    ids = list(symbol_scores)
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        rows = view.conn.execute(
+            f"SELECT c.id, c.symbol_id FROM chunks c WHERE c.symbol_id IN ({marks}) ORDER BY c.id", batch
+        ).fetchall()
+        for chunk_id, symbol_id in rows:
+            chunk_scores.setdefault(chunk_id, symbol_scores[symbol_id])
+    kept = _chunk_files(view, list(chunk_scores), filters, cands)
+    return {cid: s for cid, s in chunk_scores.items() if cid in kept}
+
+
+def path_candidates(analysis: QueryAnalysis) -> list[tuple[str, float]]:
+    """Path suffixes to look for: named paths, frame files, and modules turned into paths."""
+    out: dict[str, float] = {}
+    for path in analysis.paths:
+        out[path] = max(out.get(path, 0.0), 2.0)
+    for module in analysis.modules:
+        parts = module.split(".")
+        for cut in range(len(parts), 1, -1):
+            base = "/".join(parts[:cut])
+            for suffix in MODULE_SUFFIXES:
+                out.setdefault(base + suffix, 1.0 * cut / len(parts))
+    return list(out.items())
+
+
+def _paths(view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates) -> dict[int, float]:
+    """Files the query names, scored by how much of the path it names."""
+    scores: dict[int, float] = {}
+    for suffix, weight in path_candidates(analysis):
+        escaped = suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = view.conn.execute(
+            "SELECT id, path FROM files WHERE status = 'indexed' AND (path = ? OR path LIKE ? ESCAPE '\\') LIMIT 20",
+            (suffix, "%/" + escaped),
+        ).fetchall()
+        for file_id, path in rows:
+            if filters.path_glob and not fnmatch.fnmatchcase(path, filters.path_glob):
+                continue
+            depth = suffix.count("/") + 1
+            score = weight * depth / (depth + 1) / max(1, len(rows))
+            cands.file_path[file_id] = path
+            scores[file_id] = max(scores.get(file_id, 0.0), score)
+    return scores
+
+
+def _fill_paths(view: ReadView, cands: _Candidates) -> None:
+    missing = [fid for fid in set(cands.chunk_file.values()) if fid not in cands.file_path]
+    for start in range(0, len(missing), 500):
+        batch = missing[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        for fid, path in view.conn.execute(f"SELECT id, path FROM files WHERE id IN ({marks})", batch):
+            cands.file_path[fid] = path
+    unknown = [cid for cid in cands.chunk_file if cid not in cands.chunk_symbol]
+    for start in range(0, len(unknown), 500):
+        batch = unknown[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        for cid, sid in view.conn.execute(f"SELECT id, symbol_id FROM chunks WHERE id IN ({marks})", batch):
+            cands.chunk_symbol[cid] = sid
+
+
+def gather_evidence(
+    view: ReadView,
+    text: str,
+    *,
+    config: SearchConfig = DEFAULT_CONFIG,
+    embedder: Embedder | None = None,
+    filters: Filters | None = None,
+    priors: StructuralPriors | None = None,
+) -> tuple[QueryAnalysis, fusion.Evidence, dict[int, int | None], list[str], list[str]]:
+    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings)."""
+    filters = filters or Filters()
+    analysis = analyze_query(text)
+    cands = _Candidates()
+    coverage: list[str] = []
+    warnings: list[str] = []
+    chunk_signals: dict[str, dict[int, float]] = {}
+    file_signals: dict[str, dict[int, float]] = {}
+    if config.lexical:
+        chunk_signals["lexical"] = _lexical(view, analysis, filters, cands)
+        coverage.append("lexical: BM25 over symbol-level chunks; ranked, not exhaustive")
+    if config.dense:
+        ready, why = dense_state(view, embedder)
+        if ready and embedder is not None:
+            chunk_signals["dense"], note = _dense(view, analysis.text, embedder, filters, cands)
+            coverage.append(note)
+        else:
+            coverage.append(why)
+            if config == DENSE_ONLY:
+                warnings.append(why)
+    if config.symbol:
+        chunk_signals["symbol"] = _symbols(view, analysis, filters, cands)
+    if config.path:
+        file_signals["path"] = _paths(view, analysis, filters, cands)
+    if priors is not None:
+        file_signals["graph"] = _file_ids(view, priors.files)
+        if priors.symbols:
+            chunk_signals["graph"] = _chunks_of_symbols(view, priors.symbols, filters, cands)
+    _fill_paths(view, cands)
+    if analysis.locate_bug:
+        coverage.append(
+            "test files, documentation examples, benchmarks and vendored code down-weighted: the query reports a failure"
+        )
+    evidence = fusion.Evidence(
+        {k: v for k, v in chunk_signals.items() if v},
+        {k: {f: s for f, s in v.items() if s > 0 and math.isfinite(s)} for k, v in file_signals.items() if v},
+        cands.chunk_file,
+        cands.file_path,
+        analysis.locate_bug,
+    )
+    return analysis, evidence, cands.chunk_symbol, coverage, warnings
+
+
+def hybrid_search(
+    view: ReadView,
+    text: str,
+    *,
+    config: SearchConfig = DEFAULT_CONFIG,
+    embedder: Embedder | None = None,
+    filters: Filters | None = None,
+    priors: StructuralPriors | None = None,
+    weights: fusion.FusionWeights | None = None,
+) -> SearchResult:
+    """Rank chunks and files of ``view`` for ``text`` (see module docstring)."""
+    analysis, evidence, chunk_symbol, coverage, warnings = gather_evidence(
+        view, text, config=config, embedder=embedder, filters=filters, priors=priors
+    )
+    fused_chunks, fused_files = fusion.fuse_evidence(evidence, weights, file_context=config.file_context)
+    chunks = [
+        RankedChunk(c.chunk_id, c.file_id, chunk_symbol.get(c.chunk_id), c.score, c.signals)
+        for c in fused_chunks
+    ]
+    files = [RankedFile(f.file_id, f.path, f.score, f.signals, f.best_chunk_id) for f in fused_files]
+    used = tuple(dict.fromkeys([*evidence.chunk_signals, *evidence.file_signals]))
+    return SearchResult(analysis, chunks, files, coverage, warnings, used)
+
+
+def _file_ids(view: ReadView, by_path: Mapping[str, float]) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for path, score in by_path.items():
+        row = view.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row:
+            out[int(row[0])] = score
+    return out
+
+
+def _chunks_of_symbols(
+    view: ReadView, symbols: Mapping[int, float], filters: Filters, cands: _Candidates
+) -> dict[int, float]:
+    out: dict[int, float] = {}
+    ids = list(symbols)
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        for cid, sid in view.conn.execute(
+            f"SELECT id, symbol_id FROM chunks WHERE symbol_id IN ({marks})", batch
+        ):
+            out.setdefault(cid, symbols[sid])
+    kept = _chunk_files(view, list(out), filters, cands)
+    return {c: s for c, s in out.items() if c in kept}

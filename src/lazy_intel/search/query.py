@@ -1,0 +1,643 @@
+"""Query analysis: what a bug report, a question or a stack trace says about where the code is.
+
+:func:`analyze_query` is pure: text in, a :class:`QueryAnalysis` out. It pulls out
+
+- **stack frames** (Python tracebacks, JavaScript ``at f (file:line:col)``, Java ``at a.B.c(B.java:12)``),
+- **file paths** (``requests/models.py``) and **dotted names** (``sphinx.ext.autodoc``, ``Session.request``),
+- **code identifiers** (``snake_case``, ``camelCase``, ``PascalCase``, names followed by ``(``, names in
+  backticks or fenced code blocks), **error types** (``ValueError``) and their messages,
+- the remaining **words**, minus English and issue-template stop words,
+
+and gives every distinct search term a weight (the named ``WEIGHT_*`` constants below). The lexical
+query repeats a term by its weight; the exact-symbol and path signals use the identifiers and paths.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lazy_intel.search.tokens import IDENTIFIER, identifier_tokens
+
+# ---- weights of a mention, by what it is (relative; a plain word is 1)
+WEIGHT_WORD = 1.0  # an English word of the report ("redirect", "hooks")
+WEIGHT_IDENTIFIER = 2.0  # code-shaped: snake_case, camelCase, PascalCase with two humps, dotted
+WEIGHT_QUOTED = 2.0  # inside `backticks` or a fenced code block
+WEIGHT_CALL = 2.5  # followed by "(": a function the reporter called or saw
+WEIGHT_ERROR_TYPE = 2.0  # SomethingError / SomethingException / SomethingWarning
+WEIGHT_FRAME = 3.0  # a function or file named by a stack frame
+WEIGHT_PATH = 3.0  # a file path or module named in the text
+TITLE_BOOST = 1.5  # the first line of a multi-line report is its title: the densest summary
+# Extra weight of a term mentioned again, per doubling (query-side term frequency, damped).
+REPEAT_BOOST = 0.5
+# Frames from the standard library or site-packages are still kept but count less: the bug is
+# usually in the project's own code, which appears last in a traceback.
+WEIGHT_FOREIGN_FRAME = 0.5
+# Frames nearer the failure (the bottom of a Python traceback) count more, up to this factor.
+FRAME_DEPTH_BOOST = 1.5
+
+MIN_WORD_CHARS = (
+    3  # shorter terms only as parts of identifiers of weight >= WEIGHT_IDENTIFIER (``os``, ``id``)
+)
+MAX_TERMS = 48  # distinct terms kept for the lexical query (highest weight first)
+MAX_IDENTIFIERS = 64
+
+SOURCE_EXTENSIONS = (
+    "py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|kts|scala|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|"
+    "m|mm|sh|sql|ini|cfg|toml|yaml|yml|json|rst|md|txt"
+)
+PATH_RE = re.compile(
+    r"(?<![\w/.-])((?:[A-Za-z0-9_.-]+[/\\])*[A-Za-z0-9_-]+\.(?:" + SOURCE_EXTENSIONS + r"))(?![\w/])"
+)
+DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?![\w(]*\.\w)")
+CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+FENCE_RE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+INLINE_CODE_RE = re.compile(r"`([^`\n]{1,200})`")
+PY_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?')
+JS_FRAME_RE = re.compile(
+    r"\bat (?:(?:async )?([\w$.<>\[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?"
+)
+JAVA_FRAME_RE = re.compile(r"\bat ([\w$]+(?:\.[\w$]+)+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)")
+ERROR_RE = re.compile(
+    r"\b([A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|Interrupt))\b(?::\s*([^\n]{0,200}))?"
+)
+URL_RE = re.compile(r"\b(?:https?|ftp)://\S+")
+MARKDOWN_DUNDER_RE = re.compile(r"\*\*([A-Za-z][A-Za-z0-9_]*)\*\*")  # **init** is how __init__ renders
+CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
+FOREIGN_PATH_RE = re.compile(
+    r"site-packages|dist-packages|/lib/python\d|node_modules|<frozen|\bjava\.|/usr/lib/"
+)
+
+BUG_WORDS = frozenset(
+    [
+        "bug",
+        "error",
+        "errors",
+        "exception",
+        "traceback",
+        "fails",
+        "failed",
+        "failing",
+        "failure",
+        "crash",
+        "crashes",
+        "crashed",
+        "broken",
+        "wrong",
+        "incorrect",
+        "unexpected",
+        "regression",
+        "raise",
+        "raises",
+        "raised",
+        "throws",
+        "thrown",
+        "segfault",
+        "invalid",
+    ]
+)
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "aren",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "cannot",
+        "could",
+        "did",
+        "didn",
+        "do",
+        "does",
+        "doesn",
+        "doing",
+        "don",
+        "down",
+        "during",
+        "each",
+        "either",
+        "else",
+        "even",
+        "ever",
+        "every",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "gets",
+        "getting",
+        "got",
+        "had",
+        "hadn",
+        "has",
+        "hasn",
+        "have",
+        "haven",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "however",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "let",
+        "like",
+        "may",
+        "me",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "my",
+        "myself",
+        "need",
+        "needs",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "one",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "seems",
+        "seem",
+        "shall",
+        "she",
+        "should",
+        "shouldn",
+        "since",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "though",
+        "through",
+        "thus",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "upon",
+        "us",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "very",
+        "via",
+        "was",
+        "wasn",
+        "way",
+        "we",
+        "well",
+        "were",
+        "weren",
+        "what",
+        "when",
+        "where",
+        "whether",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "within",
+        "without",
+        "won",
+        "would",
+        "wouldn",
+        "yes",
+        "yet",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "etc",
+        "e",
+        "g",
+        "ie",
+        "eg",
+        "ok",
+        "okay",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "please",
+        "sorry",
+        "issue",
+        "issues",
+        "bug",
+        "bugs",
+        "problem",
+        "problems",
+        "description",
+        "describe",
+        "expected",
+        "expect",
+        "actual",
+        "behavior",
+        "behaviour",
+        "behaviors",
+        "reproduce",
+        "reproduced",
+        "reproducing",
+        "reproduction",
+        "steps",
+        "step",
+        "example",
+        "examples",
+        "version",
+        "versions",
+        "python",
+        "environment",
+        "env",
+        "run",
+        "running",
+        "ran",
+        "result",
+        "results",
+        "output",
+        "outputs",
+        "work",
+        "works",
+        "working",
+        "worked",
+        "try",
+        "tried",
+        "trying",
+        "see",
+        "saw",
+        "seen",
+        "think",
+        "thought",
+        "want",
+        "wanted",
+        "make",
+        "makes",
+        "made",
+        "currently",
+        "current",
+        "instead",
+        "something",
+        "anything",
+        "nothing",
+        "everything",
+        "case",
+        "cases",
+        "thing",
+        "things",
+        "still",
+        "already",
+        "really",
+        "actually",
+        "possible",
+        "perhaps",
+        "maybe",
+        "would",
+        "could",
+        "should",
+        "able",
+        "unable",
+        "new",
+        "old",
+        "first",
+        "second",
+        "last",
+        "following",
+        "follow",
+        "code",
+        "line",
+        "lines",
+        "file",
+        "files",
+        "same",
+        "different",
+        "another",
+        "would",
+        "below",
+        "above",
+        "here",
+        "there",
+        "info",
+        "information",
+        "return",
+        "returns",
+        "returned",
+        "self",
+        "none",
+        "true",
+        "false",
+        "def",
+        "class",
+        "import",
+        "from",
+        "print",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stack frame: a file, a line and the function, as the trace names them."""
+
+    path: str
+    line: int
+    function: str | None
+    foreign: bool  # standard library, site-packages, node_modules, …
+
+
+@dataclass(frozen=True)
+class QueryAnalysis:
+    text: str
+    terms: tuple[tuple[str, float], ...]  # (index token, weight), best first
+    identifiers: tuple[tuple[str, float], ...]  # code names as written (dotted kept), best first
+    paths: tuple[str, ...]  # file paths named in the text or its frames (normalised, "/" separated)
+    modules: tuple[str, ...]  # dotted names that may be modules (``sphinx.ext.autodoc``)
+    frames: tuple[Frame, ...]
+    errors: tuple[str, ...]  # error / exception type names
+    error_messages: tuple[str, ...]
+    quoted: tuple[str, ...]  # inline code and fenced blocks, as written
+    locate_bug: bool  # the text reports a failure: test files count less
+
+    def term_weight(self, token: str) -> float:
+        for term, weight in self.terms:
+            if term == token:
+                return weight
+        return 0.0
+
+
+class _Weights:
+    """Accumulates weights of mentions: max of the kinds seen, damped boost for repeats."""
+
+    def __init__(self) -> None:
+        self.best: dict[str, float] = {}
+        self.count: dict[str, int] = {}
+        self.order: dict[str, int] = {}
+
+    def add(self, key: str, weight: float) -> None:
+        if not key:
+            return
+        self.order.setdefault(key, len(self.order))
+        self.count[key] = self.count.get(key, 0) + 1
+        if weight > self.best.get(key, 0.0):
+            self.best[key] = weight
+
+    def ranked(self) -> list[tuple[str, float]]:
+        out = [(key, self.best[key] * (1.0 + REPEAT_BOOST * math.log2(self.count[key]))) for key in self.best]
+        out.sort(key=lambda kv: (-kv[1], self.order[kv[0]]))
+        return out
+
+
+def is_code_shaped(word: str) -> bool:
+    """``snake_case``, ``camelCase``, ``PascalCase`` with two humps, ``__dunder__``, ``CONSTANT_NAME``."""
+    core = word.strip("_")
+    if not core:
+        return False
+    if "_" in core or word.startswith("__"):
+        return True
+    return bool(CAMEL_RE.search(core))
+
+
+def normalise_path(path: str) -> str:
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.lstrip("/")
+
+
+def _frames(text: str) -> list[Frame]:
+    frames: list[Frame] = []
+    for m in PY_FRAME_RE.finditer(text):
+        path = m.group(1)
+        frames.append(
+            Frame(normalise_path(path), int(m.group(2)), m.group(3), bool(FOREIGN_PATH_RE.search(path)))
+        )
+    for m in JAVA_FRAME_RE.finditer(text):
+        dotted, file_name = m.group(1), m.group(2)
+        package = dotted.rsplit(".", 2)[0].replace(".", "/")
+        frames.append(
+            Frame(
+                f"{package}/{file_name}",
+                int(m.group(3)),
+                dotted.rsplit(".", 1)[-1],
+                dotted.startswith("java."),
+            )
+        )
+    for m in JS_FRAME_RE.finditer(text):
+        if m.group(2).endswith((".java", ".kt", ".scala")) or (
+            "/" not in m.group(2) and "." not in m.group(2)
+        ):
+            continue
+        function = (m.group(1) or "").strip().rsplit(".", 1)[-1] or None
+        path = re.sub(r"^(?:file|webpack|https?)://[^/]*", "", m.group(2))
+        frames.append(
+            Frame(normalise_path(path), int(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path)))
+        )
+    return frames
+
+
+def _without(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with the given spans blanked (so they are not read twice)."""
+    chars = list(text)
+    for a, b in spans:
+        for i in range(a, b):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def analyze_query(text: str) -> QueryAnalysis:
+    """Weighted search terms and code mentions of ``text`` (see module docstring)."""
+    text = MARKDOWN_DUNDER_RE.sub(r"__\1__", text)
+    text = URL_RE.sub(" ", text)
+    terms = _Weights()
+    idents = _Weights()
+    paths: dict[str, None] = {}
+    modules: dict[str, None] = {}
+
+    def add_identifier(name: str, weight: float) -> None:
+        name = name.strip(".")
+        if not name or len(name) > 120:
+            return
+        idents.add(name, weight)
+        for part in name.split("."):
+            for token in identifier_tokens(part):
+                terms.add(token, weight)
+
+    # stack frames: functions and files, nearer the failure counts more
+    frames = _frames(text)
+    for depth, frame in enumerate(frames):
+        weight = WEIGHT_FRAME * (1.0 + (FRAME_DEPTH_BOOST - 1.0) * (depth + 1) / len(frames))
+        if frame.foreign:
+            weight *= WEIGHT_FOREIGN_FRAME
+        if frame.function and not frame.function.startswith("<"):
+            add_identifier(frame.function, weight)
+        if not frame.foreign:
+            paths.setdefault(frame.path, None)
+        for token in _path_tokens(frame.path):
+            terms.add(token, weight * (0.5 if frame.foreign else 1.0))
+
+    # code: fenced blocks and inline backticks
+    quoted: list[str] = []
+    code_spans: list[tuple[int, int]] = []
+    for m in FENCE_RE.finditer(text):
+        quoted.append(m.group(1).strip())
+        code_spans.append(m.span())
+    prose = _without(text, code_spans)
+    for m in INLINE_CODE_RE.finditer(prose):
+        quoted.append(m.group(1))
+    code_text = "\n".join(quoted)
+
+    # errors and their messages
+    errors: dict[str, None] = {}
+    messages: dict[str, None] = {}
+    for m in ERROR_RE.finditer(text):
+        errors.setdefault(m.group(1), None)
+        add_identifier(m.group(1), WEIGHT_ERROR_TYPE)
+        if m.group(2) and m.group(2).strip():
+            messages.setdefault(m.group(2).strip(), None)
+
+    # paths and dotted names
+    for m in PATH_RE.finditer(text):
+        path = normalise_path(m.group(1))
+        if "/" in path or path.endswith((".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".php")):
+            paths.setdefault(path, None)
+            for token in _path_tokens(path):
+                terms.add(token, WEIGHT_PATH)
+    path_spans = [m.span() for m in PATH_RE.finditer(text)]
+    dotted_text = _without(text, path_spans)
+    for m in DOTTED_RE.finditer(dotted_text):
+        name = m.group(1)
+        parts = name.split(".")
+        if all(len(p) <= 2 for p in parts) or any(p.isdigit() for p in parts):
+            continue  # "e.g", "i.e", "v1.2"
+        if len(parts) >= 3 or all(p.islower() or "_" in p for p in parts):
+            modules.setdefault(name, None)
+        add_identifier(name, WEIGHT_IDENTIFIER)
+
+    # calls
+    for m in CALL_RE.finditer(text):
+        name = m.group(1)
+        if name.split(".")[-1].lower() in STOP_WORDS and not is_code_shaped(name.split(".")[-1]):
+            continue
+        add_identifier(name, WEIGHT_CALL)
+
+    # every identifier-like word: code-shaped or quoted ones are identifiers, others are words
+    quoted_words = {w for w in IDENTIFIER.findall(code_text)}
+    lines = text.split("\n", 1)
+    title_end = len(lines[0]) if len(lines) > 1 else -1
+    for m in IDENTIFIER.finditer(text):
+        word = m.group()
+        boost = TITLE_BOOST if m.start() < title_end else 1.0
+        if word.isdigit():
+            continue
+        if is_code_shaped(word):
+            add_identifier(word, WEIGHT_IDENTIFIER * boost)
+            continue
+        lower = word.lower()
+        if lower in STOP_WORDS or len(lower) < MIN_WORD_CHARS:
+            continue
+        if word in quoted_words:
+            add_identifier(word, WEIGHT_QUOTED * boost)
+        else:
+            terms.add(lower, WEIGHT_WORD * boost)
+
+    lowered_words = {w.lower() for w in IDENTIFIER.findall(text)}
+    locate_bug = bool(frames or errors or lowered_words & BUG_WORDS)
+    ranked_terms = [
+        (t, w)
+        for t, w in terms.ranked()
+        if (t not in STOP_WORDS or w > WEIGHT_WORD * TITLE_BOOST)
+        and (len(t) >= MIN_WORD_CHARS or (len(t) == 2 and w >= WEIGHT_IDENTIFIER and t.isalpha()))
+    ]
+    return QueryAnalysis(
+        text=text,
+        terms=tuple(ranked_terms[:MAX_TERMS]),
+        identifiers=tuple(idents.ranked()[:MAX_IDENTIFIERS]),
+        paths=tuple(paths),
+        modules=tuple(modules),
+        frames=tuple(frames),
+        errors=tuple(errors),
+        error_messages=tuple(messages),
+        quoted=tuple(quoted),
+        locate_bug=locate_bug,
+    )
+
+
+def _path_tokens(path: str) -> list[str]:
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    out: list[str] = []
+    for piece in re.split(r"[/\\.\-]", stem)[-3:]:
+        if piece and piece.lower() not in STOP_WORDS:
+            out.extend(identifier_tokens(piece))
+    return out

@@ -1,0 +1,286 @@
+"""The dense projection: chunk vectors in the store, keyed by embedding-text hash and profile.
+
+- Each chunk row carries ``embed_sha``: the SHA-256 of the text an embedder sees for it
+  (:func:`embedding_text`: path, kind and qualified name, then the verbatim chunk). A chunk whose text
+  did not change keeps its hash, so its vector is reused; it is never embedded twice.
+- ``vectors(embed_sha, profile, data)`` holds float32 rows; meta ``embedding_profile`` names the one
+  profile the store's vectors belong to. A different configured profile rebuilds the projection (all
+  vectors dropped, then re-embedded) and leaves the lexical projection alone: never a silent mix.
+- A full rebuild into a fresh store file copies matching vectors from the previous store first.
+- Search is exact: one matrix product over all vectors (NumPy), fine up to a few hundred thousand chunks.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from lazy_intel.search.embedders import Embedder
+
+logger = logging.getLogger(__name__)
+
+EMBED_MAX_CHARS = 1_000  # about the 128 word pieces a MiniLM-class model reads; the rest is cut
+EMBED_BATCH = 64  # chunks per embedding call and per write transaction
+META_PROFILE = "embedding_profile"
+
+KEEP = "keep"
+REBUILD = "rebuild"
+DROP = "drop"
+NOTHING = "nothing"
+
+Progress = Callable[[str, int, int], None]
+
+
+def embedding_text(path: str, qualified_name: str | None, kind: str | None, body: str) -> str:
+    """What an embedder reads for one chunk (the recipe is versioned by ``TEXT_RECIPE``)."""
+    header = f"{path} {kind} {qualified_name}" if qualified_name else path
+    return f"{header}\n{body}"[:EMBED_MAX_CHARS]
+
+
+def plan_projection(stored_profile: str | None, configured_profile: str | None) -> str:
+    """What to do with the vectors already stored, given the configured embedder's profile.
+
+    - same profile -> ``keep`` (embed only the chunks that have no vector yet);
+    - another profile configured -> ``rebuild`` (drop every vector, re-embed all);
+    - no embedder configured but vectors stored -> ``drop``;
+    - neither -> ``nothing``.
+    """
+    if configured_profile is None:
+        return DROP if stored_profile else NOTHING
+    if stored_profile is None or stored_profile == configured_profile:
+        return KEEP
+    return REBUILD
+
+
+@dataclass(frozen=True)
+class VectorReport:
+    profile: str | None
+    decision: str
+    embedded: int
+    reused: int
+    removed: int
+    total: int
+    seconds: float
+    embed_seconds: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "profile": self.profile,
+            "decision": self.decision,
+            "embedded": self.embedded,
+            "reused_from_previous_store": self.reused,
+            "removed": self.removed,
+            "chunks_with_vectors": self.total,
+            "seconds": round(self.seconds, 3),
+            "chunks_per_second": round(self.embedded / self.embed_seconds, 1) if self.embed_seconds else None,
+        }
+
+
+def stored_profile(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (META_PROFILE,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _set_profile(conn: sqlite3.Connection, profile: str | None) -> None:
+    if profile is None:
+        conn.execute("DELETE FROM meta WHERE key=?", (META_PROFILE,))
+    else:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (META_PROFILE, profile),
+        )
+
+
+def _missing(conn: sqlite3.Connection, profile: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT DISTINCT c.embed_sha FROM chunks c WHERE NOT EXISTS "
+        "(SELECT 1 FROM vectors v WHERE v.embed_sha = c.embed_sha AND v.profile = ?)",
+        (profile,),
+    )
+    return [r[0] for r in rows]
+
+
+def _copy_from(conn: sqlite3.Connection, previous: Path, profile: str, wanted: Sequence[str]) -> int:
+    """Copy vectors of ``wanted`` hashes from a previous store file (same profile only)."""
+    if not wanted or not previous.is_file():
+        return 0
+    conn.execute("ATTACH DATABASE ? AS previous", (f"file:{previous}?mode=ro",))
+    try:
+        has_table = conn.execute(
+            "SELECT 1 FROM previous.sqlite_master WHERE type='table' AND name='vectors'"
+        ).fetchone()
+        if not has_table:
+            return 0
+        conn.execute("BEGIN IMMEDIATE")
+        copied = 0
+        for start in range(0, len(wanted), 500):
+            batch = list(wanted[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            cur = conn.execute(
+                f"INSERT OR IGNORE INTO vectors(embed_sha, profile, data) SELECT embed_sha, profile, data "
+                f"FROM previous.vectors WHERE profile = ? AND embed_sha IN ({marks})",
+                [profile, *batch],
+            )
+            copied += cur.rowcount
+        conn.execute("COMMIT")
+        return copied
+    except sqlite3.DatabaseError:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        logger.warning("could not reuse vectors from %s", previous, exc_info=True)
+        return 0
+    finally:
+        conn.execute("DETACH DATABASE previous")
+
+
+def _texts(conn: sqlite3.Connection, shas: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for start in range(0, len(shas), 500):
+        batch = list(shas[start : start + 500])
+        marks = ",".join("?" * len(batch))
+        rows = conn.execute(
+            "SELECT c.embed_sha, f.path, s.qualified_name, s.kind, substr(ct.data, c.start_byte + 1, "
+            "c.end_byte - c.start_byte) FROM chunks c JOIN files f ON f.id = c.file_id "
+            "JOIN contents ct ON ct.sha256 = f.sha256 LEFT JOIN symbols s ON s.id = c.symbol_id "
+            f"WHERE c.embed_sha IN ({marks})",
+            batch,
+        )
+        for sha, path, qualified, kind, raw in rows:
+            if sha not in out:
+                body = bytes(raw).decode("utf-8", "replace")
+                out[sha] = embedding_text(path, qualified, kind, body)
+    return out
+
+
+def refresh_vectors(
+    conn: sqlite3.Connection,
+    embedder: Embedder | None,
+    *,
+    previous_store: Path | None = None,
+    progress: Progress | None = None,
+) -> VectorReport:
+    """Bring the vector projection in line with the chunks and the configured embedder.
+
+    Runs after a publication, under the writer lock, in short transactions (one per batch), so readers
+    can use the vectors already written while the rest are embedded.
+    """
+    started = time.monotonic()
+    configured = embedder.profile.id if embedder is not None else None
+    decision = plan_projection(stored_profile(conn), configured)
+    removed = 0
+    if decision in (REBUILD, DROP):
+        conn.execute("BEGIN IMMEDIATE")
+        removed = conn.execute("DELETE FROM vectors").rowcount
+        _set_profile(conn, configured if decision == REBUILD else None)
+        conn.execute("COMMIT")
+    if embedder is None or configured is None:
+        return VectorReport(None, decision, 0, 0, removed, 0, time.monotonic() - started, 0.0)
+    if decision == KEEP and stored_profile(conn) is None:
+        conn.execute("BEGIN IMMEDIATE")
+        _set_profile(conn, configured)
+        conn.execute("COMMIT")
+    missing = _missing(conn, configured)
+    reused = _copy_from(conn, previous_store, configured, missing) if previous_store is not None else 0
+    if reused:
+        missing = _missing(conn, configured)
+    embedded = 0
+    embed_seconds = 0.0
+    total = len(missing)
+    if progress and total:
+        progress("embed", 0, total)
+    for start in range(0, total, EMBED_BATCH):
+        batch = missing[start : start + EMBED_BATCH]
+        texts = _texts(conn, batch)
+        keys = [sha for sha in batch if sha in texts]
+        began = time.monotonic()
+        matrix = embedder.embed([texts[k] for k in keys])
+        embed_seconds += time.monotonic() - began
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT OR REPLACE INTO vectors(embed_sha, profile, data) VALUES (?, ?, ?)",
+            [(k, configured, matrix[i].astype(np.float32).tobytes()) for i, k in enumerate(keys)],
+        )
+        conn.execute("COMMIT")
+        embedded += len(keys)
+        if progress:
+            progress("embed", min(start + EMBED_BATCH, total), total)
+    conn.execute("BEGIN IMMEDIATE")
+    removed += conn.execute(
+        "DELETE FROM vectors WHERE profile != ? OR embed_sha NOT IN (SELECT embed_sha FROM chunks)",
+        (configured,),
+    ).rowcount
+    conn.execute("COMMIT")
+    count = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    return VectorReport(
+        configured, decision, embedded, reused, removed, count, time.monotonic() - started, embed_seconds
+    )
+
+
+def vector_coverage(conn: sqlite3.Connection, profile: str) -> tuple[int, int]:
+    """(chunks that have a vector of ``profile``, all chunks)."""
+    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    covered = conn.execute(
+        "SELECT count(*) FROM chunks c JOIN vectors v ON v.embed_sha = c.embed_sha AND v.profile = ?",
+        (profile,),
+    ).fetchone()[0]
+    return int(covered), int(total)
+
+
+@dataclass(frozen=True)
+class VectorIndex:
+    """All chunk vectors of one profile in one store view, as one matrix (row i is ``chunk_ids[i]``)."""
+
+    chunk_ids: np.ndarray
+    matrix: np.ndarray
+    profile: str
+
+
+_INDEX_CACHE: dict[tuple[str, int, str, int], VectorIndex] = {}
+_INDEX_CACHE_MAX = 4
+
+
+def load_vector_index(
+    conn: sqlite3.Connection, store_key: str, generation: int, profile: str
+) -> VectorIndex | None:
+    """The matrix of ``profile`` vectors for the chunks of this view (cached per view and vector count)."""
+    count = conn.execute("SELECT count(*) FROM vectors WHERE profile = ?", (profile,)).fetchone()[0]
+    if not count:
+        return None
+    key = (store_key, generation, profile, int(count))
+    cached = _INDEX_CACHE.get(key)
+    if cached is not None:
+        return cached
+    ids: list[int] = []
+    blobs: list[bytes] = []
+    for chunk_id, data in conn.execute(
+        "SELECT c.id, v.data FROM chunks c JOIN vectors v ON v.embed_sha = c.embed_sha AND v.profile = ? "
+        "ORDER BY c.id",
+        (profile,),
+    ):
+        ids.append(chunk_id)
+        blobs.append(data)
+    if not ids:
+        return None
+    matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1)
+    index = VectorIndex(np.array(ids, dtype=np.int64), matrix, profile)
+    if len(_INDEX_CACHE) >= _INDEX_CACHE_MAX:
+        _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
+    _INDEX_CACHE[key] = index
+    return index
+
+
+def nearest(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices and cosine scores of the ``k`` rows most similar to ``query`` (rows normalised)."""
+    if matrix.shape[0] == 0 or k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    scores = matrix @ query.astype(np.float32).reshape(-1)
+    k = min(k, scores.shape[0])
+    top = np.argpartition(-scores, k - 1)[:k]
+    order = top[np.lexsort((top, -scores[top]))]
+    return order, scores[order]

@@ -1,0 +1,158 @@
+"""Rank fusion: RRF, file aggregation, test-file down-weighting, the structural-prior seam."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lazy_intel.search.fusion import (
+    AUXILIARY_FILE_FACTOR,
+    RRF_K,
+    TEST_FILE_FACTOR,
+    Evidence,
+    FusionWeights,
+    Signal,
+    aggregate_by_file,
+    fuse_evidence,
+    is_auxiliary_path,
+    is_test_path,
+    ranks,
+    reciprocal_rank_fusion,
+)
+
+
+def test_ranks_are_one_based_best_first() -> None:
+    assert ranks({"a": 0.1, "b": 3.0, "c": 1.0}) == {"b": 1, "c": 2, "a": 3}
+
+
+def test_rrf_agreement_beats_a_single_strong_signal() -> None:
+    lexical = Signal("lexical", 1.0, {"a": 10.0, "b": 9.0, "c": 1.0})
+    dense = Signal("dense", 1.0, {"b": 0.9, "c": 0.8, "a": 0.1})
+    fused = reciprocal_rank_fusion([lexical, dense])
+    assert [f.key for f in fused] == ["b", "a", "c"]
+    top = fused[0]
+    assert top.score == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert top.signals == {"lexical": 9.0, "lexical_rank": 2.0, "dense": 0.9, "dense_rank": 1.0}
+
+
+def test_rrf_uses_ranks_not_scales() -> None:
+    small = reciprocal_rank_fusion([Signal("s", 1.0, {"a": 0.002, "b": 0.001})])
+    large = reciprocal_rank_fusion([Signal("s", 1.0, {"a": 2000.0, "b": 1000.0})])
+    assert [(f.key, f.score) for f in small] == [(f.key, f.score) for f in large]
+
+
+def test_signal_weights_and_empty_signals() -> None:
+    heavy = Signal("symbol", 3.0, {"x": 1.0})
+    light = Signal("lexical", 1.0, {"y": 1.0})
+    assert [f.key for f in reciprocal_rank_fusion([light, heavy])] == ["x", "y"]
+    assert reciprocal_rank_fusion([Signal("none", 1.0, {}), Signal("off", 0.0, {"z": 1.0})]) == []
+
+
+@given(st.dictionaries(st.integers(0, 50), st.floats(0, 100), min_size=1), st.integers(1, 4))
+def test_rrf_of_one_signal_keeps_its_order(scores: dict[int, float], weight: int) -> None:
+    fused = reciprocal_rank_fusion([Signal("s", float(weight), scores)])
+    assert [f.key for f in fused] == sorted(scores, key=lambda k: -scores[k])
+
+
+def test_file_aggregation_rewards_several_good_chunks_but_best_dominates() -> None:
+    scores = aggregate_by_file([("a.py", 10.0), ("a.py", 8.0), ("b.py", 12.0), ("c.py", 10.0)], decay=0.5)
+    assert scores["a.py"] == pytest.approx(14.0)
+    assert scores["b.py"] == pytest.approx(12.0)
+    assert scores["c.py"] == pytest.approx(10.0)
+    many_weak = aggregate_by_file([("w.py", 1.0)] * 50, top=3, decay=0.5)
+    assert many_weak["w.py"] == pytest.approx(1.75)  # only the top three count
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_models.py", True),
+        ("pkg/tests/helpers.py", True),
+        ("src/app.test.ts", True),
+        ("lib/foo_test.go", True),
+        ("conftest.py", True),
+        ("src/main/java/FooTest.java", True),
+        ("testing/python/collect.py", True),
+        ("src/_pytest/python.py", False),
+        ("pkg/contest.py", False),
+        ("src/attestation.py", False),
+    ],
+)
+def test_test_paths(path: str, is_test: bool) -> None:
+    assert is_test_path(path) is is_test
+
+
+def _evidence(locate_bug: bool) -> Evidence:
+    return Evidence(
+        chunk_signals={
+            "lexical": {1: 9.0, 2: 8.0, 3: 7.0, 4: 1.0},
+            "symbol": {2: 1.0},
+        },
+        file_signals={"path": {20: 1.0}},
+        chunk_file={1: 10, 2: 20, 3: 30, 4: 20},
+        file_path={10: "pkg/a.py", 20: "pkg/b.py", 30: "tests/test_a.py"},
+        locate_bug=locate_bug,
+    )
+
+
+def test_fuse_evidence_ranks_files_and_chunks_with_reasons() -> None:
+    chunks, files = fuse_evidence(_evidence(False))
+    assert files[0].path == "pkg/b.py"  # lexical rank 2 + symbol + path
+    top_file = files[0]
+    assert set(top_file.signals) == {"lexical", "lexical_rank", "symbol", "symbol_rank", "path", "path_rank"}
+    assert top_file.best_chunk_id == 2
+    assert chunks[0].chunk_id == 2 and chunks[0].signals["file_score"] == pytest.approx(top_file.score)
+    # file context lifts chunk 4 (weak lexically) above chunk 3 of a file with less evidence
+    order = [c.chunk_id for c in chunks]
+    assert order.index(4) < order.index(3)
+    no_context, _ = fuse_evidence(_evidence(False), file_context=False)
+    assert [c.chunk_id for c in no_context].index(3) < [c.chunk_id for c in no_context].index(4)
+
+
+def test_test_files_count_less_only_for_failure_reports() -> None:
+    _, calm = fuse_evidence(_evidence(False))
+    _, bug = fuse_evidence(_evidence(True))
+    calm_test = next(f for f in calm if f.path == "tests/test_a.py")
+    bug_test = next(f for f in bug if f.path == "tests/test_a.py")
+    assert "test_file_factor" not in calm_test.signals
+    assert bug_test.signals["test_file_factor"] == TEST_FILE_FACTOR
+    assert bug_test.score == pytest.approx(calm_test.score * TEST_FILE_FACTOR)
+
+
+def test_weights_change_the_order_and_the_graph_seam() -> None:
+    _, files = fuse_evidence(_evidence(False), FusionWeights(symbol=0.0, path=0.0))
+    assert files[0].path == "pkg/a.py"  # lexical alone: its best chunk is the best
+    primed = Evidence(
+        {"lexical": {1: 1.0, 3: 2.0}}, {"graph": {10: 1.0}}, {1: 10, 3: 30}, {10: "a.py", 30: "c.py"}, False
+    )
+    _, plain = fuse_evidence(primed, FusionWeights(graph=0.0))
+    _, graph = fuse_evidence(primed, FusionWeights(graph=5.0))
+    assert plain[0].path == "c.py"
+    assert graph[0].path == "a.py" and graph[0].signals["graph_rank"] == 1
+
+
+def test_auxiliary_files_count_less_for_failure_reports() -> None:
+    for path in (
+        "doc/usage/example_google.py",
+        "asv_bench/benchmarks/io.py",
+        "requests/packages/urllib3/x.py",
+    ):
+        assert is_auxiliary_path(path), path
+    for path in ("src/pkg/docstring.py", "pkg/packages.py", "sphinx/ext/napoleon/docstring.py"):
+        assert not is_auxiliary_path(path), path
+    evidence = Evidence(
+        {"lexical": {1: 3.0, 2: 2.0}},
+        {},
+        {1: 10, 2: 20},
+        {10: "docs/examples/demo.py", 20: "pkg/core.py"},
+        True,
+    )
+    _, files = fuse_evidence(evidence)
+    assert [f.path for f in files] == ["pkg/core.py", "docs/examples/demo.py"]
+    assert files[1].signals["auxiliary_file_factor"] == AUXILIARY_FILE_FACTOR
+    assert "auxiliary_file_factor" not in files[0].signals
+    _, calm = fuse_evidence(replace(evidence, locate_bug=False))
+    assert calm[0].path == "docs/examples/demo.py"  # not a failure report: BM25 order stands

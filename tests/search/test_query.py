@@ -1,0 +1,113 @@
+"""Query analysis: identifiers, paths, frames, quoted code and errors pulled out of report text."""
+
+from __future__ import annotations
+
+from lazy_intel.search.query import (
+    STOP_WORDS,
+    WEIGHT_FRAME,
+    WEIGHT_WORD,
+    analyze_query,
+    is_code_shaped,
+)
+
+PY_TRACE = """\
+Crash when saving a config
+
+Traceback (most recent call last):
+  File "/usr/lib/python3.11/runpy.py", line 196, in _run_module_as_main
+  File "/home/me/proj/src/acme/config.py", line 120, in save_config
+    write_entries(entries)
+  File "/home/me/proj/src/acme/io_utils.py", line 40, in write_entries
+    raise ValueError("bad entry")
+ValueError: bad entry in section 'core'
+"""
+
+
+def test_identifier_shapes() -> None:
+    assert is_code_shaped("snake_case")
+    assert is_code_shaped("camelCase")
+    assert is_code_shaped("HTTPServer")
+    assert is_code_shaped("__init__")
+    assert not is_code_shaped("Request")  # one hump: could be an English word at a sentence start
+    assert not is_code_shaped("hooks")
+
+
+def test_python_traceback_frames_paths_and_error() -> None:
+    a = analyze_query(PY_TRACE)
+    functions = [f.function for f in a.frames]
+    assert functions == ["_run_module_as_main", "save_config", "write_entries"]
+    assert a.frames[0].foreign and not a.frames[1].foreign
+    # the project's files are paths to look at; the standard library's are not
+    assert "home/me/proj/src/acme/io_utils.py" in a.paths
+    assert not any("runpy" in p for p in a.paths)
+    assert "ValueError" in a.errors
+    assert any(m.startswith("bad entry") for m in a.error_messages)
+    assert a.locate_bug
+    names = dict(a.identifiers)
+    # the frame nearest the failure weighs most, above a standard-library frame
+    assert names["write_entries"] > names["save_config"] > names["_run_module_as_main"]
+    assert names["write_entries"] >= WEIGHT_FRAME
+
+
+def test_js_and_java_stack_lines() -> None:
+    js = analyze_query(
+        "TypeError: x is undefined\n    at renderList (src/ui/list.js:12:5)\n    at node_modules/react/index.js:3:1"
+    )
+    assert (js.frames[0].path, js.frames[0].function) == ("src/ui/list.js", "renderList")
+    assert js.frames[1].foreign
+    java = analyze_query("Exception in thread main\n\tat com.acme.core.Parser.parseLine(Parser.java:88)")
+    frame = java.frames[0]
+    assert frame.path == "com/acme/core/Parser.java" and frame.function == "parseLine" and frame.line == 88
+
+
+def test_paths_modules_and_dotted_names() -> None:
+    a = analyze_query(
+        "See requests/models.py and sphinx.ext.autodoc; `Session.resolve_redirects` copies e.g. the body"
+    )
+    assert "requests/models.py" in a.paths
+    assert "sphinx.ext.autodoc" in a.modules
+    idents = dict(a.identifiers)
+    assert "Session.resolve_redirects" in idents
+    assert not any(name.lower().startswith("e.g") for name in idents)
+    terms = dict(a.terms)
+    assert {"resolve_redirects", "resolve", "redirects", "session", "models", "autodoc"} <= set(terms)
+
+
+def test_quoted_code_and_calls_count_more_than_prose() -> None:
+    a = analyze_query("The hooks argument is wrong.\n\nCalling `register_hook` then hooks(dispatch) fails.")
+    terms = dict(a.terms)
+    assert terms["register_hook"] > terms["argument"]
+    assert dict(a.identifiers)["hooks"] > WEIGHT_WORD
+    assert "register_hook" in a.quoted
+
+
+def test_markdown_bold_dunder_is_read_as_dunder() -> None:
+    a = analyze_query("the code in Request.**init**() wraps the list")
+    assert "Request.__init__" in dict(a.identifiers)
+
+
+def test_stop_words_and_urls_are_dropped_and_title_counts_more() -> None:
+    a = analyze_query(
+        "Pagination breaks\nI think the pagination is described at https://example.invalid/docs/page"
+    )
+    terms = dict(a.terms)
+    assert not set(terms) & {"think", "the", "is", "https", "example"}
+    assert "pagination" in terms and "breaks" in terms
+    assert terms["breaks"] > WEIGHT_WORD  # in the title
+    assert all(t not in STOP_WORDS or w > WEIGHT_WORD for t, w in a.terms)
+
+
+def test_repeated_mentions_weigh_more_but_damped() -> None:
+    once = dict(analyze_query("the widget renders").terms)["widget"]
+    four = dict(analyze_query("widget widget widget widget renders").terms)["widget"]
+    assert once < four < 4 * once
+
+
+def test_a_question_is_not_a_bug_report() -> None:
+    assert not analyze_query("how does the scheduler pick the next job").locate_bug
+    assert analyze_query("the scheduler crashes on empty queues").locate_bug
+
+
+def test_empty_and_punctuation_only_text() -> None:
+    a = analyze_query("!!! ???")
+    assert a.terms == () and a.identifiers == () and a.paths == ()

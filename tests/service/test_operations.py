@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from lazy_intel.evidence.budget import serialize
-from lazy_intel.search.embedders import dense_extra_available
 from lazy_intel.service.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -249,5 +248,7 @@ def test_status_answer(indexed) -> None:
     assert answer["status"] == "ok"
     assert answer["data"]["projections"]["lexical"]["verdict"] == "ready"
     dense = answer["data"]["projections"]["dense"]
-    assert dense["verdict"] == ("ready" if dense_extra_available() else "absent")
+    # dense is opt-in (LAZY_INTEL_EMBEDDING=none by default): absent, and status says why
+    assert dense["verdict"] == "absent"
+    assert "LAZY_INTEL_EMBEDDING" in json.dumps(dense)
     json.dumps(answer)

@@ -173,10 +173,10 @@ def _search_symbols(view: ReadView, query: str, limit: int) -> list[SymbolRow]:
     if lexical is None:
         return []
     hits = view.fts(lexical.sql, lexical.args)
-    chunks = view.chunks_by_ids([cid for cid, _ in hits])
+    chunks = view.chunks_by_ids([cid for cid, _file, _score in hits])
     out: list[SymbolRow] = []
     seen: set[int] = set()
-    for cid, _score in hits:
+    for cid, _file, _score in hits:
         chunk = chunks.get(cid)
         if chunk is None or chunk.symbol_id is None or chunk.symbol_id in seen:
             continue

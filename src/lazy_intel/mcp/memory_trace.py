@@ -18,7 +18,11 @@ TRACE_FRAMES = 3
 
 
 def growth_report(first: tracemalloc.Snapshot, now: tracemalloc.Snapshot, top: int = TOP_SITES) -> list[str]:
-    """One line for the traced totals, then the ``top`` sites by bytes grown since ``first``."""
+    """One line for the traced totals, then the ``top`` sites by bytes grown since ``first``.
+
+    A site is its last :data:`TRACE_FRAMES` frames, caller first: ``a.py:1 -> b.py:2`` allocated at
+    ``b.py:2``.
+    """
     filters = [tracemalloc.Filter(False, tracemalloc.__file__)]
     first, now = first.filter_traces(filters), now.filter_traces(filters)
     total_first = sum(s.size for s in first.statistics("filename"))
@@ -29,7 +33,7 @@ def growth_report(first: tracemalloc.Snapshot, now: tracemalloc.Snapshot, top: i
     for diff in now.compare_to(first, "traceback")[:top]:
         if diff.size_diff <= 0:
             break
-        where = " <- ".join(f"{frame.filename}:{frame.lineno}" for frame in diff.traceback)
+        where = " -> ".join(f"{frame.filename}:{frame.lineno}" for frame in diff.traceback)
         lines.append(
             f"{diff.size_diff / 1e3:+.1f} kB ({diff.count_diff:+d} blocks, now {diff.size / 1e3:.1f} kB) {where}"
         )

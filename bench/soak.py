@@ -3,6 +3,12 @@
 Usage:
     python bench/soak.py                         # 60 s, 200 files, 4 query workers
     python bench/soak.py --seconds 300 --files 500 --workers 6 --seed 7
+    python bench/soak.py --seconds 600 --files 200 --seed 2 --steady --warmup 60   # bounded corpus
+
+With ``--steady`` the corpus stays the same size (creates balanced by deletes, rewrites instead of
+appends, at most 3 new directories alive), so memory that still grows is the server's, not the
+corpus's. ``LAZY_INTEL_TRACE_MEMORY_S=60`` in the environment makes the server log where its Python
+memory grew (tracemalloc; slows it and inflates RSS, so not for the figures).
 
 One editor applies random edits (modify a body, add a function, create, delete, rename a file, create
 a directory) and, after each batch, waits until a unique symbol it introduced is published: that is
@@ -12,14 +18,17 @@ checked: each ``source`` item's text must be the exact slice of the bytes its an
 version of every file ever written is kept, by SHA-256, with every path that held it), the anchor's
 path must have held those bytes, and each anchor must carry the generation of the answer's view. The server's resident memory (with its children) is sampled throughout.
 
-Prints edits applied, publications seen, queries answered, wrong answers (must be 0), p50/p95 publish
-latency and RSS over time (must stay flat), and exits 1 when either check fails.
+Prints edits applied, the corpus shape at start and end, publications seen, queries answered, wrong
+answers (must be 0), p50/p95 publish latency and RSS over time: first vs last quarter after
+``--warmup`` (must stay within 25%, or 10% with ``--steady``) and the least-squares slope in MB/min,
+for the server with its children and alone; exits 1 when a check fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import hashlib
 import os
 import random
@@ -39,8 +48,11 @@ import psutil
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 RSS_GROWTH_LIMIT = 0.25  # last quarter vs first quarter (after warm-up)
+RSS_STEADY_LIMIT = 0.10  # the same with --steady: the corpus does not grow, neither may the server
 WARMUP_S = 5.0
 PUBLISH_WAIT_S = 20.0
+STEADY_SLACK = 5  # --steady: the file count stays within target +- this
+STEADY_DIRS = 3  # --steady: new directories alive at once
 
 
 @dataclass
@@ -55,7 +67,8 @@ class Tally:
     answers: Counter[str] = field(default_factory=Counter)
     wrong: list[str] = field(default_factory=list)
     generations: set[int] = field(default_factory=set)
-    rss: list[tuple[float, float]] = field(default_factory=list)
+    rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds, server + children MB)
+    server_rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds, server alone MB)
 
 
 def remember(tally: Tally, path: Path, data: bytes) -> None:
@@ -121,6 +134,48 @@ def edit_once(root: Path, rng: random.Random, tally: Tally, step: int) -> str:
     return marker
 
 
+def steady_edit(root: Path, rng: random.Random, tally: Tally, step: int, target: int) -> str:
+    """One random edit that keeps the corpus bounded; returns a symbol name it introduced.
+
+    Every file is always one ``module_text`` (a rewrite replaces the previous marker instead of
+    appending), a create is paired with a delete once ``target`` files exist, and at most
+    ``STEADY_DIRS`` new directories exist at once (the oldest is removed with its watch).
+    """
+    marker = f"soak_marker_{step}"
+    files = python_files(root)
+    action = rng.choice(["modify", "modify", "create", "delete", "rename", "newdir"])
+    if action == "delete" and len(files) <= target - STEADY_SLACK:
+        action = "create"
+    if action in ("create", "newdir") and len(files) >= target + STEADY_SLACK:
+        victim = rng.choice(files)
+        victim.unlink()
+        files.remove(victim)
+    if action == "delete":
+        victim = rng.choice(files)
+        victim.unlink()
+        files.remove(victim)
+        action = "modify"  # and introduce the marker somewhere
+    if action == "rename":
+        source = rng.choice(files)
+        target_path = source.with_name(f"renamed_{step}.py")
+        remember(tally, target_path, source.read_bytes())
+        source.rename(target_path)
+        files = python_files(root)
+        action = "modify"
+    if action == "modify":
+        write(tally, rng.choice(files), module_text(30_000 + step, marker))
+    elif action == "newdir":
+        write(tally, root / f"dir_{step}" / "deep" / f"mod_{step}.py", module_text(10_000 + step, marker))
+        made = sorted((p for p in root.glob("dir_*") if p.is_dir()), key=lambda p: int(p.name[4:]))
+        for old in made[:-STEADY_DIRS]:
+            shutil.rmtree(old)
+    else:
+        write(tally, root / f"pkg{step % 10}" / f"new_{step}.py", module_text(20_000 + step, marker))
+    tally.names.add(marker)
+    tally.edits += 1
+    return marker
+
+
 def check_answer(answer: dict[str, Any], tally: Tally) -> None:
     status = answer.get("status")
     tally.answers[status if status != "error" else f"error:{answer.get('code')}"] += 1
@@ -152,10 +207,16 @@ async def call(session: ClientSession, args: dict[str, Any]) -> dict[str, Any]:
     return result.structured_content or {}
 
 
-async def editor(session: ClientSession, root: Path, rng: random.Random, tally: Tally, end: float) -> None:
+async def editor(
+    session: ClientSession, root: Path, rng: random.Random, tally: Tally, end: float, *, steady: int
+) -> None:
     step = 0
     while time.monotonic() < end:
-        markers = [edit_once(root, rng, tally, step + i) for i in range(rng.randint(1, 3))]
+        count = rng.randint(1, 3)
+        if steady:
+            markers = [steady_edit(root, rng, tally, step + i, steady) for i in range(count)]
+        else:
+            markers = [edit_once(root, rng, tally, step + i) for i in range(count)]
         step += len(markers)
         written = time.monotonic()
         wanted = markers[-1]
@@ -187,23 +248,29 @@ async def querier(session: ClientSession, rng: random.Random, tally: Tally, end:
         check_answer(await call(session, args), tally)
 
 
-def tree_rss(pid: int) -> float:
+def tree_rss(pid: int) -> tuple[float, float]:
+    """(the server with its children, the server alone), MB."""
     try:
         proc = psutil.Process(pid)
         procs = [proc, *proc.children(recursive=True)]
     except psutil.Error:
-        return 0.0
-    total = 0
+        return 0.0, 0.0
+    total = alone = 0
     for p in procs:
         with contextlib.suppress(psutil.Error):
-            total += p.memory_info().rss
-    return total / 1e6
+            rss = p.memory_info().rss
+            total += rss
+            alone = alone or rss
+    return total / 1e6, alone / 1e6
 
 
 async def sampler(pid_box: list[int], tally: Tally, started: float, end: float) -> None:
     while time.monotonic() < end:
         if pid_box:
-            tally.rss.append((time.monotonic() - started, tree_rss(pid_box[0])))
+            now = time.monotonic() - started
+            total, alone = tree_rss(pid_box[0])
+            tally.rss.append((now, total))
+            tally.server_rss.append((now, alone))
         await anyio.sleep(1.0)
 
 
@@ -233,7 +300,15 @@ async def soak(args: argparse.Namespace, root: Path, tally: Tally) -> None:
         end = started + args.seconds
         async with anyio.create_task_group() as group:
             group.start_soon(sampler, pid_box, tally, started, end)
-            group.start_soon(editor, session, root, random.Random(rng.random()), tally, end)
+            steady = args.files if args.steady else 0
+            group.start_soon(
+                functools.partial(editor, steady=steady),
+                session,
+                root,
+                random.Random(rng.random()),
+                tally,
+                end,
+            )
             for _ in range(args.workers):
                 group.start_soon(querier, session, random.Random(rng.random()), tally, end)
 
@@ -243,6 +318,37 @@ def percentile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def slope_mb_per_min(samples: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MB) samples, in MB per minute."""
+    if len(samples) < 2:
+        return float("nan")
+    mean_t = statistics.mean(t for t, _ in samples)
+    mean_mb = statistics.mean(mb for _, mb in samples)
+    var = sum((t - mean_t) ** 2 for t, _ in samples)
+    if not var:
+        return float("nan")
+    return 60 * sum((t - mean_t) * (mb - mean_mb) for t, mb in samples) / var
+
+
+def rss_summary(samples: list[tuple[float, float]], warmup_s: float) -> tuple[float, float, float, float]:
+    """(first-quarter mean, last-quarter mean, growth, slope MB/min) of the samples after warm-up."""
+    kept = [(t, mb) for t, mb in samples if t >= warmup_s] or samples
+    if not kept:
+        return float("nan"), float("nan"), 0.0, float("nan")
+    quarter = max(1, len(kept) // 4)
+    first = statistics.mean(mb for _, mb in kept[:quarter])
+    last = statistics.mean(mb for _, mb in kept[-quarter:])
+    growth = (last - first) / first if first else 0.0
+    return first, last, growth, slope_mb_per_min(kept)
+
+
+def corpus_shape(root: Path) -> tuple[int, int, float]:
+    """(source files, directories, MB) outside the state directory."""
+    files = python_files(root)
+    dirs = {p.parent for p in files}
+    return len(files), len(dirs), sum(p.stat().st_size for p in files) / 1e6
 
 
 def directory_mb(path: Path) -> float:
@@ -256,25 +362,42 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=250)
+    parser.add_argument(
+        "--steady",
+        action="store_true",
+        help="keep the corpus bounded: file count within --files +- 5, each file one module, at most "
+        "3 new directories alive (the oldest removed)",
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=WARMUP_S, help="seconds of RSS samples left out of the flatness check"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lazy-intel-soak-") as tmp:
         root = Path(tmp) / "repo"
         tally = Tally(root=root)
         make_tree(root, args.files, tally)
+        shape_before = corpus_shape(root)
         anyio.run(soak, args, root, tally)
         state_mb = directory_mb(root / ".lazy-intel")
-        corpus_mb = sum(p.stat().st_size for p in python_files(root)) / 1e6
+        shape_after = corpus_shape(root)
     answered = sum(tally.answers.values())
-    rss = [mb for t, mb in tally.rss if t >= WARMUP_S] or [mb for _t, mb in tally.rss]
-    quarter = max(1, len(rss) // 4)
-    first, last = statistics.mean(rss[:quarter]), statistics.mean(rss[-quarter:])
-    growth = (last - first) / first if first else 0.0
-    flat = growth <= RSS_GROWTH_LIMIT
+    first, last, growth, slope = rss_summary(tally.rss, args.warmup)
+    s_first, s_last, s_growth, s_slope = rss_summary(tally.server_rss, args.warmup)
+    half = [(t, mb) for t, mb in tally.rss if t >= (args.warmup + args.seconds) / 2]
+    flat = growth <= (RSS_STEADY_LIMIT if args.steady else RSS_GROWTH_LIMIT)
     step = max(1, len(tally.rss) // 12)
     series = " ".join(f"{t:.0f}s:{mb:.0f}" for t, mb in tally.rss[::step])
-    print(f"soak: {args.seconds:g} s, {args.files} files, {args.workers} query workers, seed {args.seed}")
+    mode = "steady corpus" if args.steady else "growing corpus"
+    print(
+        f"soak: {args.seconds:g} s, {args.files} files, {args.workers} query workers, seed {args.seed}, {mode}"
+    )
     print(
         f"edits applied: {tally.edits} (markers never published within {PUBLISH_WAIT_S:g} s: {tally.unpublished})"
+    )
+    print(
+        "corpus files / directories / MB: "
+        f"{shape_before[0]} / {shape_before[1]} / {shape_before[2]:.3f} at start -> "
+        f"{shape_after[0]} / {shape_after[1]} / {shape_after[2]:.3f} at the end"
     )
     print(f"publications seen by queries: {len(tally.generations)} generations")
     print(f"queries answered: {answered} ({', '.join(f'{k} {v}' for k, v in sorted(tally.answers.items()))})")
@@ -288,9 +411,14 @@ def main() -> int:
     )
     print(f"server RSS (MB, with children) over time: {series}")
     print(
-        f"RSS first -> last quarter after {WARMUP_S:g} s: {first:.1f} -> {last:.1f} MB ({growth:+.1%}, {'flat' if flat else 'GROWING'})"
+        f"RSS with children, first -> last quarter after {args.warmup:g} s: {first:.1f} -> {last:.1f} MB "
+        f"({growth:+.1%}, {'flat' if flat else 'GROWING'}); slope {slope:+.3f} MB/min, "
+        f"{slope_mb_per_min(half):+.3f} MB/min over the second half"
     )
-    print(f"state directory at the end: {state_mb:.2f} MB for a {corpus_mb:.2f} MB corpus")
+    print(
+        f"RSS of the server alone: {s_first:.1f} -> {s_last:.1f} MB ({s_growth:+.1%}); slope {s_slope:+.3f} MB/min"
+    )
+    print(f"state directory at the end: {state_mb:.2f} MB for a {shape_after[2]:.2f} MB corpus")
     print("command: python bench/soak.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     return 0 if not tally.wrong and flat and tally.unpublished == 0 else 1
 

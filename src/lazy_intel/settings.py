@@ -315,6 +315,16 @@ SETTINGS: tuple[Setting, ...] = (
         60_000,
     ),
     Setting(
+        "trace_memory_s",
+        "LAZY_INTEL_TRACE_MEMORY_S",
+        "int",
+        0,
+        "Debug: serve traces allocations (tracemalloc, slower) and logs the sites that grew most every "
+        "this many seconds; 0 = off.",
+        0,
+        3_600,
+    ),
+    Setting(
         "log_level",
         "LAZY_INTEL_LOG_LEVEL",
         "str",

@@ -26,6 +26,7 @@ from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
 from lazy_intel.mcp.admission import MAX_ACTIVE, MAX_QUEUED, Admission, deadline_after, run_in_daemon_thread
+from lazy_intel.mcp.memory_trace import MemoryTrace
 from lazy_intel.semantic import SemanticLayer
 from lazy_intel.service.operations import OPERATIONS, execute
 from lazy_intel.service.parse_pool import terminate_parse_pools
@@ -189,6 +190,9 @@ async def serve_stdio(
 ) -> None:
     app = CodeIntelServer(settings, default_root, semantic)
     server = app.build()
+    trace = MemoryTrace(settings.trace_memory_s) if settings.trace_memory_s else None
+    if trace is not None:
+        trace.start()
     try:
         async with anyio.create_task_group() as group:
             app.admission.attach(group)
@@ -198,3 +202,5 @@ async def serve_stdio(
             group.cancel_scope.cancel()  # the client went away: stop waiting for anything
     finally:
         await app.shutdown()
+        if trace is not None:
+            trace.stop()

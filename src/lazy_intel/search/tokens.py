@@ -8,6 +8,7 @@ The index and the query go through the same function, so what is split on one si
 
 from __future__ import annotations
 
+import functools
 import re
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
@@ -35,19 +36,15 @@ def identifier_tokens(word: str) -> list[str]:
     return [whole, *parts]
 
 
-# identifiers repeat heavily within a repository: remember each word's token text
-_WORD_CACHE: dict[str, str] = {}
-_WORD_CACHE_MAX = 500_000
+# Identifiers repeat heavily within a repository: remember the token text of recent words. The cache
+# is least-recently-used and small (about 4 MB when full): a server publishing for days meets new
+# identifiers with every edit, and an unbounded (or very large) cache grew its memory without end.
+WORD_CACHE_MAX = 16_384
 
 
+@functools.lru_cache(maxsize=WORD_CACHE_MAX)
 def _word_text(word: str) -> str:
-    cached = _WORD_CACHE.get(word)
-    if cached is None:
-        cached = " ".join(identifier_tokens(word))
-        if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
-            _WORD_CACHE.clear()
-        _WORD_CACHE[word] = cached
-    return cached
+    return " ".join(identifier_tokens(word))
 
 
 def index_text(text: str) -> str:

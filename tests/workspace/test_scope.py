@@ -1,8 +1,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
+import pytest
+
+from lazy_intel.errors import NotFound
+from lazy_intel.workspace import scope as scope_module
 from lazy_intel.workspace.scope import list_scope, load_policy
 from tests.conftest import git, write_tree
 
@@ -105,3 +110,26 @@ def test_root_ignored_by_an_enclosing_repository_is_walked(make_repo) -> None:
     listing = list_scope(load_policy(outer / "downloads" / "lib"))
     assert listing.source == "walk"
     assert listing.paths == ("mod.py",)
+
+
+def test_walk_skips_a_directory_removed_mid_walk_but_refuses_a_vanished_root(make_repo, monkeypatch) -> None:
+    root = make_repo({"a.py": "x = 1\n", "gone/b.py": "y = 2\n", "kept/c.py": "z = 3\n"})
+    policy = load_policy(root)
+    real_scandir = os.scandir
+
+    def scandir_then_remove(path):  # the edit lands between listing the root and descending
+        if not isinstance(path, int) and Path(path) == root:
+            entries = list(real_scandir(path))
+            shutil.rmtree(root / "gone")
+            return iter(entries)
+        return real_scandir(path)
+
+    monkeypatch.setattr(scope_module.os, "scandir", scandir_then_remove)
+    listing = list_scope(policy)
+    assert listing.source == "walk"
+    assert set(listing.paths) == {"a.py", "kept/c.py"}
+
+    monkeypatch.setattr(scope_module.os, "scandir", real_scandir)
+    shutil.rmtree(root)
+    with pytest.raises(NotFound, match="no longer exists"):
+        list_scope(policy)

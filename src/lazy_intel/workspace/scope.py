@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pathspec
 
+from lazy_intel.errors import NotFound
 from lazy_intel.workspace.root import STATE_DIR_NAME
 
 logger = logging.getLogger(__name__)
@@ -200,6 +201,12 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
                 pass
         try:
             entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+        except FileNotFoundError:
+            if not rel_dir:  # the root itself is gone: never publish that as "every file deleted"
+                raise NotFound(f"workspace root {root} no longer exists") from None
+            # removed while we walked (an edit in progress): the next sync lists it as gone
+            logger.debug("directory vanished during the walk: %s", abs_dir)
+            continue
         except OSError as exc:
             logger.warning("cannot list %s: %s", abs_dir, exc)
             continue

@@ -36,7 +36,7 @@ MIN_WORD_SYMBOL_CHARS = 5
 # Path signal: a path named in full scores its weight; a module named by dots the same.
 MODULE_SUFFIXES = (".py", "/__init__.py", ".pyi", ".js", ".ts", ".rs", ".go", ".java", ".rb")
 # Graph priors (proximity to named identifiers, centrality of candidates) in the default search.
-# Decided by the dev-set ablation default vs no-graph in docs/retrieval.md.
+# See the ablation in docs/retrieval.md (SWE-bench Lite dev set). ``backend=graph`` forces them on.
 GRAPH_PRIOR_DEFAULT = True
 # Files whose centrality is looked up: the best files of each gathered signal, this many per signal.
 CENTRALITY_CANDIDATES_PER_SIGNAL = 50
@@ -57,7 +57,13 @@ class SearchConfig:
 DEFAULT_CONFIG = SearchConfig()
 LEXICAL_ONLY = SearchConfig(dense=False, symbol=False, path=False, file_context=False, graph=False)
 DENSE_ONLY = SearchConfig(lexical=False, symbol=False, path=False, file_context=False, graph=False)
-PRESETS: dict[str, SearchConfig] = {"all": DEFAULT_CONFIG, "lexical": LEXICAL_ONLY, "dense": DENSE_ONLY}
+WITH_GRAPH = SearchConfig(graph=True)  # every signal plus the graph priors
+PRESETS: dict[str, SearchConfig] = {
+    "all": DEFAULT_CONFIG,
+    "lexical": LEXICAL_ONLY,
+    "dense": DENSE_ONLY,
+    "graph": WITH_GRAPH,
+}
 
 
 @dataclass(frozen=True)
@@ -287,9 +293,14 @@ def gather_evidence(
     embedder: Embedder | None = None,
     filters: Filters | None = None,
     priors: StructuralPriors | None = None,
+    weights: fusion.FusionWeights | None = None,
 ) -> tuple[QueryAnalysis, fusion.Evidence, dict[int, int | None], list[str], list[str]]:
-    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings)."""
+    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings).
+
+    ``weights`` only says which graph priors are worth computing (centrality at weight 0 is not).
+    """
     filters = filters or Filters()
+    weights = weights or fusion.FusionWeights()
     analysis = analyze_query(text)
     cands = _Candidates()
     coverage: list[str] = []
@@ -314,7 +325,10 @@ def gather_evidence(
         file_signals["path"] = _paths(view, analysis, filters, cands)
     _fill_paths(view, cands)
     if priors is None and config.graph:
-        priors = compute_priors(view, analysis, _candidate_paths(chunk_signals, file_signals, cands))
+        central = weights.centrality > 0
+        priors = compute_priors(
+            view, analysis, _candidate_paths(chunk_signals, file_signals, cands) if central else []
+        )
     if priors is not None:
         coverage.extend(priors.coverage)
         file_signals["graph"] = _file_ids(view, priors.files, filters, cands)
@@ -348,7 +362,7 @@ def hybrid_search(
 ) -> SearchResult:
     """Rank chunks and files of ``view`` for ``text`` (see module docstring)."""
     analysis, evidence, chunk_symbol, coverage, warnings = gather_evidence(
-        view, text, config=config, embedder=embedder, filters=filters, priors=priors
+        view, text, config=config, embedder=embedder, filters=filters, priors=priors, weights=weights
     )
     fused_chunks, fused_files = fusion.fuse_evidence(evidence, weights, file_context=config.file_context)
     chunks = [

@@ -35,8 +35,9 @@ WEIGHT_SYMBOL = 0.2
 WEIGHT_PATH = 0.3  # the query names this file (path, module, stack frame); also often the caller's file
 # Structural priors from the graph (``search/graph_priors.py``); both absent without a graph.
 # proximity: one resolved call/reference/inheritance edge from a named identifier. At 0.5 it cost
-# file Acc@1 (50.8 -> 46.0) for Acc@5 (84.1 -> 87.3); at 0.2 it ties both and adds function Acc@5.
-WEIGHT_PRIOR = 0.2
+# file Acc@1 (50.8 -> 46.0) for Acc@5 (84.1 -> 87.3); at 0.1 it ties file Acc@1/3/5 and adds
+# function Acc@5 (0.2 and 0.3 cost file Acc@3 or Acc@1).
+WEIGHT_PRIOR = 0.1
 # resolved in-degree of a candidate file: at 0.1 or 0.05 it cost file Acc@1 (-1.6), so it is off and
 # not computed; kept as a switch for other corpora.
 WEIGHT_CENTRALITY = 0.0

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lazy_intel.search import graph_priors
+from lazy_intel.search.fusion import FusionWeights
 from lazy_intel.search.graph_priors import (
     NO_GRAPH_COVERAGE,
     Neighbour,
@@ -56,8 +57,9 @@ def workspace(make_repo: Callable[..., Path]) -> Workspace:
 
 def test_a_query_naming_a_function_ranks_its_caller_above_an_unrelated_file(workspace: Workspace) -> None:
     with workspace.read() as view:
-        primed = hybrid_search(view, QUERY, config=GRAPH_ON)
-        plain = hybrid_search(view, QUERY, config=GRAPH_OFF)
+        # the shipped weight makes proximity a tie-breaker; a vote of half BM25's shows the mechanism
+        primed = hybrid_search(view, QUERY, config=GRAPH_ON, weights=FusionWeights(graph=0.5))
+        plain = hybrid_search(view, QUERY, config=GRAPH_OFF, weights=FusionWeights(graph=0.5))
     paths = [f.path for f in primed.files]
     before = [f.path for f in plain.files]
     # without the graph the file sharing the query's words outranks the caller; with it, the caller wins

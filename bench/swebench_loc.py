@@ -17,8 +17,8 @@ Usage:
     python bench/swebench_loc.py --repos /path/to/git-repos [--work DIR] [--configs default,lexical,dense,bm25]
         [--only pallets/flask] [--limit N] [--embedding auto] [--json results.json]
 
-Configurations: default, lexical, dense, bm25, and the ablations no-dense, no-symbol, no-path,
-no-file-context (the default without that signal).
+Configurations: default, lexical, dense, bm25, graph (the default with graph priors on), and the
+ablations no-dense, no-symbol, no-path, no-file-context, no-graph (the default without that signal).
 """
 
 from __future__ import annotations
@@ -63,6 +63,8 @@ CONFIGS: dict[str, SearchConfig] = {
     "no-symbol": replace(DEFAULT_CONFIG, symbol=False),
     "no-path": replace(DEFAULT_CONFIG, path=False),
     "no-file-context": replace(DEFAULT_CONFIG, file_context=False),
+    "no-graph": replace(DEFAULT_CONFIG, graph=False),
+    "graph": replace(DEFAULT_CONFIG, graph=True),  # graph priors on whatever the default says
 }
 FILE_KS = (1, 3, 5)
 FUNCTION_KS = (5, 10)

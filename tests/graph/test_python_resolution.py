@@ -180,3 +180,20 @@ def test_defines_and_contains_form_a_tree(graph: Graph) -> None:
     assert ("<module app/core>", ENGINE) in contains
     assert ("<module app>", "<module app/core>") in contains
     assert ("<module .>", "<module app>") in contains
+
+
+def test_a_lambda_that_calls_itself_does_not_recurse_forever(tmp_path) -> None:
+    files = {
+        "loop.py": textwrap.dedent(
+            """
+            def target():
+                return 1
+
+            again = lambda: again()
+            chain = lambda: (again(), target())
+            result = chain()
+            """
+        )
+    }
+    graph = build_graph(tmp_path, files)
+    assert graph.names  # indexed without a RecursionError

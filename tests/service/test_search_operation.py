@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lazy_intel.search.hybrid import GRAPH_PRIOR_DEFAULT
 from lazy_intel.service.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -71,8 +72,8 @@ def test_backends(make_repo) -> None:
     dense = run(operation="search", query=QUERY, backend="dense")
     assert dense["status"] == "partial" and dense["items"] == []
     assert any("no embedding provider" in w for w in dense["warnings"])
-    graph = run(operation="search", query=QUERY, backend="graph")
-    assert graph["status"] == "error" and graph["code"] == "UNSUPPORTED"
+    semantic = run(operation="search", query=QUERY, backend="semantic")
+    assert semantic["status"] == "error" and semantic["code"] == "UNSUPPORTED"
 
 
 @need_onnx
@@ -108,3 +109,25 @@ def test_a_malformed_provider_is_refused_with_the_variable_named(make_repo) -> N
     answer = execute({"operation": "status"}, lambda _root: ws, settings).to_dict()
     assert answer["data"]["projections"]["dense"]["verdict"] == "failing"
     assert "LAZY_INTEL_EMBEDDING" in answer["data"]["projections"]["dense"]["error"]
+
+
+def test_backend_graph_adds_the_graph_signals_and_says_so(make_repo) -> None:
+    files = {
+        **FILES,
+        "pkg/session.py": (
+            "from pkg.hooks import dispatch_hook\n\ndef send(data, table):\n"
+            "    return dispatch_hook('response', table, data)\n"
+        ),
+    }
+    _, run = _runner(make_repo(files), "none")
+    query = "dispatch_hook drops data"
+    plain = run(operation="search", query=query, granularity="file", backend="lexical")
+    default = run(operation="search", query=query, granularity="file")
+    graph = run(operation="search", query=query, granularity="file", backend="graph")
+    assert all("graph" not in i["signals"] for i in plain["items"])
+    assert not any(c.startswith("graph:") for c in plain["coverage"])
+    in_default = any(c.startswith("graph: proximity") for c in default["coverage"])
+    assert in_default == GRAPH_PRIOR_DEFAULT
+    caller = next(i for i in graph["items"] if i["anchor"]["path"] == "pkg/session.py")
+    assert caller["signals"]["graph_rank"] == 1 and caller["signals"]["graph"] > 0
+    assert any(c.startswith("graph: proximity") for c in graph["coverage"])

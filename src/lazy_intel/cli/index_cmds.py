@@ -172,10 +172,10 @@ def index_command(root: str, rebuild: bool, state_dir: str | None, as_json: bool
 @click.option("--granularity", type=click.Choice(GRANULARITIES), default="chunk", show_default=True)
 @click.option(
     "--backend",
-    type=click.Choice(("all", "lexical", "dense")),
+    type=click.Choice(("all", "lexical", "dense", "graph")),
     default="all",
     show_default=True,
-    help="all: every signal fused; lexical: BM25 only; dense: embeddings only.",
+    help="all: every signal fused; lexical: BM25 only; dense: embeddings only; graph: all + graph priors.",
 )
 def search_command(query: str, root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
     """Ranked code chunks for QUERY (words, identifiers, an error message, an issue text)."""

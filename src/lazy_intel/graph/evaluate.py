@@ -30,6 +30,7 @@ class Evaluator(ClassMixin, ImportMixin):
     def __init__(self, program: Program) -> None:
         self.p = program
         self.focus = program.focus
+        self.active_lambdas: set[Value] = set()  # lambdas being evaluated: a recursive one yields nothing
         self.vars: dict[tuple[Any, ...], set[Value]] = {}
         self.memo: dict[tuple[Any, ...], tuple[Any, frozenset[str], bool]] = {}
         self.busy: set[tuple[Any, ...]] = set()
@@ -446,9 +447,13 @@ class Evaluator(ClassMixin, ImportMixin):
         if kind == "lam":
             _, path, lam_scope, text = value
             lam_model = self.model_at(path, full_allowed=True)
-            if lam_model is None:
+            if lam_model is None or value in self.active_lambdas:
                 return set()
-            return self.eval(lam_model, lam_scope, json.loads(text)[2], f"{site}/lambda")
+            self.active_lambdas.add(value)
+            try:
+                return self.eval(lam_model, lam_scope, json.loads(text)[2], f"{site}/lambda")
+            finally:
+                self.active_lambdas.discard(value)
         if kind == "inst":
             return {
                 r

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from lazy_intel.search import fusion
 from lazy_intel.search.embedders import Embedder
+from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
 from lazy_intel.search.lexical import build_lexical_query, filter_clauses
 from lazy_intel.search.query import QueryAnalysis, analyze_query
 from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
@@ -34,6 +35,11 @@ WORD_SYMBOL_FACTOR = 0.3
 MIN_WORD_SYMBOL_CHARS = 5
 # Path signal: a path named in full scores its weight; a module named by dots the same.
 MODULE_SUFFIXES = (".py", "/__init__.py", ".pyi", ".js", ".ts", ".rs", ".go", ".java", ".rb")
+# Graph priors (proximity to named identifiers, centrality of candidates) in the default search.
+# See the ablation in docs/retrieval.md (SWE-bench Lite dev set). ``backend=graph`` forces them on.
+GRAPH_PRIOR_DEFAULT = True
+# Files whose centrality is looked up: the best files of each gathered signal, this many per signal.
+CENTRALITY_CANDIDATES_PER_SIGNAL = 50
 
 
 @dataclass(frozen=True)
@@ -45,12 +51,19 @@ class SearchConfig:
     symbol: bool = True
     path: bool = True
     file_context: bool = True
+    graph: bool = GRAPH_PRIOR_DEFAULT  # structural priors when the index has a code graph
 
 
 DEFAULT_CONFIG = SearchConfig()
-LEXICAL_ONLY = SearchConfig(dense=False, symbol=False, path=False, file_context=False)
-DENSE_ONLY = SearchConfig(lexical=False, symbol=False, path=False, file_context=False)
-PRESETS: dict[str, SearchConfig] = {"all": DEFAULT_CONFIG, "lexical": LEXICAL_ONLY, "dense": DENSE_ONLY}
+LEXICAL_ONLY = SearchConfig(dense=False, symbol=False, path=False, file_context=False, graph=False)
+DENSE_ONLY = SearchConfig(lexical=False, symbol=False, path=False, file_context=False, graph=False)
+WITH_GRAPH = SearchConfig(graph=True)  # every signal plus the graph priors
+PRESETS: dict[str, SearchConfig] = {
+    "all": DEFAULT_CONFIG,
+    "lexical": LEXICAL_ONLY,
+    "dense": DENSE_ONLY,
+    "graph": WITH_GRAPH,
+}
 
 
 @dataclass(frozen=True)
@@ -62,14 +75,6 @@ class Filters:
     @property
     def active(self) -> bool:
         return bool(self.lang or self.path_glob or self.kind)
-
-
-@dataclass(frozen=True)
-class StructuralPriors:
-    """Seam for the property graph: prior scores per file path and per symbol id (higher = likelier)."""
-
-    files: Mapping[str, float] = field(default_factory=dict)
-    symbols: Mapping[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -288,9 +293,14 @@ def gather_evidence(
     embedder: Embedder | None = None,
     filters: Filters | None = None,
     priors: StructuralPriors | None = None,
+    weights: fusion.FusionWeights | None = None,
 ) -> tuple[QueryAnalysis, fusion.Evidence, dict[int, int | None], list[str], list[str]]:
-    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings)."""
+    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings).
+
+    ``weights`` only says which graph priors are worth computing (centrality at weight 0 is not).
+    """
     filters = filters or Filters()
+    weights = weights or fusion.FusionWeights()
     analysis = analyze_query(text)
     cands = _Candidates()
     coverage: list[str] = []
@@ -313,11 +323,19 @@ def gather_evidence(
         chunk_signals["symbol"] = _symbols(view, analysis, filters, cands)
     if config.path:
         file_signals["path"] = _paths(view, analysis, filters, cands)
+    _fill_paths(view, cands)
+    if priors is None and config.graph:
+        central = weights.centrality > 0
+        priors = compute_priors(
+            view, analysis, _candidate_paths(chunk_signals, file_signals, cands) if central else []
+        )
     if priors is not None:
-        file_signals["graph"] = _file_ids(view, priors.files)
+        coverage.extend(priors.coverage)
+        file_signals["graph"] = _file_ids(view, priors.files, filters, cands)
+        file_signals["centrality"] = _file_ids(view, priors.central_files, filters, cands)
         if priors.symbols:
             chunk_signals["graph"] = _chunks_of_symbols(view, priors.symbols, filters, cands)
-    _fill_paths(view, cands)
+        _fill_paths(view, cands)
     if analysis.locate_bug:
         coverage.append(
             "test files, documentation examples, benchmarks and vendored code down-weighted: the query reports a failure"
@@ -344,7 +362,7 @@ def hybrid_search(
 ) -> SearchResult:
     """Rank chunks and files of ``view`` for ``text`` (see module docstring)."""
     analysis, evidence, chunk_symbol, coverage, warnings = gather_evidence(
-        view, text, config=config, embedder=embedder, filters=filters, priors=priors
+        view, text, config=config, embedder=embedder, filters=filters, priors=priors, weights=weights
     )
     fused_chunks, fused_files = fusion.fuse_evidence(evidence, weights, file_context=config.file_context)
     chunks = [
@@ -356,12 +374,44 @@ def hybrid_search(
     return SearchResult(analysis, chunks, files, coverage, warnings, used)
 
 
-def _file_ids(view: ReadView, by_path: Mapping[str, float]) -> dict[int, float]:
+def _candidate_paths(
+    chunk_signals: Mapping[str, Mapping[int, float]],
+    file_signals: Mapping[str, Mapping[int, float]],
+    cands: _Candidates,
+) -> list[str]:
+    """Paths of the best files of each gathered signal (the centrality candidates), best first."""
+    per_signal: list[list[int]] = []
+    for scores in chunk_signals.values():
+        files: dict[int, None] = {}
+        for chunk_id in sorted(scores, key=lambda c: -scores[c]):
+            files.setdefault(cands.chunk_file[chunk_id])
+            if len(files) >= CENTRALITY_CANDIDATES_PER_SIGNAL:
+                break
+        per_signal.append(list(files))
+    for scores in file_signals.values():
+        per_signal.append(sorted(scores, key=lambda f: -scores[f])[:CENTRALITY_CANDIDATES_PER_SIGNAL])
+    out: dict[str, None] = {}
+    for rank in range(CENTRALITY_CANDIDATES_PER_SIGNAL):  # interleave: every signal's best first
+        for files_of in per_signal:
+            if rank < len(files_of) and files_of[rank] in cands.file_path:
+                out.setdefault(cands.file_path[files_of[rank]])
+    return list(out)
+
+
+def _file_ids(
+    view: ReadView, by_path: Mapping[str, float], filters: Filters, cands: _Candidates
+) -> dict[int, float]:
     out: dict[int, float] = {}
+    extra, extra_args = filter_clauses(lang=filters.lang, path_glob=None, kind=None)
     for path, score in by_path.items():
-        row = view.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if filters.path_glob and not fnmatch.fnmatchcase(path, filters.path_glob):
+            continue
+        row = view.conn.execute(
+            "SELECT f.id FROM files f WHERE f.path = ? " + " ".join(extra), (path, *extra_args)
+        ).fetchone()
         if row:
             out[int(row[0])] = score
+            cands.file_path[int(row[0])] = path
     return out
 
 

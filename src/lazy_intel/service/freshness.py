@@ -62,8 +62,8 @@ def _remaining(deadline: float | None, fallback_s: float) -> float:
 
 def _index_building(workspace: Workspace, settings: Settings) -> IndexBuilding:
     holder = workspace.lock.live_holder()
-    if settings.auto_index and workspace.scheduler.running_since is None:
-        workspace.start_background_sync()  # one build at a time; retried while another process owns it
+    if settings.auto_index:  # one build at a time; retried while another process owns it
+        workspace.scheduler.request(unless_running=True)
     if holder is not None and holder != os.getpid():
         return IndexBuilding(
             f"no index for {workspace.root} yet; process {holder} owns publication and is building it",

@@ -120,10 +120,14 @@ class SyncScheduler:
             self._cond.notify_all()
         return ticket
 
-    def request(self, *, rebuild: bool = False) -> bool:
-        """Ask for a sync nobody waits for; False when one is already pending."""
+    def request(self, *, rebuild: bool = False, unless_running: bool = False) -> bool:
+        """Ask for a sync nobody waits for; False when one is already pending (or, with
+        ``unless_running``, running: checked under the same lock the sync thread takes work with,
+        so a caller racing the start of a build never queues a second one)."""
         with self._cond:
             if self._closing.is_set():
+                return False
+            if unless_running and self.running_since is not None:
                 return False
             fresh = not self._demand
             self._demand = True

@@ -19,7 +19,9 @@ from lazy_intel.graph.cypher import ast
 from lazy_intel.graph.cypher.errors import CypherError
 from lazy_intel.graph.cypher.expressions import (
     EDGE,
+    EDGE_FIELDS,
     NODE,
+    NODE_FIELDS,
     PATH,
     Binding,
     ExpressionCompiler,
@@ -30,36 +32,6 @@ from lazy_intel.graph.cypher.expressions import (
 from lazy_intel.graph.cypher.paths import walk_cte
 from lazy_intel.graph.cypher.regex import SQL_FUNCTION
 from lazy_intel.graph.rows import EDGE_TYPES, NODE_LABELS
-
-NODE_FIELDS: tuple[str, ...] = (
-    "id",
-    "label",
-    "labels",
-    "name",
-    "qualified_name",
-    "kind",
-    "path",
-    "lang",
-    "start_byte",
-    "end_byte",
-    "start_line",
-    "end_line",
-    "properties",
-)
-EDGE_FIELDS: tuple[str, ...] = (
-    "id",
-    "type",
-    "src",
-    "dst",
-    "strategy",
-    "confidence",
-    "target",
-    "path",
-    "start_byte",
-    "end_byte",
-    "line",
-    "properties",
-)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lazy_intel.errors import Timeout
-from lazy_intel.graph.cypher.compiler import EDGE_FIELDS, NODE_FIELDS, CompiledQuery
+from lazy_intel.graph.cypher.compiler import CompiledQuery
+from lazy_intel.graph.cypher.expressions import EDGE_FIELDS, NODE_FIELDS
 from lazy_intel.graph.cypher.regex import SQL_FUNCTION, regexp
 
 # SQLite virtual-machine instructions between two checks of the deadline.

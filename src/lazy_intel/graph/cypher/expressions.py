@@ -18,39 +18,40 @@ NODE = "node"
 EDGE = "edge"
 PATH = "path"  # a variable-length relationship: not a value
 
-# Properties that are columns; anything else is looked up in the JSON ``properties`` column.
-NODE_COLUMNS: dict[str, str] = {
-    name: name
-    for name in (
-        "id",
-        "label",
-        "name",
-        "qualified_name",
-        "kind",
-        "path",
-        "lang",
-        "start_byte",
-        "end_byte",
-        "start_line",
-        "end_line",
-    )
-}
-EDGE_COLUMNS: dict[str, str] = {
-    name: name
-    for name in (
-        "id",
-        "type",
-        "src",
-        "dst",
-        "strategy",
-        "confidence",
-        "target",
-        "path",
-        "start_byte",
-        "end_byte",
-        "line",
-    )
-}
+# Every column of a node / relationship row, in the order a returned variable's record is read.
+NODE_FIELDS: tuple[str, ...] = (
+    "id",
+    "label",
+    "labels",
+    "name",
+    "qualified_name",
+    "kind",
+    "path",
+    "lang",
+    "start_byte",
+    "end_byte",
+    "start_line",
+    "end_line",
+    "properties",
+)
+EDGE_FIELDS: tuple[str, ...] = (
+    "id",
+    "type",
+    "src",
+    "dst",
+    "strategy",
+    "confidence",
+    "target",
+    "path",
+    "start_byte",
+    "end_byte",
+    "line",
+    "properties",
+)
+# Properties that are columns; anything else is looked up in the JSON ``properties`` column
+# (``labels`` is matched through label predicates, not as a property).
+NODE_COLUMNS: dict[str, str] = {n: n for n in NODE_FIELDS if n not in ("labels", "properties")}
+EDGE_COLUMNS: dict[str, str] = {n: n for n in EDGE_FIELDS if n != "properties"}
 EDGE_COMPUTED: dict[str, str] = {"resolved": "({a}.dst IS NOT NULL)"}
 PROPERTY_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

@@ -15,9 +15,7 @@ from lazy_intel.search.hybrid import (
     Filters,
     StructuralPriors,
     hybrid_search,
-    path_candidates,
 )
-from lazy_intel.search.query import analyze_query
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.search.models import make_onnx_model, need_onnx
@@ -98,13 +96,6 @@ def test_path_and_module_mentions_rank_that_file(workspace: Workspace) -> None:
         by_module = hybrid_search(view, "something is off in pkg.sessions")
     assert by_path.files[0].path == "pkg/utils.py" and "path" in by_path.files[0].signals
     assert by_module.files[0].path == "pkg/sessions.py" and "path" in by_module.files[0].signals
-
-
-def test_path_candidates_from_modules() -> None:
-    candidates = dict(path_candidates(analyze_query("error in sphinx.ext.autodoc.importer")))
-    assert "sphinx/ext/autodoc/importer.py" in candidates
-    assert "sphinx/ext/autodoc/__init__.py" in candidates
-    assert candidates["sphinx/ext/autodoc/importer.py"] > candidates["sphinx/ext/autodoc/__init__.py"]
 
 
 def test_lexical_only_config_uses_one_signal(workspace: Workspace) -> None:

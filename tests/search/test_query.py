@@ -111,3 +111,25 @@ def test_a_question_is_not_a_bug_report() -> None:
 def test_empty_and_punctuation_only_text() -> None:
     a = analyze_query("!!! ???")
     assert a.terms == () and a.identifiers == () and a.paths == ()
+
+
+def test_ipython_and_pytest_frames_in_text_order_and_absolute_paths() -> None:
+    a = analyze_query(
+        "File ~/code/proj/proj/plot.py:265, in Plot._repr_png_(self)\n"
+        "File ~/code/proj/proj/stats/regression.py:41, in PolyFit.__call__(self, data)\n"
+        "src/proj/helpers.py:29: AssertionError\n"
+        "see /opt/app/proj/cli.py and C:\\work\\proj\\win.py\n"
+    )
+    assert [(f.path, f.line, f.function) for f in a.frames] == [
+        ("code/proj/proj/plot.py", 265, "Plot._repr_png_"),
+        ("code/proj/proj/stats/regression.py", 41, "PolyFit.__call__"),
+        ("src/proj/helpers.py", 29, None),
+    ]
+    assert "opt/app/proj/cli.py" in a.paths
+    assert "work/proj/win.py" in a.paths
+
+
+def test_site_packages_paths_are_kept_apart() -> None:
+    a = analyze_query("it fails in /venv/lib/python3.9/site-packages/proj/models.py and proj/api.py")
+    assert a.paths == ("proj/api.py",)
+    assert a.foreign_paths == ("venv/lib/python3.9/site-packages/proj/models.py",)

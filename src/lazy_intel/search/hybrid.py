@@ -18,6 +18,7 @@ from lazy_intel.search import fusion
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
 from lazy_intel.search.lexical import build_lexical_query, filter_clauses
+from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.query import QueryAnalysis, analyze_query
 from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
 from lazy_intel.store.reader import ReadView
@@ -33,8 +34,6 @@ QUALIFIED_MATCH_FACTOR = 2.0
 # Plain words of the report that happen to be a symbol's exact name count this much of an identifier.
 WORD_SYMBOL_FACTOR = 0.3
 MIN_WORD_SYMBOL_CHARS = 5
-# Path signal: a path named in full scores its weight; a module named by dots the same.
-MODULE_SUFFIXES = (".py", "/__init__.py", ".pyi", ".js", ".ts", ".rs", ".go", ".java", ".rb")
 # Graph priors (proximity to named identifiers, centrality of candidates) in the default search.
 # See the ablation in docs/retrieval.md (SWE-bench Lite dev set). ``backend=graph`` forces them on.
 GRAPH_PRIOR_DEFAULT = True
@@ -237,37 +236,33 @@ def _symbols(
     return {cid: s for cid, s in chunk_scores.items() if cid in kept}
 
 
-def path_candidates(analysis: QueryAnalysis) -> list[tuple[str, float]]:
-    """Path suffixes to look for: named paths, frame files, and modules turned into paths."""
-    out: dict[str, float] = {}
-    for path in analysis.paths:
-        out[path] = max(out.get(path, 0.0), 2.0)
-    for module in analysis.modules:
-        parts = module.split(".")
-        for cut in range(len(parts), 1, -1):
-            base = "/".join(parts[:cut])
-            for suffix in MODULE_SUFFIXES:
-                out.setdefault(base + suffix, 1.0 * cut / len(parts))
-    return list(out.items())
+def _indexed_with_suffix(view: ReadView, suffix: str) -> list[str]:
+    """Indexed paths equal to ``suffix`` or ending with ``/suffix`` (at most 20)."""
+    escaped = suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = view.conn.execute(
+        "SELECT path FROM files WHERE status = 'indexed' AND (path = ? OR path LIKE ? ESCAPE '\\') LIMIT 20",
+        (suffix, "%/" + escaped),
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 def _paths(view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates) -> dict[int, float]:
-    """Files the query names, scored by how much of the path it names."""
-    scores: dict[int, float] = {}
-    for suffix, weight in path_candidates(analysis):
-        escaped = suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = view.conn.execute(
-            "SELECT id, path FROM files WHERE status = 'indexed' AND (path = ? OR path LIKE ? ESCAPE '\\') LIMIT 20",
-            (suffix, "%/" + escaped),
-        ).fetchall()
-        for file_id, path in rows:
-            if filters.path_glob and not fnmatch.fnmatchcase(path, filters.path_glob):
-                continue
-            depth = suffix.count("/") + 1
-            score = weight * depth / (depth + 1) / max(1, len(rows))
-            cands.file_path[file_id] = path
-            scores[file_id] = max(scores.get(file_id, 0.0), score)
-    return scores
+    """Files the query names (paths, frames, modules), scored by how much of the path it names."""
+    mentions = path_mentions(analysis)
+    matches: list[tuple[str, list[str]]] = []
+    for mention in mentions:
+        found: tuple[str, list[str]] = (mention.path, [])
+        suffixes = [mention.path] if mention.exact else path_suffixes(mention.path, mention.min_parts)
+        for suffix in suffixes:
+            hits = _indexed_with_suffix(view, suffix)
+            if filters.path_glob:
+                hits = [h for h in hits if fnmatch.fnmatchcase(h, filters.path_glob)]
+            if hits:
+                found = (suffix, hits)
+                break
+        matches.append(found)
+    by_path = score_matches(mentions, matches)
+    return _file_ids(view, by_path, filters, cands)
 
 
 def _fill_paths(view: ReadView, cands: _Candidates) -> None:

@@ -48,14 +48,22 @@ SOURCE_EXTENSIONS = (
     "py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|kts|scala|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|"
     "m|mm|sh|sql|ini|cfg|toml|yaml|yml|json|rst|md|txt"
 )
+# A path may be relative (``pkg/mod.py``), absolute (``/home/me/pkg/mod.py``, ``C:\\src\\mod.py``) or
+# start at the home directory (``~/code/pkg/mod.py``); the index matches it by its longest indexed suffix.
 PATH_RE = re.compile(
-    r"(?<![\w/.-])((?:[A-Za-z0-9_.-]+[/\\])*[A-Za-z0-9_-]+\.(?:" + SOURCE_EXTENSIONS + r"))(?![\w/])"
+    r"(?<![\w/.~:\\-])((?:~[/\\]|[A-Za-z]:[/\\]|[/\\])?(?:[A-Za-z0-9_.-]+[/\\])*[A-Za-z0-9_-]+\.(?:"
+    + SOURCE_EXTENSIONS
+    + r"))(?![\w/])"
 )
 DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?![\w(]*\.\w)")
 CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
 FENCE_RE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 INLINE_CODE_RE = re.compile(r"`([^`\n]{1,200})`")
 PY_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?')
+# IPython / Jupyter: ``File ~/code/pkg/mod.py:41, in Class.method(self, x)``
+IPYTHON_FRAME_RE = re.compile(r"File (~?[^\s:\"]+\.pyx?):(\d+)(?:, in ([A-Za-z_<][\w<>.]*))?")
+# pytest's long tracebacks: ``src/pkg/mod.py:29: in helper`` / ``pkg/mod.py:12: ValueError``
+PYTEST_FRAME_RE = re.compile(r"(?m)^\s*([^\s:\"'(]+\.py):(\d+): (?:in ([A-Za-z_<][\w<>.]*)|[A-Z]\w*)")
 JS_FRAME_RE = re.compile(
     r"\bat (?:(?:async )?([\w$.<>\[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?"
 )
@@ -63,6 +71,7 @@ JAVA_FRAME_RE = re.compile(r"\bat ([\w$]+(?:\.[\w$]+)+)\(([\w$]+\.(?:java|kt|sca
 ERROR_RE = re.compile(
     r"\b([A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|Interrupt))\b(?::\s*([^\n]{0,200}))?"
 )
+FILE_EXTENSIONS = frozenset(SOURCE_EXTENSIONS.split("|"))
 URL_RE = re.compile(r"\b(?:https?|ftp)://\S+")
 MARKDOWN_DUNDER_RE = re.compile(r"\*\*([A-Za-z][A-Za-z0-9_]*)\*\*")  # **init** is how __init__ renders
 CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
@@ -422,6 +431,9 @@ class QueryAnalysis:
     terms: tuple[tuple[str, float], ...]  # (index token, weight), best first
     identifiers: tuple[tuple[str, float], ...]  # code names as written (dotted kept), best first
     paths: tuple[str, ...]  # file paths named in the text or its frames (normalised, "/" separated)
+    # paths under site-packages, the standard library, node_modules…: usually someone else's code,
+    # but an installed copy of the project itself looks the same (the index decides)
+    foreign_paths: tuple[str, ...]
     modules: tuple[str, ...]  # dotted names that may be modules (``sphinx.ext.autodoc``)
     frames: tuple[Frame, ...]
     errors: tuple[str, ...]  # error / exception type names
@@ -469,41 +481,56 @@ def is_code_shaped(word: str) -> bool:
 
 
 def normalise_path(path: str) -> str:
+    """``/``-separated, without a drive, a home ``~/`` or leading ``./`` and ``/``."""
     path = path.replace("\\", "/")
+    path = re.sub(r"^(?:[A-Za-z]:/|~/)", "", path)
     while path.startswith("./"):
         path = path[2:]
     return path.lstrip("/")
 
 
 def _frames(text: str) -> list[Frame]:
-    frames: list[Frame] = []
-    for m in PY_FRAME_RE.finditer(text):
-        path = m.group(1)
-        frames.append(
-            Frame(normalise_path(path), int(m.group(2)), m.group(3), bool(FOREIGN_PATH_RE.search(path)))
-        )
+    """Stack frames in the order the text lists them (a Python traceback: innermost last)."""
+    found: list[tuple[int, Frame]] = []
+    seen: set[int] = set()
+
+    def add(pos: int, frame: Frame) -> None:
+        if pos not in seen:
+            seen.add(pos)
+            found.append((pos, frame))
+
+    for regex in (PY_FRAME_RE, IPYTHON_FRAME_RE, PYTEST_FRAME_RE):
+        for m in regex.finditer(text):
+            path = m.group(1)
+            add(
+                m.start(1),
+                Frame(normalise_path(path), int(m.group(2)), m.group(3), bool(FOREIGN_PATH_RE.search(path))),
+            )
     for m in JAVA_FRAME_RE.finditer(text):
         dotted, file_name = m.group(1), m.group(2)
         package = dotted.rsplit(".", 2)[0].replace(".", "/")
-        frames.append(
+        add(
+            m.start(),
             Frame(
                 f"{package}/{file_name}",
                 int(m.group(3)),
                 dotted.rsplit(".", 1)[-1],
                 dotted.startswith("java."),
-            )
+            ),
         )
     for m in JS_FRAME_RE.finditer(text):
-        if m.group(2).endswith((".java", ".kt", ".scala")) or (
+        if m.group(2).endswith((".java", ".kt", ".scala", ".py")) or (
             "/" not in m.group(2) and "." not in m.group(2)
         ):
             continue
         function = (m.group(1) or "").strip().rsplit(".", 1)[-1] or None
         path = re.sub(r"^(?:file|webpack|https?)://[^/]*", "", m.group(2))
-        frames.append(
-            Frame(normalise_path(path), int(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path)))
+        add(
+            m.start(),
+            Frame(normalise_path(path), int(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))),
         )
-    return frames
+    found.sort(key=lambda pf: pf[0])
+    return [frame for _, frame in found]
 
 
 def _without(text: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -523,6 +550,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     terms = _Weights()
     idents = _Weights()
     paths: dict[str, None] = {}
+    foreign_paths: dict[str, None] = {}
     modules: dict[str, None] = {}
 
     def add_identifier(name: str, weight: float) -> None:
@@ -571,9 +599,10 @@ def analyze_query(text: str) -> QueryAnalysis:
     for m in PATH_RE.finditer(text):
         path = normalise_path(m.group(1))
         if "/" in path or path.endswith((".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".php")):
-            paths.setdefault(path, None)
+            foreign = bool(FOREIGN_PATH_RE.search(m.group(1)))
+            (foreign_paths if foreign else paths).setdefault(path, None)
             for token in _path_tokens(path):
-                terms.add(token, WEIGHT_PATH)
+                terms.add(token, WEIGHT_PATH * (WEIGHT_FOREIGN_FRAME if foreign else 1.0))
     path_spans = [m.span() for m in PATH_RE.finditer(text)]
     dotted_text = _without(text, path_spans)
     for m in DOTTED_RE.finditer(dotted_text):
@@ -581,6 +610,8 @@ def analyze_query(text: str) -> QueryAnalysis:
         parts = name.split(".")
         if all(len(p) <= 2 for p in parts) or any(p.isdigit() for p in parts):
             continue  # "e.g", "i.e", "v1.2"
+        if parts[-1] in FILE_EXTENSIONS:
+            continue  # "setup.py": a file name, not a module
         if len(parts) >= 3 or all(p.islower() or "_" in p for p in parts):
             modules.setdefault(name, None)
         add_identifier(name, WEIGHT_IDENTIFIER)
@@ -625,6 +656,7 @@ def analyze_query(text: str) -> QueryAnalysis:
         terms=tuple(ranked_terms[:MAX_TERMS]),
         identifiers=tuple(idents.ranked()[:MAX_IDENTIFIERS]),
         paths=tuple(paths),
+        foreign_paths=tuple(p for p in foreign_paths if p not in paths),
         modules=tuple(modules),
         frames=tuple(frames),
         errors=tuple(errors),

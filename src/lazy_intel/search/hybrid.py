@@ -26,6 +26,7 @@ from lazy_intel.store.reader import ReadView
 logger = logging.getLogger(__name__)
 
 LEXICAL_CANDIDATES = 1_000  # chunks BM25 hands to fusion
+LEXICAL_TERMS = 48  # the query's best terms that occur in the index go into the BM25 query
 DENSE_CANDIDATES = 1_000  # chunks the vector search hands to fusion
 MAX_DEFINITIONS_PER_NAME = 50  # a name defined more often than this says little about where to look
 # Exact-symbol signal: a mention of weight w naming a symbol defined n times scores w / (1 + ln n);
@@ -130,11 +131,17 @@ def dense_state(view: ReadView, embedder: Embedder | None) -> tuple[bool, str]:
     return True, ""
 
 
+def indexed_terms(view: ReadView, analysis: QueryAnalysis) -> list[tuple[str, float]]:
+    """The query's terms that occur in the index, best first, at most ``LEXICAL_TERMS``."""
+    present = view.term_document_counts([t for t, _ in analysis.terms])
+    return [(t, w) for t, w in analysis.terms if t in present][:LEXICAL_TERMS]
+
+
 def _lexical(
-    view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates
+    view: ReadView, terms: Sequence[tuple[str, float]], filters: Filters, cands: _Candidates
 ) -> dict[int, float]:
     query = build_lexical_query(
-        list(analysis.terms),
+        list(terms),
         limit=LEXICAL_CANDIDATES,
         lang=filters.lang,
         path_glob=filters.path_glob,
@@ -190,12 +197,16 @@ def _chunk_files(view: ReadView, ids: Sequence[int], filters: Filters, cands: _C
 
 
 def _symbols(
-    view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates
+    view: ReadView,
+    analysis: QueryAnalysis,
+    terms: Sequence[tuple[str, float]],
+    filters: Filters,
+    cands: _Candidates,
 ) -> dict[int, float]:
     """Chunks of symbols the query names: exact name, or qualified suffix for dotted mentions."""
     mentions: list[tuple[str, float]] = list(analysis.identifiers)
     named = {name.rsplit(".", 1)[-1] for name, _ in mentions}
-    for term, weight in analysis.terms:
+    for term, weight in terms:
         if len(term) >= MIN_WORD_SYMBOL_CHARS and term not in named:
             mentions.append((term, weight * WORD_SYMBOL_FACTOR))
     symbol_scores: dict[int, float] = {}
@@ -302,8 +313,9 @@ def gather_evidence(
     warnings: list[str] = []
     chunk_signals: dict[str, dict[int, float]] = {}
     file_signals: dict[str, dict[int, float]] = {}
+    terms = indexed_terms(view, analysis)
     if config.lexical:
-        chunk_signals["lexical"] = _lexical(view, analysis, filters, cands)
+        chunk_signals["lexical"] = _lexical(view, terms, filters, cands)
         coverage.append("lexical: BM25 over symbol-level chunks; ranked, not exhaustive")
     if config.dense:
         ready, why = dense_state(view, embedder)
@@ -315,7 +327,7 @@ def gather_evidence(
             if config == DENSE_ONLY:
                 warnings.append(why)
     if config.symbol:
-        chunk_signals["symbol"] = _symbols(view, analysis, filters, cands)
+        chunk_signals["symbol"] = _symbols(view, analysis, terms, filters, cands)
     if config.path:
         file_signals["path"] = _paths(view, analysis, filters, cands)
     _fill_paths(view, cands)

@@ -41,7 +41,10 @@ FRAME_DEPTH_BOOST = 1.5
 MIN_WORD_CHARS = (
     3  # shorter terms only as parts of identifiers of weight >= WEIGHT_IDENTIFIER (``os``, ``id``)
 )
-MAX_TERMS = 48  # distinct terms kept for the lexical query (highest weight first)
+# Distinct terms kept by the analysis (highest weight first). Search keeps the best of them that
+# occur in the index (search/hybrid.py LEXICAL_TERMS): a report's own names (its test functions,
+# the packages in a pip freeze) must not crowd out the ones the code shares.
+MAX_TERMS = 256
 MAX_IDENTIFIERS = 64
 
 SOURCE_EXTENSIONS = (
@@ -72,6 +75,12 @@ ERROR_RE = re.compile(
     r"\b([A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|Interrupt))\b(?::\s*([^\n]{0,200}))?"
 )
 FILE_EXTENSIONS = frozenset(SOURCE_EXTENSIONS.split("|"))
+# ``six==1.13.0``, ``attrs   19.1.0``, ``- Sphinx version: 3.1.0dev``, ``astroid 2.11.3``, ``Python 3.10.0b2 (…)``
+VERSION_LINE_RE = re.compile(
+    r"^\s*(?:[-*]\s*)?[A-Za-z][\w.\-\[\]]*(?: version)?\s*(?:==|>=|<=|~=|:)?\s*v?\d+\.\d+[\w.+\-]*"
+    r"\s*(?:\(.*|[^\s(]+)?\s*$",  # then nothing, a location column or a parenthesised build note
+    re.I,
+)
 URL_RE = re.compile(r"\b(?:https?|ftp)://\S+")
 MARKDOWN_DUNDER_RE = re.compile(r"\*\*([A-Za-z][A-Za-z0-9_]*)\*\*")  # **init** is how __init__ renders
 CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
@@ -533,6 +542,18 @@ def _frames(text: str) -> list[Frame]:
     return [frame for _, frame in found]
 
 
+def without_version_lines(text: str) -> str:
+    """``text`` with package-and-version lines blanked (``pip list``, ``pip freeze``, version reports).
+
+    Environment dumps list dozens of packages the code never mentions; they would outweigh the
+    report's few real words. The first line (a title) is kept whatever it looks like.
+    """
+    lines = text.split("\n")
+    return "\n".join(
+        [lines[0], *("" if VERSION_LINE_RE.match(line) else line for line in lines[1:])]
+    )
+
+
 def _without(text: str, spans: Iterable[tuple[int, int]]) -> str:
     """``text`` with the given spans blanked (so they are not read twice)."""
     chars = list(text)
@@ -547,6 +568,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     """Weighted search terms and code mentions of ``text`` (see module docstring)."""
     text = MARKDOWN_DUNDER_RE.sub(r"__\1__", text)
     text = URL_RE.sub(" ", text)
+    text = without_version_lines(text)
     terms = _Weights()
     idents = _Weights()
     paths: dict[str, None] = {}

@@ -98,6 +98,7 @@ class ReadView:
         self.store_path = store_path
         self._meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         self._content_cache: dict[str, bytes] = {}
+        self._vocab_ready = False
 
     # ---- meta
     def meta(self, key: str, default: str | None = None) -> str | None:
@@ -193,6 +194,27 @@ class ReadView:
     def fts(self, sql: str, args: Sequence[object]) -> list[tuple[int, int, float]]:
         """Run a prepared FTS query (built by :mod:`lazy_intel.search.lexical`) -> (chunk, file, score)."""
         return [(int(r[0]), int(r[1]), float(r[2])) for r in self.conn.execute(sql, list(args))]
+
+    def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out."""
+        if not terms:
+            return {}
+        if not self._vocab_ready:
+            # fts5vocab reads the live index: no copy, and a temp table is private to this connection
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)"
+            )
+            self._vocab_ready = True
+        out: dict[str, int] = {}
+        unique = list(dict.fromkeys(terms))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for term, docs in self.conn.execute(
+                f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", batch
+            ):
+                out[str(term)] = int(docs)
+        return out
 
     # ---- counts
     def counts(self) -> dict[str, int]:

@@ -18,7 +18,8 @@ Usage:
         [--only pallets/flask] [--limit N] [--embedding auto] [--json results.json]
 
 Configurations: default, lexical, dense, bm25, graph (the default with graph priors on), and the
-ablations no-dense, no-symbol, no-path, no-file-context, no-graph (the default without that signal).
+ablations no-dense, no-symbol, no-path, no-file-context, no-graph, no-phrase (the default without
+that signal).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ CONFIGS: dict[str, SearchConfig] = {
     "no-path": replace(DEFAULT_CONFIG, path=False),
     "no-file-context": replace(DEFAULT_CONFIG, file_context=False),
     "no-graph": replace(DEFAULT_CONFIG, graph=False),
+    "no-phrase": replace(DEFAULT_CONFIG, phrase=False),
     "graph": replace(DEFAULT_CONFIG, graph=True),  # graph priors on whatever the default says
 }
 FILE_KS = (1, 3, 5)

@@ -1,4 +1,4 @@
-"""Rank fusion: RRF, file aggregation, test-file down-weighting, the structural-prior seam."""
+"""Score fusion: rescaling, file aggregation, test-file down-weighting, the structural-prior seam."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from lazy_intel.search.fusion import (
     AUXILIARY_FILE_FACTOR,
-    RRF_K,
+    FLOOR_RANK,
     TEST_FILE_FACTOR,
     Evidence,
     FusionWeights,
@@ -20,7 +20,8 @@ from lazy_intel.search.fusion import (
     is_auxiliary_path,
     is_test_path,
     ranks,
-    reciprocal_rank_fusion,
+    rescaled,
+    score_fusion,
 )
 
 
@@ -28,33 +29,54 @@ def test_ranks_are_one_based_best_first() -> None:
     assert ranks({"a": 0.1, "b": 3.0, "c": 1.0}) == {"b": 1, "c": 2, "a": 3}
 
 
-def test_rrf_agreement_beats_a_single_strong_signal() -> None:
-    lexical = Signal("lexical", 1.0, {"a": 10.0, "b": 9.0, "c": 1.0})
-    dense = Signal("dense", 1.0, {"b": 0.9, "c": 0.8, "a": 0.1})
-    fused = reciprocal_rank_fusion([lexical, dense])
-    assert [f.key for f in fused] == ["b", "a", "c"]
-    top = fused[0]
-    assert top.score == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
-    assert top.signals == {"lexical": 9.0, "lexical_rank": 2.0, "dense": 0.9, "dense_rank": 1.0}
+def test_rescaled_best_is_one_and_the_floor_rank_is_zero() -> None:
+    few = rescaled({"a": 10.0, "b": 5.0, "c": 0.0})
+    assert few == {"a": 1.0, "b": 0.5, "c": 0.0}
+    many = {i: float(100 - i) for i in range(FLOOR_RANK + 10)}
+    scaled = rescaled(many)
+    assert scaled[0] == 1.0 and scaled[FLOOR_RANK] == 0.0 and scaled[FLOOR_RANK + 5] == 0.0
+    assert 0.0 < scaled[FLOOR_RANK // 2] < 1.0
+    assert rescaled({"x": 3.0, "y": 3.0}) == {"x": 1.0, "y": 1.0}
+    assert rescaled({}) == {}
+    # negative raw scores (cosines) land in [0, 1] too
+    assert rescaled({"a": 0.5, "b": -0.5}) == {"a": 1.0, "b": 0.0}
 
 
-def test_rrf_uses_ranks_not_scales() -> None:
-    small = reciprocal_rank_fusion([Signal("s", 1.0, {"a": 0.002, "b": 0.001})])
-    large = reciprocal_rank_fusion([Signal("s", 1.0, {"a": 2000.0, "b": 1000.0})])
-    assert [(f.key, f.score) for f in small] == [(f.key, f.score) for f in large]
+def test_a_clear_margin_survives_fusion_and_agreement_wins_a_close_call() -> None:
+    # BM25 is far surer of "a" than of "b"; a weak signal for "b" does not overturn it
+    lexical = Signal("lexical", 1.0, {"a": 30.0, "b": 10.0, "c": 9.0})
+    symbol = Signal("symbol", 0.2, {"b": 1.0})
+    fused = score_fusion([lexical, symbol])
+    assert [f.key for f in fused] == ["a", "b", "c"]
+    assert fused[1].signals == {"lexical": 10.0, "lexical_rank": 2.0, "symbol": 1.0, "symbol_rank": 1.0}
+    assert fused[1].score == pytest.approx(10 / 30 + 0.2)
+    # when BM25 hardly tells them apart, the second signal decides
+    close = Signal("lexical", 1.0, {"a": 10.2, "b": 10.0, "c": 9.0})
+    assert [f.key for f in score_fusion([close, symbol])][:2] == ["b", "a"]
+
+
+def test_fusion_ignores_a_signal_scale() -> None:
+    small = score_fusion([Signal("s", 1.0, {"a": 0.002, "b": 0.001})])
+    large = score_fusion([Signal("s", 1.0, {"a": 2000.0, "b": 1000.0})])
+    assert [(f.key, f.score) for f in small] == [(f.key, pytest.approx(f.score)) for f in large]
 
 
 def test_signal_weights_and_empty_signals() -> None:
     heavy = Signal("symbol", 3.0, {"x": 1.0})
     light = Signal("lexical", 1.0, {"y": 1.0})
-    assert [f.key for f in reciprocal_rank_fusion([light, heavy])] == ["x", "y"]
-    assert reciprocal_rank_fusion([Signal("none", 1.0, {}), Signal("off", 0.0, {"z": 1.0})]) == []
+    assert [f.key for f in score_fusion([light, heavy])] == ["x", "y"]
+    assert score_fusion([Signal("none", 1.0, {}), Signal("off", 0.0, {"z": 1.0})]) == []
 
 
 @given(st.dictionaries(st.integers(0, 50), st.floats(0, 100), min_size=1), st.integers(1, 4))
-def test_rrf_of_one_signal_keeps_its_order(scores: dict[int, float], weight: int) -> None:
-    fused = reciprocal_rank_fusion([Signal("s", float(weight), scores)])
-    assert [f.key for f in fused] == sorted(scores, key=lambda k: -scores[k])
+def test_fusion_of_one_signal_keeps_its_order(scores: dict[int, float], weight: int) -> None:
+    fused = score_fusion([Signal("s", float(weight), scores)])
+    expected = sorted(scores, key=lambda k: -scores[k])
+    got = [f.key for f in fused]
+    # equal rescaled scores (everything at or below the floor) keep the signal's own order
+    assert [scores[k] for k in got] == [scores[k] for k in expected] or all(
+        f.score == pytest.approx(0.0) for f in fused[1:]
+    )
 
 
 def test_file_aggregation_rewards_several_good_chunks_but_best_dominates() -> None:
@@ -88,7 +110,7 @@ def test_test_paths(path: str, is_test: bool) -> None:
 def _evidence(locate_bug: bool) -> Evidence:
     return Evidence(
         chunk_signals={
-            "lexical": {1: 9.0, 2: 8.0, 3: 7.0, 4: 1.0},
+            "lexical": {1: 9.0, 2: 8.0, 3: 7.0, 4: 6.0},
             "symbol": {2: 1.0},
         },
         file_signals={"path": {20: 1.0}},
@@ -100,7 +122,7 @@ def _evidence(locate_bug: bool) -> Evidence:
 
 def test_fuse_evidence_ranks_files_and_chunks_with_reasons() -> None:
     chunks, files = fuse_evidence(_evidence(False))
-    assert files[0].path == "pkg/b.py"  # lexical rank 2 + symbol + path
+    assert files[0].path == "pkg/b.py"  # two good chunks + symbol + path
     top_file = files[0]
     assert set(top_file.signals) == {"lexical", "lexical_rank", "symbol", "symbol_rank", "path", "path_rank"}
     assert top_file.best_chunk_id == 2
@@ -124,7 +146,10 @@ def test_test_files_count_less_only_for_failure_reports() -> None:
 
 def test_weights_change_the_order_and_the_graph_seam() -> None:
     _, files = fuse_evidence(_evidence(False), FusionWeights(symbol=0.0, path=0.0))
-    assert files[0].path == "pkg/a.py"  # lexical alone: its best chunk is the best
+    # lexical alone: b.py's two good chunks (8 + 0.5 x 6) outweigh a.py's one (9)
+    assert [f.path for f in files] == ["pkg/b.py", "pkg/a.py", "tests/test_a.py"]
+    _, by_chunk = fuse_evidence(_evidence(False), FusionWeights(symbol=0.0, path=0.0, lexical=0.0))
+    assert by_chunk == []  # no weight, no ranking
     primed = Evidence(
         {"lexical": {1: 1.0, 3: 2.0}}, {"graph": {10: 1.0}}, {1: 10, 3: 30}, {10: "a.py", 30: "c.py"}, False
     )

@@ -57,9 +57,9 @@ def workspace(make_repo: Callable[..., Path]) -> Workspace:
 
 def test_a_query_naming_a_function_ranks_its_caller_above_an_unrelated_file(workspace: Workspace) -> None:
     with workspace.read() as view:
-        # the shipped weight makes proximity a tie-breaker; a vote of half BM25's shows the mechanism
-        primed = hybrid_search(view, QUERY, config=GRAPH_ON, weights=FusionWeights(graph=0.5))
-        plain = hybrid_search(view, QUERY, config=GRAPH_OFF, weights=FusionWeights(graph=0.5))
+        # the shipped weight makes proximity a tie-breaker; a vote equal to BM25's shows the mechanism
+        primed = hybrid_search(view, QUERY, config=GRAPH_ON, weights=FusionWeights(graph=1.0))
+        plain = hybrid_search(view, QUERY, config=GRAPH_OFF, weights=FusionWeights(graph=1.0))
     paths = [f.path for f in primed.files]
     before = [f.path for f in plain.files]
     # without the graph the file sharing the query's words outranks the caller; with it, the caller wins

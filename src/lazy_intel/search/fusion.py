@@ -1,12 +1,16 @@
-"""Rank fusion: pure functions from per-signal scores to one ranking that shows its reasons.
+"""Score fusion: pure functions from per-signal scores to one ranking that shows its reasons.
 
-Each retrieval signal ranks candidates on its own scale (BM25, cosine, match strength); reciprocal-rank
-fusion (RRF) combines ranks, not scores, so no scale has to be calibrated against another:
+Each retrieval signal scores candidates on its own scale (BM25, cosine, match strength). Each is
+rescaled over its own candidates — its best candidate scores 1, its ``FLOOR_RANK``-th best and
+anything below 0 — and the rescaled scores are summed with the named weights below:
 
-    fused(d) = sum over signals s of  weight_s / (RRF_K + rank_s(d))
+    fused(d) = sum over signals s of  weight_s * (score_s(d) - floor_s) / (best_s - floor_s)
 
-Weights are the named constants below, tuned on the dev benchmark only (``bench/swebench_loc.py``;
-the ablation table is in ``docs/retrieval.md``).
+Unlike reciprocal-rank fusion this keeps each signal's margins: a file BM25 scores far above the
+rest stays first unless another signal is nearly as sure of something else, and a signal whose
+candidates all score alike (a general-text embedding's compressed cosines) separates nothing.
+Weights are tuned on the dev benchmark only (``bench/swebench_loc.py``; the ablation table is in
+``docs/retrieval.md``).
 """
 
 from __future__ import annotations
@@ -18,28 +22,32 @@ from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
-# Tuned on the SWE-bench Lite dev set (63 issues, ``bench/swebench_loc.py``); the ablation is in
-# ``docs/retrieval.md``. With RRF_K = 60 a file that two weak signals rank 5th and 10th beat the file
-# BM25 ranks 1st (file Acc@1 38 vs 52 for BM25 alone); a small K lets the top of the strongest signal
-# count, and the structural signals act as tie-breakers rather than as equal votes.
-RRF_K = 10.0
+# The zero point of a signal's rescaling: the score of its candidate at this rank (0 when it has
+# fewer). 0, 20, 50 and 100 gave the same file ranking on the dev set for BM25; the floor is there
+# for signals whose raw scores do not start near zero (cosines of an embedding model).
+FLOOR_RANK = 50
 
-# ---- what each signal contributes to a chunk's rank
+# ---- what each signal contributes to a chunk's (and, aggregated, a file's) score
 WEIGHT_LEXICAL = 1.0  # BM25 over name / qualified / signature / doc / body / path: the main signal
 # Cosine of chunk and query embeddings. The bundled general-text model (all-MiniLM-L6-v2, 128 word
-# pieces of the issue) alone ranks files worse than BM25 on the dev set, so it counts half.
+# pieces of the issue) alone ranks files worse than BM25 on the dev set (9 issues measured), so it
+# counts half; not re-tuned since fusion became score-based (dense is opt-in).
 WEIGHT_DENSE = 0.5
 # The query names this symbol (exact name or Class.method suffix). Reports name many symbols that are
-# not where the bug is (the user's calls, library APIs): at weight 1 it cost 22 points of file Acc@1.
-WEIGHT_SYMBOL = 0.2
+# not where the bug is (the user's calls, library APIs): a tie-breaker (0.05-0.1 ranked files alike
+# on the dev set; 0.2 cost file Acc@1).
+WEIGHT_SYMBOL = 0.1
+# A phrase the report quotes (a message, inline code, a quoted string) occurs in this chunk in order.
+# It finds where a warning is printed or an option parsed; where an error is raised is not always
+# where it is fixed, so it is a tie-breaker too (0-0.3 ranked files alike on the dev set).
+WEIGHT_PHRASE = 0.2
 WEIGHT_PATH = 0.3  # the query names this file (path, module, stack frame); also often the caller's file
 # Structural priors from the graph (``search/graph_priors.py``); both absent without a graph.
-# proximity: one resolved call/reference/inheritance edge from a named identifier. At 0.5 it cost
-# file Acc@1 (50.8 -> 46.0) for Acc@5 (84.1 -> 87.3); at 0.1 it ties file Acc@1/3/5 and adds
-# function Acc@5 (0.2 and 0.3 cost file Acc@3 or Acc@1).
-WEIGHT_PRIOR = 0.1
-# resolved in-degree of a candidate file: at 0.1 or 0.05 it cost file Acc@1 (-1.6), so it is off and
-# not computed; kept as a switch for other corpora.
+# proximity: one resolved call/reference/inheritance edge from a named identifier; at 0.05 it adds
+# file Acc@5 on the dev set, at 0.2 and above it costs file Acc@1.
+WEIGHT_PRIOR = 0.05
+# resolved in-degree of a candidate file: at 0.1 or 0.05 it cost file Acc@1 (-1.6, with rank
+# fusion), so it is off and not computed; kept as a switch for other corpora.
 WEIGHT_CENTRALITY = 0.0
 # A chunk also inherits its file's fused score: the bug is in a method of the file the report is about.
 WEIGHT_FILE_CONTEXT = 1.0
@@ -87,7 +95,19 @@ def ranks(scores: Mapping[K, float]) -> dict[K, int]:
     return {key: i + 1 for i, key in enumerate(order)}
 
 
-def reciprocal_rank_fusion(signals: Sequence[Signal], *, k: float = RRF_K) -> list[Fused]:
+def rescaled(scores: Mapping[K, float], *, floor_rank: int = FLOOR_RANK) -> dict[K, float]:
+    """``scores`` mapped to [0, 1]: the best is 1, the ``floor_rank``-th best (or 0) and below are 0."""
+    if not scores:
+        return {}
+    order = sorted(scores.values(), reverse=True)
+    top = order[0]
+    floor = order[floor_rank] if len(order) > floor_rank else min(0.0, order[-1])
+    if top <= floor:
+        return dict.fromkeys(scores, 1.0)
+    return {key: max(0.0, (value - floor) / (top - floor)) for key, value in scores.items()}
+
+
+def score_fusion(signals: Sequence[Signal], *, floor_rank: int = FLOOR_RANK) -> list[Fused]:
     """Fuse signals; result best first, each with ``<signal>`` (raw) and ``<signal>_rank`` entries."""
     fused: dict[Hashable, float] = {}
     reasons: dict[Hashable, dict[str, float]] = {}
@@ -95,9 +115,10 @@ def reciprocal_rank_fusion(signals: Sequence[Signal], *, k: float = RRF_K) -> li
     for signal in signals:
         if signal.weight <= 0 or not signal.scores:
             continue
+        scaled = rescaled(signal.scores, floor_rank=floor_rank)
         for key, rank in ranks(signal.scores).items():
             order.setdefault(key, len(order))
-            fused[key] = fused.get(key, 0.0) + signal.weight / (k + rank)
+            fused[key] = fused.get(key, 0.0) + signal.weight * scaled[key]
             why = reasons.setdefault(key, {})
             why[signal.name] = float(signal.scores[key])
             why[f"{signal.name}_rank"] = float(rank)
@@ -143,10 +164,11 @@ class FusionWeights:
     dense: float = WEIGHT_DENSE
     symbol: float = WEIGHT_SYMBOL
     path: float = WEIGHT_PATH
+    phrase: float = WEIGHT_PHRASE
     graph: float = WEIGHT_PRIOR
     centrality: float = WEIGHT_CENTRALITY
     file_context: float = WEIGHT_FILE_CONTEXT
-    rrf_k: float = RRF_K
+    floor_rank: int = FLOOR_RANK
     test_file_factor: float = TEST_FILE_FACTOR
     auxiliary_file_factor: float = AUXILIARY_FILE_FACTOR
 
@@ -191,7 +213,7 @@ def fuse_evidence(
 ) -> tuple[list[FusedChunk], list[FusedFile]]:
     """Rank files and chunks from ``evidence`` (pure).
 
-    Files: RRF of every chunk signal aggregated per file plus the file-only signals. Chunks: RRF of
+    Files: score fusion of every chunk signal aggregated per file plus the file-only signals. Chunks: score fusion of
     the chunk signals plus (``file_context``) their file's fused score, scaled to the best chunk.
     When the query reports a failure, test files are scaled by ``test_file_factor`` and auxiliary
     files (documentation examples, benchmarks, vendored code) by ``auxiliary_file_factor``.
@@ -226,13 +248,13 @@ def fuse_evidence(
 
     file_scores: dict[int, float] = {}
     file_reasons: dict[int, dict[str, float]] = {}
-    for f in reciprocal_rank_fusion(file_level, k=weights.rrf_k):
+    for f in score_fusion(file_level, floor_rank=weights.floor_rank):
         file_id = int(f.key)  # type: ignore[call-overload]
         file_scores[file_id] = f.score * factor(file_id)
         file_reasons[file_id] = {**f.signals, **factors(file_id)}
     fused: dict[int, Fused] = {
         int(f.key): f  # type: ignore[call-overload]
-        for f in reciprocal_rank_fusion(chunk_level, k=weights.rrf_k)
+        for f in score_fusion(chunk_level, floor_rank=weights.floor_rank)
     }
     scores: dict[int, float] = {k: f.score for k, f in fused.items()}
     if file_context and file_scores and weights.file_context > 0:

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from lazy_intel.search import fusion
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
-from lazy_intel.search.lexical import build_lexical_query, filter_clauses
+from lazy_intel.search.lexical import build_lexical_query, build_phrase_query, filter_clauses
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
+from lazy_intel.search.phrases import quoted_phrases
 from lazy_intel.search.query import QueryAnalysis, analyze_query
 from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
 from lazy_intel.store.reader import ReadView
@@ -52,11 +53,16 @@ class SearchConfig:
     path: bool = True
     file_context: bool = True
     graph: bool = GRAPH_PRIOR_DEFAULT  # structural priors when the index has a code graph
+    phrase: bool = True  # quoted messages, inline code and strings matched as token sequences
 
 
 DEFAULT_CONFIG = SearchConfig()
-LEXICAL_ONLY = SearchConfig(dense=False, symbol=False, path=False, file_context=False, graph=False)
-DENSE_ONLY = SearchConfig(lexical=False, symbol=False, path=False, file_context=False, graph=False)
+LEXICAL_ONLY = SearchConfig(
+    dense=False, symbol=False, path=False, file_context=False, graph=False, phrase=False
+)
+DENSE_ONLY = SearchConfig(
+    lexical=False, symbol=False, path=False, file_context=False, graph=False, phrase=False
+)
 WITH_GRAPH = SearchConfig(graph=True)  # every signal plus the graph priors
 PRESETS: dict[str, SearchConfig] = {
     "all": DEFAULT_CONFIG,
@@ -142,6 +148,26 @@ def _lexical(
 ) -> dict[int, float]:
     query = build_lexical_query(
         list(terms),
+        limit=LEXICAL_CANDIDATES,
+        lang=filters.lang,
+        path_glob=filters.path_glob,
+        kind=filters.kind,
+    )
+    if query is None:
+        return {}
+    scores: dict[int, float] = {}
+    for chunk_id, file_id, score in view.fts(query.sql, query.args):
+        scores[chunk_id] = score
+        cands.chunk_file[chunk_id] = file_id
+    return scores
+
+
+def _phrases(
+    view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates
+) -> dict[int, float]:
+    """Chunks holding a phrase the report quotes (messages, inline code, strings), by BM25."""
+    query = build_phrase_query(
+        [(p.tokens, p.weight) for p in quoted_phrases(analysis)],
         limit=LEXICAL_CANDIDATES,
         lang=filters.lang,
         path_glob=filters.path_glob,
@@ -326,6 +352,8 @@ def gather_evidence(
             coverage.append(why)
             if config == DENSE_ONLY:
                 warnings.append(why)
+    if config.phrase:
+        chunk_signals["phrase"] = _phrases(view, analysis, filters, cands)
     if config.symbol:
         chunk_signals["symbol"] = _symbols(view, analysis, terms, filters, cands)
     if config.path:

@@ -85,6 +85,42 @@ def build_lexical_query(
     return LexicalQuery(" ".join(sql), tuple(args), tuple(t for t, _ in terms))
 
 
+def phrase_match_expression(phrases: Sequence[tuple[Sequence[str], float]]) -> str:
+    """An FTS5 MATCH of token sequences (``"a b c" OR …``), each repeated by its rounded weight."""
+    parts: list[str] = []
+    for tokens, weight in phrases:
+        quoted = '"' + " ".join(tokens).replace('"', '""') + '"'
+        parts.extend([quoted] * max(1, min(MAX_TERM_REPEAT, round(weight))))
+    return " OR ".join(parts)
+
+
+def build_phrase_query(
+    phrases: Sequence[tuple[Sequence[str], float]],
+    *,
+    limit: int,
+    lang: str | None = None,
+    path_glob: str | None = None,
+    kind: str | None = None,
+) -> LexicalQuery | None:
+    """Like :func:`build_lexical_query` for phrases (token sequences in order); ``None`` if none."""
+    phrases = [(tuple(t), w) for t, w in phrases if t]
+    if not phrases:
+        return None
+    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    sql = [
+        f"SELECT c.id, c.file_id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+        "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+        "LEFT JOIN symbols s ON s.id = c.symbol_id WHERE chunks_fts MATCH ?"
+    ]
+    args: list[object] = [phrase_match_expression(phrases)]
+    sql_filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
+    sql.extend(sql_filters)
+    args.extend(filter_args)
+    sql.append("ORDER BY score DESC, c.id LIMIT ?")
+    args.append(limit)
+    return LexicalQuery(" ".join(sql), tuple(args), tuple(" ".join(t) for t, _ in phrases))
+
+
 def filter_clauses(
     *, lang: str | None, path_glob: str | None, kind: str | None
 ) -> tuple[list[str], list[object]]:

@@ -549,9 +549,7 @@ def without_version_lines(text: str) -> str:
     report's few real words. The first line (a title) is kept whatever it looks like.
     """
     lines = text.split("\n")
-    return "\n".join(
-        [lines[0], *("" if VERSION_LINE_RE.match(line) else line for line in lines[1:])]
-    )
+    return "\n".join([lines[0], *("" if VERSION_LINE_RE.match(line) else line for line in lines[1:])])
 
 
 def _without(text: str, spans: Iterable[tuple[int, int]]) -> str:

@@ -138,9 +138,12 @@ def dense_state(view: ReadView, embedder: Embedder | None) -> tuple[bool, str]:
 
 
 def indexed_terms(view: ReadView, analysis: QueryAnalysis) -> list[tuple[str, float]]:
-    """The query's terms that occur in the index, best first, at most ``LEXICAL_TERMS``."""
-    present = view.term_document_counts([t for t, _ in analysis.terms])
-    return [(t, w) for t, w in analysis.terms if t in present][:LEXICAL_TERMS]
+    """The query's terms and compounds that occur in the index, best first, at most ``LEXICAL_TERMS``."""
+    candidates = [*analysis.terms, *analysis.compounds]
+    present = view.term_document_counts([t for t, _ in candidates])
+    kept = [(t, w) for t, w in candidates if t in present]
+    kept.sort(key=lambda tw: -tw[1])  # stable: analysis order among equal weights
+    return kept[:LEXICAL_TERMS]
 
 
 def _lexical(

@@ -33,6 +33,9 @@ MAX_DEFINITIONS_PER_NAME = 50  # a name defined more often than this says little
 # Exact-symbol signal: a mention of weight w naming a symbol defined n times scores w / (1 + ln n);
 # a dotted mention whose qualified suffix matches (``Session.request``) scores QUALIFIED_MATCH_FACTOR x.
 QUALIFIED_MATCH_FACTOR = 2.0
+# ``Class.method`` also names its class, this much: the method may be missing (that can be the bug),
+# or defined in a base class, while the class is where to look.
+OWNER_FACTOR = 0.5
 # Plain words of the report that happen to be a symbol's exact name count this much of an identifier.
 WORD_SYMBOL_FACTOR = 0.3
 MIN_WORD_SYMBOL_CHARS = 5
@@ -235,6 +238,10 @@ def _symbols(
     """Chunks of symbols the query names: exact name, or qualified suffix for dotted mentions."""
     mentions: list[tuple[str, float]] = list(analysis.identifiers)
     named = {name.rsplit(".", 1)[-1] for name, _ in mentions}
+    for mention, weight in list(mentions):
+        owner = mention.rsplit(".", 1)[0] if "." in mention else ""
+        if owner and owner.rsplit(".", 1)[-1][:1].isupper() and owner.rsplit(".", 1)[-1] not in named:
+            mentions.append((owner, weight * OWNER_FACTOR))  # ``RST.__init__`` names the class RST
     for term, weight in terms:
         if len(term) >= MIN_WORD_SYMBOL_CHARS and term not in named:
             mentions.append((term, weight * WORD_SYMBOL_FACTOR))

@@ -98,6 +98,14 @@ def test_path_and_module_mentions_rank_that_file(workspace: Workspace) -> None:
     assert by_module.files[0].path == "pkg/sessions.py" and "path" in by_module.files[0].signals
 
 
+def test_a_missing_method_still_names_its_class(workspace: Workspace) -> None:
+    # Request has no ``__init__``: the report's ``Request.__init__`` points at the class itself
+    with workspace.read() as view:
+        result = hybrid_search(view, "TypeError: Request.__init__() got an unexpected keyword argument")
+        rows = view.chunks_by_ids([c.chunk_id for c in result.chunks if "symbol" in c.signals])
+    assert "Request" in {r.qualified_name for r in rows.values()}
+
+
 def test_lexical_only_config_uses_one_signal(workspace: Workspace) -> None:
     with workspace.read() as view:
         result = hybrid_search(view, BUG, config=LEXICAL_ONLY)

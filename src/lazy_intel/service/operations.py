@@ -116,12 +116,13 @@ OPERATIONS: dict[str, OperationSpec] = {
             optional_view=True,
             dirty_check=False,
         ),
+        # repair opens no view before it runs: a read's own check of a damaged store would schedule
+        # a rebuild first, and repair would then find nothing to report
         OperationSpec(
             "repair",
             op_repair,
             "recover interrupted publications, check the store, rebuild what fails a check",
             reads_view=False,
-            optional_view=True,
             dirty_check=False,
         ),
         OperationSpec(

@@ -19,7 +19,7 @@ Usage:
 
 Configurations: default, lexical, dense, bm25, graph (the default with graph priors on), and the
 ablations no-dense, no-symbol, no-path, no-file-context, no-graph, no-phrase (the default without
-that signal).
+that signal), and rrf (the default signals fused by reciprocal rank instead of by score).
 """
 
 from __future__ import annotations
@@ -68,6 +68,9 @@ CONFIGS: dict[str, SearchConfig] = {
     "no-phrase": replace(DEFAULT_CONFIG, phrase=False),
     "graph": replace(DEFAULT_CONFIG, graph=True),  # graph priors on whatever the default says
 }
+# configurations that differ in how signals are fused, not which run
+CONFIG_WEIGHTS: dict[str, FusionWeights] = {"rrf": FusionWeights(method="rrf")}
+CONFIGS["rrf"] = DEFAULT_CONFIG  # the default signals, weighted reciprocal-rank fusion
 FILE_KS = (1, 3, 5)
 FUNCTION_KS = (5, 10)
 RANKED_FILES = 20
@@ -367,7 +370,7 @@ def run(
                 if name == "bm25":
                     outcome = bm25_files(src, issue.query)
                 else:
-                    outcome = ranked_lists(ws, issue.query, CONFIGS[name])
+                    outcome = ranked_lists(ws, issue.query, CONFIGS[name], CONFIG_WEIGHTS.get(name))
                 outcomes[name][issue.instance_id] = outcome
                 rank = next((i + 1 for i, f in enumerate(outcome.files) if f in issue.gold_files), None)
                 line.append(f"{name}={rank or '-'}")

@@ -24,10 +24,13 @@ class Setting:
     help: str
     minimum: int | None = None
     maximum: int | None = None
+    choices: tuple[str, ...] = ()  # a "str" setting limited to these values
 
     def parse(self, raw: str) -> Any:
         """Parse and validate one raw environment value; errors name the variable."""
         raw = raw.strip()
+        if self.choices and raw not in self.choices:
+            raise InvalidArgument(f"{self.env}={raw!r} is not one of {', '.join(self.choices)}")
         if self.kind == "bool":
             lowered = raw.lower()
             if lowered in {"1", "true", "yes", "on"}:
@@ -57,6 +60,8 @@ class Setting:
         return raw
 
     def range_text(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
         if self.minimum is None and self.maximum is None:
             return ""
         return f"{self.minimum}..{self.maximum}"
@@ -267,6 +272,16 @@ SETTINGS: tuple[Setting, ...] = (
         "signals only), auto (the bundled all-MiniLM-L6-v2 when the dense extra is installed), "
         "sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
         "ollama:<url>?model=<name>. Nothing is downloaded.",
+    ),
+    Setting(
+        "fusion",
+        "LAZY_INTEL_FUSION",
+        "str",
+        "score",
+        "How search combines its signals: score (each signal rescaled over its candidates, then "
+        "summed with its weight; keeps how sure a signal is) or rrf (weighted reciprocal-rank fusion; "
+        "ranks only). See docs/retrieval.md for both on the dev benchmark.",
+        choices=("score", "rrf"),
     ),
     Setting(
         "loop_trigger",

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from lazy_intel.search.fusion import (
     AUXILIARY_FILE_FACTOR,
     FLOOR_RANK,
+    RRF_K,
     TEST_FILE_FACTOR,
     Evidence,
     FusionWeights,
@@ -20,6 +21,7 @@ from lazy_intel.search.fusion import (
     is_auxiliary_path,
     is_test_path,
     ranks,
+    reciprocal_rank_fusion,
     rescaled,
     score_fusion,
 )
@@ -77,6 +79,38 @@ def test_fusion_of_one_signal_keeps_its_order(scores: dict[int, float], weight: 
     assert [scores[k] for k in got] == [scores[k] for k in expected] or all(
         f.score == pytest.approx(0.0) for f in fused[1:]
     )
+
+
+def test_rrf_agreement_beats_a_single_strong_signal() -> None:
+    lexical = Signal("lexical", 1.0, {"a": 10.0, "b": 9.0, "c": 1.0})
+    dense = Signal("dense", 1.0, {"b": 0.9, "c": 0.8, "a": 0.1})
+    fused = reciprocal_rank_fusion([lexical, dense])
+    assert [f.key for f in fused] == ["b", "a", "c"]
+    assert fused[0].score == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert fused[0].signals == {"lexical": 9.0, "lexical_rank": 2.0, "dense": 0.9, "dense_rank": 1.0}
+
+
+def test_rrf_drops_the_margin_that_score_fusion_keeps() -> None:
+    lexical = Signal("lexical", 1.0, {"a": 30.0, "b": 10.0})
+    symbol = Signal("symbol", 0.2, {"b": 1.0})
+    assert [f.key for f in score_fusion([lexical, symbol])] == ["a", "b"]
+    assert [f.key for f in reciprocal_rank_fusion([lexical, symbol])] == ["b", "a"]
+
+
+def test_the_fusion_method_is_a_weight_of_its_own() -> None:
+    evidence = Evidence(
+        {"lexical": {1: 30.0, 2: 10.0}, "symbol": {2: 1.0}},
+        {},
+        {1: 10, 2: 20},
+        {10: "a.py", 20: "b.py"},
+        False,
+    )
+    _, by_score = fuse_evidence(evidence, FusionWeights(symbol=0.2))
+    _, by_rank = fuse_evidence(evidence, FusionWeights(symbol=0.2, method="rrf"))
+    assert [f.path for f in by_score] == ["a.py", "b.py"]
+    assert [f.path for f in by_rank] == ["b.py", "a.py"]
+    with pytest.raises(ValueError, match="unknown fusion method"):
+        fuse_evidence(evidence, FusionWeights(method="borda"))
 
 
 def test_file_aggregation_rewards_several_good_chunks_but_best_dominates() -> None:

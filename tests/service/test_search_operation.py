@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from lazy_intel.search.fusion import RRF_K, WEIGHT_SYMBOL
 from lazy_intel.search.hybrid import GRAPH_PRIOR_DEFAULT
 from lazy_intel.service.operations import execute
 from lazy_intel.service.workspace import Workspace
@@ -131,3 +134,25 @@ def test_backend_graph_adds_the_graph_signals_and_says_so(make_repo) -> None:
     caller = next(i for i in graph["items"] if i["anchor"]["path"] == "pkg/session.py")
     assert caller["signals"]["graph_rank"] == 1 and caller["signals"]["graph"] > 0
     assert any(c.startswith("graph: proximity") for c in graph["coverage"])
+
+
+def test_the_fusion_setting_chooses_how_signals_combine(make_repo) -> None:
+    root = make_repo(FILES)
+    scores = {}
+    for method in ("score", "rrf"):
+        settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_FUSION": method})
+        ws = Workspace.open(root, settings=settings)
+        ws.sync()
+        answer = execute(
+            {"operation": "search", "query": "load_config", "granularity": "file", "freshness": "fast"},
+            lambda _root, ws=ws: ws,
+            settings,
+        ).to_dict()
+        top = answer["items"][0]
+        assert top["anchor"]["path"] == "pkg/config.py"
+        assert top["signals"]["lexical_rank"] == 1 and top["signals"]["symbol_rank"] == 1
+        scores[method] = top["score"]
+        ws.close()
+    # first of both signals: rescaled 1 + 0.1, or 1/(10 + 1) + 0.1/(10 + 1)
+    assert scores["score"] == pytest.approx(1.0 + WEIGHT_SYMBOL)
+    assert scores["rrf"] == pytest.approx((1.0 + WEIGHT_SYMBOL) / (RRF_K + 1))

@@ -22,6 +22,15 @@ from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
+# How signals are combined: "score" (the default, above) or "rrf" (weighted reciprocal-rank fusion,
+# ``weight / (RRF_K + rank)`` per signal; LAZY_INTEL_FUSION). On the dev set, same evidence and
+# weights, RRF ranked files worse (docs/retrieval.md): ranks drop how sure BM25 is of its first file.
+FUSION_METHODS = ("score", "rrf")
+DEFAULT_FUSION = "score"
+# RRF's rank offset: with the usual 60 a file two weak signals rank 5th and 10th beat BM25's first
+# file (1/65 + 1/70 > 1/61) on the dev set; 10 lets the top of the strongest signal count.
+RRF_K = 10.0
+
 # The zero point of a signal's rescaling: the score of its candidate at this rank (0 when it has
 # fewer). 0, 20, 50 and 100 gave the same file ranking on the dev set for BM25; the floor is there
 # for signals whose raw scores do not start near zero (cosines of an embedding model).
@@ -127,6 +136,25 @@ def score_fusion(signals: Sequence[Signal], *, floor_rank: int = FLOOR_RANK) -> 
     return out
 
 
+def reciprocal_rank_fusion(signals: Sequence[Signal], *, k: float = RRF_K) -> list[Fused]:
+    """Weighted RRF: ``sum weight / (k + rank)``; result best first with raw scores and ranks."""
+    fused: dict[Hashable, float] = {}
+    reasons: dict[Hashable, dict[str, float]] = {}
+    order: dict[Hashable, int] = {}
+    for signal in signals:
+        if signal.weight <= 0 or not signal.scores:
+            continue
+        for key, rank in ranks(signal.scores).items():
+            order.setdefault(key, len(order))
+            fused[key] = fused.get(key, 0.0) + signal.weight / (k + rank)
+            why = reasons.setdefault(key, {})
+            why[signal.name] = float(signal.scores[key])
+            why[f"{signal.name}_rank"] = float(rank)
+    out = [Fused(key, score, reasons[key]) for key, score in fused.items()]
+    out.sort(key=lambda f: (-f.score, order[f.key]))
+    return out
+
+
 def aggregate_by_file(
     chunk_scores: Iterable[tuple[Hashable, float]],
     *,
@@ -169,6 +197,17 @@ class FusionWeights:
     centrality: float = WEIGHT_CENTRALITY
     file_context: float = WEIGHT_FILE_CONTEXT
     floor_rank: int = FLOOR_RANK
+    method: str = DEFAULT_FUSION  # "score" or "rrf"
+    rrf_k: float = RRF_K
+
+    def fuse(self, signals: Sequence[Signal]) -> list[Fused]:
+        """Combine ``signals`` by :attr:`method`."""
+        if self.method == "rrf":
+            return reciprocal_rank_fusion(signals, k=self.rrf_k)
+        if self.method != "score":
+            raise ValueError(f"unknown fusion method {self.method!r} (known: {', '.join(FUSION_METHODS)})")
+        return score_fusion(signals, floor_rank=self.floor_rank)
+
     test_file_factor: float = TEST_FILE_FACTOR
     auxiliary_file_factor: float = AUXILIARY_FILE_FACTOR
 
@@ -248,13 +287,13 @@ def fuse_evidence(
 
     file_scores: dict[int, float] = {}
     file_reasons: dict[int, dict[str, float]] = {}
-    for f in score_fusion(file_level, floor_rank=weights.floor_rank):
+    for f in weights.fuse(file_level):
         file_id = int(f.key)  # type: ignore[call-overload]
         file_scores[file_id] = f.score * factor(file_id)
         file_reasons[file_id] = {**f.signals, **factors(file_id)}
     fused: dict[int, Fused] = {
         int(f.key): f  # type: ignore[call-overload]
-        for f in score_fusion(chunk_level, floor_rank=weights.floor_rank)
+        for f in weights.fuse(chunk_level)
     }
     scores: dict[int, float] = {k: f.score for k, f in fused.items()}
     if file_context and file_scores and weights.file_context > 0:

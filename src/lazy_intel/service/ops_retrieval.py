@@ -8,6 +8,7 @@ from lazy_intel.errors import InvalidArgument, LazyIntelError, NotFound, Unsuppo
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item
 from lazy_intel.search.embedders import Embedder
+from lazy_intel.search.fusion import FusionWeights
 from lazy_intel.search.hybrid import PRESETS, Filters, RankedFile, SearchConfig, hybrid_search
 from lazy_intel.search.tokens import IDENTIFIER
 from lazy_intel.search.vectors import META_PROFILE
@@ -86,6 +87,7 @@ def op_search(ctx: OperationContext) -> Answer:
         config=config,
         embedder=embedder,
         filters=Filters(lang=request.lang, path_glob=request.path_glob, kind=request.kind),
+        weights=FusionWeights(method=ctx.settings.fusion),
     )
     warnings = [*ctx.warnings, *warnings, *result.warnings]
     items: list[Item]

@@ -16,7 +16,7 @@ Weights are tuned on the dev benchmark only (``bench/swebench_loc.py``; the abla
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -117,36 +117,29 @@ def rescaled(scores: Mapping[K, float], *, floor_rank: int = FLOOR_RANK) -> dict
 
 
 def score_fusion(signals: Sequence[Signal], *, floor_rank: int = FLOOR_RANK) -> list[Fused]:
-    """Fuse signals; result best first, each with ``<signal>`` (raw) and ``<signal>_rank`` entries."""
-    fused: dict[Hashable, float] = {}
-    reasons: dict[Hashable, dict[str, float]] = {}
-    order: dict[Hashable, int] = {}
-    for signal in signals:
-        if signal.weight <= 0 or not signal.scores:
-            continue
-        scaled = rescaled(signal.scores, floor_rank=floor_rank)
-        for key, rank in ranks(signal.scores).items():
-            order.setdefault(key, len(order))
-            fused[key] = fused.get(key, 0.0) + signal.weight * scaled[key]
-            why = reasons.setdefault(key, {})
-            why[signal.name] = float(signal.scores[key])
-            why[f"{signal.name}_rank"] = float(rank)
-    out = [Fused(key, score, reasons[key]) for key, score in fused.items()]
-    out.sort(key=lambda f: (-f.score, order[f.key]))
-    return out
+    """Fuse signals by rescaled score; best first, each with ``<signal>`` and ``<signal>_rank``."""
+    return _fuse(signals, lambda signal: rescaled(signal.scores, floor_rank=floor_rank))
 
 
 def reciprocal_rank_fusion(signals: Sequence[Signal], *, k: float = RRF_K) -> list[Fused]:
-    """Weighted RRF: ``sum weight / (k + rank)``; result best first with raw scores and ranks."""
+    """Weighted RRF: ``sum weight / (k + rank)``; best first, with raw scores and ranks."""
+    return _fuse(signals, lambda signal: {key: 1.0 / (k + r) for key, r in ranks(signal.scores).items()})
+
+
+def _fuse(
+    signals: Sequence[Signal], contribution: Callable[[Signal], Mapping[Hashable, float]]
+) -> list[Fused]:
+    """Sum ``weight x contribution`` per key; ties keep the order keys were first seen."""
     fused: dict[Hashable, float] = {}
     reasons: dict[Hashable, dict[str, float]] = {}
     order: dict[Hashable, int] = {}
     for signal in signals:
         if signal.weight <= 0 or not signal.scores:
             continue
+        part = contribution(signal)
         for key, rank in ranks(signal.scores).items():
             order.setdefault(key, len(order))
-            fused[key] = fused.get(key, 0.0) + signal.weight / (k + rank)
+            fused[key] = fused.get(key, 0.0) + signal.weight * part[key]
             why = reasons.setdefault(key, {})
             why[signal.name] = float(signal.scores[key])
             why[f"{signal.name}_rank"] = float(rank)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from lazy_intel.search import fusion
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
-from lazy_intel.search.lexical import build_lexical_query, build_phrase_query, filter_clauses
+from lazy_intel.search.lexical import LexicalQuery, build_lexical_query, build_phrase_query, filter_clauses
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.phrases import quoted_phrases
 from lazy_intel.search.query import QueryAnalysis, analyze_query
@@ -159,6 +159,11 @@ def _lexical(
         path_glob=filters.path_glob,
         kind=filters.kind,
     )
+    return _ranked_chunks(view, query, cands)
+
+
+def _ranked_chunks(view: ReadView, query: LexicalQuery | None, cands: _Candidates) -> dict[int, float]:
+    """Run a built full-text query; chunk -> score, each chunk's file recorded."""
     if query is None:
         return {}
     scores: dict[int, float] = {}
@@ -179,13 +184,7 @@ def _phrases(
         path_glob=filters.path_glob,
         kind=filters.kind,
     )
-    if query is None:
-        return {}
-    scores: dict[int, float] = {}
-    for chunk_id, file_id, score in view.fts(query.sql, query.args):
-        scores[chunk_id] = score
-        cands.chunk_file[chunk_id] = file_id
-    return scores
+    return _ranked_chunks(view, query, cands)
 
 
 def _dense(

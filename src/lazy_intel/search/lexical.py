@@ -70,19 +70,27 @@ def build_lexical_query(
         terms = list(query)[:MAX_QUERY_TOKENS]
     if not terms:
         return None
+    sql, args = _ranked_match(weighted_match_expression(terms), limit, lang, path_glob, kind)
+    return LexicalQuery(sql, args, tuple(t for t, _ in terms))
+
+
+def _ranked_match(
+    match: str, limit: int, lang: str | None, path_glob: str | None, kind: str | None
+) -> tuple[str, tuple[object, ...]]:
+    """``(chunk_id, file_id, -bm25)`` of the chunks matching ``match``, best first, filtered."""
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
     sql = [
         f"SELECT c.id, c.file_id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
         "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
         "LEFT JOIN symbols s ON s.id = c.symbol_id WHERE chunks_fts MATCH ?"
     ]
-    args: list[object] = [weighted_match_expression(terms)]
+    args: list[object] = [match]
     sql_filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
     sql.extend(sql_filters)
     args.extend(filter_args)
     sql.append("ORDER BY score DESC, c.id LIMIT ?")
     args.append(limit)
-    return LexicalQuery(" ".join(sql), tuple(args), tuple(t for t, _ in terms))
+    return " ".join(sql), tuple(args)
 
 
 def phrase_match_expression(phrases: Sequence[tuple[Sequence[str], float]]) -> str:
@@ -106,19 +114,8 @@ def build_phrase_query(
     phrases = [(tuple(t), w) for t, w in phrases if t]
     if not phrases:
         return None
-    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
-    sql = [
-        f"SELECT c.id, c.file_id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
-        "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
-        "LEFT JOIN symbols s ON s.id = c.symbol_id WHERE chunks_fts MATCH ?"
-    ]
-    args: list[object] = [phrase_match_expression(phrases)]
-    sql_filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
-    sql.extend(sql_filters)
-    args.extend(filter_args)
-    sql.append("ORDER BY score DESC, c.id LIMIT ?")
-    args.append(limit)
-    return LexicalQuery(" ".join(sql), tuple(args), tuple(" ".join(t) for t, _ in phrases))
+    sql, args = _ranked_match(phrase_match_expression(phrases), limit, lang, path_glob, kind)
+    return LexicalQuery(sql, args, tuple(" ".join(t) for t, _ in phrases))
 
 
 def filter_clauses(

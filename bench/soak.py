@@ -47,8 +47,21 @@ import anyio
 import psutil
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from soak_memory import (
+    MemorySample,
+    after_warmup,
+    breakdown_line,
+    describe_segments,
+    group_changes,
+    sample_process,
+    slope_mb_per_min,
+    smaps_groups,
+    tail,
+)
+
 RSS_GROWTH_LIMIT = 0.25  # last quarter vs first quarter (after warm-up)
 RSS_STEADY_LIMIT = 0.10  # the same with --steady: the corpus does not grow, neither may the server
+RSS_TAIL_LIMIT = 0.02  # --steady: growth over the second half after warm-up, by its fitted slope
 WARMUP_S = 5.0
 PUBLISH_WAIT_S = 20.0
 STEADY_SLACK = 5  # --steady: the file count stays within target +- this
@@ -67,8 +80,8 @@ class Tally:
     answers: Counter[str] = field(default_factory=Counter)
     wrong: list[str] = field(default_factory=list)
     generations: set[int] = field(default_factory=set)
-    rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds, server + children MB)
-    server_rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds, server alone MB)
+    memory: list[MemorySample] = field(default_factory=list)  # one a second
+    smaps: dict[str, Counter[str]] = field(default_factory=dict)  # "start" / "warm" / "end" -> groups
 
 
 def remember(tally: Tally, path: Path, data: bytes) -> None:
@@ -264,14 +277,23 @@ def tree_rss(pid: int) -> tuple[float, float]:
     return total / 1e6, alone / 1e6
 
 
-async def sampler(pid_box: list[int], tally: Tally, started: float, end: float) -> None:
+async def sampler(
+    pid_box: list[int], tally: Tally, started: float, end: float, *, state_dir: str, warmup_s: float
+) -> None:
     while time.monotonic() < end:
         if pid_box:
             now = time.monotonic() - started
-            total, alone = tree_rss(pid_box[0])
-            tally.rss.append((now, total))
-            tally.server_rss.append((now, alone))
+            total, _ = tree_rss(pid_box[0])
+            sample = sample_process(pid_box[0], now, total, state_dir)
+            if sample is not None:
+                tally.memory.append(sample)
+            if "start" not in tally.smaps:
+                tally.smaps["start"] = smaps_groups(pid_box[0], state_dir)
+            if "warm" not in tally.smaps and now >= warmup_s:
+                tally.smaps["warm"] = smaps_groups(pid_box[0], state_dir)
         await anyio.sleep(1.0)
+    if pid_box:
+        tally.smaps["end"] = smaps_groups(pid_box[0], state_dir)
 
 
 def find_server(before: set[int]) -> int | None:
@@ -299,7 +321,13 @@ async def soak(args: argparse.Namespace, root: Path, tally: Tally) -> None:
         started = time.monotonic()
         end = started + args.seconds
         async with anyio.create_task_group() as group:
-            group.start_soon(sampler, pid_box, tally, started, end)
+            group.start_soon(
+                functools.partial(sampler, state_dir=str(root / ".lazy-intel"), warmup_s=args.warmup),
+                pid_box,
+                tally,
+                started,
+                end,
+            )
             steady = args.files if args.steady else 0
             group.start_soon(
                 functools.partial(editor, steady=steady),
@@ -320,21 +348,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def slope_mb_per_min(samples: list[tuple[float, float]]) -> float:
-    """Least-squares slope of (seconds, MB) samples, in MB per minute."""
-    if len(samples) < 2:
-        return float("nan")
-    mean_t = statistics.mean(t for t, _ in samples)
-    mean_mb = statistics.mean(mb for _, mb in samples)
-    var = sum((t - mean_t) ** 2 for t, _ in samples)
-    if not var:
-        return float("nan")
-    return 60 * sum((t - mean_t) * (mb - mean_mb) for t, mb in samples) / var
-
-
-def rss_summary(samples: list[tuple[float, float]], warmup_s: float) -> tuple[float, float, float, float]:
-    """(first-quarter mean, last-quarter mean, growth, slope MB/min) of the samples after warm-up."""
-    kept = [(t, mb) for t, mb in samples if t >= warmup_s] or samples
+def rss_summary(points: list[tuple[float, float]], warmup_s: float) -> tuple[float, float, float, float]:
+    """(first-quarter mean, last-quarter mean, growth, slope MB/min) of the points after warm-up."""
+    kept = after_warmup(points, warmup_s)
     if not kept:
         return float("nan"), float("nan"), 0.0, float("nan")
     quarter = max(1, len(kept) // 4)
@@ -342,6 +358,17 @@ def rss_summary(samples: list[tuple[float, float]], warmup_s: float) -> tuple[fl
     last = statistics.mean(mb for _, mb in kept[-quarter:])
     growth = (last - first) / first if first else 0.0
     return first, last, growth, slope_mb_per_min(kept)
+
+
+def tail_growth(points: list[tuple[float, float]], warmup_s: float) -> tuple[float, float]:
+    """(slope MB/min, growth that slope makes over the tail as a fraction of its mean) of the second
+    half of the points after warm-up: 0 for memory that has levelled off, whatever it did before."""
+    half = tail(after_warmup(points, warmup_s))
+    if len(half) < 2:
+        return float("nan"), 0.0
+    slope = slope_mb_per_min(half)
+    level = statistics.mean(mb for _, mb in half)
+    return slope, slope * (half[-1][0] - half[0][0]) / 60 / level if level else 0.0
 
 
 def corpus_shape(root: Path) -> tuple[int, int, float]:
@@ -381,12 +408,16 @@ def main() -> int:
         state_mb = directory_mb(root / ".lazy-intel")
         shape_after = corpus_shape(root)
     answered = sum(tally.answers.values())
-    first, last, growth, slope = rss_summary(tally.rss, args.warmup)
-    s_first, s_last, s_growth, s_slope = rss_summary(tally.server_rss, args.warmup)
-    half = [(t, mb) for t, mb in tally.rss if t >= (args.warmup + args.seconds) / 2]
+    tree = [(m.seconds, m.tree_mb) for m in tally.memory]
+    alone = [(m.seconds, m.rss_mb) for m in tally.memory]
+    first, last, growth, slope = rss_summary(tree, args.warmup)
+    s_first, s_last, s_growth, s_slope = rss_summary(alone, args.warmup)
+    tree_tail_slope, tree_tail = tail_growth(tree, args.warmup)
+    tail_slope, alone_tail = tail_growth(alone, args.warmup)
     flat = growth <= (RSS_STEADY_LIMIT if args.steady else RSS_GROWTH_LIMIT)
-    step = max(1, len(tally.rss) // 12)
-    series = " ".join(f"{t:.0f}s:{mb:.0f}" for t, mb in tally.rss[::step])
+    tail_flat = not args.steady or max(tree_tail, alone_tail) <= RSS_TAIL_LIMIT
+    step = max(1, len(tree) // 12)
+    series = " ".join(f"{t:.0f}s:{mb:.0f}" for t, mb in tree[::step])
     mode = "steady corpus" if args.steady else "growing corpus"
     print(
         f"soak: {args.seconds:g} s, {args.files} files, {args.workers} query workers, seed {args.seed}, {mode}"
@@ -412,15 +443,41 @@ def main() -> int:
     print(f"server RSS (MB, with children) over time: {series}")
     print(
         f"RSS with children, first -> last quarter after {args.warmup:g} s: {first:.1f} -> {last:.1f} MB "
-        f"({growth:+.1%}, {'flat' if flat else 'GROWING'}); slope {slope:+.3f} MB/min, "
-        f"{slope_mb_per_min(half):+.3f} MB/min over the second half"
+        f"({growth:+.1%}, {'flat' if flat else 'GROWING'}); slope {slope:+.3f} MB/min"
     )
     print(
         f"RSS of the server alone: {s_first:.1f} -> {s_last:.1f} MB ({s_growth:+.1%}); slope {s_slope:+.3f} MB/min"
     )
+    kept = after_warmup(alone, args.warmup)
+    print(f"server alone by quarter after warm-up: {describe_segments(kept) or 'too few samples'}")
+    for label, points in (
+        ("anonymous", [(m.seconds, m.anon_mb) for m in tally.memory]),
+        ("file-backed", [(m.seconds, m.file_mb) for m in tally.memory]),
+    ):
+        print(f"  {label}: {describe_segments(after_warmup(points, args.warmup)) or 'too few samples'}")
+    print(
+        f"tail (second half after warm-up): slope {tree_tail_slope:+.3f} MB/min with children "
+        f"({tree_tail:+.1%} over the tail), {tail_slope:+.3f} MB/min alone ({alone_tail:+.1%}); "
+        + (
+            f"limit {RSS_TAIL_LIMIT:.0%}, {'flat' if tail_flat else 'GROWING'}"
+            if args.steady
+            else "not judged without --steady"
+        )
+    )
+    warm = next((m for m in tally.memory if m.seconds >= args.warmup), None)
+    if warm is not None:
+        print(f"server after warm-up ({warm.seconds:.0f} s): {breakdown_line(warm)}")
+    if tally.memory:
+        print(f"server at the end ({tally.memory[-1].seconds:.0f} s): {breakdown_line(tally.memory[-1])}")
+        most = {k: max(getattr(m, k) for m in tally.memory) for k in ("fds", "threads", "mappings")}
+        print(f"most at any sample: {', '.join(f'{k} {v}' for k, v in most.items())}")
+    if "warm" in tally.smaps and "end" in tally.smaps:
+        print(
+            f"mappings that changed most, warm-up -> end: {group_changes(tally.smaps['warm'], tally.smaps['end'])}"
+        )
     print(f"state directory at the end: {state_mb:.2f} MB for a {shape_after[2]:.2f} MB corpus")
     print("command: python bench/soak.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
-    return 0 if not tally.wrong and flat and tally.unpublished == 0 else 1
+    return 0 if not tally.wrong and flat and tail_flat and tally.unpublished == 0 else 1
 
 
 if __name__ == "__main__":

@@ -296,23 +296,27 @@ async def sampler(
         tally.smaps["end"] = smaps_groups(pid_box[0], state_dir)
 
 
-def find_server(before: set[int]) -> int | None:
+def find_server(before: set[int], exe: str) -> int | None:
+    """The server process: the new child that runs ``exe serve`` itself (not a ``--wrap`` command)."""
     for child in psutil.Process().children(recursive=True):
-        if child.pid not in before and "serve" in " ".join(child.cmdline()):
-            return child.pid
+        with contextlib.suppress(psutil.Error):
+            line = child.cmdline()
+            if child.pid not in before and exe in line[:2] and "serve" in line:
+                return child.pid
     return None
 
 
 async def soak(args: argparse.Namespace, root: Path, tally: Tally) -> None:
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
     env = {**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING", "LAZY_INTEL_DEBOUNCE_MS": str(args.debounce_ms)}
-    params = StdioServerParameters(command=exe, args=["serve", "--root", str(root)], cwd=str(root), env=env)
+    command = [*shlex.split(args.wrap), exe, "serve", "--root", str(root)]
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(root), env=env)
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     rng = random.Random(args.seed)
     async with stdio_client(params) as (read, write_stream), ClientSession(read, write_stream) as session:
         await session.initialize()
         pid_box: list[int] = []
-        server = find_server(before)
+        server = find_server(before, exe)
         if server is not None:
             pid_box.append(server)
         with anyio.fail_after(600):  # the first build
@@ -389,6 +393,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=250)
+    parser.add_argument(
+        "--wrap",
+        default="",
+        help="a command to run the server under, e.g. 'heaptrack -o /tmp/soak' (its RSS is then the "
+        "wrapper's tree: for the profile, not for the figures)",
+    )
     parser.add_argument(
         "--steady",
         action="store_true",

@@ -3,12 +3,15 @@
 Usage:
     python bench/soak.py                         # 60 s, 200 files, 4 query workers
     python bench/soak.py --seconds 300 --files 500 --workers 6 --seed 7
-    python bench/soak.py --seconds 600 --files 200 --seed 2 --steady --warmup 60   # bounded corpus
+    python bench/soak.py --seconds 3600 --files 200 --seed 2 --steady --warmup 120   # bounded corpus, an hour
+    python bench/soak.py --seconds 900 --files 60 --steady --wrap "heaptrack -o /tmp/soak"   # a malloc profile
 
 With ``--steady`` the corpus stays the same size (creates balanced by deletes, rewrites instead of
 appends, at most 3 new directories alive), so memory that still grows is the server's, not the
 corpus's. ``LAZY_INTEL_TRACE_MEMORY_S=60`` in the environment makes the server log where its Python
-memory grew (tracemalloc; slows it and inflates RSS, so not for the figures).
+memory grew and what glibc's arenas hold (tracemalloc; slows it and inflates RSS, so not for the
+figures). ``--wrap`` runs the server under another command, a profiler such as heaptrack (keep
+``--files`` under 64 so that no parse worker inherits it).
 
 One editor applies random edits (modify a body, add a function, create, delete, rename a file, create
 a directory) and, after each batch, waits until a unique symbol it introduced is published: that is
@@ -16,12 +19,20 @@ the publish latency (watcher debounce + sync). Query workers keep asking ``searc
 ``status`` with ``auto``/``fast``/``strict`` freshness over the real MCP client. Every answer is
 checked: each ``source`` item's text must be the exact slice of the bytes its anchor names (every
 version of every file ever written is kept, by SHA-256, with every path that held it), the anchor's
-path must have held those bytes, and each anchor must carry the generation of the answer's view. The server's resident memory (with its children) is sampled throughout.
+path must have held those bytes, and each anchor must carry the generation of the answer's view.
+The server's memory is sampled every second (``soak_memory.py``): resident with its children and
+alone, anonymous vs file-backed, open descriptors (to deleted files, into the state directory),
+threads and mappings.
 
 Prints edits applied, the corpus shape at start and end, publications seen, queries answered, wrong
 answers (must be 0), p50/p95 publish latency and RSS over time: first vs last quarter after
-``--warmup`` (must stay within 25%, or 10% with ``--steady``) and the least-squares slope in MB/min,
-for the server with its children and alone; exits 1 when a check fails.
+``--warmup`` (must stay within 25%, or 10% with ``--steady``), the least-squares slope in MB/min,
+the mean and slope of each quarter after warm-up (server alone; anonymous and file-backed), and the
+tail: the slope over the second half after warm-up and the growth it makes over that half, which
+with ``--steady`` must stay within 2% (memory that levels off passes whatever it did while warming
+up; memory that keeps rising does not, on a run long enough to show it: half an hour or more). Then
+the breakdown after warm-up and at the end, and the mappings that changed most; exits 1 when a
+check fails.
 """
 
 from __future__ import annotations

@@ -77,6 +77,7 @@ WARMUP_S = 5.0
 PUBLISH_WAIT_S = 20.0
 STEADY_SLACK = 5  # --steady: the file count stays within target +- this
 STEADY_DIRS = 3  # --steady: new directories alive at once
+FIELDS_MOST = ("fds", "deleted_fds", "state_fds", "threads", "mappings", "state_mappings")  # printed: max
 
 
 @dataclass
@@ -490,7 +491,7 @@ def main() -> int:
         print(f"server after warm-up ({warm.seconds:.0f} s): {breakdown_line(warm)}")
     if tally.memory:
         print(f"server at the end ({tally.memory[-1].seconds:.0f} s): {breakdown_line(tally.memory[-1])}")
-        most = {k: max(getattr(m, k) for m in tally.memory) for k in ("fds", "threads", "mappings")}
+        most = {k: max(getattr(m, k) for m in tally.memory) for k in FIELDS_MOST}
         print(f"most at any sample: {', '.join(f'{k} {v}' for k, v in most.items())}")
     if "warm" in tally.smaps and "end" in tally.smaps:
         print(

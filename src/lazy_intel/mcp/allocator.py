@@ -7,7 +7,7 @@ heaptrack and ``malloc_stats``): the growth was freed memory that glibc kept, in
 - Arenas: every request runs in a new thread, and a thread that finds no free arena gets a new one,
   up to 8 per core. Each arena keeps what it has grown to (SQLite's page cache of a read view,
   parse trees, result lists are freed into it), so the retained total follows the most threads that
-  ever ran at once, times the cores of the machine.
+  ever ran at once (11-12 in the soak), capped only by the machine's core count.
 - The sliding trim threshold: when a block served by ``mmap`` is freed, glibc raises its mmap
   threshold to that block's size and its trim threshold to twice that (up to 32 and 64 MB), so every
   arena then keeps up to that much free memory at its top instead of returning it.

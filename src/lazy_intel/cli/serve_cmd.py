@@ -27,7 +27,7 @@ def serve_command(root: str | None, lsp_config: str | None) -> None:
     every watcher and sync, closes the language servers, releases its writer locks and exits,
     leaving no child process behind.
     """
-    from lazy_intel.mcp.allocator import bound_malloc, bounds_from_settings
+    from lazy_intel.allocator import bound_malloc, bounds_from_settings
     from lazy_intel.mcp.server import serve_stdio
     from lazy_intel.semantic import SemanticLayer
     from lazy_intel.service.parse_pool import terminate_parse_pools

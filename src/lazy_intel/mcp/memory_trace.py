@@ -2,7 +2,7 @@
 
 When on, ``serve`` starts :mod:`tracemalloc` (which slows every allocation and costs memory of its
 own) and every interval logs, at WARNING, the traced total, what glibc's arenas hold (from the
-system and free: :mod:`lazy_intel.mcp.allocator`) and the allocation sites that grew most since the
+system and free: :mod:`lazy_intel.allocator`) and the allocation sites that grew most since the
 first snapshot. Used to tell a leak from allocator growth in ``bench/soak.py``.
 """
 
@@ -12,7 +12,7 @@ import logging
 import threading
 import tracemalloc
 
-from lazy_intel.mcp.allocator import arena_usage
+from lazy_intel.allocator import arena_usage
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,11 @@ heaptrack and ``malloc_stats``): the growth was freed memory that glibc kept, in
 ``LAZY_INTEL_MALLOC_ARENAS`` arenas and fixed mmap and trim thresholds of ``LAZY_INTEL_MALLOC_TRIM_KB``
 (setting either threshold turns the sliding one off). What stays retained is then bounded by the
 arena count times what one arena needs at its busiest, whatever the core count or uptime.
+A full rebuild frees its 256 MiB bulk page cache in many page-sized blocks, between which
+longer-lived blocks stay: no trim threshold can return those holes, so :func:`release_free_memory`
+(``malloc_trim(0)``, which hands every whole free page of every arena back) runs after each one.
 :func:`arena_usage` reads the arenas (``malloc_info``) for tests and debugging. Other C libraries
-have neither call: there both do nothing.
+have none of these calls: there they do nothing.
 """
 
 from __future__ import annotations
@@ -84,6 +87,16 @@ def bound_malloc(bounds: MallocBounds) -> bool:
     if not applied:
         logger.warning("glibc refused some malloc bounds: %s", bounds)
     return bool(applied)
+
+
+def release_free_memory() -> bool:
+    """Return every whole free page of every arena to the system (``malloc_trim(0)``); ``False``
+    without glibc. It walks the free lists: milliseconds for tens of MB, so once per rebuild."""
+    libc = _glibc()
+    if libc is None or not hasattr(libc, "malloc_trim"):
+        return False
+    libc.malloc_trim(0)
+    return True
 
 
 def _size(node: ET.Element, tag: str, kind: str) -> int:

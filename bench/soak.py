@@ -3,12 +3,15 @@
 Usage:
     python bench/soak.py                         # 60 s, 200 files, 4 query workers
     python bench/soak.py --seconds 300 --files 500 --workers 6 --seed 7
-    python bench/soak.py --seconds 600 --files 200 --seed 2 --steady --warmup 60   # bounded corpus
+    python bench/soak.py --seconds 3600 --files 200 --seed 2 --steady --warmup 120   # bounded corpus, an hour
+    python bench/soak.py --seconds 900 --files 60 --steady --wrap "heaptrack -o /tmp/soak"   # a malloc profile
 
 With ``--steady`` the corpus stays the same size (creates balanced by deletes, rewrites instead of
 appends, at most 3 new directories alive), so memory that still grows is the server's, not the
 corpus's. ``LAZY_INTEL_TRACE_MEMORY_S=60`` in the environment makes the server log where its Python
-memory grew (tracemalloc; slows it and inflates RSS, so not for the figures).
+memory grew and what glibc's arenas hold (tracemalloc; slows it and inflates RSS, so not for the
+figures). ``--wrap`` runs the server under another command, a profiler such as heaptrack (keep
+``--files`` under 64 so that no parse worker inherits it).
 
 One editor applies random edits (modify a body, add a function, create, delete, rename a file, create
 a directory) and, after each batch, waits until a unique symbol it introduced is published: that is
@@ -16,12 +19,20 @@ the publish latency (watcher debounce + sync). Query workers keep asking ``searc
 ``status`` with ``auto``/``fast``/``strict`` freshness over the real MCP client. Every answer is
 checked: each ``source`` item's text must be the exact slice of the bytes its anchor names (every
 version of every file ever written is kept, by SHA-256, with every path that held it), the anchor's
-path must have held those bytes, and each anchor must carry the generation of the answer's view. The server's resident memory (with its children) is sampled throughout.
+path must have held those bytes, and each anchor must carry the generation of the answer's view.
+The server's memory is sampled every second (``soak_memory.py``): resident with its children and
+alone, anonymous vs file-backed, open descriptors (to deleted files, into the state directory),
+threads and mappings.
 
 Prints edits applied, the corpus shape at start and end, publications seen, queries answered, wrong
 answers (must be 0), p50/p95 publish latency and RSS over time: first vs last quarter after
-``--warmup`` (must stay within 25%, or 10% with ``--steady``) and the least-squares slope in MB/min,
-for the server with its children and alone; exits 1 when a check fails.
+``--warmup`` (must stay within 25%, or 10% with ``--steady``), the least-squares slope in MB/min,
+the mean and slope of each quarter after warm-up (server alone; anonymous and file-backed), and the
+tail: the slope over the second half after warm-up and the growth it makes over that half, which
+with ``--steady`` must stay within 2% (memory that levels off passes whatever it did while warming
+up; memory that keeps rising does not, on a run long enough to show it: half an hour or more). Then
+the breakdown after warm-up and at the end, and the mappings that changed most; exits 1 when a
+check fails.
 """
 
 from __future__ import annotations
@@ -47,12 +58,26 @@ import anyio
 import psutil
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from soak_memory import (
+    MemorySample,
+    after_warmup,
+    breakdown_line,
+    describe_segments,
+    group_changes,
+    sample_process,
+    slope_mb_per_min,
+    smaps_groups,
+    tail,
+)
+
 RSS_GROWTH_LIMIT = 0.25  # last quarter vs first quarter (after warm-up)
 RSS_STEADY_LIMIT = 0.10  # the same with --steady: the corpus does not grow, neither may the server
+RSS_TAIL_LIMIT = 0.02  # --steady: growth over the second half after warm-up, by its fitted slope
 WARMUP_S = 5.0
 PUBLISH_WAIT_S = 20.0
 STEADY_SLACK = 5  # --steady: the file count stays within target +- this
 STEADY_DIRS = 3  # --steady: new directories alive at once
+FIELDS_MOST = ("fds", "deleted_fds", "state_fds", "threads", "mappings", "state_mappings")  # printed: max
 
 
 @dataclass
@@ -67,8 +92,8 @@ class Tally:
     answers: Counter[str] = field(default_factory=Counter)
     wrong: list[str] = field(default_factory=list)
     generations: set[int] = field(default_factory=set)
-    rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds, server + children MB)
-    server_rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds, server alone MB)
+    memory: list[MemorySample] = field(default_factory=list)  # one a second
+    smaps: dict[str, Counter[str]] = field(default_factory=dict)  # "start" / "warm" / "end" -> groups
 
 
 def remember(tally: Tally, path: Path, data: bytes) -> None:
@@ -264,33 +289,46 @@ def tree_rss(pid: int) -> tuple[float, float]:
     return total / 1e6, alone / 1e6
 
 
-async def sampler(pid_box: list[int], tally: Tally, started: float, end: float) -> None:
+async def sampler(
+    pid_box: list[int], tally: Tally, started: float, end: float, *, state_dir: str, warmup_s: float
+) -> None:
     while time.monotonic() < end:
         if pid_box:
             now = time.monotonic() - started
-            total, alone = tree_rss(pid_box[0])
-            tally.rss.append((now, total))
-            tally.server_rss.append((now, alone))
+            total, _ = tree_rss(pid_box[0])
+            sample = sample_process(pid_box[0], now, total, state_dir)
+            if sample is not None:
+                tally.memory.append(sample)
+            if "start" not in tally.smaps:
+                tally.smaps["start"] = smaps_groups(pid_box[0], state_dir)
+            if "warm" not in tally.smaps and now >= warmup_s:
+                tally.smaps["warm"] = smaps_groups(pid_box[0], state_dir)
         await anyio.sleep(1.0)
+    if pid_box:
+        tally.smaps["end"] = smaps_groups(pid_box[0], state_dir)
 
 
-def find_server(before: set[int]) -> int | None:
+def find_server(before: set[int], exe: str) -> int | None:
+    """The server process: the new child that runs ``exe serve`` itself (not a ``--wrap`` command)."""
     for child in psutil.Process().children(recursive=True):
-        if child.pid not in before and "serve" in " ".join(child.cmdline()):
-            return child.pid
+        with contextlib.suppress(psutil.Error):
+            line = child.cmdline()
+            if child.pid not in before and exe in line[:2] and "serve" in line:
+                return child.pid
     return None
 
 
 async def soak(args: argparse.Namespace, root: Path, tally: Tally) -> None:
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
     env = {**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING", "LAZY_INTEL_DEBOUNCE_MS": str(args.debounce_ms)}
-    params = StdioServerParameters(command=exe, args=["serve", "--root", str(root)], cwd=str(root), env=env)
+    command = [*shlex.split(args.wrap), exe, "serve", "--root", str(root)]
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(root), env=env)
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     rng = random.Random(args.seed)
     async with stdio_client(params) as (read, write_stream), ClientSession(read, write_stream) as session:
         await session.initialize()
         pid_box: list[int] = []
-        server = find_server(before)
+        server = find_server(before, exe)
         if server is not None:
             pid_box.append(server)
         with anyio.fail_after(600):  # the first build
@@ -299,7 +337,13 @@ async def soak(args: argparse.Namespace, root: Path, tally: Tally) -> None:
         started = time.monotonic()
         end = started + args.seconds
         async with anyio.create_task_group() as group:
-            group.start_soon(sampler, pid_box, tally, started, end)
+            group.start_soon(
+                functools.partial(sampler, state_dir=str(root / ".lazy-intel"), warmup_s=args.warmup),
+                pid_box,
+                tally,
+                started,
+                end,
+            )
             steady = args.files if args.steady else 0
             group.start_soon(
                 functools.partial(editor, steady=steady),
@@ -320,21 +364,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def slope_mb_per_min(samples: list[tuple[float, float]]) -> float:
-    """Least-squares slope of (seconds, MB) samples, in MB per minute."""
-    if len(samples) < 2:
-        return float("nan")
-    mean_t = statistics.mean(t for t, _ in samples)
-    mean_mb = statistics.mean(mb for _, mb in samples)
-    var = sum((t - mean_t) ** 2 for t, _ in samples)
-    if not var:
-        return float("nan")
-    return 60 * sum((t - mean_t) * (mb - mean_mb) for t, mb in samples) / var
-
-
-def rss_summary(samples: list[tuple[float, float]], warmup_s: float) -> tuple[float, float, float, float]:
-    """(first-quarter mean, last-quarter mean, growth, slope MB/min) of the samples after warm-up."""
-    kept = [(t, mb) for t, mb in samples if t >= warmup_s] or samples
+def rss_summary(points: list[tuple[float, float]], warmup_s: float) -> tuple[float, float, float, float]:
+    """(first-quarter mean, last-quarter mean, growth, slope MB/min) of the points after warm-up."""
+    kept = after_warmup(points, warmup_s)
     if not kept:
         return float("nan"), float("nan"), 0.0, float("nan")
     quarter = max(1, len(kept) // 4)
@@ -342,6 +374,17 @@ def rss_summary(samples: list[tuple[float, float]], warmup_s: float) -> tuple[fl
     last = statistics.mean(mb for _, mb in kept[-quarter:])
     growth = (last - first) / first if first else 0.0
     return first, last, growth, slope_mb_per_min(kept)
+
+
+def tail_growth(points: list[tuple[float, float]], warmup_s: float) -> tuple[float, float]:
+    """(slope MB/min, growth that slope makes over the tail as a fraction of its mean) of the second
+    half of the points after warm-up: 0 for memory that has levelled off, whatever it did before."""
+    half = tail(after_warmup(points, warmup_s))
+    if len(half) < 2:
+        return float("nan"), 0.0
+    slope = slope_mb_per_min(half)
+    level = statistics.mean(mb for _, mb in half)
+    return slope, slope * (half[-1][0] - half[0][0]) / 60 / level if level else 0.0
 
 
 def corpus_shape(root: Path) -> tuple[int, int, float]:
@@ -363,6 +406,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=250)
     parser.add_argument(
+        "--wrap",
+        default="",
+        help="a command to run the server under, e.g. 'heaptrack -o /tmp/soak' (its RSS is then the "
+        "wrapper's tree: for the profile, not for the figures)",
+    )
+    parser.add_argument(
         "--steady",
         action="store_true",
         help="keep the corpus bounded: file count within --files +- 5, each file one module, at most "
@@ -381,12 +430,16 @@ def main() -> int:
         state_mb = directory_mb(root / ".lazy-intel")
         shape_after = corpus_shape(root)
     answered = sum(tally.answers.values())
-    first, last, growth, slope = rss_summary(tally.rss, args.warmup)
-    s_first, s_last, s_growth, s_slope = rss_summary(tally.server_rss, args.warmup)
-    half = [(t, mb) for t, mb in tally.rss if t >= (args.warmup + args.seconds) / 2]
+    tree = [(m.seconds, m.tree_mb) for m in tally.memory]
+    alone = [(m.seconds, m.rss_mb) for m in tally.memory]
+    first, last, growth, slope = rss_summary(tree, args.warmup)
+    s_first, s_last, s_growth, s_slope = rss_summary(alone, args.warmup)
+    tree_tail_slope, tree_tail = tail_growth(tree, args.warmup)
+    tail_slope, alone_tail = tail_growth(alone, args.warmup)
     flat = growth <= (RSS_STEADY_LIMIT if args.steady else RSS_GROWTH_LIMIT)
-    step = max(1, len(tally.rss) // 12)
-    series = " ".join(f"{t:.0f}s:{mb:.0f}" for t, mb in tally.rss[::step])
+    tail_flat = not args.steady or max(tree_tail, alone_tail) <= RSS_TAIL_LIMIT
+    step = max(1, len(tree) // 12)
+    series = " ".join(f"{t:.0f}s:{mb:.0f}" for t, mb in tree[::step])
     mode = "steady corpus" if args.steady else "growing corpus"
     print(
         f"soak: {args.seconds:g} s, {args.files} files, {args.workers} query workers, seed {args.seed}, {mode}"
@@ -412,15 +465,41 @@ def main() -> int:
     print(f"server RSS (MB, with children) over time: {series}")
     print(
         f"RSS with children, first -> last quarter after {args.warmup:g} s: {first:.1f} -> {last:.1f} MB "
-        f"({growth:+.1%}, {'flat' if flat else 'GROWING'}); slope {slope:+.3f} MB/min, "
-        f"{slope_mb_per_min(half):+.3f} MB/min over the second half"
+        f"({growth:+.1%}, {'flat' if flat else 'GROWING'}); slope {slope:+.3f} MB/min"
     )
     print(
         f"RSS of the server alone: {s_first:.1f} -> {s_last:.1f} MB ({s_growth:+.1%}); slope {s_slope:+.3f} MB/min"
     )
+    kept = after_warmup(alone, args.warmup)
+    print(f"server alone by quarter after warm-up: {describe_segments(kept) or 'too few samples'}")
+    for label, points in (
+        ("anonymous", [(m.seconds, m.anon_mb) for m in tally.memory]),
+        ("file-backed", [(m.seconds, m.file_mb) for m in tally.memory]),
+    ):
+        print(f"  {label}: {describe_segments(after_warmup(points, args.warmup)) or 'too few samples'}")
+    print(
+        f"tail (second half after warm-up): slope {tree_tail_slope:+.3f} MB/min with children "
+        f"({tree_tail:+.1%} over the tail), {tail_slope:+.3f} MB/min alone ({alone_tail:+.1%}); "
+        + (
+            f"limit {RSS_TAIL_LIMIT:.0%}, {'flat' if tail_flat else 'GROWING'}"
+            if args.steady
+            else "not judged without --steady"
+        )
+    )
+    warm = next((m for m in tally.memory if m.seconds >= args.warmup), None)
+    if warm is not None:
+        print(f"server after warm-up ({warm.seconds:.0f} s): {breakdown_line(warm)}")
+    if tally.memory:
+        print(f"server at the end ({tally.memory[-1].seconds:.0f} s): {breakdown_line(tally.memory[-1])}")
+        most = {k: max(getattr(m, k) for m in tally.memory) for k in FIELDS_MOST}
+        print(f"most at any sample: {', '.join(f'{k} {v}' for k, v in most.items())}")
+    if "warm" in tally.smaps and "end" in tally.smaps:
+        print(
+            f"mappings that changed most, warm-up -> end: {group_changes(tally.smaps['warm'], tally.smaps['end'])}"
+        )
     print(f"state directory at the end: {state_mb:.2f} MB for a {shape_after[2]:.2f} MB corpus")
     print("command: python bench/soak.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
-    return 0 if not tally.wrong and flat and tally.unpublished == 0 else 1
+    return 0 if not tally.wrong and flat and tail_flat and tally.unpublished == 0 else 1
 
 
 if __name__ == "__main__":

@@ -330,6 +330,27 @@ SETTINGS: tuple[Setting, ...] = (
         60_000,
     ),
     Setting(
+        "malloc_arenas",
+        "LAZY_INTEL_MALLOC_ARENAS",
+        "int",
+        2,
+        "serve caps glibc's malloc at this many arenas (each keeps the freed memory it grew to; glibc's "
+        "own cap is 8 per core); 0 = glibc's default.",
+        0,
+        64,
+    ),
+    Setting(
+        "malloc_trim_kb",
+        "LAZY_INTEL_MALLOC_TRIM_KB",
+        "int",
+        128,
+        "serve fixes glibc's mmap and trim thresholds at this many KiB: larger blocks are mapped on their "
+        "own, more free memory than this at an arena's top goes back to the system; 0 = glibc's sliding "
+        "thresholds (they rise to 32 and 64 MB after a large block is freed).",
+        0,
+        65_536,
+    ),
+    Setting(
         "trace_memory_s",
         "LAZY_INTEL_TRACE_MEMORY_S",
         "int",

@@ -106,12 +106,13 @@ def test_more_roots_than_allowed_close_the_least_recent(make_repo) -> None:
     assert first.lock.held
     second = registry.resolve(str(roots[1]))
     assert first.wait_background(WAIT_S) and second.wait_background(WAIT_S)  # idle: may be closed
-    registry.resolve(str(roots[2]))
+    third = registry.resolve(str(roots[2]))
     assert [w.root for w in registry.workspaces()] == [roots[1], roots[2]]
     assert first.closed and not first.lock.held and first.watcher is not None
     assert first.watcher.state == "stopped"
     assert _try_lock(first.state.writer_lock)
-    # idle roots are closed too
+    # idle roots are closed too (a root still building its first store is not idle: wait for it)
+    assert third.wait_background(WAIT_S)
     closed = registry.close_idle(now=10**9)
     assert closed == [roots[1], roots[2]] and registry.workspaces() == []
     assert registry.close_all()

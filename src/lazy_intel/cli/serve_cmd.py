@@ -27,11 +27,13 @@ def serve_command(root: str | None, lsp_config: str | None) -> None:
     every watcher and sync, closes the language servers, releases its writer locks and exits,
     leaving no child process behind.
     """
+    from lazy_intel.allocator import bound_malloc, bounds_from_settings
     from lazy_intel.mcp.server import serve_stdio
     from lazy_intel.semantic import SemanticLayer
     from lazy_intel.service.parse_pool import terminate_parse_pools
 
     settings = load_settings()
+    bound_malloc(bounds_from_settings(settings))  # before any thread starts
     default_root = root or settings.root or os.getcwd()
     semantic = SemanticLayer.from_settings(settings, config_path=lsp_config)
     try:

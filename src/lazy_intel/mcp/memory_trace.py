@@ -1,8 +1,9 @@
 """Debug aid: where the server's memory goes, off unless ``LAZY_INTEL_TRACE_MEMORY_S`` > 0.
 
 When on, ``serve`` starts :mod:`tracemalloc` (which slows every allocation and costs memory of its
-own) and every interval logs, at WARNING, the traced total and the allocation sites that grew most
-since the first snapshot. Used to tell a leak from allocator growth in ``bench/soak.py``.
+own) and every interval logs, at WARNING, the traced total, what glibc's arenas hold (from the
+system and free: :mod:`lazy_intel.allocator`) and the allocation sites that grew most since the
+first snapshot. Used to tell a leak from allocator growth in ``bench/soak.py``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import logging
 import threading
 import tracemalloc
+
+from lazy_intel.allocator import arena_usage
 
 logger = logging.getLogger(__name__)
 
@@ -62,4 +65,11 @@ class MemoryTrace:
         first = tracemalloc.take_snapshot()
         while not self._stop.wait(self.interval_s):
             lines = growth_report(first, tracemalloc.take_snapshot())
+            usage = arena_usage()
+            if usage is not None:
+                lines.insert(
+                    1,
+                    f"malloc: {usage.arenas} arenas, {usage.system_bytes / 1e6:.2f} MB from the system, "
+                    f"{usage.free_bytes / 1e6:.2f} MB of it free, {usage.mmap_bytes / 1e6:.2f} MB mapped blocks",
+                )
             logger.warning("memory trace: %s", "\n  ".join(lines))

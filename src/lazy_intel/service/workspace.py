@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from lazy_intel.allocator import release_free_memory
 from lazy_intel.errors import IndexBuilding, LazyIntelError, StoreCorrupt
 from lazy_intel.search.embedders import (
     Embedder,
@@ -365,6 +366,8 @@ class Workspace:
                 mark_retired(bad, at=0)  # nobody may read it again: collect at once
             self.store_fault = None
         collect_retired_stores(self.state, self.settings.store_grace_ms)
+        if report.full_rebuild:
+            release_free_memory()  # the bulk page cache left holes no trim threshold returns
         if repair:
             self.last_repair = {
                 "checked": live.name if live is not None else None,

@@ -199,6 +199,11 @@ FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports", "flows")
 
 # a checkpointed write-ahead log is truncated back to at most this many bytes
 WAL_SIZE_LIMIT = 64 * 1024 * 1024
+# Page cache of one connection, KiB. Every read view is a connection of its own, opened and closed
+# per request, and the writer's lives for one sync: with at most a few requests at once, the
+# server's SQLite page caches stay under a few times this (SQLite's own default is about 2 MB).
+CACHE_KIB = 2048
+BULK_CACHE_KIB = 256 * 1024  # a full rebuild, for the length of the build only
 
 
 def connect(
@@ -208,6 +213,9 @@ def connect(
 
     ``bulk`` is for a fresh store file that no reader can see yet (a full rebuild before the catalog
     names it): no rollback journal and no fsync, since a crash only leaves an orphan file to delete.
+    Every connection states its page cache (:data:`CACHE_KIB`, :data:`BULK_CACHE_KIB`) and maps no
+    file (``mmap_size=0``: pages are read into the cache, so an I/O error stays an error SQLite reports
+    rather than a signal in a mapped page).
     """
     if readonly:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout_s, check_same_thread=False)
@@ -216,13 +224,16 @@ def connect(
         if bulk:
             conn.execute("PRAGMA journal_mode=OFF")
             conn.execute("PRAGMA synchronous=OFF")
-            conn.execute("PRAGMA cache_size=-262144")
+            conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
         else:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
     conn.isolation_level = None  # explicit BEGIN/COMMIT only
     conn.execute("PRAGMA busy_timeout=30000")
+    if not bulk:
+        conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+    conn.execute("PRAGMA mmap_size=0")
     return conn
 
 

@@ -1,0 +1,137 @@
+"""Bounds on the freed memory glibc's ``malloc`` keeps in a long-running server.
+
+A steady soak (``bench/soak.py --steady``) showed the server's resident memory rising for tens of
+minutes while the memory in use stayed flat (Python heap under tracemalloc, ``malloc`` in use under
+heaptrack and ``malloc_stats``): the growth was freed memory that glibc kept, in two ways.
+
+- Arenas: every request runs in a new thread, and a thread that finds no free arena gets a new one,
+  up to 8 per core. Each arena keeps what it has grown to (SQLite's page cache of a read view,
+  parse trees, result lists are freed into it), so the retained total follows the most threads that
+  ever ran at once (11-12 in the soak), capped only by the machine's core count.
+- The sliding trim threshold: when a block served by ``mmap`` is freed, glibc raises its mmap
+  threshold to that block's size and its trim threshold to twice that (up to 32 and 64 MB), so every
+  arena then keeps up to that much free memory at its top instead of returning it.
+
+:func:`bound_malloc` (called by ``serve`` before it starts any thread) caps both: at most
+``LAZY_INTEL_MALLOC_ARENAS`` arenas and fixed mmap and trim thresholds of ``LAZY_INTEL_MALLOC_TRIM_KB``
+(setting either threshold turns the sliding one off). What stays retained is then bounded by the
+arena count times what one arena needs at its busiest, whatever the core count or uptime.
+A full rebuild frees its 256 MiB bulk page cache in many page-sized blocks, between which
+longer-lived blocks stay: no trim threshold can return those holes, so :func:`release_free_memory`
+(``malloc_trim(0)``, which hands every whole free page of every arena back) runs after each one.
+:func:`arena_usage` reads the arenas (``malloc_info``) for tests and debugging. Other C libraries
+have none of these calls: there they do nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+from lazy_intel.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+# mallopt parameters, from glibc's <malloc.h>
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
+
+
+@dataclass(frozen=True)
+class MallocBounds:
+    arenas: int  # at most this many arenas, the main one included; 0 = glibc's default (8 per core)
+    trim_bytes: int  # fixed mmap and trim thresholds; 0 = glibc's sliding thresholds
+
+
+@dataclass(frozen=True)
+class ArenaUsage:
+    arenas: int  # the main arena included
+    system_bytes: int  # obtained from the kernel by the arenas
+    free_bytes: int  # of those, free (bins, fast bins and each arena's top)
+    mmap_bytes: int  # blocks mapped on their own (at or above the mmap threshold)
+
+
+def bounds_from_settings(settings: Settings) -> MallocBounds:
+    """The bounds ``serve`` applies: ``LAZY_INTEL_MALLOC_ARENAS`` and ``LAZY_INTEL_MALLOC_TRIM_KB``."""
+    return MallocBounds(arenas=settings.malloc_arenas, trim_bytes=settings.malloc_trim_kb * 1024)
+
+
+def _glibc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    needed = ("gnu_get_libc_version", "mallopt", "malloc_info", "fopen", "fclose")
+    return libc if all(hasattr(libc, name) for name in needed) else None
+
+
+def bound_malloc(bounds: MallocBounds) -> bool:
+    """Apply ``bounds`` to this process's ``malloc``; ``False`` where the C library is not glibc (or
+    glibc refused a value). Call it before starting threads: arenas that exist stay."""
+    libc = _glibc()
+    if libc is None:
+        logger.info("malloc bounds not applied: the C library is not glibc")
+        return False
+    applied = True
+    if bounds.arenas > 0:
+        applied &= libc.mallopt(M_ARENA_MAX, bounds.arenas) == 1
+    if bounds.trim_bytes > 0:
+        applied &= libc.mallopt(M_MMAP_THRESHOLD, bounds.trim_bytes) == 1
+        applied &= libc.mallopt(M_TRIM_THRESHOLD, bounds.trim_bytes) == 1
+    if not applied:
+        logger.warning("glibc refused some malloc bounds: %s", bounds)
+    return bool(applied)
+
+
+def release_free_memory() -> bool:
+    """Return every whole free page of every arena to the system (``malloc_trim(0)``); ``False``
+    without glibc. It walks the free lists: milliseconds for tens of MB, so once per rebuild."""
+    libc = _glibc()
+    if libc is None or not hasattr(libc, "malloc_trim"):
+        return False
+    libc.malloc_trim(0)
+    return True
+
+
+def _size(node: ET.Element, tag: str, kind: str) -> int:
+    found = node.find(f"{tag}[@type='{kind}']")
+    return int(found.get("size", "0")) if found is not None else 0
+
+
+def arena_usage() -> ArenaUsage | None:
+    """What this process's arenas hold now, from ``malloc_info``; ``None`` without glibc."""
+    libc = _glibc()
+    if libc is None:
+        return None
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    fd, path = tempfile.mkstemp(prefix="lazy-intel-malloc-", suffix=".xml")
+    os.close(fd)
+    try:
+        stream = libc.fopen(path.encode(), b"w")
+        if not stream:
+            return None
+        try:
+            libc.malloc_info(0, stream)
+        finally:
+            libc.fclose(stream)
+        with open(path, encoding="utf-8") as f:
+            root = ET.fromstring(f.read())
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    heaps = root.findall("heap")
+    return ArenaUsage(
+        arenas=len(heaps),
+        system_bytes=_size(root, "system", "current"),
+        free_bytes=_size(root, "total", "fast") + _size(root, "total", "rest"),
+        mmap_bytes=_size(root, "total", "mmap"),
+    )

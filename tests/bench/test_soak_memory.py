@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import mmap
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "soak_memory.py"
+from tests.bench import load_bench
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("soak_memory", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["soak_memory"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-probe = _load()
+probe = load_bench("soak_memory")
 linux_only = pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads /proc")
 
 

@@ -4,28 +4,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.bench import load_bench
 from tests.conftest import git
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "swebench_loc.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("swebench_loc", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["swebench_loc"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-loc = _load()
+loc = load_bench("swebench_loc")
 
 V1 = {
     "acme/__init__.py": "",

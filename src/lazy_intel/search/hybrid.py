@@ -238,9 +238,10 @@ def _symbols(
     mentions: list[tuple[str, float]] = list(analysis.identifiers)
     named = {name.rsplit(".", 1)[-1] for name, _ in mentions}
     for mention, weight in list(mentions):
-        owner = mention.rsplit(".", 1)[0] if "." in mention else ""
-        if owner and owner.rsplit(".", 1)[-1][:1].isupper() and owner.rsplit(".", 1)[-1] not in named:
-            mentions.append((owner, weight * OWNER_FACTOR))  # ``RST.__init__`` names the class RST
+        owner = mention.rpartition(".")[0]  # ``RST.__init__`` names the class RST too
+        owner_name = owner.rpartition(".")[2]
+        if owner_name[:1].isupper() and owner_name not in named:
+            mentions.append((owner, weight * OWNER_FACTOR))
     for term, weight in terms:
         if len(term) >= MIN_WORD_SYMBOL_CHARS and term not in named:
             mentions.append((term, weight * WORD_SYMBOL_FACTOR))
@@ -295,14 +296,18 @@ def _indexed_with_suffix(view: ReadView, suffix: str) -> list[str]:
 def _paths(view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates) -> dict[int, float]:
     """Files the query names (paths, frames, modules), scored by how much of the path it names."""
     mentions = path_mentions(analysis)
+    looked_up: dict[str, list[str]] = {}  # a frame's path is often named in the text again
     matches: list[tuple[str, list[str]]] = []
     for mention in mentions:
         found: tuple[str, list[str]] = (mention.path, [])
         suffixes = [mention.path] if mention.exact else path_suffixes(mention.path, mention.min_parts)
         for suffix in suffixes:
-            hits = _indexed_with_suffix(view, suffix)
-            if filters.path_glob:
-                hits = [h for h in hits if fnmatch.fnmatchcase(h, filters.path_glob)]
+            if suffix not in looked_up:
+                indexed = _indexed_with_suffix(view, suffix)
+                if filters.path_glob:
+                    indexed = [h for h in indexed if fnmatch.fnmatchcase(h, filters.path_glob)]
+                looked_up[suffix] = indexed
+            hits = looked_up[suffix]
             if hits:
                 found = (suffix, hits)
                 break

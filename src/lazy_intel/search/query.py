@@ -342,6 +342,7 @@ def analyze_query(text: str) -> QueryAnalysis:
         if (t not in STOP_WORDS or w > WEIGHT_WORD * TITLE_BOOST)
         and (len(t) >= MIN_WORD_CHARS or (len(t) == 2 and w >= WEIGHT_IDENTIFIER and t.isalpha()))
     ]
+    known_terms = {t for t, _ in ranked_terms}
     return QueryAnalysis(
         text=text,
         terms=tuple(ranked_terms[:MAX_TERMS]),
@@ -356,7 +357,7 @@ def analyze_query(text: str) -> QueryAnalysis:
         compounds=tuple(
             (t, w)
             for t, w in compound_terms(text, title_end=title_end, title_boost=TITLE_BOOST)
-            if t not in dict(ranked_terms)
+            if t not in known_terms
         ),
         locate_bug=locate_bug,
     )

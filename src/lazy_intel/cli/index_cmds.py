@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lazy_intel.errors import LazyIntelError
+from lazy_intel.errors import LazyIntelError, WorkspaceOwned
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
 from lazy_intel.service.operations import execute
@@ -93,6 +93,8 @@ def run_operation(
         bar = ProgressBar(not as_json)
         try:
             workspace.sync(progress=bar)
+        except WorkspaceOwned:
+            pass  # another process builds it: the strict read waits for that build (bounded)
         except LazyIntelError as exc:
             bar.close()
             emit(

@@ -227,7 +227,9 @@ def _bands(picture: Picture, oy: float) -> list[str]:
                 f'<rect class="rowband" x="8" y="{top:.1f}" width="{GUTTER + picture.width - 8:.1f}" '
                 f'height="{bottom - top:.1f}" rx="4"/>'
             )
-        out.append(f'<text class="layer" x="12" y="{(top + bottom) / 2 + 4:.1f}">layer {picture.rows[start]}</text>')
+        out.append(
+            f'<text class="layer" x="12" y="{(top + bottom) / 2 + 4:.1f}">layer {picture.rows[start]}</text>'
+        )
         band += 1
         start = index
     return out

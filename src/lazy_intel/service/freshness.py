@@ -20,9 +20,10 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from lazy_intel.errors import IndexBuilding, SourceChanged, StoreCorrupt, Timeout, WorkspaceOwned
 from lazy_intel.evidence.model import Answer, View
@@ -44,16 +45,27 @@ class Reading:
     behind: bool = False  # strict, but the view lacks files another process has not published yet
 
 
-def describe(view: ReadView | None, freshness: str, dirty: tuple[str, ...] | None = ()) -> View:
+def describe(
+    view: ReadView | None,
+    freshness: str,
+    dirty: tuple[str, ...] | None = (),
+    repository: Mapping[str, Any] | None = None,
+) -> View:
     if view is None:
-        return View(generation=0, published_at=None, freshness=freshness)
+        return View(generation=0, published_at=None, freshness=freshness, repository=repository)
     return View(
         generation=view.generation,
         published_at=view.published_at,
         freshness=freshness,
         dirty=None if dirty is None else bool(dirty),
         dirty_paths=dirty or (),
+        repository=repository,
     )
+
+
+def repository_of(workspace: Workspace, freshness: str) -> dict[str, Any]:
+    """What ``view.repository`` says: the git binding of the root at this answer."""
+    return workspace.repository_binding(fresh=freshness == "strict").to_dict()
 
 
 def _remaining(deadline: float | None, fallback_s: float) -> float:
@@ -175,10 +187,11 @@ def reading(
     behind: tuple[str, ...] = ()
     if needs_view and freshness == "strict":
         behind = strict_sync(workspace, settings, deadline, warnings)
+    repository = repository_of(workspace, freshness)
     if not workspace.has_view():
         if needs_view:
             raise _index_building(workspace, settings)
-        yield Reading(None, describe(None, freshness), warnings)
+        yield Reading(None, describe(None, freshness, repository=repository), warnings)
         return
     with ExitStack() as stack:
         try:
@@ -187,7 +200,7 @@ def reading(
             if needs_view:
                 raise
             # status, verify and the control operations work without the store; they say why
-            yield Reading(None, describe(None, freshness), [*warnings, exc.message])
+            yield Reading(None, describe(None, freshness, repository=repository), [*warnings, exc.message])
             return
         dirty: tuple[str, ...] | None = ()
         if behind:
@@ -206,7 +219,7 @@ def reading(
                 )
         elif freshness == "fast":
             dirty = workspace.watched_dirty()
-        yield Reading(view, describe(view, freshness, dirty), warnings, behind=bool(behind))
+        yield Reading(view, describe(view, freshness, dirty, repository), warnings, behind=bool(behind))
 
 
 def touched_changed(workspace: Workspace, answer: Answer, known: tuple[str, ...] = ()) -> list[str]:
@@ -217,6 +230,8 @@ def touched_changed(workspace: Workspace, answer: Answer, known: tuple[str, ...]
         anchor = item.anchor
         if anchor.path in seen or not anchor.sha256:
             continue
+        if item.extra and item.extra.get("side") == "old":
+            continue  # evidence about a revision's version of the file (changes), not the disk
         seen.add(anchor.path)
         try:
             data = read_regular_file(workspace.root / anchor.path)

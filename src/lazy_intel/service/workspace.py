@@ -50,6 +50,7 @@ from lazy_intel.store.journal import PublicationJournal
 from lazy_intel.store.reader import ReadView, open_view
 from lazy_intel.store.schema import connect
 from lazy_intel.timestamps import iso_utc
+from lazy_intel.vcs.binding import BindingSource, RepositoryBinding
 from lazy_intel.workspace.capture import StatKey, recorded_kind, stat_changed, stat_key
 from lazy_intel.workspace.lock import shared_writer_lock
 from lazy_intel.workspace.root import canonical_root
@@ -108,6 +109,7 @@ class Workspace:
         self.closed = False
         self._catalog_key: tuple[int, int, int] | None = None
         self._catalog_store: Path | None = None
+        self.binding_source = BindingSource(root)
         self.scheduler = SyncScheduler(
             root.name,
             self.lock,
@@ -378,6 +380,12 @@ class Workspace:
         return report
 
     # ---- freshness
+    def repository_binding(self, *, fresh: bool = False) -> RepositoryBinding:
+        """The git binding of the root now; reused while the watcher saw nothing change and git's
+        HEAD, index and refs are untouched (``fresh``: always captured anew)."""
+        trusted = not fresh and self.watching() and self.scheduler.owner_pid is None
+        return self.binding_source.binding(self.tracker.seq if trusted else None)
+
     def dirty_paths(self, view: ReadView, limit: int = 50) -> tuple[str, ...]:
         """Paths changed on disk since ``view``: the watcher's record when it can be trusted, else a
         stat pass (size or mtime differ, new and deleted files)."""

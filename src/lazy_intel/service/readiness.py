@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import LazyIntelError, WorkspaceOwned
+from lazy_intel.graph.rows import NAME_GUESS_STRATEGIES
 from lazy_intel.search.embedders import parse_provider_spec, spec_text
 from lazy_intel.search.vectors import META_PROFILE, vector_coverage
 from lazy_intel.service.parse_pool import SyncCancelled
@@ -208,9 +209,6 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
     )
 
 
-GUESSED_STRATEGIES = ("unique-name", "ambiguous")
-
-
 def graph_counts(view: ReadView) -> dict[str, Any]:
     """What the property graph of ``view`` holds: nodes, edges resolved by evidence, edges guessed by
     name (``unique-name``/``ambiguous``), unresolved sites, and the files it covers."""
@@ -219,7 +217,7 @@ def graph_counts(view: ReadView) -> dict[str, Any]:
         view.conn.execute("SELECT strategy, count(*) FROM edges WHERE dst IS NOT NULL GROUP BY strategy")
     )
     unresolved = view.conn.execute("SELECT count(*) FROM edges WHERE dst IS NULL").fetchone()[0]
-    guessed = sum(n for strategy, n in by_strategy.items() if strategy in GUESSED_STRATEGIES)
+    guessed = sum(n for strategy, n in by_strategy.items() if strategy in NAME_GUESS_STRATEGIES)
     return {
         "nodes": nodes,
         "edges": sum(by_strategy.values()) + unresolved,

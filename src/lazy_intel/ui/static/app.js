@@ -283,6 +283,7 @@
     box.dataset.endLine = String(end);
     $("source-title").textContent = body.path + ":" + start + (end !== start ? "-" + end : "") + " · sha256 " +
       body.sha256.slice(0, 12) + " · generation " + body.generation + (body.current ? "" : " · not the current capture") +
+      (body.note ? " · " + body.note : "") + (body.lossy ? " · not valid UTF-8 (shown with replacements)" : "") +
       (label ? " · " + label : "");
     $("source-pane").hidden = false;
     ui.source = { path: body.path, sha256: body.sha256, start_line: start, end_line: end };

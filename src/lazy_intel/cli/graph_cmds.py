@@ -1,5 +1,5 @@
 """Graph commands: ``callers``, ``callees``, ``references``, ``implementations``, ``impact``,
-``architecture``, ``routes``, ``context`` and ``auto`` — each one ``code_intel`` operation.
+``changes``, ``architecture``, ``routes``, ``context`` and ``auto`` — each one ``code_intel`` operation.
 
 ``references`` and ``implementations`` ask a configured language server first (``LAZY_INTEL_LSP_CONFIG``
 or ``LAZY_INTEL_LSP``) and fall back to the index graph; the answer's coverage names the source.
@@ -109,6 +109,25 @@ def impact_command(symbol: str | None, root: str, state_dir: str | None, as_json
     )
 
 
+@click.command("changes")
+@common_options
+@query_options
+@click.option(
+    "--since",
+    default=None,
+    help="Git revision compared with the working tree (default HEAD): HEAD~3, main, a tag.",
+)
+@_depth_option("2")
+def changes_command(root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
+    """Files and definitions changed since --since (default HEAD), with dependents and affected tests."""
+    run_operation(
+        root,
+        state_dir,
+        as_json,
+        {"operation": "changes", "since": opts.get("since"), "depth": opts.get("depth"), **_paged(opts)},
+    )
+
+
 @click.command("architecture")
 @common_options
 @query_options
@@ -187,6 +206,7 @@ COMMANDS: list[click.Command] = [
     references_command,
     implementations_command,
     impact_command,
+    changes_command,
     architecture_command,
     routes_command,
     context_command,

@@ -223,7 +223,8 @@ def verify_command(anchors_file: Any, root: str, state_dir: str | None, as_json:
     """Check anchors against the files on disk: current, moved, stale or gone.
 
     ANCHORS_FILE (default stdin) holds a JSON list of anchors, or a whole Answer (its items' anchors
-    and texts are checked), as printed by --json.
+    and texts are checked, and its view.repository binding: stale when the commit, branch or dirty
+    set moved since), as printed by --json.
     """
     try:
         data = json.load(anchors_file)
@@ -234,6 +235,9 @@ def verify_command(anchors_file: Any, root: str, state_dir: str | None, as_json:
         )
         return
     anchors: list[Any]
+    binding: Any = None
+    if isinstance(data, dict) and isinstance(data.get("view"), dict):
+        binding = data["view"].get("repository")
     if isinstance(data, dict) and isinstance(data.get("items"), list):
         anchors = []
         for item in data["items"]:
@@ -246,7 +250,10 @@ def verify_command(anchors_file: Any, root: str, state_dir: str | None, as_json:
         anchors = data
     else:
         anchors = [data]
-    run_operation(root, state_dir, as_json, {"operation": "verify", "anchors": anchors})
+    args: dict[str, Any] = {"operation": "verify", "anchors": anchors}
+    if isinstance(binding, dict):
+        args["binding"] = binding
+    run_operation(root, state_dir, as_json, args)
 
 
 COMMANDS: list[click.Command] = [

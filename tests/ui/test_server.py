@@ -69,6 +69,11 @@ def test_every_path_needs_the_token(served: tuple[UIServer, Workspace]) -> None:
     conn.close()
 
 
+def test_the_endpoints_are_the_documented_ones(served: tuple[UIServer, Workspace]) -> None:
+    ui, _ = served
+    assert (*ui.routes, "/api/events") == server_module.ENDPOINTS
+
+
 def test_a_foreign_host_name_is_refused(served: tuple[UIServer, Workspace]) -> None:
     ui, _ = served
     assert get(ui, "/api/view", host=f"evil.example:{ui.port}")[0] == 403  # DNS rebinding

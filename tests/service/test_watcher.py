@@ -95,9 +95,16 @@ def test_every_kind_of_change_is_published(make_repo, use_git: bool) -> None:
         assert not any(p.startswith(("node_modules", ".lazy-intel/", ".git/")) for p in seen), seen
         assert {"pkg/created.py", "pkg/doomed.py", ".lazy-intel-ignore"} <= seen
         assert max(latencies) < WAIT_S
-        answer = execute({"operation": "status"}, lambda _r: ws, ws.settings).to_dict()
-        assert answer["data"]["watcher"]["state"] == "running"
-        assert answer["view"]["dirty"] is False
+
+        # a write is several events (create, then modify): under load the watcher can hand the second
+        # to the scheduler after the first was published, and status is then rightly dirty for a
+        # moment; what must hold is that it settles clean without any further edit
+        def clean_status() -> bool:
+            answer = execute({"operation": "status"}, lambda _r: ws, ws.settings).to_dict()
+            assert answer["data"]["watcher"]["state"] == "running"
+            return answer["view"]["dirty"] is False
+
+        assert ws.scheduler.wait_until(clean_status, WAIT_S), "status stayed dirty"
     finally:
         assert ws.close()
 

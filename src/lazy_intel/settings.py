@@ -220,6 +220,17 @@ SETTINGS: tuple[Setting, ...] = (
         3_600_000,
     ),
     Setting(
+        "owner_wait_ms",
+        "LAZY_INTEL_OWNER_WAIT_MS",
+        "int",
+        5_000,
+        "A strict read while another process owns publication waits up to this long for that owner to "
+        "publish the files as they are on disk; then it answers from the published view, partial, naming "
+        "the files not yet published.",
+        0,
+        600_000,
+    ),
+    Setting(
         "bootstrap_timeout_ms",
         "LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS",
         "int",

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import LazyIntelError
-from lazy_intel.evidence.budget import error_answer
-from lazy_intel.evidence.model import NO_VIEW, Answer, View
+from lazy_intel.evidence.budget import error_answer, mark_partial
+from lazy_intel.evidence.model import NO_VIEW, STATUS_OK, Answer, View
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.freshness import check_after_read, reading, repository_of
 from lazy_intel.service.ops_architecture import op_architecture
@@ -190,6 +190,8 @@ def _run(
         answer = spec.handler(ctx)
     if spec.reads_view:
         check_after_read(workspace, request.freshness, answer)
+    if read.behind and answer.status == STATUS_OK:
+        answer = mark_partial(answer)  # strict could not read the files as they are on disk
     return answer
 
 

@@ -49,6 +49,7 @@ from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
 from lazy_intel.store.reader import ReadView, open_view
 from lazy_intel.store.schema import connect
+from lazy_intel.timestamps import iso_utc
 from lazy_intel.vcs.binding import BindingSource, RepositoryBinding
 from lazy_intel.workspace.capture import StatKey, recorded_kind, stat_changed, stat_key
 from lazy_intel.workspace.lock import shared_writer_lock
@@ -226,7 +227,7 @@ class Workspace:
         first = self.store_fault is None or self.store_fault.get("store") != path.name
         if first:
             logger.warning("store %s is unusable: %s; rebuilding", path.name, reason)
-            self.store_fault = {"store": path.name, "reason": reason, "detected_at": time.time()}
+            self.store_fault = {"store": path.name, "reason": reason, "detected_at": iso_utc()}
         scheduled = self.settings.auto_index and self.scheduler.request(rebuild=True)
         raise StoreCorrupt(
             f"store {path.name} is unusable ({reason}); nothing is served from it"
@@ -342,13 +343,13 @@ class Workspace:
                 self.store_fault = {
                     "store": live.name,
                     "reason": findings[0]["detail"],
-                    "detected_at": time.time(),
+                    "detected_at": iso_utc(),
                 }
         elif not rebuild and not faulty and live is not None:
             problem = _first_problem(live, quiescent=True)
             if problem:  # never write into a store that fails its checks
                 faulty = True
-                self.store_fault = {"store": live.name, "reason": problem, "detected_at": time.time()}
+                self.store_fault = {"store": live.name, "reason": problem, "detected_at": iso_utc()}
         seq = self.tracker.seq
         report = run_sync(
             self.root,

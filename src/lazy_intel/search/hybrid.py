@@ -17,10 +17,16 @@ from dataclasses import dataclass, field
 from lazy_intel.search import fusion
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
-from lazy_intel.search.lexical import LexicalQuery, build_lexical_query, build_phrase_query, filter_clauses
+from lazy_intel.search.lexical import (
+    ColumnWeights,
+    LexicalQuery,
+    build_lexical_query,
+    build_phrase_query,
+    filter_clauses,
+)
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.phrases import quoted_phrases
-from lazy_intel.search.query import QueryAnalysis, analyze_query
+from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query, stem_terms
 from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
 from lazy_intel.store.reader import ReadView
 
@@ -46,6 +52,9 @@ GRAPH_PRIOR_DEFAULT = True
 CENTRALITY_CANDIDATES_PER_SIGNAL = 50
 
 
+DEFAULT_COLUMNS = ColumnWeights()
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Which signals run. ``backend`` of a request picks a preset."""
@@ -57,6 +66,10 @@ class SearchConfig:
     file_context: bool = True
     graph: bool = GRAPH_PRIOR_DEFAULT  # structural priors when the index has a code graph
     phrase: bool = True  # quoted messages, inline code and strings matched as token sequences
+    # how the lexical signals read the index: bm25() column weights, and the weight share of the
+    # terms' stems searched beside them (0: none; ignored on a store without a ``stems`` column)
+    columns: ColumnWeights = DEFAULT_COLUMNS
+    stem_weight: float = STEM_TERM_FACTOR
 
 
 DEFAULT_CONFIG = SearchConfig()
@@ -140,9 +153,13 @@ def dense_state(view: ReadView, embedder: Embedder | None) -> tuple[bool, str]:
     return True, ""
 
 
-def indexed_terms(view: ReadView, analysis: QueryAnalysis) -> list[tuple[str, float]]:
-    """The query's terms and compounds that occur in the index, best first, at most ``LEXICAL_TERMS``."""
+def indexed_terms(
+    view: ReadView, analysis: QueryAnalysis, stem_weight: float = 0.0
+) -> list[tuple[str, float]]:
+    """The query's terms, compounds and (``stem_weight`` > 0) stems that occur in the index, best
+    first, at most ``LEXICAL_TERMS``."""
     candidates = [*analysis.terms, *analysis.compounds]
+    candidates += stem_terms(candidates, stem_weight)
     present = view.term_document_counts([t for t, _ in candidates])
     kept = [(t, w) for t, w in candidates if t in present]
     kept.sort(key=lambda tw: -tw[1])  # stable: analysis order among equal weights
@@ -150,7 +167,13 @@ def indexed_terms(view: ReadView, analysis: QueryAnalysis) -> list[tuple[str, fl
 
 
 def _lexical(
-    view: ReadView, terms: Sequence[tuple[str, float]], filters: Filters, cands: _Candidates
+    view: ReadView,
+    terms: Sequence[tuple[str, float]],
+    filters: Filters,
+    cands: _Candidates,
+    *,
+    columns: Sequence[str],
+    column_weights: ColumnWeights,
 ) -> dict[int, float]:
     query = build_lexical_query(
         list(terms),
@@ -158,6 +181,8 @@ def _lexical(
         lang=filters.lang,
         path_glob=filters.path_glob,
         kind=filters.kind,
+        columns=columns,
+        column_weights=column_weights,
     )
     return _ranked_chunks(view, query, cands)
 
@@ -174,7 +199,13 @@ def _ranked_chunks(view: ReadView, query: LexicalQuery | None, cands: _Candidate
 
 
 def _phrases(
-    view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates
+    view: ReadView,
+    analysis: QueryAnalysis,
+    filters: Filters,
+    cands: _Candidates,
+    *,
+    columns: Sequence[str],
+    column_weights: ColumnWeights,
 ) -> dict[int, float]:
     """Chunks holding a phrase the report quotes (messages, inline code, strings), by BM25."""
     query = build_phrase_query(
@@ -183,6 +214,8 @@ def _phrases(
         lang=filters.lang,
         path_glob=filters.path_glob,
         kind=filters.kind,
+        columns=columns,
+        column_weights=column_weights,
     )
     return _ranked_chunks(view, query, cands)
 
@@ -353,10 +386,20 @@ def gather_evidence(
     warnings: list[str] = []
     chunk_signals: dict[str, dict[int, float]] = {}
     file_signals: dict[str, dict[int, float]] = {}
-    terms = indexed_terms(view, analysis)
+    # an older store without the stems column (read while it is rebuilt) is searched without stems
+    columns = view.fts_columns
+    stem_weight = config.stem_weight if "stems" in columns else 0.0
+    stemmed = "stems" in columns and (stem_weight > 0 or config.columns.stems > 0)
+    terms = indexed_terms(view, analysis, stem_weight)
     if config.lexical:
-        chunk_signals["lexical"] = _lexical(view, terms, filters, cands)
-        coverage.append("lexical: BM25 over symbol-level chunks; ranked, not exhaustive")
+        chunk_signals["lexical"] = _lexical(
+            view, terms, filters, cands, columns=columns, column_weights=config.columns
+        )
+        coverage.append(
+            "lexical: BM25 over symbol-level chunks"
+            + (" with English stems" if stemmed else "")
+            + "; ranked, not exhaustive"
+        )
     if config.dense:
         ready, why = dense_state(view, embedder)
         if ready and embedder is not None:
@@ -367,7 +410,9 @@ def gather_evidence(
             if config == DENSE_ONLY:
                 warnings.append(why)
     if config.phrase:
-        chunk_signals["phrase"] = _phrases(view, analysis, filters, cands)
+        chunk_signals["phrase"] = _phrases(
+            view, analysis, filters, cands, columns=columns, column_weights=config.columns
+        )
     if config.symbol:
         chunk_signals["symbol"] = _symbols(view, analysis, terms, filters, cands)
     if config.path:

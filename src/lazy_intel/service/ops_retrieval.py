@@ -10,13 +10,13 @@ from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.fusion import FusionWeights
 from lazy_intel.search.hybrid import PRESETS, Filters, RankedFile, SearchConfig, hybrid_search
-from lazy_intel.search.tokens import IDENTIFIER
 from lazy_intel.search.vectors import META_PROFILE
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.items import chunk_item, symbol_item
 from lazy_intel.service.requests import require
 from lazy_intel.store.reader import ChunkRow, ReadView, SymbolRow
+from lazy_intel.text.tokens import IDENTIFIER
 from lazy_intel.workspace.root import contained_relative_path
 
 # Symbol kinds listed first when a name matches several definitions.

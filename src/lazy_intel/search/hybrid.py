@@ -27,6 +27,7 @@ from lazy_intel.search.lexical import (
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.phrases import quoted_phrases
 from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query, stem_terms
+from lazy_intel.search.rerank_facts import second_stage
 from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
 from lazy_intel.store.reader import ReadView
 
@@ -48,6 +49,8 @@ MIN_WORD_SYMBOL_CHARS = 5
 # Graph priors (proximity to named identifiers, centrality of candidates) in the default search.
 # See the ablation in docs/retrieval.md (SWE-bench Lite dev set). ``backend=graph`` forces them on.
 GRAPH_PRIOR_DEFAULT = True
+# The second stage (search/rerank.py) in the default search; docs/retrieval.md has its held-out figures.
+RERANK_DEFAULT = False  # until its coefficients are fitted (held-out figures in docs/retrieval.md)
 # Files whose centrality is looked up: the best files of each gathered signal, this many per signal.
 CENTRALITY_CANDIDATES_PER_SIGNAL = 50
 
@@ -70,14 +73,15 @@ class SearchConfig:
     # terms' stems searched beside them (0: none; ignored on a store without a ``stems`` column)
     columns: ColumnWeights = DEFAULT_COLUMNS
     stem_weight: float = STEM_TERM_FACTOR
+    rerank: bool = RERANK_DEFAULT  # the second stage (search/rerank.py) re-orders the best files
 
 
 DEFAULT_CONFIG = SearchConfig()
 LEXICAL_ONLY = SearchConfig(
-    dense=False, symbol=False, path=False, file_context=False, graph=False, phrase=False
+    dense=False, symbol=False, path=False, file_context=False, graph=False, phrase=False, rerank=False
 )
 DENSE_ONLY = SearchConfig(
-    lexical=False, symbol=False, path=False, file_context=False, graph=False, phrase=False
+    lexical=False, symbol=False, path=False, file_context=False, graph=False, phrase=False, rerank=False
 )
 WITH_GRAPH = SearchConfig(graph=True)  # every signal plus the graph priors
 PRESETS: dict[str, SearchConfig] = {
@@ -153,17 +157,24 @@ def dense_state(view: ReadView, embedder: Embedder | None) -> tuple[bool, str]:
     return True, ""
 
 
-def indexed_terms(
+def indexed_term_counts(
     view: ReadView, analysis: QueryAnalysis, stem_weight: float = 0.0
-) -> list[tuple[str, float]]:
+) -> list[tuple[str, float, int]]:
     """The query's terms, compounds and (``stem_weight`` > 0) stems that occur in the index, best
-    first, at most ``LEXICAL_TERMS``."""
+    first, at most ``LEXICAL_TERMS``: (token, weight, chunks that hold it)."""
     candidates = [*analysis.terms, *analysis.compounds]
     candidates += stem_terms(candidates, stem_weight)
     present = view.term_document_counts([t for t, _ in candidates])
-    kept = [(t, w) for t, w in candidates if t in present]
-    kept.sort(key=lambda tw: -tw[1])  # stable: analysis order among equal weights
+    kept = [(t, w, present[t]) for t, w in candidates if t in present]
+    kept.sort(key=lambda twd: -twd[1])  # stable: analysis order among equal weights
     return kept[:LEXICAL_TERMS]
+
+
+def indexed_terms(
+    view: ReadView, analysis: QueryAnalysis, stem_weight: float = 0.0
+) -> list[tuple[str, float]]:
+    """:func:`indexed_term_counts` without the counts."""
+    return [(t, w) for t, w, _ in indexed_term_counts(view, analysis, stem_weight)]
 
 
 def _lexical(
@@ -364,6 +375,18 @@ def _fill_paths(view: ReadView, cands: _Candidates) -> None:
             cands.chunk_symbol[cid] = sid
 
 
+@dataclass(frozen=True)
+class Gathered:
+    """What the signals found for one query, before fusion."""
+
+    analysis: QueryAnalysis
+    evidence: fusion.Evidence
+    chunk_symbol: dict[int, int | None]
+    coverage: list[str]
+    warnings: list[str]
+    terms: list[tuple[str, float, int]]  # the indexed terms searched: (token, weight, chunks holding it)
+
+
 def gather_evidence(
     view: ReadView,
     text: str,
@@ -373,8 +396,8 @@ def gather_evidence(
     filters: Filters | None = None,
     priors: StructuralPriors | None = None,
     weights: fusion.FusionWeights | None = None,
-) -> tuple[QueryAnalysis, fusion.Evidence, dict[int, int | None], list[str], list[str]]:
-    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings).
+) -> Gathered:
+    """Run the configured signals (see :class:`Gathered`).
 
     ``weights`` only says which graph priors are worth computing (centrality at weight 0 is not).
     """
@@ -390,7 +413,8 @@ def gather_evidence(
     columns = view.fts_columns
     stem_weight = config.stem_weight if "stems" in columns else 0.0
     stemmed = "stems" in columns and (stem_weight > 0 or config.columns.stems > 0)
-    terms = indexed_terms(view, analysis, stem_weight)
+    counted = indexed_term_counts(view, analysis, stem_weight)
+    terms = [(t, w) for t, w, _ in counted]
     if config.lexical:
         chunk_signals["lexical"] = _lexical(
             view, terms, filters, cands, columns=columns, column_weights=config.columns
@@ -441,7 +465,7 @@ def gather_evidence(
         cands.file_path,
         analysis.locate_bug,
     )
-    return analysis, evidence, cands.chunk_symbol, coverage, warnings
+    return Gathered(analysis, evidence, cands.chunk_symbol, coverage, warnings, counted)
 
 
 def hybrid_search(
@@ -455,17 +479,32 @@ def hybrid_search(
     weights: fusion.FusionWeights | None = None,
 ) -> SearchResult:
     """Rank chunks and files of ``view`` for ``text`` (see module docstring)."""
-    analysis, evidence, chunk_symbol, coverage, warnings = gather_evidence(
+    found = gather_evidence(
         view, text, config=config, embedder=embedder, filters=filters, priors=priors, weights=weights
     )
-    fused_chunks, fused_files = fusion.fuse_evidence(evidence, weights, file_context=config.file_context)
+    evidence = found.evidence
+    stage = fusion.fuse_files(evidence, weights)
+    coverage = list(found.coverage)
+    second: dict[int, float] | None = None
+    reasons: dict[int, dict[str, float]] = {}
+    if config.rerank and stage.file_scores:
+        second, features = second_stage(view, found.analysis, evidence, found.terms, stage)
+        reasons = {f: {f"rerank_{k}": v for k, v in feats.items() if v} for f, feats in features.items()}
+        coverage.append(
+            f"rerank: the first stage's best {len(features)} files re-ordered by whole-file features"
+        )
+    fused_chunks, fused_files = fusion.rank_stage(
+        evidence, stage, weights, file_context=config.file_context, file_scores=second, file_reasons=reasons
+    )
     chunks = [
-        RankedChunk(c.chunk_id, c.file_id, chunk_symbol.get(c.chunk_id), c.score, c.signals)
+        RankedChunk(c.chunk_id, c.file_id, found.chunk_symbol.get(c.chunk_id), c.score, c.signals)
         for c in fused_chunks
     ]
     files = [RankedFile(f.file_id, f.path, f.score, f.signals, f.best_chunk_id) for f in fused_files]
-    used = tuple(dict.fromkeys([*evidence.chunk_signals, *evidence.file_signals]))
-    return SearchResult(analysis, chunks, files, coverage, warnings, used)
+    used = tuple(
+        dict.fromkeys([*evidence.chunk_signals, *evidence.file_signals, *(["rerank"] if second else [])])
+    )
+    return SearchResult(found.analysis, chunks, files, coverage, found.warnings, used)
 
 
 def _candidate_paths(

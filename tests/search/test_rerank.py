@@ -134,3 +134,10 @@ def test_scores_are_relative_to_the_best() -> None:
     assert second_stage_scores({1: 2.0, 2: 1.0}) == {1: 1.0, 2: pytest.approx(math.exp(-1))}
     assert second_stage_scores({}) == {}
     assert linear_scores({1: {"a": 1.0, "b": 2.0}}, {"a": 0.5, "c": 9.0}) == {1: 0.5}
+
+
+def test_the_setting_and_the_default_search_agree() -> None:
+    from lazy_intel.search.hybrid import DEFAULT_CONFIG, RERANK_DEFAULT
+    from lazy_intel.settings import load_settings
+
+    assert load_settings(env={}).rerank is RERANK_DEFAULT is DEFAULT_CONFIG.rerank

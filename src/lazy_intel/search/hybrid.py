@@ -84,6 +84,7 @@ DENSE_ONLY = SearchConfig(
     lexical=False, symbol=False, path=False, file_context=False, graph=False, phrase=False, rerank=False
 )
 WITH_GRAPH = SearchConfig(graph=True)  # every signal plus the graph priors
+RERANKED_PRESETS = ("all", "graph")  # backends whose search the second stage may re-order
 PRESETS: dict[str, SearchConfig] = {
     "all": DEFAULT_CONFIG,
     "lexical": LEXICAL_ONLY,

@@ -61,3 +61,13 @@ def test_the_stems_column_matches_inflections_of_a_plain_query_word(make_repo: C
     assert [f.path for f in found.files][:1] == ["pkg/events.py"]
     assert "pkg/events.py" not in [f.path for f in without.files]
     ws.close()
+
+
+def test_terms_in_half_the_chunks_or_more_stay_out_of_the_bm25_query() -> None:
+    from lazy_intel.search.hybrid import bm25_terms
+
+    counted = [("astropy", 6.0, 820), ("table", 2.0, 490), ("rst", 5.0, 3), ("half", 1.0, 500)]
+    assert bm25_terms(counted, 1000) == [("table", 2.0), ("rst", 5.0)]
+    assert bm25_terms([], 0) == []
+    # a small index keeps them: there the query is cheap, and they may be all that matches
+    assert bm25_terms([("x", 1.0, 3)], 4) == [("x", 1.0)]

@@ -35,6 +35,7 @@ logger = logging.getLogger(__name__)
 
 LEXICAL_CANDIDATES = 1_000  # chunks BM25 hands to fusion
 LEXICAL_TERMS = 48  # the query's best terms that occur in the index go into the BM25 query
+BM25_PRUNE_MIN_ROWS = 1_000  # from this many chunks on, terms in half of them leave the BM25 query
 DENSE_CANDIDATES = 1_000  # chunks the vector search hands to fusion
 MAX_DEFINITIONS_PER_NAME = 50  # a name defined more often than this says little about where to look
 # Exact-symbol signal: a mention of weight w naming a symbol defined n times scores w / (1 + ln n);
@@ -176,6 +177,20 @@ def indexed_terms(
 ) -> list[tuple[str, float]]:
     """:func:`indexed_term_counts` without the counts."""
     return [(t, w) for t, w, _ in indexed_term_counts(view, analysis, stem_weight)]
+
+
+def bm25_terms(counted: Sequence[tuple[str, float, int]], rows: int) -> list[tuple[str, float]]:
+    """The terms worth a place in the BM25 query: those in fewer than half the chunks.
+
+    FTS5's bm25() gives a term held by half the rows or more an IDF of 1e-6: it adds nothing to a
+    score, yet its postings (repeated by its weight) were the costliest part of the query — "astropy"
+    is in 82% of astropy's chunks. Leaving such terms out keeps every score (to 1e-6) and cuts the
+    lexical query's CPU time by a quarter on long reports. Below :data:`BM25_PRUNE_MIN_ROWS` rows
+    the query is cheap anyway and such a term may be all a small repository matches: kept.
+    """
+    if rows < BM25_PRUNE_MIN_ROWS:
+        return [(t, w) for t, w, _ in counted]
+    return [(t, w) for t, w, docs in counted if 2 * docs < rows]
 
 
 def _lexical(
@@ -418,7 +433,12 @@ def gather_evidence(
     terms = [(t, w) for t, w, _ in counted]
     if config.lexical:
         chunk_signals["lexical"] = _lexical(
-            view, terms, filters, cands, columns=columns, column_weights=config.columns
+            view,
+            bm25_terms(counted, view.chunk_count()),
+            filters,
+            cands,
+            columns=columns,
+            column_weights=config.columns,
         )
         coverage.append(
             "lexical: BM25 over symbol-level chunks"

@@ -41,8 +41,7 @@ def read_query_facts(
             f"SELECT name, count(*) FROM symbols WHERE name IN ({_marks(len(names))}) GROUP BY name", names
         )
         counts = {str(n): int(c) for n, c in rows}
-    total = int(view.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-    return QueryFacts(tuple(terms), total, counts)
+    return QueryFacts(tuple(terms), view.chunk_count(), counts)
 
 
 def read_file_facts(

@@ -104,6 +104,7 @@ class ReadView:
         self._meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         self._content_cache: dict[str, bytes] = {}
         self._vocab_ready = False
+        self._chunk_count: int | None = None
 
     # ---- meta
     def meta(self, key: str, default: str | None = None) -> str | None:
@@ -214,6 +215,12 @@ class ReadView:
     def fts(self, sql: str, args: Sequence[object]) -> list[tuple[int, int, float]]:
         """Run a prepared FTS query (built by :mod:`lazy_intel.search.lexical`) -> (chunk, file, score)."""
         return [(int(r[0]), int(r[1]), float(r[2])) for r in self.conn.execute(sql, list(args))]
+
+    def chunk_count(self) -> int:
+        """Rows of the full-text index (one per chunk), counted once per view."""
+        if self._chunk_count is None:
+            self._chunk_count = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        return self._chunk_count
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out."""

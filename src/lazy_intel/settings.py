@@ -315,6 +315,15 @@ SETTINGS: tuple[Setting, ...] = (
         600_000,
     ),
     Setting(
+        "rerank",
+        "LAZY_INTEL_RERANK",
+        "bool",
+        False,
+        "Second stage of search: re-order the first stage's best 30 files by whole-file features "
+        "(definitions of the names a report mentions, stack-frame functions, term coverage, …). "
+        "See docs/retrieval.md for its held-out figures and its latency.",
+    ),
+    Setting(
         "loop_trigger",
         "LAZY_INTEL_LOOP_TRIGGER",
         "str",

@@ -30,6 +30,7 @@ from lazy_intel.evidence.model import Answer, View
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.reader import ReadView
+from lazy_intel.store.schema import SCHEMA_VERSION
 from lazy_intel.workspace.capture import read_regular_file
 
 OWNER_POLL_S = 0.1
@@ -90,6 +91,18 @@ def _index_building(workspace: Workspace, settings: Settings) -> IndexBuilding:
         next_step="retry in a few seconds (status shows progress)"
         if settings.auto_index
         else f"run lazy-intel index {workspace.root}",
+    )
+
+
+def _outdated(workspace: Workspace, settings: Settings, version: int) -> str:
+    """A store of an older schema is served while a sync rebuilds it; start that sync (once)."""
+    running = settings.auto_index and (
+        workspace.scheduler.request(unless_running=True) or workspace.is_building()
+    )
+    return f"the index was built with store schema {version}, this version uses {SCHEMA_VERSION}; " + (
+        "a rebuild is running and this answer comes from the old index until it is published"
+        if running
+        else f"auto-index is off: run lazy-intel index {workspace.root} to rebuild it"
     )
 
 
@@ -202,6 +215,8 @@ def reading(
             # status, verify and the control operations work without the store; they say why
             yield Reading(None, describe(None, freshness, repository=repository), [*warnings, exc.message])
             return
+        if view.outdated:
+            warnings.append(_outdated(workspace, settings, view.schema_version))
         dirty: tuple[str, ...] | None = ()
         if behind:
             dirty = behind  # strict, and the owner has not published these yet

@@ -19,13 +19,14 @@ import logging
 import posixpath
 import sqlite3
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.model import file_key, file_node_id, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
-from lazy_intel.graph.resolve import resolve_file
+from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text
 from lazy_intel.parse.languages import is_parsed_language
 
@@ -34,6 +35,32 @@ logger = logging.getLogger(__name__)
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
 RESOLVER_VERSION = "3"
 MODULE_KEY = 0
+
+
+# Resolves the given files against the facts and nodes of the store, given the parsed files of the
+# view (path -> language), in this process or in workers; yields each file's graph, in any order.
+ResolveMany = Callable[[list[str], dict[str, str]], Iterable[tuple[str, FileGraph]]]
+
+
+@dataclass(frozen=True)
+class GraphResolver:
+    """How a full build resolves its files. ``publish_facts`` makes the facts and nodes written so far
+    visible to other connections (commits them into the fresh store no reader can see yet), so that
+    ``resolve_many`` may read them from worker processes; the writer then only writes their edges."""
+
+    publish_facts: Callable[[], None]
+    resolve_many: ResolveMany
+    workers: int = 1
+
+
+def resolve_serially(store: FactStore) -> ResolveMany:
+    def run(paths: list[str], files: dict[str, str]) -> Iterator[tuple[str, FileGraph]]:
+        for path in paths:
+            model = store.model(path)
+            if model is not None:
+                yield path, resolve_file(store, model)
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -51,6 +78,7 @@ class GraphReport:
     edges: int = 0
     exhausted: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    resolve_workers: int = 0  # worker processes that resolved the files (0: this process)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -58,6 +86,7 @@ class GraphReport:
             "dependent_files": self.dependents,
             "nodes_written": self.nodes,
             "edges_written": self.edges,
+            "resolve_workers": self.resolve_workers,
             "seconds": round(self.seconds, 3),
         }
 
@@ -181,8 +210,13 @@ def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
     return nodes, edges
 
 
-def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
-    """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction)."""
+def update_graph(
+    conn: sqlite3.Connection, delta: GraphDelta, resolver: GraphResolver | None = None
+) -> GraphReport:
+    """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction).
+
+    ``resolver`` (full builds only) resolves the files elsewhere; the result is the same store.
+    """
     started = time.monotonic()
     report = GraphReport()
     files: dict[str, str] = {}
@@ -256,20 +290,24 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
         module_nodes, module_edges = _module_rows(index)
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
-    for path in sorted(pending + dependents):
-        model = store.model(path)
-        if model is None:
-            continue
+    targets = sorted(pending + dependents)
+    if delta.full and resolver is not None:
+        resolver.publish_facts()
+        resolved = resolver.resolve_many(targets, files)
+        report.resolve_workers = resolver.workers
+    else:
+        resolved = resolve_serially(store)(targets, files)
+    dependent_set = set(dependents)
+    for path, graph in resolved:
         key = file_key(path)
-        if path in dependents:
+        if path in dependent_set:
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
-        graph = resolve_file(store, model)
         _insert_edges(conn, graph.edges)
         report.edges += len(graph.edges)
         if graph.exhausted:
             report.exhausted.append(path)
         deps = "\n".join(sorted(graph.deps))
-        if path in dependents:
+        if path in dependent_set:
             conn.execute("UPDATE graph_files SET deps=? WHERE path=?", (deps, path))
         else:
             interface, definitions = interfaces[path] or ("", set())

@@ -3,8 +3,10 @@
 For each added, changed or removed file: rewrite its nodes and re-resolve its edges. Then
 re-resolve every *other* file whose last resolution read something that changed:
 
-* ``f:<path>`` — it read a changed file whose interface digest moved (definitions, imports,
-  bases, decorators, module-level values or returns changed — not a body-only edit);
+* ``f:<path>`` — it read a changed file whose outline digest moved (definitions, imports, bases,
+  decorators, module- and class-level values changed — not a body-only edit);
+* ``r:<path>:<callable>`` — it evaluated inside that callable of a changed file (its return value,
+  a local variable) and the flows of that body moved;
 * ``n:<name>`` — it looked up a name whose set of definitions changed (added, removed, renamed);
 * ``s:``/``d:``/``ds:`` — it looked up a path, directory or suffix a file now appears at or left.
 
@@ -33,13 +35,28 @@ from lazy_intel.parse.languages import is_parsed_language
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "3"
+RESOLVER_VERSION = "4"
 MODULE_KEY = 0
 
 
+@dataclass(frozen=True, slots=True)
+class ResolvedFile:
+    """One file's resolution as the writer stores it: edge rows as plain tuples (cheap to pickle from
+    a worker), its dependency tokens, and whether the value-flow budget ran out."""
+
+    path: str
+    edges: list[tuple[object, ...]]
+    deps: tuple[str, ...]
+    exhausted: bool
+
+    @classmethod
+    def of(cls, path: str, graph: FileGraph) -> ResolvedFile:
+        return cls(path, [edge_values(e) for e in graph.edges], tuple(sorted(graph.deps)), graph.exhausted)
+
+
 # Resolves the given files against the facts and nodes of the store, given the parsed files of the
-# view (path -> language), in this process or in workers; yields each file's graph, in any order.
-ResolveMany = Callable[[list[str], dict[str, str]], Iterable[tuple[str, FileGraph]]]
+# view (path -> language), in this process or in workers; yields each file's result, in any order.
+ResolveMany = Callable[[list[str], dict[str, str]], Iterable[ResolvedFile]]
 
 
 @dataclass(frozen=True)
@@ -54,11 +71,11 @@ class GraphResolver:
 
 
 def resolve_serially(store: FactStore) -> ResolveMany:
-    def run(paths: list[str], files: dict[str, str]) -> Iterator[tuple[str, FileGraph]]:
+    def run(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
         for path in paths:
             model = store.model(path)
             if model is not None:
-                yield path, resolve_file(store, model)
+                yield ResolvedFile.of(path, resolve_file(store, model))
 
     return run
 
@@ -79,6 +96,7 @@ class GraphReport:
     exhausted: list[str] = field(default_factory=list)
     seconds: float = 0.0
     resolve_workers: int = 0  # worker processes that resolved the files (0: this process)
+    dependent_paths: list[str] = field(default_factory=list)  # the unchanged files re-resolved
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -117,28 +135,52 @@ def _insert_nodes(conn: sqlite3.Connection, nodes: list[NodeRow]) -> None:
     )
 
 
-def _insert_edges(conn: sqlite3.Connection, edges: list[EdgeRow]) -> None:
-    conn.executemany(
-        "INSERT INTO edges(file_key, type, src, dst, strategy, confidence, target, path, start_byte, end_byte, "
-        "line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                e.file_key,
-                e.type,
-                e.src,
-                e.dst,
-                e.strategy,
-                e.confidence,
-                e.target,
-                e.path,
-                e.start_byte,
-                e.end_byte,
-                e.line,
-                e.properties,
-            )
-            for e in edges
-        ],
+def edge_values(e: EdgeRow) -> tuple[object, ...]:
+    return (
+        e.file_key,
+        e.type,
+        e.src,
+        e.dst,
+        e.strategy,
+        e.confidence,
+        e.target,
+        e.path,
+        e.start_byte,
+        e.end_byte,
+        e.line,
+        e.properties,
     )
+
+
+INSERT_EDGE = (
+    "INSERT INTO edges(file_key, type, src, dst, strategy, confidence, target, path, start_byte, end_byte, "
+    "line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def _insert_edges(conn: sqlite3.Connection, edges: list[EdgeRow]) -> None:
+    conn.executemany(INSERT_EDGE, [edge_values(e) for e in edges])
+
+
+def _parse_interface(record: str | None) -> tuple[str | None, dict[str, str]]:
+    if record is None:
+        return None, {}
+    outline, *bodies = record.split("\n")
+    return outline, dict(line.split("\t", 1) for line in bodies)
+
+
+def interface_dirty_tokens(path: str, old: str | None, new: str | None) -> set[str]:
+    """What a change of ``path``'s interface record invalidates in other files' resolutions: ``f:path``
+    when its outline moved (definitions, imports, bases, decorators, module- and class-level values),
+    ``r:path:<callable>`` for each callable body whose flows moved. A body-only edit that changes no
+    flow (a call's arguments, a literal, a comment) invalidates nothing."""
+    old_outline, old_bodies = _parse_interface(old)
+    new_outline, new_bodies = _parse_interface(new)
+    tokens = {"f:" + path} if old_outline != new_outline else set()
+    for facet in old_bodies.keys() | new_bodies.keys():
+        if old_bodies.get(facet) != new_bodies.get(facet):
+            tokens.add(f"r:{path}:{facet}")
+    return tokens
 
 
 def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
@@ -266,13 +308,12 @@ def update_graph(
             nodes = file_nodes(model, size, lines)
             _insert_nodes(conn, nodes)
             report.nodes += len(nodes)
-            new_interface = model.interface().digest()
+            new_interface = model.interface_record()
             new_definitions = set(model.definition_identities())
             pending.append(path)
         if (old is None) != (model is None):
             appeared_or_left.append(path)
-        if old_interface != new_interface:
-            dirty.add("f:" + path)
+        dirty |= interface_dirty_tokens(path, old_interface, new_interface)
         dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
         interfaces[path] = (new_interface, new_definitions) if model is not None else None
     for sql in indexes["nodes"]:  # name lookups during resolution need them
@@ -298,15 +339,16 @@ def update_graph(
     else:
         resolved = resolve_serially(store)(targets, files)
     dependent_set = set(dependents)
-    for path, graph in resolved:
+    for result in resolved:
+        path = result.path
         key = file_key(path)
         if path in dependent_set:
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
-        _insert_edges(conn, graph.edges)
-        report.edges += len(graph.edges)
-        if graph.exhausted:
+        conn.executemany(INSERT_EDGE, result.edges)
+        report.edges += len(result.edges)
+        if result.exhausted:
             report.exhausted.append(path)
-        deps = "\n".join(sorted(graph.deps))
+        deps = "\n".join(result.deps)
         if path in dependent_set:
             conn.execute("UPDATE graph_files SET deps=? WHERE path=?", (deps, path))
         else:
@@ -319,6 +361,7 @@ def update_graph(
         conn.execute(sql)
     report.changed = len(changed)
     report.dependents = len(dependents)
+    report.dependent_paths = sorted(dependents)
     report.seconds = time.monotonic() - started
     if report.exhausted:
         logger.info(

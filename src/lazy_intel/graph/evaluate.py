@@ -189,7 +189,15 @@ class Evaluator(ClassMixin, ImportMixin):
             self._static[(scope, name)] = (frozenset(values), how, tokens)
         return values, how
 
+    def read_body(self, model: FileModel, scope: str | None) -> None:
+        """Evaluating inside a callable of another file reads its body: record ``r:<path>:<callable>``
+        (the file's outline digest leaves bodies out, :meth:`FileModel.body_digests` has them)."""
+        facet = model.body_facet(scope)
+        if facet is not None:
+            self.p.deps.add(f"r:{model.path}:{facet}")
+
     def _lookup_frozen(self, model: FileModel, scope: str, name: str) -> tuple[frozenset[Value], str]:
+        self.read_body(model, scope)
         values, how = self._lookup_inner(model, scope, name)
         return frozenset(values), how
 
@@ -248,6 +256,7 @@ class Evaluator(ClassMixin, ImportMixin):
         return set(self.demand(("V", model.path, scope, name), lambda: self._var_values(model, scope, name)))
 
     def _var_values(self, model: FileModel, scope: str, name: str) -> frozenset[Value]:
+        self.read_body(model, scope)
         values: set[Value] = set()
         for entry in self.declared(model).get(scope, {}).get(name, ()):
             if isinstance(entry, Symbol) and entry.qualified in model.header_refs:
@@ -357,6 +366,7 @@ class Evaluator(ClassMixin, ImportMixin):
         return set(self.demand(("R", model.path, symbol.qualified), lambda: self._returns(model, symbol)))
 
     def _returns(self, model: FileModel, symbol: Symbol) -> frozenset[Value]:
+        self.read_body(model, symbol.qualified)
         values: set[Value] = set()
         yielded: set[Value] = set()
         for flow in model.flows_by_scope.get(symbol.qualified, ()):

@@ -6,7 +6,8 @@ re-resolves exactly the files whose lookups it could change:
 ``s:<suffix>``   a path-suffix lookup (``a/b.py`` matches ``src/a/b.py``); exact paths are suffixes too
 ``d:<dir>``      a directory's file listing (package siblings)
 ``ds:<suffix>``  a directory-suffix lookup (Go packages, namespace packages)
-``f:<path>``     another file's facts were read (its interface)
+``f:<path>``     another file's facts were read (its interface outline)
+``r:<path>:<q>``  evaluation inside callable ``q`` of another file (its body's flows)
 ``n:<name>``     a global name lookup
 """
 

@@ -20,10 +20,10 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from lazy_intel.graph.build import GraphResolver
+from lazy_intel.graph.build import GraphResolver, ResolvedFile
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.program import FactStore
-from lazy_intel.graph.resolve import FileGraph, resolve_file
+from lazy_intel.graph.resolve import resolve_file
 from lazy_intel.service.parse_pool import SyncCancelled, pooled_map, worker_count
 from lazy_intel.store.schema import connect
 
@@ -41,10 +41,10 @@ def _init(store_path: str, files: dict[str, str]) -> None:
     _worker["store"] = FactStore(connect(store_path, readonly=True), PathIndex(files))
 
 
-def _resolve(path: str) -> tuple[str, FileGraph | None]:
+def _resolve(path: str) -> ResolvedFile | None:
     store = _worker["store"]
     model = store.model(path)
-    return path, resolve_file(store, model) if model is not None else None
+    return ResolvedFile.of(path, resolve_file(store, model)) if model is not None else None
 
 
 def pool_resolver(
@@ -66,7 +66,7 @@ def pool_resolver(
         conn.execute("PRAGMA journal_mode=WAL")  # workers read while the writer appends edges
         conn.execute("BEGIN IMMEDIATE")
 
-    def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[tuple[str, FileGraph]]:
+    def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
         results = pooled_map(
             _resolve,
             paths,
@@ -76,14 +76,14 @@ def pool_resolver(
             initargs=(str(store_path), files),
         )
         with contextlib.closing(results):
-            for done, (path, graph) in enumerate(results, 1):
+            for done, result in enumerate(results, 1):
                 if progress is not None:
                     progress("graph", done, len(paths))
                 if cancel is not None and cancel.is_set():
                     raise SyncCancelled(
                         "sync cancelled during graph resolution", next_step="the next sync starts over"
                     )
-                if graph is not None:
-                    yield path, graph
+                if result is not None:
+                    yield result
 
     return GraphResolver(publish_facts, resolve_many, workers)

@@ -395,6 +395,11 @@ class Workspace:
             return known
         return self.stat_dirty(view, limit)
 
+    def watch_settling(self) -> int | None:
+        """Milliseconds since the watcher's last reported change while under one debounce interval."""
+        watcher = self.watcher
+        return watcher.settling() if watcher is not None and self.watching() else None
+
     def watched_dirty(self, limit: int = 50) -> tuple[str, ...] | None:
         """What the watcher saw change and no sync of ours has published yet; ``None`` when the
         watcher is not running, lost track, or another process publishes (it cannot tell then)."""

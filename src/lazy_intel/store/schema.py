@@ -187,7 +187,8 @@ CREATE INDEX edges_unresolved ON edges(target) WHERE dst IS NULL;
 CREATE TABLE graph_files (
     path          TEXT PRIMARY KEY,
     file_key      INTEGER NOT NULL,
-    interface_sha TEXT NOT NULL,       -- digest of what other files may read from this one
+    interface_sha TEXT NOT NULL,       -- digest of what other files may read from this one: the outline,
+                                       -- then one "callable<TAB>digest" line per body (graph/model.py)
     definitions   TEXT NOT NULL,       -- its definitions' identities, one per line
     deps          TEXT NOT NULL        -- lookup tokens of its last resolution, one per line
 );

@@ -42,7 +42,9 @@ COMMAND_MODULES: dict[str, str] = {
     "routes": "lazy_intel.cli.graph_cmds",
     "context": "lazy_intel.cli.graph_cmds",
     "auto": "lazy_intel.cli.graph_cmds",
+    "changes": "lazy_intel.cli.graph_cmds",
     "query": "lazy_intel.cli.query_cmd",
+    "ui": "lazy_intel.cli.ui_cmd",
 }
 
 

@@ -253,12 +253,16 @@ def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
 
 
 def update_graph(
-    conn: sqlite3.Connection, delta: GraphDelta, resolver: GraphResolver | None = None
+    conn: sqlite3.Connection,
+    delta: GraphDelta,
+    resolver: GraphResolver | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
 ) -> GraphReport:
     """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction).
 
     ``resolver`` (full builds only) resolves the files elsewhere; the result is the same store.
-    """
+    ``progress(done, total)`` is told how many files have had their edges resolved."""
     started = time.monotonic()
     report = GraphReport()
     files: dict[str, str] = {}
@@ -339,7 +343,9 @@ def update_graph(
     else:
         resolved = resolve_serially(store)(targets, files)
     dependent_set = set(dependents)
-    for result in resolved:
+    for done, result in enumerate(resolved):
+        if progress is not None:
+            progress(done, len(targets))
         path = result.path
         key = file_key(path)
         if path in dependent_set:
@@ -357,6 +363,8 @@ def update_graph(
                 "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
                 (path, key, interface, "\n".join(sorted(definitions)), deps),
             )
+    if progress is not None:
+        progress(len(targets), len(targets))
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)

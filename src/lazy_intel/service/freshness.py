@@ -23,9 +23,10 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from lazy_intel.errors import IndexBuilding, SourceChanged, StoreCorrupt, Timeout, WorkspaceOwned
 from lazy_intel.evidence.model import Answer, View
@@ -47,12 +48,16 @@ class Reading:
 
 
 def describe(
-    view: ReadView | None, freshness: str, dirty: tuple[str, ...] | None = (), settling_ms: int | None = None
+    view: ReadView | None,
+    freshness: str,
+    dirty: tuple[str, ...] | None = (),
+    repository: Mapping[str, Any] | None = None,
+    settling_ms: int | None = None,
 ) -> View:
     """``settling_ms``: the watcher reported a change this long ago, under one debounce interval; a
     view with no known dirty path then says ``dirty: null, pending: true`` rather than ``false``."""
     if view is None:
-        return View(generation=0, published_at=None, freshness=freshness)
+        return View(generation=0, published_at=None, freshness=freshness, repository=repository)
     pending = settling_ms is not None
     return View(
         generation=view.generation,
@@ -60,9 +65,15 @@ def describe(
         freshness=freshness,
         dirty=None if dirty is None or (pending and not dirty) else bool(dirty),
         dirty_paths=dirty or (),
+        repository=repository,
         pending=pending,
         last_event_ms_ago=settling_ms,
     )
+
+
+def repository_of(workspace: Workspace, freshness: str) -> dict[str, Any]:
+    """What ``view.repository`` says: the git binding of the root at this answer."""
+    return workspace.repository_binding(fresh=freshness == "strict").to_dict()
 
 
 def _remaining(deadline: float | None, fallback_s: float) -> float:
@@ -142,10 +153,11 @@ def reading(
     warnings: list[str] = []
     if needs_view and freshness == "strict":
         strict_sync(workspace, settings, deadline, warnings)
+    repository = repository_of(workspace, freshness)
     if not workspace.has_view():
         if needs_view:
             raise _index_building(workspace, settings)
-        yield Reading(None, describe(None, freshness), warnings)
+        yield Reading(None, describe(None, freshness, repository=repository), warnings)
         return
     with ExitStack() as stack:
         try:
@@ -154,7 +166,7 @@ def reading(
             if needs_view:
                 raise
             # status, verify and the control operations work without the store; they say why
-            yield Reading(None, describe(None, freshness), [*warnings, exc.message])
+            yield Reading(None, describe(None, freshness, repository=repository), [*warnings, exc.message])
             return
         dirty: tuple[str, ...] | None = ()
         if not dirty_check:
@@ -172,7 +184,7 @@ def reading(
         elif freshness == "fast":
             dirty = workspace.watched_dirty()
         settling = workspace.watch_settling() if dirty_check and freshness != "strict" else None
-        yield Reading(view, describe(view, freshness, dirty, settling), warnings)
+        yield Reading(view, describe(view, freshness, dirty, repository, settling), warnings)
 
 
 def touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
@@ -183,6 +195,8 @@ def touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
         anchor = item.anchor
         if anchor.path in seen or not anchor.sha256:
             continue
+        if item.extra and item.extra.get("side") == "old":
+            continue  # evidence about a revision's version of the file (changes), not the disk
         seen.add(anchor.path)
         try:
             data = read_regular_file(workspace.root / anchor.path)

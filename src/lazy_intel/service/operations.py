@@ -16,7 +16,7 @@ from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer, View
 from lazy_intel.service.context import OperationContext
-from lazy_intel.service.freshness import check_after_read, reading
+from lazy_intel.service.freshness import check_after_read, reading, repository_of
 from lazy_intel.service.requests import Request, parse_request
 from lazy_intel.service.semantic_names import SEMANTIC_OPERATIONS
 from lazy_intel.service.workspace import Workspace
@@ -99,6 +99,12 @@ OPERATIONS: dict[str, OperationSpec] = {
             "impact",
             "lazy_intel.service.ops_graph:op_impact",
             "reverse transitive dependents of a symbol or file, with affected tests",
+        ),
+        OperationSpec(
+            "changes",
+            "lazy_intel.service.ops_changes:op_changes",
+            "files and definitions changed between a git revision (since, default HEAD) and the working "
+            "tree, each with its dependents, and the affected tests",
         ),
         OperationSpec(
             "architecture",
@@ -189,7 +195,12 @@ def _run(
 ) -> Answer:
     spec = OPERATIONS[request.operation]
     if not spec.reads_view and not spec.optional_view:
-        info = View(generation=0, published_at=None, freshness=request.freshness)
+        info = View(
+            generation=0,
+            published_at=None,
+            freshness=request.freshness,
+            repository=repository_of(workspace, request.freshness),
+        )
         ctx = OperationContext(workspace, request, None, info, [], settings, deadline, semantic)
         return spec.handler(ctx)
     with reading(
@@ -210,6 +221,19 @@ def _run(
     return answer
 
 
+def _error_view(workspace: Workspace | None, freshness: str) -> View:
+    """The view of an error answer given before any view was read (still bound to the repository)."""
+    if freshness == "none":
+        return NO_VIEW
+    repository = None
+    if workspace is not None:
+        try:
+            repository = repository_of(workspace, "auto")
+        except LazyIntelError:
+            repository = None
+    return View(0, None, freshness, repository=repository)
+
+
 def execute(
     args: Mapping[str, Any],
     resolve: WorkspaceResolver,
@@ -228,13 +252,14 @@ def execute(
     operation = str(args.get("operation", "")) if isinstance(args, Mapping) else ""
     seen: list[View] = []
     freshness = "none"
+    workspace: Workspace | None = None
     try:
         request = parse_request(args, settings, operations=tuple(OPERATIONS))
         freshness = request.freshness
         workspace = resolve(request.root)
         return _run(workspace, request, settings, deadline=deadline, seen=seen, semantic=semantic)
     except LazyIntelError as exc:
-        view = seen[-1] if seen else (View(0, None, freshness) if freshness != "none" else NO_VIEW)
+        view = seen[-1] if seen else _error_view(workspace, freshness)
         return error_answer(operation or "unknown", exc.code, exc.message, view=view, next_step=exc.next_step)
     except Exception as exc:
         logger.exception("operation %s failed", operation)

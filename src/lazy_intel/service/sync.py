@@ -192,6 +192,8 @@ def run_sync(
                 raise SyncCancelled("sync cancelled during capture", next_step="the next sync starts over")
             batch = listing.paths[offset : offset + CAPTURE_BATCH]
             captured.extend(capture_all(root, batch, max_bytes=max_file_bytes, priors=priors))
+            if progress and offset + CAPTURE_BATCH < len(listing.paths):
+                progress("capture", len(captured), len(listing.paths))
         if progress:
             progress("capture", len(captured), len(captured))
         seen = {c.path for c in captured}
@@ -243,11 +245,15 @@ def run_sync(
             if applied.full:  # a fresh store no reader sees yet: its facts may be committed early
                 from lazy_intel.service.resolve_pool import pool_resolver
 
-                resolver = pool_resolver(
-                    conn, target, len(applied.upserted), parse_workers, cancel=cancel, progress=progress
-                )
+                resolver = pool_resolver(conn, target, len(applied.upserted), parse_workers, cancel=cancel)
+            resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
             graph_reports.append(
-                update_graph(conn, GraphDelta(applied.upserted, applied.removed, full=applied.full), resolver)
+                update_graph(
+                    conn,
+                    GraphDelta(applied.upserted, applied.removed, full=applied.full),
+                    resolver,
+                    progress=resolved,
+                )
             )
 
         generation = writer.publish(

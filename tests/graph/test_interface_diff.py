@@ -1,9 +1,10 @@
 """The interface-diff rule (issue 14): an edit of a widely imported file re-resolves only the files
 whose resolution read what changed, and the result still equals a clean rebuild.
 
-A file's interface record is its outline digest (definitions, imports, bases, decorators, module- and
-class-level values) plus one digest per callable body (its flows). Readers record ``f:<path>`` for the
-outline and ``r:<path>:<callable>`` when they evaluate inside a body (a return value). Hypothesis
+A file's interface record has one digest per outline facet (a top-level name: its definitions,
+imports and values, members, bases, decorators; ``*`` for what no name owns) and one per callable body
+(its flows). Readers record ``o:<path>:<facet>`` for each name they read and ``r:<path>:<callable>``
+when they evaluate inside a body (a return value). Hypothesis
 drives random edit sequences of ``lib/core.py``; after each sync the store must equal a clean build,
 every file whose edges a clean build changes must have been re-resolved, and an edit that changes no
 flow (a literal, a call's arguments, a comment) must re-resolve no other file.
@@ -52,6 +53,8 @@ IMPORTERS = {
     # only calls: the edges need the outline, not the bodies
     "app/calls.py": "import lib.core as c\n\n\ndef h():\n    c.helper(2)\n    c.make()\n",
     "app/calls2.py": "from lib.core import helper, make\n\n\ndef k():\n    helper(3)\n    make()\n",
+    # calls a name core defines only in some versions: unresolved until it appears
+    "app/later.py": "import lib.core as c\n\n\ndef later():\n    c.added()\n",
 }
 
 
@@ -133,7 +136,7 @@ def test_edits_re_resolve_exactly_what_a_clean_build_changes(steps: list[tuple[i
             ws.close()
 
 
-def test_a_body_edit_re_resolves_only_the_readers_of_that_body(tmp_path: Path) -> None:
+def test_an_edit_re_resolves_only_the_readers_of_what_it_changed(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     root.mkdir()
     write_tree(root, {**IMPORTERS, "lib/core.py": core_source(0, 0, 0, 0)})
@@ -146,8 +149,14 @@ def test_a_body_edit_re_resolves_only_the_readers_of_that_body(tmp_path: Path) -
         (root / "lib" / "core.py").write_text(core_source(3, 2, 0, 0), encoding="utf-8")  # make's return
         report = ws.sync()
         assert report.graph is not None and report.graph.dependent_paths == ["app/member.py"]
-        (root / "lib" / "core.py").write_text(core_source(3, 2, 1, 0), encoding="utf-8")  # a new definition
+        # a new definition: only the file that looked its name up (and found nothing) is re-resolved
+        (root / "lib" / "core.py").write_text(core_source(3, 2, 1, 0), encoding="utf-8")
+        report = ws.sync()
+        assert report.graph is not None and report.graph.dependent_paths == ["app/later.py"]
+        # a new base of Widget: the subclass's lookups (its MRO) read Widget's facet
+        (root / "lib" / "core.py").write_text(core_source(3, 2, 1, 1), encoding="utf-8")
         report = ws.sync()
         assert report.graph is not None and "app/sub.py" in report.graph.dependent_paths
+        assert "app/later.py" not in report.graph.dependent_paths
     finally:
         ws.close()

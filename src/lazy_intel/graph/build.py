@@ -3,10 +3,11 @@
 For each added, changed or removed file: rewrite its nodes and re-resolve its edges. Then
 re-resolve every *other* file whose last resolution read something that changed:
 
-* ``f:<path>`` — it read a changed file whose outline digest moved (definitions, imports, bases,
-  decorators, module- and class-level values changed — not a body-only edit);
+* ``o:<path>:<facet>`` — it read a top-level name of a changed file (what the name is bound to,
+  its members, bases, decorators) whose facet digest moved (:mod:`lazy_intel.graph.interface_view`);
 * ``r:<path>:<callable>`` — it evaluated inside that callable of a changed file (its return value,
   a local variable) and the flows of that body moved;
+* ``f:<path>`` — it read a changed file in a way no facet describes, and anything of it moved;
 * ``n:<name>`` — it looked up a name whose set of definitions changed (added, removed, renamed);
 * ``s:``/``d:``/``ds:`` — it looked up a path, directory or suffix a file now appears at or left.
 
@@ -35,7 +36,7 @@ from lazy_intel.parse.languages import is_parsed_language
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "4"
+RESOLVER_VERSION = "5"
 MODULE_KEY = 0
 
 
@@ -162,24 +163,34 @@ def _insert_edges(conn: sqlite3.Connection, edges: list[EdgeRow]) -> None:
     conn.executemany(INSERT_EDGE, [edge_values(e) for e in edges])
 
 
-def _parse_interface(record: str | None) -> tuple[str | None, dict[str, str]]:
+def _parse_interface(record: str | None) -> dict[str, str] | None:
+    """``{"": outline, "o:<facet>": digest, "r:<callable>": digest}`` of an interface record."""
     if record is None:
-        return None, {}
-    outline, *bodies = record.split("\n")
-    return outline, dict(line.split("\t", 1) for line in bodies)
+        return None
+    outline, *lines = record.split("\n")
+    parsed = {"": outline}
+    for line in lines:
+        kind, facet, digest = line.split("\t", 2)
+        parsed[f"{kind}:{facet}"] = digest
+    return parsed
 
 
 def interface_dirty_tokens(path: str, old: str | None, new: str | None) -> set[str]:
-    """What a change of ``path``'s interface record invalidates in other files' resolutions: ``f:path``
-    when its outline moved (definitions, imports, bases, decorators, module- and class-level values),
-    ``r:path:<callable>`` for each callable body whose flows moved. A body-only edit that changes no
-    flow (a call's arguments, a literal, a comment) invalidates nothing."""
-    old_outline, old_bodies = _parse_interface(old)
-    new_outline, new_bodies = _parse_interface(new)
-    tokens = {"f:" + path} if old_outline != new_outline else set()
-    for facet in old_bodies.keys() | new_bodies.keys():
-        if old_bodies.get(facet) != new_bodies.get(facet):
-            tokens.add(f"r:{path}:{facet}")
+    """What a change of ``path``'s interface record invalidates in other files' resolutions:
+    ``o:path:<facet>`` for each outline facet whose digest moved (a top-level name's definitions,
+    imports, values, members, bases, decorators; ``*`` for what no name owns), ``r:path:<callable>``
+    for each callable body whose flows moved, and ``f:path`` (a read no facet describes) when anything
+    moved. A body-only edit that changes no flow (a literal, a call's arguments) invalidates nothing;
+    adding a definition invalidates the files that looked its name up."""
+    before, after = _parse_interface(old), _parse_interface(new)
+    if before == after:
+        return set()
+    if before is None or after is None:  # the file appeared or left: every facet it has or had
+        keys = set(before or {}) | set(after or {})
+    else:
+        keys = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    tokens = {"f:" + path}
+    tokens |= {f"{key[0]}:{path}:{key[2:]}" for key in keys if key}
     return tokens
 
 

@@ -319,7 +319,7 @@ class FileModel:
         memo[scope] = facet
         return facet
 
-    def _flow_facet(self, flow: Flow) -> str | None:
+    def flow_body(self, flow: Flow) -> str | None:
         """The body a flow belongs to; an attribute store (``self.x = …``) is the class's outline."""
         if flow.kind == "assign" and flow.target is not None and flow.target[0] == "a":
             return None
@@ -334,7 +334,7 @@ class FileModel:
         """
         hashes: dict[str, Any] = {}
         for flow in self.flows:
-            facet = self._flow_facet(flow)
+            facet = self.flow_body(flow)
             if facet is not None:
                 h = hashes.get(facet)
                 if h is None:
@@ -347,12 +347,43 @@ class FileModel:
         return self.digest(skip_bodies=True)
 
     def interface_record(self) -> str:
-        """What ``graph_files.interface_sha`` keeps: the outline digest, then one ``callable\tdigest``
-        line per body, all of the :meth:`interface` projection (what other files can read)."""
+        """What ``graph_files.interface_sha`` keeps, of the :meth:`interface` projection (what other
+        files can read): the outline digest, then ``o<TAB>facet<TAB>digest`` per outline facet
+        (:func:`lazy_intel.graph.interface_view.facet_digests`) and ``r<TAB>callable<TAB>digest`` per
+        callable body."""
+        from lazy_intel.graph.imports import import_bound_names
+        from lazy_intel.graph.interface_view import facet_digests
+        from lazy_intel.graph.values import pattern_names
+
         projection = self.interface()
         lines = [projection.outline_digest()]
-        lines += [f"{facet}\t{digest}" for facet, digest in projection.body_digests().items()]
+        facets = facet_digests(projection, import_bound_names, pattern_names)
+        lines += [f"o\t{facet}\t{digest}" for facet, digest in facets.items()]
+        lines += [f"r\t{facet}\t{digest}" for facet, digest in projection.body_digests().items()]
         return "\n".join(lines)
+
+    # ---- name-keyed reads (an InterfaceView records the facet of each)
+    def wildcard_imports(self) -> list[Import]:
+        """Module-level ``from m import *`` / ``export * from`` / ``use m::*`` imports, in order."""
+        return [i for i in self.imports if i.wildcard and self.scope_of(i.scope) == ""]
+
+    def flows_binding(self, scope: str, name: str) -> list[Flow]:
+        """The flows of ``scope`` whose target binds ``name`` (parameters and assignments)."""
+        from lazy_intel.graph.values import pattern_names
+
+        return [f for f in self.flows_by_scope.get(scope, ()) if name in pattern_names(f.target)]
+
+    def flows_with_top(self, facet: str) -> list[Flow]:
+        """The flows whose scope lies under the top-level definition ``facet``."""
+        by_top = self._memo.get("flows_by_top")
+        if by_top is None:
+            by_top = {}
+            for flow in self.flows:
+                scope = self.scope_of(flow.scope)
+                if scope:
+                    by_top.setdefault(scope.split(".", 1)[0], []).append(flow)
+            self._memo["flows_by_top"] = by_top
+        return by_top.get(facet, [])
 
     def _is_type_level(self, scope: str) -> bool:
         if not scope:
@@ -374,7 +405,7 @@ class FileModel:
                 f"R{r.name}\x1f{r.kind}\x1f{r.scope}\x1f{r.receiver}\x1f{r.callee_json}\x1f{r.args_json}\x00".encode()
             )
         for f in self.flows:
-            if skip_bodies and self._flow_facet(f) is not None:
+            if skip_bodies and self.flow_body(f) is not None:
                 continue
             h.update(f"F{f.identity()}\x00".encode())
 

@@ -55,6 +55,29 @@ class ResolvedFile:
         return cls(path, [edge_values(e) for e in graph.edges], tuple(sorted(graph.deps)), graph.exhausted)
 
 
+@dataclass(frozen=True, slots=True)
+class FileOutline:
+    """What a file contributes before resolution: its node rows (as tuples), interface record and
+    definition identities (computed from the facts in the store, here or in a worker)."""
+
+    path: str
+    nodes: list[tuple[object, ...]]
+    interface: str
+    definitions: list[str]
+
+
+def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOutline | None:
+    model = store.model(path)
+    if model is None:
+        return None
+    nodes = [node_values(n) for n in file_nodes(model, size, lines)]
+    return FileOutline(path, nodes, model.interface_record(), model.definition_identities())
+
+
+# Describes the given files, (path, size, line count) each, given the parsed files of the view;
+# yields each file's outline, in any order.
+DescribeMany = Callable[[list[tuple[str, int, int]], dict[str, str]], Iterable[FileOutline]]
+
 # Resolves the given files against the facts and nodes of the store, given the parsed files of the
 # view (path -> language), in this process or in workers; yields each file's result, in any order.
 ResolveMany = Callable[[list[str], dict[str, str]], Iterable[ResolvedFile]]
@@ -69,6 +92,7 @@ class GraphResolver:
     publish_facts: Callable[[], None]
     resolve_many: ResolveMany
     workers: int = 1
+    describe_many: DescribeMany | None = None
 
 
 def resolve_serially(store: FactStore) -> ResolveMany:
@@ -110,30 +134,33 @@ class GraphReport:
         }
 
 
-def _insert_nodes(conn: sqlite3.Connection, nodes: list[NodeRow]) -> None:
-    conn.executemany(
-        "INSERT OR REPLACE INTO nodes(id, file_key, label, labels, name, qualified_name, kind, path, lang, "
-        "start_byte, end_byte, start_line, end_line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                n.id,
-                n.file_key,
-                n.label,
-                n.labels,
-                n.name,
-                n.qualified_name,
-                n.kind,
-                n.path,
-                n.lang,
-                n.start_byte,
-                n.end_byte,
-                n.start_line,
-                n.end_line,
-                n.properties,
-            )
-            for n in nodes
-        ],
+INSERT_NODE = (
+    "INSERT OR REPLACE INTO nodes(id, file_key, label, labels, name, qualified_name, kind, path, lang, "
+    "start_byte, end_byte, start_line, end_line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def node_values(n: NodeRow) -> tuple[object, ...]:
+    return (
+        n.id,
+        n.file_key,
+        n.label,
+        n.labels,
+        n.name,
+        n.qualified_name,
+        n.kind,
+        n.path,
+        n.lang,
+        n.start_byte,
+        n.end_byte,
+        n.start_line,
+        n.end_line,
+        n.properties,
     )
+
+
+def _insert_nodes(conn: sqlite3.Connection, nodes: list[NodeRow]) -> None:
+    conn.executemany(INSERT_NODE, [node_values(n) for n in nodes])
 
 
 def edge_values(e: EdgeRow) -> tuple[object, ...]:
@@ -304,6 +331,13 @@ def update_graph(
     appeared_or_left: list[str] = []
     pending: list[str] = []
     interfaces: dict[str, tuple[str, set[str]] | None] = {}
+    parallel = delta.full and resolver is not None and resolver.describe_many is not None
+    outlines: dict[str, FileOutline] = {}
+    if parallel:
+        assert resolver is not None and resolver.describe_many is not None
+        resolver.publish_facts()  # the workers read the facts just written
+        jobs = [(path, *sizes[path]) for path in changed if path in files]
+        outlines = {o.path: o for o in resolver.describe_many(jobs, files)}
     for path in changed:
         key = file_key(path)
         old = None
@@ -314,23 +348,24 @@ def update_graph(
             conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
             conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
-        model = store.model(path) if path in files else None
+        if parallel:
+            outline = outlines.get(path)
+        else:
+            outline = describe_file(store, path, *sizes[path]) if path in files else None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
-        if model is None:
+        if outline is None:
             new_interface, new_definitions = None, set()
         else:
-            size, lines = sizes[path]
-            nodes = file_nodes(model, size, lines)
-            _insert_nodes(conn, nodes)
-            report.nodes += len(nodes)
-            new_interface = model.interface_record()
-            new_definitions = set(model.definition_identities())
+            conn.executemany(INSERT_NODE, outline.nodes)
+            report.nodes += len(outline.nodes)
+            new_interface = outline.interface
+            new_definitions = set(outline.definitions)
             pending.append(path)
-        if (old is None) != (model is None):
+        if (old is None) != (outline is None):
             appeared_or_left.append(path)
         dirty |= interface_dirty_tokens(path, old_interface, new_interface)
         dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
-        interfaces[path] = (new_interface, new_definitions) if model is not None else None
+        interfaces[path] = (new_interface, new_definitions) if outline is not None else None
     for sql in indexes["nodes"]:  # name lookups during resolution need them
         conn.execute(sql)
     dirty |= dirty_tokens_for_paths(appeared_or_left)

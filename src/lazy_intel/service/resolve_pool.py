@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from lazy_intel.graph.build import GraphResolver, ResolvedFile
+from lazy_intel.graph.build import FileOutline, GraphResolver, ResolvedFile, describe_file
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import resolve_file
@@ -39,6 +39,10 @@ _worker: dict[str, FactStore] = {}
 
 def _init(store_path: str, files: dict[str, str]) -> None:
     _worker["store"] = FactStore(connect(store_path, readonly=True), PathIndex(files))
+
+
+def _describe(job: tuple[str, int, int]) -> FileOutline | None:
+    return describe_file(_worker["store"], *job)
 
 
 def _resolve(path: str) -> ResolvedFile | None:
@@ -86,4 +90,22 @@ def pool_resolver(
                 if result is not None:
                     yield result
 
-    return GraphResolver(publish_facts, resolve_many, workers)
+    def describe_many(jobs: list[tuple[str, int, int]], files: dict[str, str]) -> Iterator[FileOutline]:
+        results = pooled_map(
+            _describe,
+            jobs,
+            workers,
+            chunksize=RESOLVE_CHUNK * 4,
+            initializer=_init,
+            initargs=(str(store_path), files),
+        )
+        with contextlib.closing(results):
+            for result in results:
+                if cancel is not None and cancel.is_set():
+                    raise SyncCancelled(
+                        "sync cancelled while describing files", next_step="the next sync starts over"
+                    )
+                if result is not None:
+                    yield result
+
+    return GraphResolver(publish_facts, resolve_many, workers, describe_many)

@@ -204,7 +204,7 @@ WAL_SIZE_LIMIT = 64 * 1024 * 1024
 # per request, and the writer's lives for one sync: with at most a few requests at once, the
 # server's SQLite page caches stay under a few times this (SQLite's own default is about 2 MB).
 CACHE_KIB = 2048
-BULK_CACHE_KIB = 256 * 1024  # a full rebuild, for the length of the build only
+BULK_CACHE_KIB = 64 * 1024  # a full rebuild, for the length of the build only (issue 14: peak RSS)
 
 
 def connect(

@@ -11,6 +11,10 @@
 - ``fast``: the published view as it is; ``dirty`` is what the watcher knows, or ``null`` (not
   checked) without one.
 
+In ``auto`` and ``fast``, within one debounce interval of the last change the watcher reported, more
+of that burst may still be held unreported: the view then says ``pending: true`` with
+``last_event_ms_ago``, and never ``dirty: false``.
+
 Every answer's ``view`` names the generation it was read from, the mode, and whether it was dirty.
 """
 
@@ -51,16 +55,22 @@ def describe(
     freshness: str,
     dirty: tuple[str, ...] | None = (),
     repository: Mapping[str, Any] | None = None,
+    settling_ms: int | None = None,
 ) -> View:
+    """``settling_ms``: the watcher reported a change this long ago, under one debounce interval; a
+    view with no known dirty path then says ``dirty: null, pending: true`` rather than ``false``."""
     if view is None:
         return View(generation=0, published_at=None, freshness=freshness, repository=repository)
+    pending = settling_ms is not None
     return View(
         generation=view.generation,
         published_at=view.published_at,
         freshness=freshness,
-        dirty=None if dirty is None else bool(dirty),
+        dirty=None if dirty is None or (pending and not dirty) else bool(dirty),
         dirty_paths=dirty or (),
         repository=repository,
+        pending=pending,
+        last_event_ms_ago=settling_ms,
     )
 
 
@@ -234,7 +244,10 @@ def reading(
                 )
         elif freshness == "fast":
             dirty = workspace.watched_dirty()
-        yield Reading(view, describe(view, freshness, dirty, repository), warnings, behind=bool(behind))
+        settling = workspace.watch_settling() if dirty_check and freshness != "strict" else None
+        yield Reading(
+            view, describe(view, freshness, dirty, repository, settling), warnings, behind=bool(behind)
+        )
 
 
 def touched_changed(workspace: Workspace, answer: Answer, known: tuple[str, ...] = ()) -> list[str]:

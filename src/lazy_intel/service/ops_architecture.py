@@ -20,13 +20,12 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from lazy_intel.errors import InvalidArgument, NotFound
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import Answer, Item
 from lazy_intel.graph.centrality import layers, pagerank_arrays, strongly_connected
 from lazy_intel.graph.queries import NODE_COLUMNS, GraphNode, nodes_by_ids
+from lazy_intel.lazy_import import lazy_module
 from lazy_intel.graph.rows import NAME_GUESS_STRATEGIES
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import GraphReader, describe, language_coverage, need_graph, node_item
@@ -34,6 +33,8 @@ from lazy_intel.service.history import open_signals
 from lazy_intel.service.hotspots import hotspots
 from lazy_intel.store.reader import ReadView
 from lazy_intel.workspace.root import contained_relative_path
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 DEPENDENCY_TYPES = ("IMPORTS", "CALLS", "REFERENCES", "INHERITS", "IMPLEMENTS")
 CENTRALITY_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPLEMENTS", "OVERRIDES", "IMPORTS")

@@ -72,7 +72,9 @@ def test_live_server_answers_when_it_can_and_the_graph_otherwise(make_repo, tmp_
         assert {i["anchor"]["path"] for i in live["items"]} >= {"main.py"}
         # position input: nothing to fuse with, the live answer as it is
         at = run(operation="references", relativePath="shapes.py", line=10, character=4)
-        assert at["data"]["source"] == "lsp" and at["coverage"][0].startswith("source: live language server jedi")
+        assert at["data"]["source"] == "lsp" and at["coverage"][0].startswith(
+            "source: live language server jedi"
+        )
         # no server handles Ruby: the graph answers and says why
         ruby = run(operation="references", symbol="greet")
         assert ruby["data"]["source"] == "index"

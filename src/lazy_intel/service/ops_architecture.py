@@ -25,8 +25,8 @@ from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import Answer, Item
 from lazy_intel.graph.centrality import layers, pagerank_arrays, strongly_connected
 from lazy_intel.graph.queries import NODE_COLUMNS, GraphNode, nodes_by_ids
-from lazy_intel.lazy_import import lazy_module
 from lazy_intel.graph.rows import NAME_GUESS_STRATEGIES
+from lazy_intel.lazy_import import lazy_module
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import GraphReader, describe, language_coverage, need_graph, node_item
 from lazy_intel.service.history import open_signals

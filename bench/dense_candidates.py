@@ -365,7 +365,7 @@ def run_quality(  # noqa: PLR0917
                     _, files = fusion.fuse_evidence(evidence, fw, file_context=config.file_context)
                     key = name if w is None else f"w={w:g}"
                     outcomes[key][issue.instance_id] = loc.Outcome(
-                        [f.path for f in files[: loc.RANKED_FILES]], [], seconds_q
+                        [f.path for f in files[: loc.RANKED_FILES]], None, seconds_q
                     )
         ranks = {k: _rank(v[issue.instance_id].files, issue) for k, v in outcomes.items()}
         log(f"{candidate} {issue.instance_id}: " + "  ".join(f"{k}={r or '-'}" for k, r in ranks.items()))
@@ -465,7 +465,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"embedded {run.embedded} texts in {run.embed_seconds:.0f} s = "
                 f"{run.embedded / max(run.embed_seconds, 1e-9):.1f} chunks/s"
             )
-        print(loc.format_table(scored, table))
+        issue_of = {i.instance_id: i for i in scored}
+        rows = [
+            (label, {i: loc.issue_score(issue_of[i], o) for i, o in per.items()})
+            for label, per in table.items()
+        ]
+        by_repo = {i.instance_id: i.repo for i in scored}
+        print(loc.figure_table(rows, sorted(set(by_repo.values())), by_repo))
         report[candidate] = {
             "chosen": chosen["chosen"],
             "summary": {k: loc.summarise(scored, v) for k, v in table.items()},

@@ -274,6 +274,15 @@ SETTINGS: tuple[Setting, ...] = (
         "ollama:<url>?model=<name>. Nothing is downloaded.",
     ),
     Setting(
+        "cache_dir",
+        "LAZY_INTEL_CACHE_DIR",
+        "str",
+        "",
+        "Directory of derived files shared by every workspace of this user: the static embedding "
+        "table (built once from the installed model, about 16 MB). Empty: $XDG_CACHE_HOME/lazy-intel, "
+        "else ~/.cache/lazy-intel.",
+    ),
+    Setting(
         "fusion",
         "LAZY_INTEL_FUSION",
         "str",

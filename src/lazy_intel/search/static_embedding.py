@@ -18,7 +18,11 @@ costs one tokenizer call and a mean of table rows (thousands of chunks/s). The i
    ``a / (a + p(r))`` with a Zipf ``p(r) ∝ 1/r`` and ``a = SIF_COEFFICIENT``: punctuation, ``the`` and
    ``self`` weigh little in the mean, rare identifiers' pieces weigh fully.
 
-A text's vector is the mean of the rows of its word pieces (no special tokens), L2-normalised.
+A text's vector is the mean of the rows of its word pieces (no special tokens), L2-normalised. Before
+it is tokenized, ``camelCase`` and ``PascalCase`` names are split into their words
+(``getRedirectTarget`` -> ``get Redirect Target``, ``HTTPAdapter`` -> ``HTTP Adapter``): the
+tokenizer lower-cases, and ``getredirecttarget`` would fall into meaningless pieces, while
+``snake_case`` already splits at the underscore.
 
 The table is built on first use from the installed model (about a minute on two cores), written
 atomically into the cache directory under a name that carries the digest of its inputs and recipe,
@@ -32,6 +36,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -113,7 +118,16 @@ def default_cache_dir(configured: str = "") -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "lazy-intel"
 
 
+# a lower-case letter or digit followed by a capital, or a capital followed by a capitalised word
+_CASE_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
 # ---- the recipe (pure: arrays in, arrays out)
+def split_case(text: str) -> str:
+    """``camelCase``/``PascalCase`` words split at their humps (a space inserted); nothing else changes."""
+    return _CASE_BOUNDARY.sub(" ", text)
+
+
 def kept_piece_ids(vocab: dict[str, int], special: set[str]) -> np.ndarray:
     """Ids of the pieces that get a row of their own, in vocabulary order (special, unused out)."""
     kept = [

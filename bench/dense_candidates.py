@@ -300,21 +300,24 @@ def cached_vectors(
 
 
 def install_vectors(store: Path, profile: str, vectors: sqlite3.Connection) -> None:
-    """Write ``profile`` vectors for every chunk of ``store`` and make it the store's profile."""
+    """Write ``profile`` vectors for every chunk of ``store`` and make it the store's profile.
+
+    Vectors of ``profile`` already there are replaced (a rerun after a recipe change must not keep
+    stale ones); vectors of other profiles stay (each candidate searches its own).
+    """
     conn = connect(str(store))
     try:
-        have = conn.execute("SELECT count(*) FROM vectors WHERE profile = ?", (profile,)).fetchone()[0]
         shas = [r[0] for r in conn.execute("SELECT DISTINCT embed_sha FROM chunks")]
         conn.execute("BEGIN IMMEDIATE")
-        if have < len(shas):
-            for start in range(0, len(shas), 500):
-                batch = shas[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                rows = vectors.execute(f"SELECT embed_sha, data FROM v WHERE embed_sha IN ({marks})", batch)
-                conn.executemany(
-                    "INSERT OR REPLACE INTO vectors(embed_sha, profile, data) VALUES (?, ?, ?)",
-                    [(sha, profile, data) for sha, data in rows],
-                )
+        conn.execute("DELETE FROM vectors WHERE profile = ?", (profile,))
+        for start in range(0, len(shas), 500):
+            batch = shas[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            rows = vectors.execute(f"SELECT embed_sha, data FROM v WHERE embed_sha IN ({marks})", batch)
+            conn.executemany(
+                "INSERT INTO vectors(embed_sha, profile, data) VALUES (?, ?, ?)",
+                [(sha, profile, data) for sha, data in rows],
+            )
         conn.execute(
             "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
             (META_PROFILE, profile),

@@ -175,7 +175,7 @@ def test_an_unwritable_cache_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_full_bundled_table_embeds_code_and_issues(static_table_cache: Path) -> None:
     embedder = create_embedder(parse_provider_spec("static"), cached=False)
     assert isinstance(embedder, StaticEmbedder)
-    assert embedder.profile.dim == 256 and embedder.build_seconds == 0.0  # the session built it
+    assert embedder.profile.dim == 256 and embedder.build_seconds is None  # not loaded until used
     issue = "Session.resolve_redirects copies the original request for every redirect"
     code = [
         "requests/sessions.py method SessionRedirectMixin.resolve_redirects\n"
@@ -186,3 +186,20 @@ def test_the_full_bundled_table_embeds_code_and_issues(static_table_cache: Path)
     query = embedder.embed([issue])[0]
     scores = embedder.embed(code) @ query
     assert int(np.argmax(scores)) == 0
+    assert embedder.build_seconds == 0.0  # loaded from the cache the session fixture built
+
+
+@need_bundled
+def test_the_profile_is_known_before_the_table_exists(tmp_path: Path) -> None:
+    """Every search asks for the profile; that must never build the table (minutes) at query time."""
+    source = bundled_source()
+    assert source is not None
+    pieces = _pieces(source, TEXTS[:1], extra=20)
+    embedder = StaticEmbedder(source, cache_dir=tmp_path, dim=16, piece_ids=pieces)
+    assert embedder.profile.id.startswith("static|minilm-l6-16@") and embedder.build_seconds is None
+    assert not (tmp_path / "static").exists()
+    seen: list[tuple[int, int]] = []
+    embedder.prepare(progress=lambda done, total: seen.append((done, total)))
+    assert embedder.build_seconds is not None and embedder.build_seconds > 0
+    assert seen and seen[-1] == (len(pieces), len(pieces))
+    assert table_path(tmp_path, source, 16, pieces).is_file()

@@ -40,7 +40,7 @@ def emit(answer: Answer, as_json: bool, render: Callable[[Answer], str] | None =
 class ProgressBar:
     """A progress bar on stderr, only when stderr is a terminal and output is not JSON."""
 
-    LABELS = {"parse": "parsing", "embed": "embedding"}
+    LABELS = {"parse": "parsing", "prepare": "embedding table (once)", "embed": "embedding"}
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()

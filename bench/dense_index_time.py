@@ -36,13 +36,13 @@ DJANGO = "django==5.1.4"
 
 
 def django_tree() -> Path:
-    """The extracted django 5.1.4 sdist (downloaded once with pip)."""
-    target = CACHE / "django-5.1.4"
-    if target.is_dir():
-        return target
+    """The extracted django 5.1.4 sdist (downloaded once with pip; the archive is ``Django-5.1.4``)."""
+    found = [p for p in CACHE.glob("*") if p.is_dir() and p.name.lower() == "django-5.1.4"]
+    if found:
+        return found[0]
     CACHE.mkdir(exist_ok=True)
-    archive = CACHE / "django-5.1.4.tar.gz"
-    if not archive.is_file():
+    archives = [p for p in CACHE.glob("*.tar.gz") if p.name.lower() == "django-5.1.4.tar.gz"]
+    if not archives:
         subprocess.run(
             [
                 sys.executable,
@@ -58,9 +58,10 @@ def django_tree() -> Path:
             ],
             check=True,
         )
-    with tarfile.open(archive) as tar:
+        archives = [p for p in CACHE.glob("*.tar.gz") if p.name.lower() == "django-5.1.4.tar.gz"]
+    with tarfile.open(archives[0]) as tar:
         tar.extractall(CACHE, filter="data")
-    return target
+    return next(p for p in CACHE.glob("*") if p.is_dir() and p.name.lower() == "django-5.1.4")
 
 
 def counts(state: Path) -> tuple[int, int]:

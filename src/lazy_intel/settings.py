@@ -281,8 +281,18 @@ SETTINGS: tuple[Setting, ...] = (
         "none",
         "Embedding provider of the dense projection: none (the default: lexical, symbol, path and graph "
         "signals only), auto (the bundled all-MiniLM-L6-v2 when the dense extra is installed), "
-        "sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
+        "static[:<dir>] (a static table distilled from the [static] extra's int8 all-MiniLM-L6-v2; no "
+        "torch), sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
         "ollama:<url>?model=<name>. Nothing is downloaded.",
+    ),
+    Setting(
+        "cache_dir",
+        "LAZY_INTEL_CACHE_DIR",
+        "str",
+        "",
+        "Directory of derived files shared by every workspace of this user: the static embedding "
+        "table of LAZY_INTEL_EMBEDDING=static (built once from the installed model, 16 MB). Empty: "
+        "$XDG_CACHE_HOME/lazy-intel, else ~/.cache/lazy-intel.",
     ),
     Setting(
         "fusion",

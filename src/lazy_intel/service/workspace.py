@@ -251,7 +251,7 @@ class Workspace:
         from lazy_intel.search.embedders import create_embedder
 
         with self._embedder_lock:
-            return create_embedder(self.embedding_spec())
+            return create_embedder(self.embedding_spec(), cache_dir=self.settings.cache_dir)
 
     def _refresh_vectors(self, previous: Path | None, progress: Progress | None) -> None:
         """Bring the dense projection up to date after a publication; failures never undo the sync."""

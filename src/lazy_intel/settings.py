@@ -281,8 +281,18 @@ SETTINGS: tuple[Setting, ...] = (
         "none",
         "Embedding provider of the dense projection: none (the default: lexical, symbol, path and graph "
         "signals only), auto (the bundled all-MiniLM-L6-v2 when the dense extra is installed), "
-        "sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
+        "static[:<dir>] (a static table distilled from the [static] extra's int8 all-MiniLM-L6-v2; no "
+        "torch), sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
         "ollama:<url>?model=<name>. Nothing is downloaded.",
+    ),
+    Setting(
+        "cache_dir",
+        "LAZY_INTEL_CACHE_DIR",
+        "str",
+        "",
+        "Directory of derived files shared by every workspace of this user: the static embedding "
+        "table of LAZY_INTEL_EMBEDDING=static (built once from the installed model, 16 MB). Empty: "
+        "$XDG_CACHE_HOME/lazy-intel, else ~/.cache/lazy-intel.",
     ),
     Setting(
         "fusion",
@@ -293,6 +303,35 @@ SETTINGS: tuple[Setting, ...] = (
         "summed with its weight; keeps how sure a signal is) or rrf (weighted reciprocal-rank fusion; "
         "ranks only). See docs/retrieval.md for both on the dev benchmark.",
         choices=("score", "rrf"),
+    ),
+    Setting(
+        "history_commits",
+        "LAZY_INTEL_HISTORY_COMMITS",
+        "int",
+        500,
+        "History signals (churn, co-change, last change, hotspots) come from the last this many non-merge "
+        "commits under the root; 0 turns them off.",
+        0,
+        20_000,
+    ),
+    Setting(
+        "history_budget_ms",
+        "LAZY_INTEL_HISTORY_BUDGET_MS",
+        "int",
+        3_000,
+        "How long one request may spend reading commits it has not seen (in serve; the CLI reads them "
+        "all); the next request goes on, and answers say how much of the window is read.",
+        0,
+        600_000,
+    ),
+    Setting(
+        "rerank",
+        "LAZY_INTEL_RERANK",
+        "bool",
+        False,
+        "Second stage of search: re-order the first stage's best 30 files by whole-file features "
+        "(definitions of the names a report mentions, stack-frame functions, term coverage, …). "
+        "See docs/retrieval.md for its held-out figures and its latency.",
     ),
     Setting(
         "loop_trigger",

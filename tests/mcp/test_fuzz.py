@@ -216,6 +216,7 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "line": st.sampled_from([0, 1, 3, 10**7, 10**7 + 1]),
     "character": st.sampled_from([0, 1, 4, 10**7, 10**7 + 1]),
     "includeDeclaration": st.booleans(),
+    "includeCandidates": st.booleans(),
     "direction": st.sampled_from(["incoming", "outgoing", "supertypes", "subtypes"]),
     "positionEncoding": st.sampled_from(["utf-16", "utf-8", "utf-32"]),
     "since": st.sampled_from(
@@ -238,7 +239,7 @@ OPERATION_FIELDS: dict[str, tuple[str, ...]] = {
     "symbol": ("symbol", "relativePath", "limit"),
     "context": ("query", "symbol", "relativePath"),
     "auto": ("query",),
-    "references": (*GRAPH_FIELDS, "includeDeclaration", *POSITION_FIELDS),
+    "references": (*GRAPH_FIELDS, "includeDeclaration", "includeCandidates", *POSITION_FIELDS),
     "implementations": (*GRAPH_FIELDS, *POSITION_FIELDS),
     "callers": GRAPH_FIELDS,
     "callees": GRAPH_FIELDS,

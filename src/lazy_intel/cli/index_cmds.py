@@ -85,7 +85,10 @@ def build_first(workspace: Workspace, operation: str, as_json: bool) -> None:
 
 
 def _semantic_layer(settings: Settings) -> SemanticLayer | None:
-    """The configured language servers (nothing is started here), or None when the config is bad."""
+    """The configured language servers (nothing is started here), or None when none is configured
+    (without importing the language-server modules) or the config is bad."""
+    if not settings.lsp_config and not settings.lsp:
+        return None
     from lazy_intel.semantic import SemanticLayer
 
     try:

@@ -11,6 +11,10 @@
 - ``fast``: the published view as it is; ``dirty`` is what the watcher knows, or ``null`` (not
   checked) without one.
 
+In ``auto`` and ``fast``, within one debounce interval of the last change the watcher reported, more
+of that burst may still be held unreported: the view then says ``pending: true`` with
+``last_event_ms_ago``, and never ``dirty: false``.
+
 Every answer's ``view`` names the generation it was read from, the mode, and whether it was dirty.
 """
 
@@ -30,6 +34,7 @@ from lazy_intel.evidence.model import Answer, View
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.reader import ReadView
+from lazy_intel.store.schema import SCHEMA_VERSION
 from lazy_intel.workspace.capture import read_regular_file
 
 OWNER_POLL_S = 0.1
@@ -50,16 +55,22 @@ def describe(
     freshness: str,
     dirty: tuple[str, ...] | None = (),
     repository: Mapping[str, Any] | None = None,
+    settling_ms: int | None = None,
 ) -> View:
+    """``settling_ms``: the watcher reported a change this long ago, under one debounce interval; a
+    view with no known dirty path then says ``dirty: null, pending: true`` rather than ``false``."""
     if view is None:
         return View(generation=0, published_at=None, freshness=freshness, repository=repository)
+    pending = settling_ms is not None
     return View(
         generation=view.generation,
         published_at=view.published_at,
         freshness=freshness,
-        dirty=None if dirty is None else bool(dirty),
+        dirty=None if dirty is None or (pending and not dirty) else bool(dirty),
         dirty_paths=dirty or (),
         repository=repository,
+        pending=pending,
+        last_event_ms_ago=settling_ms,
     )
 
 
@@ -90,6 +101,18 @@ def _index_building(workspace: Workspace, settings: Settings) -> IndexBuilding:
         next_step="retry in a few seconds (status shows progress)"
         if settings.auto_index
         else f"run lazy-intel index {workspace.root}",
+    )
+
+
+def _outdated(workspace: Workspace, settings: Settings, version: int) -> str:
+    """A store of an older schema is served while a sync rebuilds it; start that sync (once)."""
+    running = settings.auto_index and (
+        workspace.scheduler.request(unless_running=True) or workspace.is_building()
+    )
+    return f"the index was built with store schema {version}, this version uses {SCHEMA_VERSION}; " + (
+        "a rebuild is running and this answer comes from the old index until it is published"
+        if running
+        else f"auto-index is off: run lazy-intel index {workspace.root} to rebuild it"
     )
 
 
@@ -202,6 +225,8 @@ def reading(
             # status, verify and the control operations work without the store; they say why
             yield Reading(None, describe(None, freshness, repository=repository), [*warnings, exc.message])
             return
+        if view.outdated:
+            warnings.append(_outdated(workspace, settings, view.schema_version))
         dirty: tuple[str, ...] | None = ()
         if behind:
             dirty = behind  # strict, and the owner has not published these yet
@@ -219,7 +244,10 @@ def reading(
                 )
         elif freshness == "fast":
             dirty = workspace.watched_dirty()
-        yield Reading(view, describe(view, freshness, dirty, repository), warnings, behind=bool(behind))
+        settling = workspace.watch_settling() if dirty_check and freshness != "strict" else None
+        yield Reading(
+            view, describe(view, freshness, dirty, repository, settling), warnings, behind=bool(behind)
+        )
 
 
 def touched_changed(workspace: Workspace, answer: Answer, known: tuple[str, ...] = ()) -> list[str]:

@@ -197,7 +197,7 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
     if covered >= total:
         return Verdict("dense", READY, "ready: search fuses dense similarity", required=False, detail=detail)
     if building:
-        if ws.progress and ws.progress[0] == "embed":
+        if ws.progress and ws.progress[0] in ("prepare", "embed"):
             detail["progress"] = list(ws.progress)
         return Verdict("dense", BUILDING, "wait; status shows progress", required=False, detail=detail)
     return Verdict(

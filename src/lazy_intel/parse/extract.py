@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from lazy_intel.parse.encoding import for_parsing, remap_offsets
 from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, call_parts, dumps, expression
 from lazy_intel.parse.facts import (
     CALLABLE_KINDS,
@@ -367,7 +368,10 @@ def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None
 def extract_facts(path: str, lang: str, source: bytes) -> FileFacts:
     """Parse ``source`` and extract its facts; never raises for bad input (the error is recorded)."""
     try:
-        return _extract(path, lang, source)
+        # the grammars read UTF-8: a file in another encoding is parsed transcoded, and its offsets
+        # are mapped back, so names keep their letters and anchors stay bytes of the file
+        readable = for_parsing(source)
+        return remap_offsets(_extract(path, lang, readable.utf8), readable)
     except Exception as exc:  # a grammar or query bug must not stop the index
         logger.warning("parse of %s failed: %s", path, exc)
         return FileFacts(path=path, lang=lang, error=f"{type(exc).__name__}: {exc}")

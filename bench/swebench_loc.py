@@ -50,7 +50,7 @@ from lazy_intel.parse.languages import is_parsed_language, language_for_path
 from lazy_intel.search.fusion import FusionWeights, is_test_path
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, SearchConfig, gather_evidence, hybrid_search
 from lazy_intel.search.lexical import ColumnWeights
-from lazy_intel.search.rerank import COEFFICIENTS, FEATURES, static_features
+from lazy_intel.search.rerank import COEFFICIENTS, FEATURES, static_features, wanted_tokens
 from lazy_intel.search.rerank_facts import read_file_facts, read_query_facts
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -352,7 +352,10 @@ def gather(
             }
             runs[name] = run
         paths = {f: p for g in found.values() for f, p in g.evidence.file_path.items()}
-        facts = read_file_facts(view, found["default"].analysis, sorted(set().union(*pools.values())), paths)
+        wanted = list(dict.fromkeys(t for g in found.values() for t in wanted_tokens(g.analysis, g.terms)))
+        facts = read_file_facts(
+            view, found["default"].analysis, sorted(set().union(*pools.values())), paths, wanted
+        )
         for name, g in found.items():
             query = read_query_facts(view, g.analysis, g.terms)
             runs[name].static = static_features(

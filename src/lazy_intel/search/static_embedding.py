@@ -43,9 +43,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from lazy_intel.errors import Unsupported
+from lazy_intel.lazy_import import lazy_module
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 logger = logging.getLogger(__name__)
 

@@ -46,7 +46,7 @@ from pathlib import Path
 from lazy_intel.errors import Unsupported
 from lazy_intel.lazy_import import lazy_module
 
-np = lazy_module("numpy")  # imported on first use: the search path imports this module too
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,6 @@ have no import resolution — so "no callers" is told apart from "could not tell
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +31,7 @@ from lazy_intel.graph.queries import (
 )
 from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items
 from lazy_intel.service.context import OperationContext
+from lazy_intel.service.filters import check_path
 from lazy_intel.service.graph_evidence import (
     GRAPH_COVERAGE,
     GraphReader,
@@ -315,8 +315,11 @@ def op_routes(ctx: OperationContext) -> Answer:
     view = need_graph(ctx)
     request = ctx.request
     routes = nodes_with_label(view.conn, "Route")
-    if request.path_glob:
-        routes = [r for r in routes if r.path and fnmatch.fnmatch(r.path, request.path_glob)]
+    if request.path_glob is not None:  # refused when it matches no indexed file (service/filters.py)
+        glob = check_path(request.path_glob, view, ctx.workspace.root)
+        routes = [  # the same GLOB semantics as the check (and as search)
+            r for r in routes if r.path and view.conn.execute("SELECT ? GLOB ?", (r.path, glob)).fetchone()[0]
+        ]
     if request.query:
         needle = request.query.lower()
         routes = [r for r in routes if needle in r.name.lower()]

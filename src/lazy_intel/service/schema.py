@@ -45,12 +45,25 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "File relative to the root, to pick one definition; impact: the file whose "
         "definitions are asked about; architecture: a directory to zoom into.",
     },
-    "lang": {"type": "string", "description": "search filter: language (python, typescript, go, …)."},
-    "path": {"type": "string", "description": "search/routes filter: path glob, e.g. 'src/*.py'."},
-    "kind": {"type": "string", "description": "search filter: symbol kind (function, method, class, …)."},
+    "lang": {
+        "type": "string",
+        "description": "search filter: a language (python, typescript, go, markdown, …; any case) or a file "
+        "extension of one (py, ts); an unknown one is refused naming the accepted languages.",
+    },
+    "path": {
+        "type": "string",
+        "description": "search/routes filter: path glob relative to the root, e.g. 'src/*.py' (* crosses /); "
+        "one that matches no indexed file is refused.",
+    },
+    "kind": {
+        "type": "string",
+        "description": "search filter: symbol kind (function, method, class, interface, struct, variable, …); "
+        "an unknown one is refused naming the accepted kinds.",
+    },
     "layer": {
         "type": "string",
-        "description": "search filter: architectural layer (when the graph knows it).",
+        "description": "not applied by this index (no per-symbol layer is recorded): refused with UNSUPPORTED; "
+        "filter by path instead.",
     },
     "granularity": {
         "type": "string",

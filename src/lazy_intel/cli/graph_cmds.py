@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from lazy_intel.cli.index_cmds import common_options, operation_answer, query_options, run_operation
+from lazy_intel.cli.safe_text import terminal_safe
 from lazy_intel.settings import load_settings
 from lazy_intel.ui.formats import FORMATS as PICTURE_FORMATS
 from lazy_intel.ui.formats import render as render_picture
@@ -157,9 +158,9 @@ def architecture_command(root: str, state_dir: str | None, as_json: bool, fmt: s
         args["maxChars"] = load_settings().max_output_chars
     answer = operation_answer(root, state_dir, True, args)
     if answer.status == "error":
-        click.echo(f"error {answer.code}: {answer.message}", err=True)
+        click.echo(f"error {answer.code}: {terminal_safe(answer.message or '')}", err=True)
         if answer.next_step:
-            click.echo(f"next: {answer.next_step}", err=True)
+            click.echo(f"next: {terminal_safe(answer.next_step)}", err=True)
         sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
     click.echo(
         render_picture(picture_from_answer(answer.to_dict(), Path(root).resolve().name), fmt), nl=False

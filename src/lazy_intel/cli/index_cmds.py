@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lazy_intel.cli.progress import TerminalProgress
+from lazy_intel.cli.safe_text import terminal_safe
 from lazy_intel.errors import LazyIntelError, WorkspaceOwned
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
@@ -32,7 +33,8 @@ def emit(answer: Answer, as_json: bool, render: Callable[[Answer], str] | None =
     """Print ``answer`` (JSON, ``render`` or the default text form); exit non-zero on an error."""
     from lazy_intel.cli.render import render_json, render_text
 
-    click.echo(render_json(answer) if as_json else (render or render_text)(answer))
+    # text is escaped for the terminal (control and bidi characters from the repository); JSON is exact
+    click.echo(render_json(answer) if as_json else terminal_safe((render or render_text)(answer)))
     if answer.status == "error":
         sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
 
@@ -94,7 +96,7 @@ def _semantic_layer(settings: Settings) -> SemanticLayer | None:
     try:
         return SemanticLayer.from_settings(settings)
     except LazyIntelError as exc:
-        click.echo(f"warning: language servers ignored: {exc.message}", err=True)
+        click.echo(f"warning: language servers ignored: {terminal_safe(exc.message)}", err=True)
         return None
 
 

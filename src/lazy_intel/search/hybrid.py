@@ -167,7 +167,7 @@ def _ranked_chunks(view: ReadView, query: LexicalQuery | None, cands: _Candidate
     if query is None:
         return {}
     scores: dict[int, float] = {}
-    for chunk_id, file_id, score in view.fts(query.sql, query.args):
+    for chunk_id, file_id, score in view.lexical(query):
         scores[chunk_id] = score
         cands.chunk_file[chunk_id] = file_id
     return scores

@@ -5,6 +5,7 @@ BM25 column weights are FTS5 ``bm25()`` arguments, in the column order of ``chun
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,9 +34,25 @@ MAX_TERM_REPEAT = 6
 
 @dataclass(frozen=True)
 class LexicalQuery:
+    """A ranked full-text query: SQLite SQL, and the same query as data for other store backends
+    (the MATCH expression's phrases in order, repetitions included; the filter clauses; the limit)."""
+
     sql: str
     args: tuple[object, ...]
     tokens: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...] = ()
+    filters: tuple[str, ...] = ()
+    filter_args: tuple[object, ...] = ()
+    limit: int = 0
+
+
+def expression_phrases(parts: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """The token sequence FTS5 reads from each quoted phrase of a MATCH expression (unicode61:
+    lower-case, letters, digits and ``_``)."""
+    return tuple(tuple(_PHRASE_TOKEN.findall(p.lower())) for p in parts)
+
+
+_PHRASE_TOKEN = re.compile(r"\w+")
 
 
 def match_expression(tokens: Sequence[str]) -> str:
@@ -71,7 +88,17 @@ def build_lexical_query(
     if not terms:
         return None
     sql, args = _ranked_match(weighted_match_expression(terms), limit, lang, path_glob, kind)
-    return LexicalQuery(sql, args, tuple(t for t, _ in terms))
+    repeated = [t for t, w in terms for _ in range(max(1, min(MAX_TERM_REPEAT, round(w))))]
+    filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
+    return LexicalQuery(
+        sql,
+        args,
+        tuple(t for t, _ in terms),
+        expression_phrases(repeated),
+        tuple(filters),
+        tuple(filter_args),
+        limit,
+    )
 
 
 def _ranked_match(
@@ -115,7 +142,17 @@ def build_phrase_query(
     if not phrases:
         return None
     sql, args = _ranked_match(phrase_match_expression(phrases), limit, lang, path_glob, kind)
-    return LexicalQuery(sql, args, tuple(" ".join(t) for t, _ in phrases))
+    repeated = [" ".join(t) for t, w in phrases for _ in range(max(1, min(MAX_TERM_REPEAT, round(w))))]
+    filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
+    return LexicalQuery(
+        sql,
+        args,
+        tuple(" ".join(t) for t, _ in phrases),
+        expression_phrases(repeated),
+        tuple(filters),
+        tuple(filter_args),
+        limit,
+    )
 
 
 def filter_clauses(

@@ -158,10 +158,15 @@ class PgWorkspace(Workspace):
         return Path(ref.name) if ref is not None else None
 
     def has_view(self) -> bool:
+        """Whether the catalog names a store; ``UNAVAILABLE`` when the server cannot be reached (an
+        unreachable index is not a missing one: nothing is rebuilt because the server is down)."""
+        return self.pg.live() is not None
+
+    def _on_source_change(self, paths: list[str]) -> None:
         try:
-            return self.pg.live() is not None
-        except LazyIntelError:
-            return False
+            super()._on_source_change(paths)
+        except LazyIntelError as exc:  # the server is down: the edit stays dirty, the next sync takes it
+            logger.warning("change of %s not scheduled: %s", self.root, exc.message)
 
     @contextmanager
     def read(self, *, deadline: float | None = None) -> Iterator[ReadView]:
@@ -181,15 +186,21 @@ class PgWorkspace(Workspace):
         return False
 
     def _run_sync(self, rebuild: bool, repair: bool, progress: Progress, cancel: object) -> SyncReport:
-        report = run_pg_sync(
-            self.root,
-            self.pg,
-            max_file_bytes=self.settings.max_file_bytes,
-            parse_workers=self.settings.parse_workers,
-            rebuild=rebuild,
-            progress=progress,
-            cancel=cancel,
-        )
+        import psycopg
+
+        try:
+            report = run_pg_sync(
+                self.root,
+                self.pg,
+                max_file_bytes=self.settings.max_file_bytes,
+                parse_workers=self.settings.parse_workers,
+                rebuild=rebuild,
+                progress=progress,
+                cancel=cancel,
+            )
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            self.pg.lock.forget()  # whatever the session held, the server rolled it back
+            raise self.pg.unavailable(exc, "publishing") from None
         self._refresh_vectors(None, progress)
         self.pg.collect_retired(self.settings.store_grace_ms)
         if repair:

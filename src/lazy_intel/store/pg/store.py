@@ -183,12 +183,23 @@ class PgStore:
             _prepared.add(self.dsn)
 
     def _take_reader(self) -> Any:
-        with self._pool_guard:
-            while self._pool:
-                raw = self._pool.pop()
-                if not raw.closed and not raw.broken:
-                    return raw
-        return self.raw_connect()
+        """An idle pooled connection that still answers (the server may have restarted since it was
+        pooled), else a new one."""
+        import psycopg
+
+        while True:
+            with self._pool_guard:
+                raw = self._pool.pop() if self._pool else None
+            if raw is None:
+                return self.raw_connect()
+            if raw.closed or raw.broken:
+                continue
+            try:
+                raw.execute("SELECT 1")
+                return raw
+            except psycopg.Error:
+                with contextlib.suppress(Exception):
+                    raw.close()
 
     def _give_back(self, raw: Any) -> None:
         from psycopg.pq import TransactionStatus
@@ -203,6 +214,13 @@ class PgStore:
                 return
         raw.close()
 
+    def unavailable(self, exc: BaseException, doing: str) -> Unavailable:
+        text = str(exc).strip().splitlines()
+        return Unavailable(
+            f"lost the connection to {self.where} while {doing}: {text[-1] if text else type(exc).__name__}",
+            next_step="retry; the next request reconnects (nothing published is lost)",
+        )
+
     def close(self) -> None:
         with self._pool_guard:
             pool, self._pool = self._pool, []
@@ -214,6 +232,8 @@ class PgStore:
     # ---- catalog
     def live(self, raw: Any | None = None) -> StoreRef | None:
         """The store the catalog names for this repository and branch."""
+        import psycopg
+
         own = raw is None
         conn = self._take_reader() if own else raw
         try:
@@ -221,6 +241,10 @@ class PgStore:
                 "SELECT store, schema_version FROM lazy_intel.catalog WHERE repository = %s AND branch = %s",
                 [self.repository, self.branch],
             ).fetchone()
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            if not own:
+                raise
+            raise self.unavailable(exc, "reading the catalog") from None
         finally:
             if own:
                 self._give_back(conn)
@@ -278,10 +302,7 @@ class PgStore:
         except psycopg.errors.QueryCanceled:
             raise Timeout("the request ran out of time while reading the index", next_step="retry") from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            raise Unavailable(
-                f"lost the connection to {self.where} while reading: {str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}",
-                next_step="retry; the next request reconnects (nothing published is lost)",
-            ) from None
+            raise self.unavailable(exc, "reading") from None
         except psycopg.errors.UndefinedTable as exc:
             raise StoreCorrupt(
                 f"store of {self.repository}@{self.branch} is incomplete: {exc}",
@@ -295,7 +316,21 @@ class PgStore:
 
     # ---- writes (the caller holds the writer lock)
     def _writer_raw(self) -> Any:
+        """The writer lock's connection, checked: after a server restart or a dropped connection the
+        lock went with the old session, so it is taken again (``WORKSPACE_OWNED`` if another
+        writer got it meanwhile)."""
+        import psycopg
+
         raw = self.lock.connection()
+        if raw is not None:
+            try:
+                raw.execute("SELECT 1")
+            except psycopg.Error:
+                self.lock.forget()
+                raw = None
+        if raw is None and self.lock.mutex_owned():
+            self.lock.acquire()
+            raw = self.lock.connection()
         if raw is None:
             raise WorkspaceOwned(
                 f"this process does not hold the writer lock of {self.repository}@{self.branch}",
@@ -400,7 +435,18 @@ class PgWriterLock:
 
     @property
     def held(self) -> bool:
-        return self._raw is not None
+        return self.connection() is not None
+
+    def forget(self) -> None:
+        """The lock's session is gone (the server dropped it): nothing to unlock."""
+        raw, self._raw = self._raw, None
+        if raw is not None:
+            with contextlib.suppress(Exception):
+                raw.close()
+
+    def mutex_owned(self) -> bool:
+        """Whether this thread is inside a sync (holds :attr:`mutex`)."""
+        return self.mutex._is_owned()  # type: ignore[attr-defined]
 
     def connection(self) -> Any:
         raw = self._raw

@@ -1,25 +1,33 @@
-"""Code localization on the SWE-bench Lite dev set: does search put the file and function to fix first?
+"""Code localization on the SWE-bench Lite dev set, cross-validated by repository.
 
 For each issue of the dev set (``../shared/bench/swebench-lite-dev.jsonl``) the repository is
-materialised at ``base_commit`` from a directory of git repositories (bare or not, named ``owner+name``,
-optionally with the git directory in ``owner+name/repo``), keeping the non-test source files only;
-missing blobs are skipped. The tree is indexed with lazy-intel (commits of one repository are applied
-as incremental syncs, in commit-date order, so unchanged chunks are never re-embedded), then searched
-with the raw issue text under several configurations, and a plain BM25 over whole files (``bm25s``)
-is computed in the same run as the baseline.
+materialised at ``base_commit`` from a directory of git repositories (bare or not, named
+``owner+name``, optionally with the git directory in ``owner+name/repo``): the **whole checkout**,
+tests, documentation and data included, as a user's clone would be (``--scope source`` keeps the
+non-test Python files only, the protocol before issue 13). It is indexed with lazy-intel (commits
+of one repository applied as incremental syncs in commit-date order) and searched once with the raw
+issue text; the evidence that search gathered (``hybrid.gather_evidence``) is then re-scored in
+memory under every configuration and weight setting (``loc_scoring.FusionTable``), so a grid of
+thousands of settings costs one search per issue.
 
-Metrics (as the localization literature defines them): file Acc@1/3/5 = share of issues whose gold
-files are all in the top k; function Acc@5/10 the same for gold functions (``path:Class.method``; the
-module-level pseudo-spans ``imports``/``impl`` are not functions and are left out; issues without a
-gold function are left out of function metrics); MRR of the first gold file.
+**Protocol** (``loc_cv``): leave-one-repository-out cross-validation over the repositories of the
+data set. Every tunable weight of the grid (``--grid``) is chosen on the issues of the other
+repositories by the stated objective (mean of file Acc@1, file Acc@5 and function Acc@10; ties to
+the better MRR, then to the shipped default) and scored on the held-out repository. The quoted
+figure is the pooled held-out one; the in-sample figure (chosen on every issue) and the shipped
+constants are printed beside it, with plain BM25 over whole files (``bm25s``) from the same run.
+
+**Cache**: ``--work DIR/<profile>/<owner+name>/<commit>/`` holds the materialised tree and its
+lazy-intel state per index profile (scope and store schema), reused by later runs: a re-run re-syncs
+(a no-change sync) and re-runs the queries only. BM25 rankings are cached beside them.
+
+Metrics: file Acc@1/3/5 = share of issues whose gold files are all in the top k; function Acc@5/10
+the same for gold functions (``path:Class.method``; ``imports``/``impl`` pseudo-spans left out;
+issues without a gold function are left out of function metrics); MRR of the first gold file.
 
 Usage:
-    python bench/swebench_loc.py --repos /path/to/git-repos [--work DIR] [--configs default,lexical,dense,bm25]
-        [--only pallets/flask] [--limit N] [--embedding auto] [--json results.json]
-
-Configurations: default, lexical, dense, bm25, graph (the default with graph priors on), and the
-ablations no-dense, no-symbol, no-path, no-file-context, no-graph, no-phrase (the default without
-that signal), and rrf (the default signals fused by reciprocal rank instead of by score).
+    python bench/swebench_loc.py --repos /path/to/git-repos --work DIR [--configs default,lexical,bm25]
+        [--grid fusion] [--only pallets/flask] [--limit N] [--embedding none] [--json results.json]
 """
 
 from __future__ import annotations
@@ -29,22 +37,31 @@ import json
 import os
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import loc_cv
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
-from lazy_intel.search.fusion import FusionWeights, is_test_path
-from lazy_intel.search.hybrid import DEFAULT_CONFIG, DENSE_ONLY, LEXICAL_ONLY, SearchConfig, hybrid_search
+from lazy_intel.search.fusion import Evidence, FusionWeights, fuse_evidence, is_test_path
+from lazy_intel.search.hybrid import DEFAULT_CONFIG, gather_evidence, hybrid_search
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
+from lazy_intel.store.schema import SCHEMA_VERSION
+from loc_cv import Fold, HeldOut, IssueScore
+from loc_scoring import FusionTable, Ranked
 
 DATA_NAME = Path("shared") / "bench" / "swebench-lite-dev.jsonl"
+FILE_KS = loc_cv.FILE_KS
+FUNCTION_KS = loc_cv.FUNCTION_KS
+RANKED_FILES = 20
+RANKED_FUNCTIONS = 20
+PSEUDO_SPANS = ("imports", "impl")
+SCOPES = ("whole", "source")
 
 
 def default_data() -> Path:
@@ -55,27 +72,47 @@ def default_data() -> Path:
     return Path(__file__).resolve().parents[2] / DATA_NAME
 
 
-CONFIGS: dict[str, SearchConfig] = {
-    "default": DEFAULT_CONFIG,
-    "lexical": LEXICAL_ONLY,
-    "dense": DENSE_ONLY,
-    # ablations: the default configuration without one signal (the table in docs/retrieval.md)
-    "no-dense": replace(DEFAULT_CONFIG, dense=False),
-    "no-symbol": replace(DEFAULT_CONFIG, symbol=False),
-    "no-path": replace(DEFAULT_CONFIG, path=False),
-    "no-file-context": replace(DEFAULT_CONFIG, file_context=False),
-    "no-graph": replace(DEFAULT_CONFIG, graph=False),
-    "no-phrase": replace(DEFAULT_CONFIG, phrase=False),
-    "graph": replace(DEFAULT_CONFIG, graph=True),  # graph priors on whatever the default says
+# ---- configurations: weight settings over the same evidence (fusion.FusionWeights fields)
+_NO_EXTRAS = {"dense": 0.0, "symbol": 0.0, "path": 0.0, "phrase": 0.0, "graph": 0.0, "centrality": 0.0}
+
+
+@dataclass(frozen=True)
+class Config:
+    """A fixed configuration: fusion weights (and whether chunks inherit their file's score)."""
+
+    weights: FusionWeights
+    file_context: bool = True
+
+
+CONFIGS: dict[str, Config] = {
+    "default": Config(FusionWeights()),
+    "lexical": Config(FusionWeights(**_NO_EXTRAS), file_context=False),  # type: ignore[arg-type]
+    "dense": Config(FusionWeights(**{**_NO_EXTRAS, "lexical": 0.0, "dense": 1.0}), file_context=False),  # type: ignore[arg-type]
+    # ablations: the default without one signal (the table in docs/retrieval.md)
+    "no-dense": Config(FusionWeights(dense=0.0)),
+    "no-symbol": Config(FusionWeights(symbol=0.0)),
+    "no-path": Config(FusionWeights(path=0.0)),
+    "no-file-context": Config(FusionWeights(), file_context=False),
+    "no-graph": Config(FusionWeights(graph=0.0, centrality=0.0)),
+    "no-phrase": Config(FusionWeights(phrase=0.0)),
+    "no-factors": Config(FusionWeights(test_file_factor=1.0, auxiliary_file_factor=1.0)),
+    "rrf": Config(FusionWeights(method="rrf")),  # the default signals, weighted reciprocal-rank fusion
 }
-# configurations that differ in how signals are fused, not which run
-CONFIG_WEIGHTS: dict[str, FusionWeights] = {"rrf": FusionWeights(method="rrf")}
-CONFIGS["rrf"] = DEFAULT_CONFIG  # the default signals, weighted reciprocal-rank fusion
-FILE_KS = (1, 3, 5)
-FUNCTION_KS = (5, 10)
-RANKED_FILES = 20
-RANKED_FUNCTIONS = 20
-PSEUDO_SPANS = ("imports", "impl")
+BASELINES = ("bm25", "bm25-py")  # plain BM25 over every indexed file / over the indexed .py files
+
+# ---- grids of the cross-validation: parameter -> values, the shipped default first
+GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
+    "fusion": {
+        "symbol": (0.1, 0.0, 0.05, 0.2, 0.4),
+        "path": (0.3, 0.0, 0.15, 0.6),
+        "phrase": (0.2, 0.0, 0.1, 0.4),
+        "graph": (0.05, 0.0, 0.1, 0.2),
+        "file_context": (1.0, 0.5, 2.0),
+        "test_file_factor": (0.5, 0.25, 1.0),
+        "auxiliary_file_factor": (0.5, 0.25, 1.0),
+    },
+    "small": {"symbol": (0.1, 0.0, 0.2), "path": (0.3, 0.0, 0.6), "test_file_factor": (0.5, 1.0)},
+}
 
 
 @dataclass(frozen=True)
@@ -101,15 +138,8 @@ class Issue:
 @dataclass
 class Outcome:
     files: list[str]
-    functions: list[str]  # "path:qualified"
-    seconds: float
-
-
-@dataclass
-class Tally:
-    """Per-configuration results; metrics computed from the ranked lists."""
-
-    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    functions: list[str] | None  # "path:qualified"; None: this ranker does not rank functions
+    seconds: float = 0.0
 
 
 def load_issues(path: Path) -> list[Issue]:
@@ -145,28 +175,21 @@ def reciprocal_rank(ranked: Sequence[str], gold: Iterable[str]) -> float:
     return 0.0
 
 
-def summarise(issues: Sequence[Issue], outcomes: dict[str, Outcome]) -> dict[str, float | int | None]:
-    done = [i for i in issues if i.instance_id in outcomes]
-    out: dict[str, float | int | None] = {"n": len(done)}
-    if not done:
-        return out
-    for k in FILE_KS:
-        hits = sum(all_in_top(outcomes[i.instance_id].files, i.gold_files, k) for i in done)
-        out[f"file@{k}"] = 100.0 * hits / len(done)
-    with_functions = [i for i in done if i.gold_functions]
-    out["n_functions"] = len(with_functions)
-    for k in FUNCTION_KS:
-        if with_functions and any(outcomes[i.instance_id].functions for i in with_functions):
-            hits = sum(
-                all_in_top(outcomes[i.instance_id].functions, i.gold_functions, k) for i in with_functions
-            )
-            out[f"func@{k}"] = 100.0 * hits / len(with_functions)
-        else:
-            out[f"func@{k}"] = None
-    out["mrr"] = 100.0 * statistics.fmean(
-        reciprocal_rank(outcomes[i.instance_id].files, i.gold_files) for i in done
+def issue_score(issue: Issue, outcome: Outcome) -> IssueScore:
+    gold_functions = issue.gold_functions
+    return IssueScore(
+        tuple(all_in_top(outcome.files, issue.gold_files, k) for k in FILE_KS),
+        tuple(all_in_top(outcome.functions, gold_functions, k) for k in FUNCTION_KS)
+        if gold_functions and outcome.functions is not None
+        else None,
+        reciprocal_rank(outcome.files, issue.gold_files),
     )
-    return out
+
+
+def summarise(issues: Sequence[Issue], outcomes: Mapping[str, Outcome]) -> dict[str, float | int | None]:
+    return loc_cv.summary(
+        [issue_score(i, outcomes[i.instance_id]) for i in issues if i.instance_id in outcomes]
+    )
 
 
 # ---- repositories
@@ -179,19 +202,20 @@ def git_dir_for(repos: Path, repo: str) -> Path | None:
     return None
 
 
-# The dev set is Python; like the localization literature we index the Python sources (vendored C in
-# astropy's cextern/ would only add noise). --languages changes it.
+# ``--scope source`` (the protocol before issue 13) kept these languages' non-test files only.
 LANGUAGES: frozenset[str] = frozenset({"python"})
 
 
-def wanted_path(path: str, languages: frozenset[str] = LANGUAGES) -> bool:
-    """Non-test source files: a parsed language, not under a test directory, not a test module."""
+def wanted_path(path: str, scope: str = "whole", languages: frozenset[str] = LANGUAGES) -> bool:
+    """``whole``: every file of the checkout. ``source``: non-test files of a parsed language."""
+    if scope == "whole":
+        return True
     lang = language_for_path(path)
     return is_parsed_language(lang) and lang in languages and not is_test_path(path)
 
 
-def tree_blobs(git_dir: Path, commit: str) -> list[tuple[str, str]]:
-    """(path, blob sha) of the wanted files at ``commit``."""
+def tree_blobs(git_dir: Path, commit: str, scope: str = "whole") -> list[tuple[str, str]]:
+    """(path, blob sha) of the wanted files at ``commit`` (no symbolic links, no submodules)."""
     out = subprocess.run(
         ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", "--full-tree", commit],
         capture_output=True,
@@ -203,7 +227,7 @@ def tree_blobs(git_dir: Path, commit: str) -> list[tuple[str, str]]:
             continue
         meta, _, path = entry.partition("\t")
         mode, kind, sha = meta.split()
-        if kind == "blob" and mode != "120000" and wanted_path(path):
+        if kind == "blob" and mode != "120000" and wanted_path(path, scope):
             blobs.append((path, sha))
     return blobs
 
@@ -233,19 +257,19 @@ def read_blobs(git_dir: Path, shas: Sequence[str]) -> dict[str, bytes]:
     return out
 
 
-def materialise(git_dir: Path, commit: str, dest: Path) -> tuple[int, int]:
+def materialise(git_dir: Path, commit: str, dest: Path, scope: str = "whole") -> tuple[int, int]:
     """Make ``dest`` hold exactly the wanted files at ``commit``; unchanged files keep their mtime.
 
     Returns (files written or kept, blobs missing).
     """
-    blobs = tree_blobs(git_dir, commit)
+    blobs = tree_blobs(git_dir, commit, scope)
     wanted = dict(blobs)
     dest.mkdir(parents=True, exist_ok=True)
     for existing in sorted(dest.rglob("*"), reverse=True):
         rel = existing.relative_to(dest).as_posix()
-        if existing.is_file() and rel not in wanted:
+        if (existing.is_file() or existing.is_symlink()) and rel not in wanted:
             existing.unlink()
-        elif existing.is_dir() and not any(existing.iterdir()):
+        elif existing.is_dir() and not existing.is_symlink() and not any(existing.iterdir()):
             existing.rmdir()
     contents = read_blobs(git_dir, sorted(set(wanted.values())))
     missing = 0
@@ -273,43 +297,127 @@ def commit_time(git_dir: Path, commit: str) -> int:
     return int(out.stdout.strip() or 0)
 
 
+def index_profile(scope: str) -> str:
+    """The cache key of an index: what was materialised and which store schema built it."""
+    return f"{scope}-schema{SCHEMA_VERSION}"
+
+
 # ---- searching
-def ranked_lists(
-    ws: Workspace, query: str, config: SearchConfig, weights: FusionWeights | None = None
-) -> Outcome:
-    embedder = ws.embedder() if config.dense else None
+@dataclass
+class IssueRun:
+    """One issue searched once: the evidence, what each candidate chunk is, the baselines."""
+
+    issue: Issue
+    evidence: Evidence
+    chunk_keys: dict[int, str | None]  # chunk id -> "path:qualified" (None: not in a definition)
+    search: Outcome  # a real hybrid_search with the default configuration (latency, consistency check)
+    baselines: dict[str, Outcome]
+    files_indexed: int
+    tables: dict[int, FusionTable] = field(default_factory=dict)  # by floor rank
+
+    def table(self, floor_rank: int) -> FusionTable:
+        if floor_rank not in self.tables:
+            self.tables[floor_rank] = FusionTable(
+                self.evidence,
+                self.chunk_keys,
+                floor_rank=floor_rank,
+                ranked_files=RANKED_FILES,
+                ranked_functions=RANKED_FUNCTIONS,
+            )
+        return self.tables[floor_rank]
+
+
+def outcome_of(run: IssueRun, config: Config) -> Outcome:
+    """The ranking of ``config`` over the issue's evidence (in memory)."""
+    if config.weights.method == "score":
+        ranked: Ranked = run.table(config.weights.floor_rank).rank(
+            config.weights, file_context=config.file_context
+        )
+        return Outcome(ranked.files, ranked.functions)
+    chunks, files = fuse_evidence(run.evidence, config.weights, file_context=config.file_context)
+    functions: dict[str, None] = {}
+    for chunk in chunks[: RANKED_FUNCTIONS * 4]:
+        key = run.chunk_keys.get(chunk.chunk_id)
+        if key is not None:
+            functions.setdefault(key)
+    return Outcome([f.path for f in files[:RANKED_FILES]], list(functions)[:RANKED_FUNCTIONS])
+
+
+def real_search(ws: Workspace, query: str, embedder: object | None) -> Outcome:
+    """What ``search`` answers with the default configuration, timed."""
     with ws.read() as view:
         began = time.perf_counter()
-        result = hybrid_search(view, query, config=config, embedder=embedder, weights=weights)
+        result = hybrid_search(view, query, config=DEFAULT_CONFIG, embedder=embedder)  # type: ignore[arg-type]
         seconds = time.perf_counter() - began
         files = [f.path for f in result.files[:RANKED_FILES]]
         top_chunks = result.chunks[: RANKED_FUNCTIONS * 4]
         rows = view.chunks_by_ids([c.chunk_id for c in top_chunks])
-        functions: list[str] = []
+        functions: dict[str, None] = {}
         for chunk in top_chunks:
             row = rows.get(chunk.chunk_id)
-            if row is None or row.qualified_name is None:
-                continue
-            key = f"{row.path}:{row.qualified_name}"
-            if key not in functions:
-                functions.append(key)
-    return Outcome(files, functions[:RANKED_FUNCTIONS], seconds)
+            if row is not None and row.qualified_name is not None:
+                functions.setdefault(f"{row.path}:{row.qualified_name}")
+    return Outcome(files, list(functions)[:RANKED_FUNCTIONS], seconds)
 
 
-def bm25_files(src: Path, query: str) -> Outcome:
+def gather(
+    ws: Workspace, query: str, embedder: object | None
+) -> tuple[Evidence, dict[int, str | None], list[str]]:
+    """The default configuration's evidence (centrality computed too), candidate chunk keys, indexed paths."""
+    with ws.read() as view:
+        _, evidence, _, _, _ = gather_evidence(
+            view,
+            query,
+            config=DEFAULT_CONFIG,
+            embedder=embedder,  # type: ignore[arg-type]
+            weights=FusionWeights(centrality=1.0),  # gathered so a grid may weigh it
+        )
+        ids = sorted({c for s in evidence.chunk_signals.values() for c in s})
+        rows = view.chunks_by_ids(ids)
+        keys = {
+            c: (f"{r.path}:{r.qualified_name}" if r.qualified_name is not None else None)
+            for c, r in rows.items()
+        }
+        paths = [
+            r[0] for r in view.conn.execute("SELECT path FROM files WHERE status = 'indexed' ORDER BY path")
+        ]
+    return evidence, keys, paths
+
+
+def bm25_files(src: Path, paths: Sequence[str], query: str) -> list[str]:
     """The baseline: plain BM25 (bm25s, default tokenizer and English stop words) over whole files."""
     import bm25s
 
-    paths = sorted(p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file())
+    if not paths:
+        return []
     corpus = [(src / p).read_text(encoding="utf-8", errors="replace") for p in paths]
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
-    began = time.perf_counter()
     k = min(RANKED_FILES, len(paths))
     docs, _ = retriever.retrieve(
         bm25s.tokenize([query], stopwords="en", show_progress=False), k=k, show_progress=False
     )
-    return Outcome([paths[i] for i in docs[0]], [], time.perf_counter() - began)
+    return [paths[i] for i in docs[0]]
+
+
+def baseline_outcomes(
+    slot: Path, src: Path, paths: Sequence[str], issue: Issue, wanted: Sequence[str]
+) -> dict[str, Outcome]:
+    """BM25 rankings of ``issue`` (cached in ``slot/bm25.json``, keyed by instance and baseline)."""
+    cache_path = slot / "bm25.json"
+    cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
+    out: dict[str, Outcome] = {}
+    changed = False
+    for name in wanted:
+        key = f"{issue.instance_id}|{name}"
+        if key not in cache:
+            corpus = [p for p in paths if name == "bm25" or p.endswith(".py")]
+            cache[key] = bm25_files(src, corpus, issue.query)
+            changed = True
+        out[name] = Outcome(list(cache[key]), None)
+    if changed:
+        cache_path.write_text(json.dumps(cache))
+    return out
 
 
 @dataclass
@@ -318,84 +426,156 @@ class RunStats:
     embedded: int = 0
     embed_seconds: float = 0.0
     missing_blobs: int = 0
+    full_builds: int = 0
+    inconsistent: list[str] = field(default_factory=list)  # issues where the table and search disagree
 
 
-def run(
+def collect(
     issues: Sequence[Issue],
     repos: Path,
     *,
     work: Path,
-    configs: Sequence[str],
-    embedding: str,
+    scope: str = "whole",
+    embedding: str = "none",
+    baselines: Sequence[str] = BASELINES,
     log: Callable[[str], None] = print,
-) -> tuple[dict[str, dict[str, Outcome]], RunStats]:
-    """Index and search every issue; returns outcomes per configuration per instance id."""
-    outcomes: dict[str, dict[str, Outcome]] = {name: {} for name in configs}
+) -> tuple[list[IssueRun], RunStats]:
+    """Materialise, index (cached under ``work``) and search every issue once."""
     stats = RunStats()
-    settings = load_settings(
-        env={
-            "LAZY_INTEL_EMBEDDING": embedding
-            if any(c != "bm25" and CONFIGS[c].dense for c in configs)
-            else "none"
-        }
-    )
+    settings = load_settings(env={"LAZY_INTEL_EMBEDDING": embedding})
+    if baselines:
+        import bm25s  # noqa: F401  (fail before hours of indexing, not after)
     by_repo: dict[str, list[Issue]] = {}
     for issue in issues:
         by_repo.setdefault(issue.repo, []).append(issue)
+    runs: list[IssueRun] = []
+    profile = work / index_profile(scope)
     for repo, group in by_repo.items():
         git_dir = git_dir_for(repos, repo)
         if git_dir is None:
             log(f"skip {repo}: no git repository under {repos}")
             continue
-        group.sort(key=lambda i: commit_time(git_dir, i.base_commit))
+        group.sort(key=lambda i: (commit_time(git_dir, i.base_commit), i.instance_id))
         previous: Path | None = None
         for issue in group:
-            slot = work / repo.replace("/", "+") / issue.base_commit[:12]
-            src, state = slot / "src", slot / "state"
+            slot = profile / repo.replace("/", "+") / issue.base_commit[:12]
+            src, state, marker = slot / "src", slot / "state", slot / "materialised"
             if not state.exists() and previous is not None:
                 shutil.copytree(previous / "src", src, copy_function=shutil.copy2, dirs_exist_ok=True)
                 shutil.copytree(previous / "state", state, dirs_exist_ok=True)
-            kept, missing = materialise(git_dir, issue.base_commit, src)
-            stats.missing_blobs += missing
+            if not (marker.is_file() and marker.read_text().strip() == issue.base_commit):
+                marker.unlink(missing_ok=True)
+                _, missing = materialise(git_dir, issue.base_commit, src, scope)
+                stats.missing_blobs += missing
+                marker.write_text(issue.base_commit + "\n")
             ws = Workspace.open(src, settings=settings, state_dir=state)
-            began = time.perf_counter()
-            ws.sync()
-            stats.index_seconds += time.perf_counter() - began
-            if ws.last_vectors is not None and ws.last_vectors.embedded:
-                stats.embedded += ws.last_vectors.embedded
-                stats.embed_seconds += ws.last_vectors.embed_seconds
+            try:
+                began = time.perf_counter()
+                report = ws.sync()
+                stats.index_seconds += time.perf_counter() - began
+                stats.full_builds += report.full_rebuild
+                if ws.last_vectors is not None and ws.last_vectors.embedded:
+                    stats.embedded += ws.last_vectors.embedded
+                    stats.embed_seconds += ws.last_vectors.embed_seconds
+                embedder = ws.embedder() if embedding != "none" else None
+                evidence, keys, paths = gather(ws, issue.query, embedder)
+                search = real_search(ws, issue.query, embedder)
+            finally:
+                ws.close()
             previous = slot
-            line = [f"{issue.instance_id}: {kept} files"]
-            for name in configs:
-                if name == "bm25":
-                    outcome = bm25_files(src, issue.query)
-                else:
-                    outcome = ranked_lists(ws, issue.query, CONFIGS[name], CONFIG_WEIGHTS.get(name))
-                outcomes[name][issue.instance_id] = outcome
-                rank = next((i + 1 for i, f in enumerate(outcome.files) if f in issue.gold_files), None)
-                line.append(f"{name}={rank or '-'}")
-            log("  ".join(line))
-    return outcomes, stats
-
-
-def format_table(issues: Sequence[Issue], outcomes: dict[str, dict[str, Outcome]]) -> str:
-    header = "| repository | config | n | file@1 | file@3 | file@5 | func@5 | func@10 | MRR |"
-    lines = [header, "|---|---|---|---|---|---|---|---|---|"]
-    repos = ["all", *sorted({i.repo for i in issues})]
-
-    def cell(v: float | int | None) -> str:
-        return "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
-
-    for repo in repos:
-        subset = [i for i in issues if repo in ("all", i.repo)]
-        for name, per in outcomes.items():
-            s = summarise(subset, per)
-            if not s["n"]:
-                continue
-            lines.append(
-                f"| {repo} | {name} | {s['n']} | {cell(s.get('file@1'))} | {cell(s.get('file@3'))} | "
-                f"{cell(s.get('file@5'))} | {cell(s.get('func@5'))} | {cell(s.get('func@10'))} | {cell(s.get('mrr'))} |"
+            run = IssueRun(
+                issue,
+                evidence,
+                keys,
+                search,
+                baseline_outcomes(slot, src, paths, issue, baselines),
+                len(paths),
             )
+            check = outcome_of(run, CONFIGS["default"])
+            if (check.files, check.functions) != (search.files, search.functions):
+                stats.inconsistent.append(issue.instance_id)
+            runs.append(run)
+            rank = next((i + 1 for i, f in enumerate(search.files) if f in issue.gold_files), None)
+            log(
+                f"{issue.instance_id}: {len(paths)} files indexed, default rank {rank or '-'}, "
+                f"search {search.seconds * 1000:.0f} ms"
+            )
+    return runs, stats
+
+
+# ---- scoring runs under configurations and grids
+def outcomes_for(runs: Sequence[IssueRun], name: str) -> dict[str, Outcome]:
+    if name in BASELINES:
+        return {r.issue.instance_id: r.baselines[name] for r in runs if name in r.baselines}
+    return {r.issue.instance_id: outcome_of(r, CONFIGS[name]) for r in runs}
+
+
+def grid_candidates(space: Mapping[str, Sequence[float]]) -> list[Config]:
+    """One configuration per point of ``space`` (FusionWeights field -> values)."""
+    out = []
+    for point in loc_cv.grid(space):
+        values = dict(point)
+        floor = values.pop("floor_rank", None)
+        weights = replace(FusionWeights(), **values)  # type: ignore[arg-type]
+        if floor is not None:
+            weights = replace(weights, floor_rank=int(floor))  # type: ignore[arg-type]
+        out.append(Config(weights))
+    return out
+
+
+def cross_validated(
+    runs: Sequence[IssueRun], space: Mapping[str, Sequence[float]]
+) -> tuple[HeldOut, list[Config], list[Fold]]:
+    """Leave-one-repository-out over the grid ``space``; the choices are candidate indices."""
+    by_id = {r.issue.instance_id: r for r in runs}
+    folds = loc_cv.leave_one_repository_out({i: r.issue.repo for i, r in by_id.items()})
+    candidates = grid_candidates(space)
+
+    def scores(index: int) -> dict[str, IssueScore]:
+        return {i: issue_score(r.issue, outcome_of(r, candidates[index])) for i, r in by_id.items()}
+
+    return loc_cv.grid_search(folds, candidates, scores), candidates, folds
+
+
+def parse_grid(spec: str) -> dict[str, tuple[float, ...]]:
+    """``--grid``: a named grid, or ``name=v1,v2;name=v1,…`` (FusionWeights fields and floor_rank)."""
+    if spec in GRIDS:
+        return GRIDS[spec]
+    space: dict[str, tuple[float, ...]] = {}
+    known = set(FusionWeights.__dataclass_fields__) - {"method"}
+    for part in filter(None, (p.strip() for p in spec.split(";"))):
+        name, _, values = part.partition("=")
+        if name.strip() not in known or not values:
+            raise ValueError(f"grid parameter {name!r}: expected one of {sorted(known)} with values")
+        space[name.strip()] = tuple(float(v) for v in values.split(","))
+    if not space:
+        raise ValueError("empty grid")
+    return space
+
+
+# ---- reporting
+def _cell(v: float | int | None) -> str:
+    return "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
+
+
+HEADER = "| {first} | n | file@1 | file@3 | file@5 | func@5 | func@10 | MRR |"
+
+
+def _row(label: Sequence[str], s: Mapping[str, float | int | None]) -> str:
+    cells = [s.get(k) for k in ("file@1", "file@3", "file@5", "func@5", "func@10", "mrr")]
+    return "| " + " | ".join([*label, str(s["n"]), *map(_cell, cells)]) + " |"
+
+
+def figure_table(
+    rows: Sequence[tuple[str, Mapping[str, IssueScore]]], repos: Sequence[str], by_repo: Mapping[str, str]
+) -> str:
+    """Rows of figures for all issues, then per repository (labels in order)."""
+    lines = [HEADER.format(first="repository | figure"), "|---|---|---|---|---|---|---|---|---|"]
+    for repo in ["all", *repos]:
+        for label, scores in rows:
+            chosen = [s for i, s in scores.items() if repo in ("all", by_repo[i])]
+            if chosen:
+                lines.append(_row([repo, label], loc_cv.summary(chosen)))
     return "\n".join(lines)
 
 
@@ -404,6 +584,52 @@ def percentile(values: Sequence[float], q: float) -> float:
     if not ordered:
         return 0.0
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def describe_choice(config: Config, space: Mapping[str, Sequence[float]]) -> str:
+    return ", ".join(f"{name} {getattr(config.weights, name):g}" for name in space)
+
+
+def report(
+    runs: Sequence[IssueRun],
+    configs: Sequence[str],
+    grid_name: str,
+    space: Mapping[str, Sequence[float]],
+) -> tuple[str, dict[str, object]]:
+    """The printed tables and a JSON-able record of every figure."""
+    by_repo = {r.issue.instance_id: r.issue.repo for r in runs}
+    repos = sorted(set(by_repo.values()))
+    issue_of = {r.issue.instance_id: r.issue for r in runs}
+    scored = {
+        name: {i: issue_score(issue_of[i], o) for i, o in outcomes_for(runs, name).items()}
+        for name in configs
+    }
+    out: list[str] = []
+    record: dict[str, object] = {
+        "configs": {n: {i: vars(s) for i, s in v.items()} for n, v in scored.items()}
+    }
+    rows: list[tuple[str, Mapping[str, IssueScore]]] = []
+    if len(repos) >= 2:
+        held, candidates, _ = cross_validated(runs, space)
+        rows += [
+            (f"held-out (leave-one-repository-out, grid {grid_name})", held.scores),
+            (f"in-sample (grid {grid_name} chosen on all {len(runs)})", held.in_sample_scores),
+        ]
+        out.append(f"grid {grid_name}: {len(candidates)} settings of {', '.join(space)}")
+        for repo, index in held.chosen.items():
+            out.append(f"  chosen without {repo}: {describe_choice(candidates[int(index)], space)}")  # type: ignore[call-overload]
+        out.append(
+            f"  chosen on all issues (to ship): {describe_choice(candidates[int(held.in_sample)], space)}"
+        )  # type: ignore[call-overload]
+        out.append("")
+        record["held_out"] = {
+            "scores": {i: vars(s) for i, s in held.scores.items()},
+            "chosen": {r: describe_choice(candidates[int(c)], space) for r, c in held.chosen.items()},  # type: ignore[call-overload]
+            "in_sample_choice": describe_choice(candidates[int(held.in_sample)], space),  # type: ignore[call-overload]
+        }
+    rows += [(name, scored[name]) for name in configs]
+    out.append(figure_table(rows, repos, by_repo))
+    return "\n".join(out), record
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -415,18 +641,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument(
-        "--work", type=Path, default=None, help="kept between runs (default: a temporary dir)"
+        "--work", type=Path, default=None, help="index cache, kept between runs (default: a temporary dir)"
     )
-    parser.add_argument("--configs", default="default,lexical,dense,bm25")
-    parser.add_argument("--embedding", default="auto", help="LAZY_INTEL_EMBEDDING for default and dense")
+    parser.add_argument(
+        "--scope", choices=SCOPES, default="whole", help="whole checkout (default) or non-test Python"
+    )
+    parser.add_argument(
+        "--configs",
+        default="default,lexical,bm25,bm25-py",
+        help=f"fixed configurations: {', '.join([*CONFIGS, *BASELINES])}",
+    )
+    parser.add_argument(
+        "--grid", default="fusion", help=f"cross-validated grid: {', '.join(GRIDS)} or name=v1,v2;…"
+    )
+    parser.add_argument(
+        "--embedding", default="none", help="LAZY_INTEL_EMBEDDING (the dense signal's provider)"
+    )
     parser.add_argument("--only", default=None, help="only this repository (owner/name)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N issues")
-    parser.add_argument("--json", type=Path, default=None, help="write per-issue ranked lists here")
+    parser.add_argument("--json", type=Path, default=None, help="write per-issue scores and choices here")
     args = parser.parse_args(argv)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
-    unknown = [c for c in configs if c not in CONFIGS and c != "bm25"]
+    unknown = [c for c in configs if c not in CONFIGS and c not in BASELINES]
     if unknown:
-        parser.error(f"unknown config(s) {unknown}; known: {', '.join([*CONFIGS, 'bm25'])}")
+        parser.error(f"unknown config(s) {unknown}; known: {', '.join([*CONFIGS, *BASELINES])}")
+    try:
+        space = parse_grid(args.grid)
+    except ValueError as exc:
+        parser.error(str(exc))
     issues = load_issues(args.data or default_data())
     if args.only:
         issues = [i for i in issues if i.repo == args.only]
@@ -438,37 +680,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         temp = tempfile.TemporaryDirectory(prefix="swebench-loc-")
         work = Path(temp.name)
     began = time.perf_counter()
-    outcomes, stats = run(
+    runs, stats = collect(
         issues,
         repos=args.repos,
         work=work,
-        configs=configs,
+        scope=args.scope,
         embedding=args.embedding,
+        baselines=[c for c in configs if c in BASELINES],
         log=lambda s: print(s, file=sys.stderr),
     )
-    print(format_table(issues, outcomes))
+    collected = time.perf_counter()
+    text, record = report(runs, configs, args.grid if args.grid in GRIDS else "custom", space)
+    print(text)
     print()
-    for name, per in outcomes.items():
-        times = [o.seconds * 1000 for o in per.values()]
-        if times:
-            print(
-                f"search latency {name}: p50 {percentile(times, 0.5):.0f} ms, p95 {percentile(times, 0.95):.0f} ms"
-            )
+    times = [r.search.seconds * 1000 for r in runs]
+    if times:
+        print(
+            f"search latency (default, one real search per issue): p50 {percentile(times, 0.5):.0f} ms, p95 {percentile(times, 0.95):.0f} ms"
+        )
+    print(
+        f"consistency: the in-memory ranking equals the real search on {len(runs) - len(stats.inconsistent)}/{len(runs)} issues"
+        + (f" (differs: {', '.join(stats.inconsistent)})" if stats.inconsistent else "")
+    )
     if stats.embedded:
         print(
             f"embedding: {stats.embedded} chunks in {stats.embed_seconds:.0f} s = {stats.embedded / stats.embed_seconds:.1f} chunks/s"
         )
     print(
-        f"indexing (sync + embedding) {stats.index_seconds:.0f} s; missing blobs skipped: {stats.missing_blobs}"
+        f"index profile {index_profile(args.scope)}: indexing {stats.index_seconds:.0f} s ({stats.full_builds} full builds); "
+        f"missing blobs skipped: {stats.missing_blobs}"
     )
-    print(f"total {time.perf_counter() - began:.0f} s")
+    print(f"collect {collected - began:.0f} s, scoring {time.perf_counter() - collected:.0f} s")
     print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {name: {k: vars(o) for k, o in per.items()} for name, per in outcomes.items()}, indent=1
-            )
-        )
+        args.json.write_text(json.dumps(record, indent=1))
     if temp is not None:
         temp.cleanup()
     return 0

@@ -12,6 +12,11 @@ BENCH_DIR = Path(__file__).resolve().parents[2] / "bench"
 
 def load_bench(name: str) -> ModuleType:
     """Import ``bench/<name>.py`` as module ``name`` (registered, so dataclasses resolve)."""
+    loaded = sys.modules.get(name)
+    if loaded is not None and Path(getattr(loaded, "__file__", "") or "") == BENCH_DIR / f"{name}.py":
+        return loaded  # one module object per script (a sibling's import may have loaded it)
+    if str(BENCH_DIR) not in sys.path:  # bench scripts import their sibling modules, as when run
+        sys.path.insert(0, str(BENCH_DIR))
     spec = importlib.util.spec_from_file_location(name, BENCH_DIR / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -91,7 +91,7 @@ def test_git_dir_layouts(tmp_path: Path, make_repo: Callable[..., Path]) -> None
     assert loc.git_dir_for(repos, "o/absent") is None
 
 
-def test_materialise_keeps_non_test_sources_and_skips_missing_blobs(
+def test_materialise_whole_checkout_or_source_and_skip_missing_blobs(
     make_repo: Callable[..., Path], tmp_path: Path
 ) -> None:
     work = make_repo(V1, use_git=True)
@@ -99,67 +99,138 @@ def test_materialise_keeps_non_test_sources_and_skips_missing_blobs(
     utils_blob = git(work, "rev-parse", f"{commit}:acme/utils.py").strip()
     loose = work / ".git" / "objects" / utils_blob[:2] / utils_blob[2:]
     loose.unlink()  # the blob is gone, as in a partial clone
-    dest = tmp_path / "tree"
-    kept, missing = loc.materialise(work / ".git", commit, dest)
-    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
-    assert files == ["acme/__init__.py", "acme/models.py"]
-    assert (kept, missing) == (2, 1)
-    before = (dest / "acme" / "models.py").stat().st_mtime_ns
-    loc.materialise(work / ".git", commit, dest)
-    assert (dest / "acme" / "models.py").stat().st_mtime_ns == before  # unchanged files are not rewritten
+    whole = tmp_path / "whole"
+    kept, missing = loc.materialise(work / ".git", commit, whole)
+    files = sorted(p.relative_to(whole).as_posix() for p in whole.rglob("*") if p.is_file())
+    # the whole checkout: tests and documentation as a user's clone has them
+    assert files == ["acme/__init__.py", "acme/models.py", "acme/tests/test_models.py", "docs/index.rst"]
+    assert (kept, missing) == (4, 1)
+    before = (whole / "acme" / "models.py").stat().st_mtime_ns
+    loc.materialise(work / ".git", commit, whole)
+    assert (whole / "acme" / "models.py").stat().st_mtime_ns == before  # unchanged files are not rewritten
+    source = tmp_path / "source"
+    assert loc.materialise(work / ".git", commit, source, "source") == (2, 1)
+    assert sorted(p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file()) == [
+        "acme/__init__.py",
+        "acme/models.py",
+    ]
+
+
+def _two_repositories(make_repo: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path]:
+    """acme/acme (two commits, two issues) and acme/other (one issue), with the dev-set file."""
+    repos, commits = _repo(make_repo, tmp_path)
+    other = make_repo(
+        {
+            "other/__init__.py": "",
+            "other/parser.py": "def parse_header(line):\n    raise ValueError('bad header line')\n",
+            "other/render.py": "def render_table(rows):\n    return rows\n",
+            "tests/test_parser.py": "def test_parse_header():\n    parse_header('x')\n",
+        },
+        use_git=True,
+    )
+    git(tmp_path, "clone", "-q", "--bare", str(other), str(repos / "acme+other"))
+    data = _issues(tmp_path, commits)
+    row = {
+        "instance_id": "acme__other-1",
+        "repo": "acme/other",
+        "base_commit": git(other, "rev-parse", "HEAD").strip(),
+        "query": "parse_header raises ValueError: bad header line",
+        "gold_files": ["other/parser.py"],
+        "gold_spans": ["other/parser.py:parse_header"],
+    }
+    data.write_text(data.read_text() + json.dumps(row) + "\n")
+    return repos, data
 
 
 def test_harness_end_to_end(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     repos, commits = _repo(make_repo, tmp_path)
     issues = loc.load_issues(_issues(tmp_path, commits))
-    configs = ["default", "lexical"]
-    if importlib.util.find_spec("bm25s") is not None:
-        configs.append("bm25")
+    baselines = ["bm25", "bm25-py"] if importlib.util.find_spec("bm25s") is not None else []
     lines: list[str] = []
-    outcomes, stats = loc.run(
-        issues, repos=repos, work=tmp_path / "work", configs=configs, embedding="none", log=lines.append
-    )
-    assert set(outcomes) == set(configs)
-    for name in configs:
-        assert outcomes[name]["acme__acme-1"].files[0] == "acme/models.py"
-        assert outcomes[name]["acme__acme-2"].files[0] == "acme/sessions.py"
-    default = outcomes["default"]
+    work = tmp_path / "work"
+    runs, stats = loc.collect(issues, repos=repos, work=work, baselines=baselines, log=lines.append)
+    assert [r.issue.instance_id for r in runs] == ["acme__acme-1", "acme__acme-2"]
+    assert stats.inconsistent == []  # the in-memory ranking is the real search's
+    assert stats.full_builds == 1  # the second commit was synced incrementally from a copy
+    for name in ["default", "lexical", "no-symbol", *baselines]:
+        outcomes = loc.outcomes_for(runs, name)
+        assert outcomes["acme__acme-1"].files[0] == "acme/models.py", name
+        assert outcomes["acme__acme-2"].files[0] == "acme/sessions.py", name
+    default = loc.outcomes_for(runs, "default")
     assert default["acme__acme-1"].functions[0] == "acme/models.py:Request.register_hook"
     assert "acme/utils.py" not in default["acme__acme-2"].files  # the second commit deleted it
+    # the whole checkout is indexed: the test module is a candidate too
+    assert runs[0].files_indexed >= 4
     summary = loc.summarise(issues, default)
     assert summary["n"] == 2 and summary["file@1"] == 100.0 and summary["mrr"] == 100.0
     assert summary["n_functions"] == 2 and summary["func@5"] == 100.0
-    table = loc.format_table(issues, outcomes)
-    assert "| all | default | 2 | 100.0 |" in table
-    assert stats.missing_blobs == 0 and len(lines) == 2
-    # the second commit was synced incrementally from a copy of the first one's state
-    assert (tmp_path / "work" / "acme+acme" / commits[1][:12] / "state" / "catalog.json").is_file()
+    slot = work / loc.index_profile("whole") / "acme+acme" / commits[1][:12]
+    assert (slot / "state" / "catalog.json").is_file() and (slot / "materialised").is_file()
+    assert len(lines) == 2
+    # a second run re-uses the cache: no build, no materialisation, the same rankings
+    (slot / "src" / "acme" / "sessions.py").unlink()  # would be restored if it materialised again
+    again, stats2 = loc.collect(issues, repos=repos, work=work, baselines=baselines, log=lines.append)
+    assert stats2.full_builds == 0 and not (slot / "src" / "acme" / "sessions.py").exists()
+    assert (
+        loc.outcomes_for(again, "lexical")["acme__acme-1"]
+        == loc.outcomes_for(runs, "lexical")["acme__acme-1"]
+    )
+
+
+def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    repos, data = _two_repositories(make_repo, tmp_path)
+    runs, _ = loc.collect(loc.load_issues(data), repos=repos, work=tmp_path / "work", baselines=[])
+    held, candidates, folds = loc.cross_validated(runs, loc.GRIDS["small"])
+    assert [f.held_out for f in folds] == ["acme/acme", "acme/other"]
+    assert set(held.scores) == {"acme__acme-1", "acme__acme-2", "acme__other-1"}
+    assert set(held.chosen) == {"acme/acme", "acme/other"}
+    assert len(candidates) == 3 * 3 * 2 and candidates[0].weights == loc.FusionWeights()
+    text, record = loc.report(runs, ["default", "lexical"], "small", loc.GRIDS["small"])
+    assert "| all | held-out (leave-one-repository-out, grid small) | 3 |" in text
+    assert "| all | in-sample (grid small chosen on all 3) | 3 |" in text
+    assert "| acme/other | default | 1 | 100.0 |" in text
+    assert "chosen without acme/acme: symbol" in text
+    assert set(record["held_out"]["chosen"]) == {"acme/acme", "acme/other"}  # type: ignore[index]
 
 
 def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp_path: Path, capsys) -> None:
-    repos, commits = _repo(make_repo, tmp_path)
-    data = _issues(tmp_path, commits)
+    repos, data = _two_repositories(make_repo, tmp_path)
     out_json = tmp_path / "out.json"
-    code = loc.main(
-        ["--repos", str(repos), "--data", str(data), "--configs", "lexical", "--json", str(out_json)]
-    )
+    work = tmp_path / "work"
+    args = ["--repos", str(repos), "--data", str(data), "--work", str(work), "--configs", "default,lexical"]
+    code = loc.main([*args, "--grid", "symbol=0.1,0;path=0.3", "--json", str(out_json)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "| all | lexical | 2 |" in printed and "search latency lexical: p50" in printed
-    assert "command: " in printed
-    assert set(json.loads(out_json.read_text())["lexical"]) == {"acme__acme-1", "acme__acme-2"}
+    assert "| all | held-out (leave-one-repository-out, grid custom) | 3 |" in printed
+    assert "| all | lexical | 3 |" in printed and "search latency (default" in printed
+    assert "consistency: the in-memory ranking equals the real search on 3/3 issues" in printed
+    assert "command: " in printed and "(2 full builds)" in printed
+    assert set(json.loads(out_json.read_text())["configs"]["lexical"]) == {
+        "acme__acme-1",
+        "acme__acme-2",
+        "acme__other-1",
+    }
 
 
-def test_ablation_configs_drop_one_signal(make_repo: Callable[..., Path], tmp_path: Path) -> None:
-    repos, commits = _repo(make_repo, tmp_path)
-    issues = loc.load_issues(_issues(tmp_path, commits))
-    assert not loc.CONFIGS["no-symbol"].symbol and loc.CONFIGS["no-symbol"].lexical
-    assert not loc.CONFIGS["no-path"].path and not loc.CONFIGS["no-dense"].dense
-    outcomes, _ = loc.run(
-        issues, repos=repos, work=tmp_path / "work", configs=["no-symbol", "no-path"], embedding="none"
-    )
-    assert outcomes["no-symbol"]["acme__acme-2"].files[0] == "acme/sessions.py"
-    assert outcomes["no-path"]["acme__acme-1"].files[0] == "acme/models.py"
+def test_ablation_configs_drop_one_signal() -> None:
+    assert loc.CONFIGS["no-symbol"].weights.symbol == 0 and loc.CONFIGS["no-symbol"].weights.lexical > 0
+    assert loc.CONFIGS["no-path"].weights.path == 0 and loc.CONFIGS["no-dense"].weights.dense == 0
+    assert not loc.CONFIGS["no-file-context"].file_context
+    lexical = loc.CONFIGS["lexical"].weights
+    assert (lexical.symbol, lexical.path, lexical.phrase, lexical.graph, lexical.dense) == (0, 0, 0, 0, 0)
+
+
+def test_grid_specification() -> None:
+    assert loc.parse_grid("small") is loc.GRIDS["small"]
+    assert loc.parse_grid("symbol=0.1,0.2; floor_rank=20,50") == {
+        "symbol": (0.1, 0.2),
+        "floor_rank": (20.0, 50.0),
+    }
+    points = loc.grid_candidates({"symbol": (0.1, 0.2), "floor_rank": (20.0,)})
+    assert [(c.weights.symbol, c.weights.floor_rank) for c in points] == [(0.1, 20), (0.2, 20)]
+    for bad in ("", "bogus=1", "symbol="):
+        with pytest.raises(ValueError):
+            loc.parse_grid(bad)
 
 
 def test_unknown_config_is_refused(tmp_path: Path) -> None:

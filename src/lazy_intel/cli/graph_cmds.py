@@ -1,5 +1,5 @@
 """Graph commands: ``callers``, ``callees``, ``references``, ``implementations``, ``impact``,
-``architecture``, ``routes``, ``context`` and ``auto`` — each one ``code_intel`` operation.
+``changes``, ``architecture``, ``routes``, ``context`` and ``auto`` — each one ``code_intel`` operation.
 
 ``references`` and ``implementations`` ask a configured language server first (``LAZY_INTEL_LSP_CONFIG``
 or ``LAZY_INTEL_LSP``) and fall back to the index graph; the answer's coverage names the source.
@@ -7,12 +7,18 @@ or ``LAZY_INTEL_LSP``) and fall back to the index graph; the answer's coverage n
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
-from lazy_intel.cli.index_cmds import common_options, query_options, run_operation
+from lazy_intel.cli.index_cmds import common_options, operation_answer, query_options, run_operation
+from lazy_intel.settings import load_settings
+from lazy_intel.ui.formats import FORMATS as PICTURE_FORMATS
+from lazy_intel.ui.formats import render as render_picture
+from lazy_intel.ui.picture import picture_from_answer
 
 
 def _symbol_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -103,17 +109,53 @@ def impact_command(symbol: str | None, root: str, state_dir: str | None, as_json
     )
 
 
-@click.command("architecture")
+@click.command("changes")
 @common_options
 @query_options
-@click.option("--path", "relative_path", default=None, help="Only this directory (relative path).")
-def architecture_command(root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
-    """Packages, their dependencies and layers, entry points, cycles, and central symbols (PageRank)."""
+@click.option(
+    "--since",
+    default=None,
+    help="Git revision compared with the working tree (default HEAD): HEAD~3, main, a tag.",
+)
+@_depth_option("2")
+def changes_command(root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
+    """Files and definitions changed since --since (default HEAD), with dependents and affected tests."""
     run_operation(
         root,
         state_dir,
         as_json,
-        {"operation": "architecture", "relativePath": opts.get("relative_path"), **_paged(opts)},
+        {"operation": "changes", "since": opts.get("since"), "depth": opts.get("depth"), **_paged(opts)},
+    )
+
+
+@click.command("architecture")
+@common_options
+@query_options
+@click.option("--path", "relative_path", default=None, help="Only this directory (relative path).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", *PICTURE_FORMATS)),
+    default="text",
+    show_default=True,
+    help="text or json (the Answer), or the package picture: svg, html, dot, mermaid (to stdout).",
+)
+def architecture_command(root: str, state_dir: str | None, as_json: bool, fmt: str, **opts: Any) -> None:
+    """Packages, their dependencies and layers, entry points, cycles, and central symbols (PageRank)."""
+    args = {"operation": "architecture", "relativePath": opts.get("relative_path"), **_paged(opts)}
+    if fmt not in PICTURE_FORMATS:
+        run_operation(root, state_dir, as_json or fmt == "json", args)
+        return
+    if args["maxChars"] is None:  # a picture shows the whole structure, not the default budget
+        args["maxChars"] = load_settings().max_output_chars
+    answer = operation_answer(root, state_dir, True, args)
+    if answer.status == "error":
+        click.echo(f"error {answer.code}: {answer.message}", err=True)
+        if answer.next_step:
+            click.echo(f"next: {answer.next_step}", err=True)
+        sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
+    click.echo(
+        render_picture(picture_from_answer(answer.to_dict(), Path(root).resolve().name), fmt), nl=False
     )
 
 
@@ -164,6 +206,7 @@ COMMANDS: list[click.Command] = [
     references_command,
     implementations_command,
     impact_command,
+    changes_command,
     architecture_command,
     routes_command,
     context_command,

@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lazy_intel.cli.lsp_cmds",
     "lazy_intel.cli.graph_cmds",
     "lazy_intel.cli.query_cmd",
+    "lazy_intel.cli.ui_cmd",
 )
 
 

@@ -153,6 +153,7 @@ class View:
     freshness: str
     dirty: bool | None = False  # None: not checked (freshness=fast without a watcher)
     dirty_paths: tuple[str, ...] = ()
+    repository: Mapping[str, Any] | None = None  # the git binding (vcs.binding), when captured
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -163,6 +164,8 @@ class View:
         }
         if self.dirty_paths:
             out["dirty_paths"] = list(self.dirty_paths)
+        if self.repository is not None:
+            out["repository"] = dict(self.repository)
         return out
 
 

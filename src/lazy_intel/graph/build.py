@@ -19,6 +19,7 @@ import logging
 import posixpath
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.model import file_key, file_node_id, module_node_id
@@ -181,8 +182,12 @@ def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
     return nodes, edges
 
 
-def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
-    """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction)."""
+def update_graph(
+    conn: sqlite3.Connection, delta: GraphDelta, *, progress: Callable[[int, int], None] | None = None
+) -> GraphReport:
+    """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction).
+
+    ``progress(done, total)`` is told how many files have had their edges resolved."""
     started = time.monotonic()
     report = GraphReport()
     files: dict[str, str] = {}
@@ -256,7 +261,10 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
         module_nodes, module_edges = _module_rows(index)
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
-    for path in sorted(pending + dependents):
+    to_resolve = sorted(pending + dependents)
+    for done, path in enumerate(to_resolve):
+        if progress is not None:
+            progress(done, len(to_resolve))
         model = store.model(path)
         if model is None:
             continue
@@ -277,6 +285,8 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
                 "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
                 (path, key, interface, "\n".join(sorted(definitions)), deps),
             )
+    if progress is not None:
+        progress(len(to_resolve), len(to_resolve))
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)

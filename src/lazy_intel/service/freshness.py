@@ -19,9 +19,10 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from lazy_intel.errors import IndexBuilding, SourceChanged, StoreCorrupt, Timeout, WorkspaceOwned
 from lazy_intel.evidence.model import Answer, View
@@ -42,16 +43,27 @@ class Reading:
     warnings: list[str] = field(default_factory=list)
 
 
-def describe(view: ReadView | None, freshness: str, dirty: tuple[str, ...] | None = ()) -> View:
+def describe(
+    view: ReadView | None,
+    freshness: str,
+    dirty: tuple[str, ...] | None = (),
+    repository: Mapping[str, Any] | None = None,
+) -> View:
     if view is None:
-        return View(generation=0, published_at=None, freshness=freshness)
+        return View(generation=0, published_at=None, freshness=freshness, repository=repository)
     return View(
         generation=view.generation,
         published_at=view.published_at,
         freshness=freshness,
         dirty=None if dirty is None else bool(dirty),
         dirty_paths=dirty or (),
+        repository=repository,
     )
+
+
+def repository_of(workspace: Workspace, freshness: str) -> dict[str, Any]:
+    """What ``view.repository`` says: the git binding of the root at this answer."""
+    return workspace.repository_binding(fresh=freshness == "strict").to_dict()
 
 
 def _remaining(deadline: float | None, fallback_s: float) -> float:
@@ -131,10 +143,11 @@ def reading(
     warnings: list[str] = []
     if needs_view and freshness == "strict":
         strict_sync(workspace, settings, deadline, warnings)
+    repository = repository_of(workspace, freshness)
     if not workspace.has_view():
         if needs_view:
             raise _index_building(workspace, settings)
-        yield Reading(None, describe(None, freshness), warnings)
+        yield Reading(None, describe(None, freshness, repository=repository), warnings)
         return
     with ExitStack() as stack:
         try:
@@ -143,7 +156,7 @@ def reading(
             if needs_view:
                 raise
             # status, verify and the control operations work without the store; they say why
-            yield Reading(None, describe(None, freshness), [*warnings, exc.message])
+            yield Reading(None, describe(None, freshness, repository=repository), [*warnings, exc.message])
             return
         dirty: tuple[str, ...] | None = ()
         if not dirty_check:
@@ -160,7 +173,7 @@ def reading(
                 )
         elif freshness == "fast":
             dirty = workspace.watched_dirty()
-        yield Reading(view, describe(view, freshness, dirty), warnings)
+        yield Reading(view, describe(view, freshness, dirty, repository), warnings)
 
 
 def touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
@@ -171,6 +184,8 @@ def touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
         anchor = item.anchor
         if anchor.path in seen or not anchor.sha256:
             continue
+        if item.extra and item.extra.get("side") == "old":
+            continue  # evidence about a revision's version of the file (changes), not the disk
         seen.add(anchor.path)
         try:
             data = read_regular_file(workspace.root / anchor.path)

@@ -15,9 +15,10 @@ from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer, View
 from lazy_intel.service.context import OperationContext
-from lazy_intel.service.freshness import check_after_read, reading
+from lazy_intel.service.freshness import check_after_read, reading, repository_of
 from lazy_intel.service.ops_architecture import op_architecture
 from lazy_intel.service.ops_auto import op_auto, op_context
+from lazy_intel.service.ops_changes import op_changes
 from lazy_intel.service.ops_control import op_repair, op_status, op_sync, op_verify
 from lazy_intel.service.ops_graph import op_callees, op_callers, op_impact, op_routes
 from lazy_intel.service.ops_query import op_query
@@ -78,6 +79,12 @@ OPERATIONS: dict[str, OperationSpec] = {
         OperationSpec("callees", op_callees, "calls made by a symbol, depth-bounded, with edge confidence"),
         OperationSpec(
             "impact", op_impact, "reverse transitive dependents of a symbol or file, with affected tests"
+        ),
+        OperationSpec(
+            "changes",
+            op_changes,
+            "files and definitions changed between a git revision (since, default HEAD) and the working "
+            "tree, each with its dependents, and the affected tests",
         ),
         OperationSpec(
             "architecture",
@@ -160,7 +167,12 @@ def _run(
 ) -> Answer:
     spec = OPERATIONS[request.operation]
     if not spec.reads_view and not spec.optional_view:
-        info = View(generation=0, published_at=None, freshness=request.freshness)
+        info = View(
+            generation=0,
+            published_at=None,
+            freshness=request.freshness,
+            repository=repository_of(workspace, request.freshness),
+        )
         ctx = OperationContext(workspace, request, None, info, [], settings, deadline, semantic)
         return spec.handler(ctx)
     with reading(
@@ -181,6 +193,19 @@ def _run(
     return answer
 
 
+def _error_view(workspace: Workspace | None, freshness: str) -> View:
+    """The view of an error answer given before any view was read (still bound to the repository)."""
+    if freshness == "none":
+        return NO_VIEW
+    repository = None
+    if workspace is not None:
+        try:
+            repository = repository_of(workspace, "auto")
+        except LazyIntelError:
+            repository = None
+    return View(0, None, freshness, repository=repository)
+
+
 def execute(
     args: Mapping[str, Any],
     resolve: WorkspaceResolver,
@@ -199,13 +224,14 @@ def execute(
     operation = str(args.get("operation", "")) if isinstance(args, Mapping) else ""
     seen: list[View] = []
     freshness = "none"
+    workspace: Workspace | None = None
     try:
         request = parse_request(args, settings, operations=tuple(OPERATIONS))
         freshness = request.freshness
         workspace = resolve(request.root)
         return _run(workspace, request, settings, deadline=deadline, seen=seen, semantic=semantic)
     except LazyIntelError as exc:
-        view = seen[-1] if seen else (View(0, None, freshness) if freshness != "none" else NO_VIEW)
+        view = seen[-1] if seen else _error_view(workspace, freshness)
         return error_answer(operation or "unknown", exc.code, exc.message, view=view, next_step=exc.next_step)
     except Exception as exc:
         logger.exception("operation %s failed", operation)

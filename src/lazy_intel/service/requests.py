@@ -46,6 +46,8 @@ WIRE_NAMES: dict[str, str] = {
     "includeDeclaration": "include_declaration",
     "direction": "direction",
     "positionEncoding": "position_encoding",
+    "binding": "binding",
+    "since": "since",
 }
 
 
@@ -73,6 +75,8 @@ class Request:
     include_declaration: bool = True
     direction: str | None = None
     position_encoding: str = "utf-16"
+    binding: Mapping[str, Any] | None = None  # verify: view.repository of the answer being checked
+    since: str | None = None  # changes: the git ref compared with the working tree (default HEAD)
 
     def fingerprint(self) -> str:
         """What a cursor is bound to: everything but the cursor and the budget."""
@@ -87,6 +91,7 @@ class Request:
             self.granularity,
             str(self.depth),
             self.direction or "",
+            self.since or "",
         ]
         return "\x1f".join(parts)
 
@@ -116,6 +121,17 @@ def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     return text
 
 
+def _ref(value: Any) -> str:
+    """A git revision as a user writes it (branch, tag, commit, ``HEAD~2``); never an option or a range."""
+    text = _string("since", value, 256).strip()
+    if not text or text.startswith("-") or ".." in text or any(ord(c) < 33 or c == "\x7f" for c in text):
+        raise InvalidArgument(
+            f"since={text!r} is not a revision: give a branch, tag, commit or HEAD~N "
+            "(no ranges, options, spaces or control characters)"
+        )
+    return text
+
+
 def parse_request(args: Mapping[str, Any], settings: Settings, *, operations: tuple[str, ...]) -> Request:
     """Validate raw arguments (wire names) into a :class:`Request`."""
     if not isinstance(args, Mapping):
@@ -138,6 +154,12 @@ def parse_request(args: Mapping[str, Any], settings: Settings, *, operations: tu
             continue
         if wire in ("root", "relativePath", "path", "lang", "kind", "layer", "cursor"):
             values[attr] = _string(wire, value)
+        elif wire == "since":
+            values[attr] = _ref(value)
+        elif wire == "binding":
+            if not isinstance(value, Mapping) or not isinstance(value.get("git"), bool):
+                raise InvalidArgument("binding must be the view.repository object of an earlier answer")
+            values[attr] = dict(value)
         elif wire in ("query", "symbol"):
             values[attr] = _string(wire, value, MAX_QUERY_CHARS)
         elif wire == "freshness":

@@ -91,6 +91,16 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "enum": list(DIRECTIONS),
         "description": "call_hierarchy: incoming|outgoing; type_hierarchy: supertypes|subtypes.",
     },
+    "binding": {
+        "type": "object",
+        "description": "verify: the view.repository of the answer the anchors came from; the answer says "
+        "whether the repository (commit, branch, dirty digest) moved since (stale) or not (current).",
+    },
+    "since": {
+        "type": "string",
+        "description": "changes: the git revision compared with the working tree (default HEAD), "
+        "e.g. main, HEAD~3, a tag or commit.",
+    },
     "positionEncoding": {
         "type": "string",
         "enum": list(POSITION_ENCODINGS),

@@ -277,6 +277,8 @@ def publish_sync(
             raise SyncCancelled("sync cancelled during capture", next_step="the next sync starts over")
         batch = listing.paths[offset : offset + CAPTURE_BATCH]
         captured.extend(capture_all(root, batch, max_bytes=max_file_bytes, priors=priors))
+        if progress and offset + CAPTURE_BATCH < len(listing.paths):
+            progress("capture", len(captured), len(listing.paths))
     if progress:
         progress("capture", len(captured), len(captured))
     seen = {c.path for c in captured}
@@ -321,8 +323,11 @@ def publish_sync(
     def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
         if progress:
             progress("graph", 0, len(applied.upserted) + len(applied.removed))
+        resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
         graph_reports.append(
-            update_graph(conn, GraphDelta(applied.upserted, applied.removed, full=applied.full))
+            update_graph(
+                conn, GraphDelta(applied.upserted, applied.removed, full=applied.full), progress=resolved
+            )
         )
 
     generation = writer.publish(

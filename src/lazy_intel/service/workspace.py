@@ -49,7 +49,8 @@ from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
 from lazy_intel.store.reader import ReadView, open_view
 from lazy_intel.store.schema import connect
-from lazy_intel.workspace.capture import PriorStat
+from lazy_intel.vcs.binding import BindingSource, RepositoryBinding
+from lazy_intel.workspace.capture import StatKey, recorded_kind, stat_changed, stat_key
 from lazy_intel.workspace.lock import shared_writer_lock
 from lazy_intel.workspace.root import canonical_root
 from lazy_intel.workspace.scope import list_scope, load_policy
@@ -107,6 +108,7 @@ class Workspace:
         self.closed = False
         self._catalog_key: tuple[int, int, int] | None = None
         self._catalog_store: Path | None = None
+        self.binding_source = BindingSource(root)
         self.scheduler = SyncScheduler(
             root.name,
             self.lock,
@@ -389,6 +391,12 @@ class Workspace:
         return report
 
     # ---- freshness
+    def repository_binding(self, *, fresh: bool = False) -> RepositoryBinding:
+        """The git binding of the root now; reused while the watcher saw nothing change and git's
+        HEAD, index and refs are untouched (``fresh``: always captured anew)."""
+        trusted = not fresh and self.watching() and self.scheduler.owner_pid is None
+        return self.binding_source.binding(self.tracker.seq if trusted else None)
+
     def dirty_paths(self, view: ReadView, limit: int = 50) -> tuple[str, ...]:
         """Paths changed on disk since ``view``: the watcher's record when it can be trusted, else a
         stat pass (size or mtime differ, new and deleted files)."""
@@ -406,23 +414,26 @@ class Workspace:
         return None if overflow else paths
 
     def stat_dirty(self, view: ReadView, limit: int = 50) -> tuple[str, ...]:
+        """Paths whose entry on disk differs from the published record (:func:`stat_changed`: entries
+        the scope lists but capture never records, and symlinks, are not changes), then published
+        paths the scope no longer lists."""
         listing = list_scope(load_policy(self.root))
         known = {
-            path: PriorStat(sha, size, mtime, captured)
-            for path, sha, size, mtime, captured in view.conn.execute(
-                "SELECT path, sha256, size, mtime_ns, captured_ns FROM files"
+            path: StatKey(recorded_kind(status, reason), size, mtime)
+            for path, status, reason, size, mtime in view.conn.execute(
+                "SELECT path, status, reason, size, mtime_ns FROM files"
             )
         }
         dirty: list[str] = []
         for rel in listing.paths:
-            prior = known.pop(rel, None)
+            recorded = known.pop(rel, None)
             if len(dirty) >= limit:
                 continue
             try:
-                info = os.lstat(self.root / rel)
+                now = stat_key(os.lstat(self.root / rel))
             except OSError:
-                continue
-            if prior is None or prior.size != info.st_size or prior.mtime_ns != info.st_mtime_ns:
+                now = None  # listed (a tracked file deleted on disk) but gone
+            if stat_changed(now, recorded):
                 dirty.append(rel)
         dirty.extend(sorted(known)[: max(0, limit - len(dirty))])  # published, gone from disk
         return tuple(dirty)

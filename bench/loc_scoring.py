@@ -1,0 +1,164 @@
+"""Re-scoring gathered evidence under many fusion weights, in memory (pure; numpy).
+
+Search gathers evidence once per query (``hybrid.gather_evidence``: BM25, phrases, symbols, paths,
+graph priors, dense); fusion (``fusion.fuse_evidence``) is a pure function of that evidence and the
+weights. A grid over weights therefore needs one search per issue, not one per grid point. Each
+signal's rescaling (best = 1, ``floor_rank``-th = 0) and its per-file aggregation do not depend on
+the weights, so :class:`FusionTable` computes them once, with fusion's own functions, and a weight
+setting only costs a weighted sum and a sort. The ranking it returns is the one
+``fusion.fuse_evidence`` returns for the same evidence and weights (``tests/bench`` checks this on
+random evidence; the benchmark checks it again on every issue against a real search).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lazy_intel.search.fusion import (
+    Evidence,
+    FusionWeights,
+    aggregate_by_file,
+    is_auxiliary_path,
+    is_test_path,
+    rescaled,
+)
+
+NONE, TEST, AUXILIARY = 0, 1, 2  # the down-weighting class of a file (for failure reports)
+
+
+def _file_class(path: str, locate_bug: bool) -> int:
+    """Which down-weighting factor fusion applies to a file (only when the query reports a failure)."""
+    if not locate_bug:
+        return NONE
+    return TEST if is_test_path(path) else AUXILIARY if is_auxiliary_path(path) else NONE
+
+
+@dataclass(frozen=True)
+class Ranked:
+    files: list[str]  # paths, best first
+    functions: list[str]  # "path:qualified", best first, distinct
+    file_scores: list[float]  # fused score of each listed file
+
+
+@dataclass(frozen=True)
+class _Columns:
+    names: tuple[str, ...]  # signal names, in the order fusion sums them
+    values: np.ndarray  # (signals, candidates) rescaled contribution, 0 where absent
+    present: np.ndarray  # (signals, candidates) bool: the candidate is among the signal's
+
+
+def _columns(signals: Sequence[tuple[str, Mapping[int, float]]], keys: Sequence[int], floor: int) -> _Columns:
+    index = {k: i for i, k in enumerate(keys)}
+    values = np.zeros((len(signals), len(keys)))
+    present = np.zeros((len(signals), len(keys)), dtype=bool)
+    for row, (_, scores) in enumerate(signals):
+        for key, value in rescaled(scores, floor_rank=floor).items():
+            values[row, index[key]] = value
+            present[row, index[key]] = True
+    return _Columns(tuple(name for name, _ in signals), values, present)
+
+
+class FusionTable:
+    """One issue's evidence, rescaled once (for one ``floor_rank``), ready to rank under any weights."""
+
+    def __init__(
+        self,
+        evidence: Evidence,
+        chunk_keys: Mapping[int, str | None],
+        *,
+        floor_rank: int,
+        ranked_files: int = 20,
+        ranked_functions: int = 20,
+    ) -> None:
+        self.floor_rank = floor_rank
+        self.ranked_files = ranked_files
+        self.ranked_functions = ranked_functions
+        chunk_signals = [(n, s) for n, s in evidence.chunk_signals.items() if s]
+        # a signal given per file as well as per chunk (graph proximity) counts once for files: per file
+        file_signals: list[tuple[str, Mapping[int, float]]] = [
+            (n, aggregate_by_file((evidence.chunk_file[c], v) for c, v in s.items()))  # type: ignore[misc]
+            for n, s in chunk_signals
+            if not evidence.file_signals.get(n)
+        ]
+        file_signals += [(n, s) for n, s in evidence.file_signals.items() if s]
+        self.chunk_ids = sorted({c for _, s in chunk_signals for c in s})
+        self.file_ids = sorted({f for _, s in file_signals for f in s})
+        self.paths = [evidence.file_path.get(f, "") for f in self.file_ids]
+        self.chunks = _columns(chunk_signals, self.chunk_ids, floor_rank)
+        self.files = _columns(file_signals, self.file_ids, floor_rank)
+        file_index = {f: i for i, f in enumerate(self.file_ids)}
+        self.chunk_file = np.array(
+            [file_index.get(evidence.chunk_file[c], -1) for c in self.chunk_ids], dtype=int
+        )
+        self.chunk_key = [chunk_keys.get(c) for c in self.chunk_ids]
+        by_path = sorted(range(len(self.paths)), key=lambda i: self.paths[i])
+        self.path_order = np.empty(len(self.paths), dtype=int)
+        self.path_order[by_path] = np.arange(len(self.paths))
+        self.file_class = np.array([_file_class(p, evidence.locate_bug) for p in self.paths], dtype=int)
+        self.chunk_class = np.array(
+            [
+                _file_class(evidence.file_path.get(evidence.chunk_file[c], ""), evidence.locate_bug)
+                for c in self.chunk_ids
+            ],
+            dtype=int,
+        )
+        self.chunk_id_array = np.array(self.chunk_ids, dtype=np.int64)
+
+    @staticmethod
+    def _weighted_sum(columns: _Columns, weights: FusionWeights) -> tuple[np.ndarray, np.ndarray]:
+        """Fusion's sum over signals of positive weight, added in fusion's order; and who is present."""
+        total = np.zeros(columns.values.shape[1])
+        present = np.zeros(columns.values.shape[1], dtype=bool)
+        for row, name in enumerate(columns.names):
+            weight = weights.of(name)
+            if weight <= 0:
+                continue
+            mask = columns.present[row]
+            total[mask] = total[mask] + weight * columns.values[row, mask]
+            present |= mask
+        return total, present
+
+    def file_scores(self, weights: FusionWeights) -> tuple[np.ndarray, np.ndarray]:
+        """Fused file scores (down-weighting applied) and the mask of files fusion ranks at all."""
+        score, present = self._weighted_sum(self.files, weights)
+        factor = np.ones(len(score))
+        factor[self.file_class == TEST] = weights.test_file_factor
+        factor[self.file_class == AUXILIARY] = weights.auxiliary_file_factor
+        return score * factor, present
+
+    def rank(self, weights: FusionWeights, *, file_context: bool = True) -> Ranked:
+        """The file and function ranking ``fusion.fuse_evidence`` gives for these weights."""
+        if weights.method != "score":
+            raise ValueError("FusionTable re-scores score fusion only")
+        files, file_present = self.file_scores(weights)
+        order = np.lexsort((self.path_order, -files))
+        order = order[file_present[order]][: self.ranked_files]
+        chunk, chunk_present = self._weighted_sum(self.chunks, weights)
+        if file_context and file_present.any() and weights.file_context > 0:
+            top_file = float(files[file_present].max()) or 1.0
+            top_chunk = (float(chunk[chunk_present].max()) if chunk_present.any() else 0.0) or 1.0
+            inherited = np.where(
+                (self.chunk_file >= 0) & file_present[np.maximum(self.chunk_file, 0)],
+                files[np.maximum(self.chunk_file, 0)],
+                0.0,
+            )
+            chunk = chunk + weights.file_context * top_chunk * inherited / top_file
+        factor = np.ones(len(chunk))
+        factor[self.chunk_class == TEST] = weights.test_file_factor
+        factor[self.chunk_class == AUXILIARY] = weights.auxiliary_file_factor
+        chunk = chunk * factor
+        chunk_order = np.lexsort((self.chunk_id_array, -chunk))
+        chunk_order = chunk_order[chunk_present[chunk_order]][: self.ranked_functions * 4]
+        functions: dict[str, None] = {}
+        for i in chunk_order:
+            key = self.chunk_key[i]
+            if key is not None:
+                functions.setdefault(key)
+        return Ranked(
+            [self.paths[i] for i in order],
+            list(functions)[: self.ranked_functions],
+            [float(files[i]) for i in order],
+        )

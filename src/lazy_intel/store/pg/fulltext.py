@@ -10,7 +10,8 @@ the row, ``D`` the row's token count, ``avgdl`` the mean token count of all rows
 ``idf(p) = ln((N - n(p) + 0.5) / (n(p) + 0.5))`` (``1e-6`` when not positive) over the ``N`` rows
 of which ``n(p)`` hold the phrase. The SQL below computes the same terms in the same order in
 double precision (the phrase sum ordered by position in the expression), so both backends rank
-item for item alike. Matching uses the GIN index over every column's lexemes (``v_all``);
+item for item alike. Every intermediate is ``MATERIALIZED`` (the IDF once per phrase, not once per
+candidate row). Matching uses the GIN index over every column's lexemes (``v_all``);
 statistics come from ``fts_terms`` / ``fts_delta``, kept by the writer (:mod:`.functions`).
 """
 
@@ -82,30 +83,30 @@ def bm25_sql(
     b = f"CAST({BM25_B!r} AS float8)"
     sql = f"""
 WITH q(ord, toks, tsq_all, tsq_phrase) AS (VALUES {", ".join(values)}),
-stats AS (
+stats AS MATERIALIZED (
   SELECT CAST(coalesce(sum(rows), 0) AS float8) AS nrow, CAST(coalesce(sum(tokens), 0) AS float8) AS ntok
   FROM fts_delta
 ),
-hits AS (
+hits AS MATERIALIZED (
   SELECT q.ord, q.toks, CAST(CASE WHEN cardinality(q.toks) = 1
       THEN coalesce((SELECT docs FROM fts_terms WHERE term = q.toks[1]), 0)
       ELSE (SELECT count(*) FROM chunks_fts t WHERE t.v_all @@ q.tsq_all AND ({in_any_column})) END AS float8) AS n
   FROM q
 ),
-idf AS (
+idf AS MATERIALIZED (
   SELECT hits.ord, hits.toks,
          CASE WHEN ln((stats.nrow - hits.n + CAST(0.5 AS float8)) / (hits.n + CAST(0.5 AS float8))) <= 0
               THEN CAST({IDF_FLOOR!r} AS float8)
               ELSE ln((stats.nrow - hits.n + CAST(0.5 AS float8)) / (hits.n + CAST(0.5 AS float8))) END AS idf
   FROM hits, stats
 ),
-cand AS (
+cand AS MATERIALIZED (
   SELECT t.rowid, c.file_id, CAST(t.doc_len AS float8) AS doc_len, t.tf_over, {filtered}
   FROM chunks_fts t JOIN chunks c ON c.id = t.rowid JOIN files f ON f.id = c.file_id
   LEFT JOIN symbols s ON s.id = c.symbol_id
   WHERE t.v_all @@ CAST(? AS tsquery) {" ".join(filters)}
 ),
-tf AS (
+tf AS MATERIALIZED (
   SELECT cand.rowid, u.lexeme,
          sum(w.weight * coalesce(CAST(cand.tf_over ->> (w.col || ':' || u.lexeme) AS float8),
                                  CAST(cardinality(u.positions) AS float8))) AS f

@@ -146,6 +146,9 @@ class PgStore:
                 autocommit=True,
                 connect_timeout=CONNECT_TIMEOUT_S,
                 application_name=f"lazy-intel {socket.gethostname()}:{os.getpid()}",
+                # JIT compiles the large BM25 expressions for seconds (the plan's estimated cost is
+                # high because of the phrase function) to save milliseconds: never worth it here
+                options="-c jit=off",
             )
         except psycopg.OperationalError as exc:
             raise Unavailable(

@@ -284,6 +284,26 @@ SETTINGS: tuple[Setting, ...] = (
         choices=("score", "rrf"),
     ),
     Setting(
+        "history_commits",
+        "LAZY_INTEL_HISTORY_COMMITS",
+        "int",
+        500,
+        "History signals (churn, co-change, last change, hotspots) come from the last this many non-merge "
+        "commits under the root; 0 turns them off.",
+        0,
+        20_000,
+    ),
+    Setting(
+        "history_budget_ms",
+        "LAZY_INTEL_HISTORY_BUDGET_MS",
+        "int",
+        3_000,
+        "How long one request may spend reading commits it has not seen (in serve; the CLI reads them "
+        "all); the next request goes on, and answers say how much of the window is read.",
+        0,
+        600_000,
+    ),
+    Setting(
         "loop_trigger",
         "LAZY_INTEL_LOOP_TRIGGER",
         "str",

@@ -26,6 +26,8 @@ from lazy_intel.graph.centrality import layers, pagerank_arrays, strongly_connec
 from lazy_intel.graph.queries import NODE_COLUMNS, GraphNode, nodes_by_ids
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import GraphReader, describe, language_coverage, need_graph, node_item
+from lazy_intel.service.history import open_signals
+from lazy_intel.service.hotspots import hotspots
 from lazy_intel.store.reader import ReadView
 from lazy_intel.workspace.root import contained_relative_path
 
@@ -248,6 +250,8 @@ def op_architecture(ctx: OperationContext) -> Answer:
     view = need_graph(ctx)
     prefix = _scope(ctx)
     st = _cached_structure(view, prefix, ctx.request.limit)
+    with open_signals(ctx) as history:
+        spots = hotspots(ctx, history, prefix, ctx.request.limit)
     for cap in DATA_CAPS:
         shown = st.ordered[:cap] if cap else []
         data = {
@@ -272,8 +276,9 @@ def op_architecture(ctx: OperationContext) -> Answer:
             "layers": _layer_lists(st.layer_of, cap),
             "package_cycles": st.package_cycles[: min(cap, MAX_CYCLES)],
             "import_cycles": st.file_cycles[: min(cap, MAX_CYCLES)],
+            "hotspots": spots.data(cap),
         }
-        trimmed = list(st.coverage)
+        trimmed = [*st.coverage, spots.note]
         if len(shown) < len(st.names) or cap * 2 < len(st.deps_sorted):
             trimmed.append(
                 f"data shows {len(shown)} of {len(st.names)} packages (most files first) and "
@@ -283,7 +288,7 @@ def op_architecture(ctx: OperationContext) -> Answer:
         try:
             return fit_answer(
                 "architecture",
-                list(st.items),
+                [*st.items, *spots.items],
                 max_chars=ctx.request.max_chars,
                 view=ctx.view_info,
                 coverage=trimmed,

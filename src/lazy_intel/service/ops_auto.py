@@ -26,6 +26,7 @@ from lazy_intel.graph.queries import (
     innermost_definition,
 )
 from lazy_intel.search.lexical import build_lexical_query
+from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import (
     GRAPH_COVERAGE,
@@ -35,6 +36,7 @@ from lazy_intel.service.graph_evidence import (
     request_path,
     site_item,
 )
+from lazy_intel.service.history import open_signals
 from lazy_intel.service.items import symbol_item
 from lazy_intel.service.ops_references import why_not_live
 from lazy_intel.service.ops_retrieval import resolve_symbol
@@ -44,6 +46,7 @@ from lazy_intel.store.reader import ReadView, SymbolRow
 CONTEXT_DEFINITIONS = 3
 CONTEXT_CALLS = 4
 CONTEXT_FILES = 6
+CONTEXT_COCHANGED = 3
 MAX_FRAMES = 5
 MAX_IDENTIFIERS = 4
 AUTO_LIVE_REFERENCES = 10
@@ -210,6 +213,12 @@ def op_context(ctx: OperationContext) -> Answer:
     rows, how = _definitions(ctx, text)
     view = ctx.need_view()
     items, coverage = context_items(view, rows)
+    with open_signals(ctx) as history:
+        pairs = co_changed_files(history, view, [r.path for r in rows], limit=CONTEXT_COCHANGED)
+        coverage.append(co_change_coverage(history))
+    listed = {i.anchor.path for i in items if i.kind == "related_file"}
+    for item in co_changed_items(view, [p for p in pairs if p.path not in listed], kind="related_file"):
+        items.append(replace(item, extra={**(item.extra or {}), "role": "co_changed"}))
     if how == "search":
         coverage.insert(0, "definitions: best lexical matches for the query (ranked, not exhaustive)")
     message = None if rows else f"no definition matches {text[:80]!r}"
@@ -223,6 +232,7 @@ def op_context(ctx: OperationContext) -> Answer:
         data={
             "definitions": [f"{r.qualified_name} ({r.path}:{r.start_line})" for r in rows],
             "found_by": how,
+            "co_changed": [p.to_dict() for p in pairs],
         },
         message=message,
     )

@@ -30,6 +30,7 @@ from lazy_intel.graph.queries import (
     nodes_with_label,
     traverse,
 )
+from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import (
     GRAPH_COVERAGE,
@@ -49,6 +50,7 @@ from lazy_intel.service.graph_evidence import (
     target_items,
     unresolved_lines,
 )
+from lazy_intel.service.history import open_signals
 
 DEFAULT_CALL_DEPTH = 1
 DEFAULT_IMPACT_DEPTH = 3
@@ -215,6 +217,11 @@ def op_impact(ctx: OperationContext) -> Answer:
     entries: list[Reached | tuple[int, float, str]] = [*reached]
     entries.extend((n, conf, why) for n, (conf, why) in test_list if n in test_nodes)
     head = target_items(reader, targets)
+    with open_signals(ctx) as history:
+        pairs = co_changed_files(history, view, [t.path for t in targets if t.path])
+        history_note = co_change_coverage(history)
+    if not ctx.request.cursor:  # the first page names the co-changed files after the targets
+        head.extend(co_changed_items(view, pairs))
     offset, cursor_for = paging(ctx, len(entries), head=len(head))
     page = entries[offset : offset + ctx.request.limit]
     reader.prefetch_paths(
@@ -249,6 +256,7 @@ def op_impact(ctx: OperationContext) -> Answer:
         "affected tests: tests that reach the target through the graph, plus TESTS edges (naming and imports)"
     )
     coverage.extend(language_coverage(nodes[r.node].lang for r in reached))
+    coverage.append(history_note)
     by_distance: dict[str, int] = {}
     for r in reached:
         by_distance[str(r.distance)] = by_distance.get(str(r.distance), 0) + 1
@@ -263,6 +271,7 @@ def op_impact(ctx: OperationContext) -> Answer:
             node_ref(test_nodes[n]) for n, _ in test_list[:MAX_TESTS_IN_DATA] if n in test_nodes
         ],
         "affected_test_count": len(tests),
+        "co_changed": [p.to_dict() for p in pairs],
     }
     return finish_answer(
         ctx, "impact", items, coverage=coverage, warnings=warnings, data=data, cursor_for=cursor_for

@@ -47,6 +47,15 @@ PAGE_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
+ENDPOINTS = (
+    "/api/view",
+    "/api/architecture",
+    "/api/search",
+    "/api/symbol",
+    "/api/graph",
+    "/api/source",
+    "/api/events",
+)
 STATUS_OF = {"INVALID_ARGUMENT": 400, "NOT_FOUND": 404, "BUSY": 503, "TIMEOUT": 504}
 
 Route = Callable[[dict[str, str]], dict[str, Any]]
@@ -77,7 +86,7 @@ class UIServer:
         self.port = int(self.httpd.server_address[1])
         self.allowed_hosts = {f"{HOST}:{self.port}", f"localhost:{self.port}"}
         self._thread: threading.Thread | None = None
-        self.routes: dict[str, Route] = {
+        self.routes: dict[str, Route] = {  # and /api/events, the stream
             "/api/view": lambda q: self.backend.view(),
             "/api/architecture": lambda q: self.backend.architecture(q.get("path") or None),
             "/api/search": lambda q: self.backend.search(_required(q, "q")),

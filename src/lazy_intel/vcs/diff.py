@@ -8,8 +8,9 @@ its path and qualified name. State directories are never part of a change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from lazy_intel.errors import InvalidArgument
 from lazy_intel.vcs.git import Repository, decode_path, run_git, stderr_line
@@ -103,30 +104,41 @@ def changed_files(repo: Repository, revision: Revision) -> list[FileChange]:
     return [out[p] for p in sorted(out)]
 
 
-def read_blobs(repo: Repository, tree_ish: str, paths: Iterable[str]) -> dict[str, bytes | None]:
-    """The bytes of ``paths`` (root-relative) in ``tree_ish``; ``None`` where absent or too large."""
-    wanted = list(dict.fromkeys(paths))
-    if not wanted:
-        return {}
-    request = b"".join(f"{tree_ish}:{repo.top_path(p)}\n".encode("utf-8", "surrogateescape") for p in wanted)
-    done = run_git(repo.root, "cat-file", "--batch", stdin=request, timeout_s=120.0)
-    out: dict[str, bytes | None] = {}
+def read_objects(
+    cwd: Path, specs: Sequence[str], max_bytes: int = MAX_BLOB_BYTES
+) -> list[tuple[str | None, bytes | None]]:
+    """``git cat-file --batch`` for ``specs`` (``<rev>:<path>`` from the top of the work tree): per
+    spec, (blob id, bytes) — (``None``, ``None``) when missing or not a blob, (id, ``None``) when larger
+    than ``max_bytes``."""
+    if not specs:
+        return []
+    request = b"".join(spec.encode("utf-8", "surrogateescape") + b"\n" for spec in specs)
+    done = run_git(cwd, "cat-file", "--batch", stdin=request, timeout_s=120.0)
+    out: list[tuple[str | None, bytes | None]] = []
     data = done.stdout
     pos = 0
-    for path in wanted:
+    for _ in specs:
         end = data.find(b"\n", pos)
         if end < 0:
-            out[path] = None
+            out.append((None, None))
             continue
         header = data[pos:end].split(b" ")
         pos = end + 1
-        if len(header) != 3 or header[1] != b"blob":
-            out[path] = None  # "missing", a tree or a submodule commit
-            if len(header) == 3:
-                pos += int(header[2]) + 1
+        if len(header) != 3:  # "<spec> missing" / "ambiguous"
+            out.append((None, None))
             continue
         size = int(header[2])
-        blob = data[pos : pos + size]
+        body = data[pos : pos + size]
         pos += size + 1
-        out[path] = blob if size <= MAX_BLOB_BYTES else None
+        if header[1] != b"blob":  # a tree, or a submodule's commit
+            out.append((None, None))
+        else:
+            out.append((header[0].decode(), body if size <= max_bytes else None))
     return out
+
+
+def read_blobs(repo: Repository, tree_ish: str, paths: Iterable[str]) -> dict[str, bytes | None]:
+    """The bytes of ``paths`` (root-relative) in ``tree_ish``; ``None`` where absent or too large."""
+    wanted = list(dict.fromkeys(paths))
+    found = read_objects(repo.root, [f"{tree_ish}:{repo.top_path(p)}" for p in wanted])
+    return {path: body for path, (_, body) in zip(wanted, found, strict=True)}

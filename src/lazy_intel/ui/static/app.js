@@ -223,6 +223,26 @@
     toast("expanded " + n.name + ": " + added.nodes + " node(s), " + added.edges + " edge(s)");
   }
 
+  function neighbours(n) {
+    if (!ui.symbols || n.role !== "target") return [];
+    const graph = ui.symbols.graph;
+    const groups = graph.mode === "calls" ? [["caller", "Callers"], ["callee", "Callees"], ["external", "Unresolved calls"]]
+      : [["dependent", "Dependents"], ["test", "Affected tests"]];
+    const out = [];
+    groups.forEach(function (g) {
+      const members = graph.nodes.filter(function (m) { return m.role === g[0]; });
+      if (!members.length) return;
+      out.push(el("h2", { text: g[1] + " (" + members.length + ")" }));
+      out.push(el("ul", { className: "neighbours", "data-role": g[0] }, members.map(function (m) {
+        return el("li", {}, [m.resolved ? el("a", { className: "sym", href: "#", text: m.name,
+          onclick: function (ev) { ev.preventDefault(); nodeDetails(m); openNode(m); } }) : el("span", { text: m.name }),
+          el("span", { className: "muted", text: " " + (m.kind || "") + (m.path ? " · " + m.path + ":" + (m.line || "") : "") +
+            (m.distance > 1 ? " · distance " + m.distance : "") })]);
+      })));
+    });
+    return out;
+  }
+
   function nodeDetails(n) {
     side([
       el("h2", { id: "node-title", text: n.name }),
@@ -234,7 +254,7 @@
         el("button", { type: "button", text: "Expand", onclick: function () { expand(n); } }),
         el("button", { type: "button", text: "Centre on this", onclick: function () { showSymbol(n.name, n.path); } }),
         el("button", { type: "button", text: "Show source", onclick: function () { openNode(n); } })]) : null,
-    ]);
+    ].concat(neighbours(n)));
   }
 
   async function openNode(n) {
@@ -283,11 +303,22 @@
     box.dataset.endLine = String(end);
     $("source-title").textContent = body.path + ":" + start + (end !== start ? "-" + end : "") + " · sha256 " +
       body.sha256.slice(0, 12) + " · generation " + body.generation + (body.current ? "" : " · not the current capture") +
+      (body.note ? " · " + body.note : "") + (body.lossy ? " · not valid UTF-8 (shown with replacements)" : "") +
       (label ? " · " + label : "");
+    const opening = $("source-pane").hidden;
     $("source-pane").hidden = false;
+    if (opening) refit();
     ui.source = { path: body.path, sha256: body.sha256, start_line: start, end_line: end };
     const first = $("L" + start);
     if (first) first.scrollIntoView({ block: "center" });
+  }
+
+  /* The graph pane changed size (the source pane opened or closed): fit the drawing again. */
+  function refit() {
+    requestAnimationFrame(function () {
+      const view = ui.symbols || ui.packages;
+      if (view) { view.network.redraw(); G.fit(view); }
+    });
   }
 
   /* ---- search ------------------------------------------------------------------------------ */
@@ -349,7 +380,7 @@
     if (q) search(q);
   });
   $("show-packages").addEventListener("click", function () { showPackages(null); });
-  $("source-close").addEventListener("click", function () { $("source-pane").hidden = true; ui.source = null; });
+  $("source-close").addEventListener("click", function () { $("source-pane").hidden = true; ui.source = null; refit(); });
   document.querySelectorAll('input[name="mode"]').forEach(function (r) {
     r.addEventListener("change", function () { if (ui.symbol) showSymbol(ui.symbol.name, ui.symbol.path, r.value); });
   });

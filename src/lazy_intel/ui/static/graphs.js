@@ -92,8 +92,9 @@
     network.on("doubleClick", function (params) {
       if (params.nodes.length && handlers.onOpen) handlers.onOpen(params.nodes[0]);
     });
-    network.once("afterDrawing", function () { network.fit({ animation: false }); });
-    return { network: network, nodes: nodes, edges: edges };
+    const view = { network: network, nodes: nodes, edges: edges };
+    network.once("afterDrawing", function () { fit(view); });
+    return view;
   }
 
   function nodeLevel(n, base) {
@@ -138,7 +139,7 @@
     const nodes = new vis.DataSet();
     const edges = new vis.DataSet();
     const network = new vis.Network(container, { nodes: nodes, edges: edges }, {
-      layout: { hierarchical: { enabled: true, direction: "LR", levelSeparation: 250, nodeSpacing: 70,
+      layout: { hierarchical: { enabled: true, direction: "LR", levelSeparation: 250, nodeSpacing: 46,
                                 treeSpacing: 90, blockShifting: true, edgeMinimization: true,
                                 parentCentralization: true, sortMethod: "directed" } },
       physics: { enabled: false },
@@ -154,7 +155,7 @@
     network.on("doubleClick", function (params) {
       if (params.nodes.length) handlers.onExpand(nodes.get(params.nodes[0]).data);
     });
-    network.once("afterDrawing", function () { network.fit({ animation: false }); });
+    network.once("afterDrawing", function () { fit(view); });
     return view;
   }
 
@@ -179,6 +180,12 @@
     return { nodes: added.length, edges: newEdges.length };
   }
 
-  window.lazyIntelGraphs = { drawPackages: drawPackages, drawSymbols: drawSymbols, merge: merge,
+  /* Fit the drawing to its pane, but never blow a small graph up past 1.3×. */
+  function fit(view) {
+    view.network.fit({ animation: false });
+    if (view.network.getScale() > 1.3) view.network.moveTo({ scale: 1.3 });
+  }
+
+  window.lazyIntelGraphs = { drawPackages: drawPackages, drawSymbols: drawSymbols, merge: merge, fit: fit,
                              roleText: ROLE_TEXT, colours: COLOURS };
 })();

@@ -406,6 +406,24 @@ SETTINGS: tuple[Setting, ...] = (
         "'default'.",
     ),
     Setting(
+        "executor",
+        "LAZY_INTEL_EXECUTOR",
+        "str",
+        "local",
+        "Where the per-file work of a sync runs: local (worker processes on this machine) or ray (tasks "
+        "on a Ray cluster, the [distributed] extra; change sets under 64 files stay local). The writer "
+        "and the store are the same either way.",
+        choices=("local", "ray"),
+    ),
+    Setting(
+        "ray_address",
+        "LAZY_INTEL_RAY_ADDRESS",
+        "str",
+        "local",
+        "The Ray cluster of the ray executor: local = start one inside the indexing process; else the "
+        "address given to ray.init (auto, ray://head:10001).",
+    ),
+    Setting(
         "log_level",
         "LAZY_INTEL_LOG_LEVEL",
         "str",

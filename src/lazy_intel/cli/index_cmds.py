@@ -129,10 +129,20 @@ def query_options(func: Callable[..., Any]) -> Callable[..., Any]:
     default=None,
     help="Where the index lives: a postgresql:// URL for a shared PostgreSQL store (LAZY_INTEL_STORE).",
 )
-def index_command(root: str, rebuild: bool, state_dir: str | None, as_json: bool, store: str | None) -> None:
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default=None,
+    help="Where parsing runs: local worker processes or Ray tasks (LAZY_INTEL_EXECUTOR).",
+)
+def index_command(
+    root: str, rebuild: bool, state_dir: str | None, as_json: bool, *, store: str | None, executor: str | None
+) -> None:
     """Index ROOT (default: the current directory), or bring its index up to date."""
     if store is not None:
         os.environ["LAZY_INTEL_STORE"] = store
+    if executor is not None:
+        os.environ["LAZY_INTEL_EXECUTOR"] = executor
     workspace = open_workspace_or_exit(root, state_dir, as_json, "reindex" if rebuild else "sync")
     progress = TerminalProgress.for_command(as_json)
     try:

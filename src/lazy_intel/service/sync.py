@@ -49,6 +49,9 @@ Progress = Callable[[str, int, int], None]
 StoreConnection = Any
 
 CAPTURE_BATCH = 512
+# a change set smaller than this is parsed on this machine even with the Ray executor (a one-file
+# edit must not wait for the cluster)
+RAY_MIN_FILES = 64
 # reclaim free pages after a publication once they are this share of the file (auto_vacuum=INCREMENTAL)
 FREE_PAGE_SHARE = 0.25
 
@@ -139,6 +142,8 @@ def run_sync(
     rebuild: bool = False,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    executor: str = "local",
+    ray_address: str = "local",
 ) -> SyncReport:
     """Bring the store up to date with the disk. The caller holds the writer lock."""
     started = time.monotonic()
@@ -184,6 +189,8 @@ def run_sync(
             progress=progress,
             cancel=cancel,
             before_write=record_intent,
+            executor=executor,
+            ray_address=ray_address,
         )
         if not full:
             compact_fulltext(conn)
@@ -252,10 +259,13 @@ def publish_sync(
     progress: Progress | None,
     cancel: threading.Event | None,
     before_write: Callable[[int], None] | None = None,
+    executor: str = "local",
+    ray_address: str = "local",
 ) -> Published:
     """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
     in one transaction (any store backend). ``before_write(generation)`` runs first when there is
-    something to write (the journal records the intent there)."""
+    something to write (the journal records the intent there). ``executor`` ``ray`` parses change
+    sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`)."""
     fingerprint = parser_fingerprint()
     writer = StoreWriter(conn)
     before = writer.generation()
@@ -304,7 +314,21 @@ def publish_sync(
 
     def records() -> Iterator[FileRecord]:
         nonlocal parse_errors
-        for record in parse_many(root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel):
+        if executor == "ray" and len(to_parse) >= RAY_MIN_FILES:
+            from lazy_intel.service.ray_executor import ray_parse_many
+
+            parsed = ray_parse_many(
+                root,
+                to_parse,
+                max_file_bytes,
+                address=ray_address,
+                workers=parse_workers,
+                progress=progress,
+                cancel=cancel,
+            )
+        else:
+            parsed = parse_many(root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel)
+        for record in parsed:
             if record.status == "parse-error":
                 parse_errors += 1
             yield record

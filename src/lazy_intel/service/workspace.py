@@ -370,6 +370,8 @@ class Workspace:
             rebuild=rebuild or faulty,
             progress=progress,
             cancel=cancel,  # type: ignore[arg-type]
+            executor=self.settings.executor,
+            ray_address=self.settings.ray_address,
         )
         self.tracker.synced_through(seq)
         # vectors of the previous store are reused unless it was the faulty one

@@ -81,6 +81,8 @@ def run_pg_sync(
     rebuild: bool = False,
     progress: Progress | None = None,
     cancel: object = None,
+    executor: str = "local",
+    ray_address: str = "local",
 ) -> SyncReport:
     """Bring the PostgreSQL store up to date with the disk. The caller holds the writer lock."""
     started = time.monotonic()
@@ -105,6 +107,8 @@ def run_pg_sync(
             scope_digest=scope_digest,
             progress=progress,
             cancel=cancel,  # type: ignore[arg-type]
+            executor=executor,
+            ray_address=ray_address,
         )
         if full:
             if live is not None:
@@ -197,6 +201,8 @@ class PgWorkspace(Workspace):
                 rebuild=rebuild,
                 progress=progress,
                 cancel=cancel,
+                executor=self.settings.executor,
+                ray_address=self.settings.ray_address,
             )
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self.pg.lock.forget()  # whatever the session held, the server rolled it back

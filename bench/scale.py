@@ -130,6 +130,31 @@ def killed_and_resumed(tree: Path, state: Path, full_wall: float, at: float) -> 
     }
 
 
+def executors(tree: Path, work: Path, indexed: int) -> dict[str, Any]:
+    """Full builds with the local and the Ray executor (a local Ray instance started by the build:
+    its start-up is part of the wall) at 1 and 2 workers, each Ray build as a ratio to local."""
+    out: dict[str, Any] = {}
+    for workers in (1, 2):
+        row: dict[str, Any] = {}
+        for executor in ("local", "ray"):
+            state = work / f"state-{executor}-{workers}"
+            shutil.rmtree(state, ignore_errors=True)
+            env = {
+                "LAZY_INTEL_EMBEDDING": "none",
+                "LAZY_INTEL_EXECUTOR": executor,
+                "LAZY_INTEL_PARSE_WORKERS": str(workers),
+                "LAZY_INTEL_RAY_ADDRESS": "local",
+            }
+            build = full_build(tree, state, env)
+            build["files_s"] = round(indexed / build["wall_s"], 1)
+            row[executor] = build
+        row["ray_wall_over_local"] = round(row["ray"]["wall_s"] / row["local"]["wall_s"], 2)
+        out[f"{workers}_workers"] = row
+    for key in ("LAZY_INTEL_EXECUTOR", "LAZY_INTEL_PARSE_WORKERS", "LAZY_INTEL_RAY_ADDRESS"):
+        os.environ.pop(key, None)
+    return out
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -224,6 +249,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--kill-at", type=float, default=0.0, help="kill -9 a build at this share, resume")
+    parser.add_argument("--ray", action="store_true", help="also: local vs Ray executor, 1 and 2 workers")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
@@ -284,6 +310,10 @@ def main() -> None:
             for key in ("LAZY_INTEL_STORE",):
                 os.environ.pop(key, None)
             server.cleanup()
+
+    if args.ray:
+        result["executors"] = executors(tree, args.work, indexed)
+        print(f"executors: {result['executors']}", flush=True)
 
     if args.kill_at:
         result["kill_9"] = killed_and_resumed(tree, args.work / "state-killed", build["wall_s"], args.kill_at)

@@ -14,7 +14,7 @@ column (an 8,000-byte chunk holds at most about 8,000 tokens) would not be found
 
 from __future__ import annotations
 
-FUNCTIONS_VERSION = "3"
+FUNCTIONS_VERSION = "5"
 
 FUNCTIONS_SQL = r"""
 CREATE SCHEMA IF NOT EXISTS lazy_intel;
@@ -77,30 +77,61 @@ BEGIN
   RETURN n;
 END $$;
 
+-- SQLite's GLOB as an anchored regular expression; NULL when the pattern can match nothing (an
+-- unclosed [ set). * any run, ? one character, [set] [^set] with ranges, ] first in a set literal.
 CREATE OR REPLACE FUNCTION lazy_intel.glob_regex(p text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
   out text := '^';
   i integer := 1;
+  n integer := length(p);
   c text;
   j integer;
+  body text;
   cls text;
+  k integer;
+  lo text;
+  hi text;
 BEGIN
-  WHILE i <= length(p) LOOP
+  WHILE i <= n LOOP
     c := substr(p, i, 1);
-    IF c = '*' THEN out := out || '.*';
-    ELSIF c = '?' THEN out := out || '.';
+    IF c = '*' THEN
+      out := out || '.*';
+    ELSIF c = '?' THEN
+      out := out || '.';
     ELSIF c = '[' THEN
-      j := strpos(substr(p, i + 2), ']');
-      IF j = 0 THEN out := out || '\['; ELSE
-        cls := substr(p, i + 1, j);
-        IF left(cls, 1) = '^' THEN cls := '^' || replace(substr(cls, 2), '\', '\\');
-        ELSE cls := replace(cls, '\', '\\'); END IF;
-        out := out || '[' || cls || ']';
-        i := i + j + 1;
-      END IF;
-    ELSIF c ~ '[.\\+(){}|^$]' OR c = ']' THEN out := out || '\' || c;
-    ELSE out := out || c;
+      j := i + 1;
+      cls := '';
+      IF j <= n AND substr(p, j, 1) = '^' THEN cls := '^'; j := j + 1; END IF;
+      body := '';
+      IF j <= n AND substr(p, j, 1) = ']' THEN body := ']'; j := j + 1; END IF;
+      WHILE j <= n AND substr(p, j, 1) <> ']' LOOP
+        body := body || substr(p, j, 1);
+        j := j + 1;
+      END LOOP;
+      IF j > n THEN RETURN NULL; END IF;  -- no closing ]: SQLite matches nothing
+      k := 1;
+      WHILE k <= length(body) LOOP
+        lo := substr(body, k, 1);
+        IF k + 2 <= length(body) AND substr(body, k + 1, 1) = '-' THEN
+          hi := substr(body, k + 2, 1);
+          IF lo <= hi THEN
+            cls := cls || CASE WHEN lo ~ '[A-Za-z0-9]' THEN lo ELSE '\' || lo END || '-'
+                       || CASE WHEN hi ~ '[A-Za-z0-9]' THEN hi ELSE '\' || hi END;
+          END IF;
+          k := k + 3;
+        ELSE
+          cls := cls || CASE WHEN lo ~ '[A-Za-z0-9]' THEN lo ELSE '\' || lo END;
+          k := k + 1;
+        END IF;
+      END LOOP;
+      IF cls = '' THEN RETURN NULL; END IF;
+      out := out || CASE WHEN cls = '^' THEN '.' ELSE '[' || cls || ']' END;
+      i := j;
+    ELSIF c ~ '[A-Za-z0-9]' THEN
+      out := out || c;
+    ELSE
+      out := out || '\' || c;
     END IF;
     i := i + 1;
   END LOOP;
@@ -108,7 +139,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION lazy_intel.glob_match(v text, p text) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT v ~ lazy_intel.glob_regex(p) $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT coalesce(v ~ lazy_intel.glob_regex(p), false) $$;
 
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
@@ -117,17 +148,17 @@ DO $$ BEGIN
   END IF;
 END $$;
 
--- SQLite's substr: 1-based, a negative start counts from the end
+-- SQLite's substr: 1-based; a negative start counts from the end, and the part of the range before
+-- the first character is cut from the length (substr('a', -3, 2) = '')
 CREATE OR REPLACE FUNCTION lazy_intel.substr(s text, start bigint) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN start < 0 THEN right(s, (-start)::integer)
-              WHEN start = 0 THEN s ELSE pg_catalog.substr(s, start::integer) END
+  SELECT pg_catalog.substr(s, greatest(CASE WHEN start < 0 THEN length(s) + start + 1 ELSE start END, 1)::integer)
 $$;
 CREATE OR REPLACE FUNCTION lazy_intel.substr(s text, start bigint, len bigint) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN start < 0 THEN pg_catalog.substr(right(s, (-start)::integer), 1, len::integer)
-              WHEN start = 0 THEN pg_catalog.substr(s, 1, greatest(len - 1, 0)::integer)
-              ELSE pg_catalog.substr(s, start::integer, len::integer) END
+  SELECT CASE WHEN q.l <= 0 THEN '' ELSE pg_catalog.substr(s, q.p::integer, q.l::integer) END
+  FROM (SELECT greatest(b.p, 1) AS p, CASE WHEN b.p < 1 THEN len + b.p - 1 ELSE len END AS l
+        FROM (SELECT CASE WHEN start < 0 THEN length(s) + start + 1 ELSE start END AS p) b) q
 $$;
 
 -- json_extract(text, '$.key'): scalars as text (numbers and booleans as SQLite would print them)

@@ -226,6 +226,8 @@ def fts_ddl(table: str, columns: tuple[str, ...]) -> list[str]:
         "CREATE TABLE fts_delta (rows BIGINT NOT NULL, tokens BIGINT NOT NULL)",
         'CREATE TABLE fts_terms_delta (term TEXT COLLATE "C" NOT NULL, docs BIGINT NOT NULL)',
         'CREATE TABLE fts_terms (term TEXT COLLATE "C" PRIMARY KEY, docs BIGINT NOT NULL)',
+        # terms whose last chunk went: found without scanning every term at each publication
+        "CREATE INDEX fts_terms_gone ON fts_terms(term) WHERE docs <= 0",
         f"CREATE TRIGGER {table}_track AFTER INSERT OR DELETE ON {table} "
         "FOR EACH ROW EXECUTE FUNCTION lazy_intel.fts_track()",
     ]

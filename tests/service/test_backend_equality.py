@@ -32,6 +32,8 @@ OPERATIONS: tuple[dict[str, Any], ...] = (
     {"operation": "search", "query": '"Send a request with retries"', "limit": 10},
     {"operation": "search", "query": "retries", "path": "pkg/*.py", "kind": "function"},
     {"operation": "search", "query": "helper", "lang": "python"},
+    # names defined symbols: the graph priors' neighbourhood queries run
+    {"operation": "search", "query": "Session.send fails when request raises ValueError in helper"},
     {"operation": "symbol", "symbol": "request"},
     {"operation": "symbol", "symbol": "Session.request"},
     {"operation": "context", "symbol": "Session.send"},

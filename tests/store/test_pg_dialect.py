@@ -46,6 +46,15 @@ def test_order_by_gets_sqlite_null_placement_at_every_level() -> None:
     assert "ORDER BY a NULLS FIRST, b DESC NULLS LAST, (c - d) NULLS FIRST LIMIT %s" in text
 
 
+def test_subqueries_in_from_get_an_alias() -> None:
+    assert sql("SELECT count(*) FROM (SELECT 1 FROM nodes WHERE name = ? LIMIT ?)").endswith(") AS _sub1")
+    assert sql("SELECT * FROM (SELECT 0 AS o UNION ALL SELECT 1) AS x") == (
+        "SELECT * FROM (SELECT 0 AS o UNION ALL SELECT 1) AS x"
+    )
+    joined = sql("SELECT a FROM t, (SELECT 1) WHERE x IN (SELECT y FROM u)")
+    assert "(SELECT 1) AS _sub1 WHERE" in joined and "(SELECT y FROM u)" in joined
+
+
 def test_hints_functions_reserved_words_and_control() -> None:
     assert "INDEXED" not in sql("SELECT * FROM edges INDEXED BY edges_unresolved WHERE dst IS NULL")
     assert "strpos(labels, %s)" in sql("SELECT instr(labels, ?) FROM nodes")

@@ -11,6 +11,7 @@ psycopg's ``%`` escape:
   ``lazy_intel.@~@`` operator; ``instr``, ``substr``, ``json_extract``, ``json_group_array`` map to
   functions of the ``lazy_intel`` schema with SQLite's semantics (:mod:`.functions`);
 - ``INDEXED BY`` hints are dropped (PostgreSQL's planner takes no hints);
+- a subquery in ``FROM`` without an alias gets one (PostgreSQL 15 requires it);
 - every ``ORDER BY`` term gets SQLite's NULL placement (first ascending, last descending).
 
 :func:`schema_ddl` turns the SQLite schema (``store/schema.py``) into PostgreSQL DDL, so one
@@ -120,6 +121,87 @@ def _add_null_order(tokens: list[Token]) -> list[Token]:
             continue
         i += 1
     return out
+
+
+_CLAUSE_WORDS = frozenset(
+    {
+        "WHERE",
+        "GROUP",
+        "ORDER",
+        "LIMIT",
+        "OFFSET",
+        "JOIN",
+        "LEFT",
+        "RIGHT",
+        "INNER",
+        "CROSS",
+        "FULL",
+        "ON",
+        "UNION",
+        "EXCEPT",
+        "INTERSECT",
+        "HAVING",
+        "WINDOW",
+        "USING",
+        "NATURAL",
+    }
+)
+
+
+def _alias_subqueries(tokens: list[Token]) -> list[Token]:
+    """SQLite allows ``FROM (SELECT …)`` without an alias; PostgreSQL 15 does not: name each one."""
+    out = list(tokens)
+    count = 0
+    i = 0
+    while i < len(out):
+        if out[i].upper in ("FROM", "JOIN") or (out[i].text == "," and _in_from_list(out, i)):
+            j = _next_significant(out, i)
+            if j is not None and out[j].text == "(":
+                k = _next_significant(out, j)
+                if k is not None and out[k].upper in ("SELECT", "WITH", "VALUES"):
+                    close = _matching_paren(out, j)
+                    after = _next_significant(out, close) if close is not None else None
+                    if close is not None and (
+                        after is None
+                        or out[after].text in (")", ",", ";")
+                        or out[after].upper in _CLAUSE_WORDS
+                    ):
+                        count += 1
+                        out.insert(close + 1, Token("word", f" AS _sub{count}"))
+        i += 1
+    return out
+
+
+def _in_from_list(tokens: list[Token], comma: int) -> bool:
+    """Whether the comma at ``comma`` separates items of a FROM list (the nearest clause word
+    before it at the same depth is FROM)."""
+    depth = 0
+    for j in range(comma - 1, -1, -1):
+        t = tokens[j]
+        if t.text == ")":
+            depth += 1
+        elif t.text == "(":
+            if depth == 0:
+                return False
+            depth -= 1
+        elif depth == 0 and t.kind == "word":
+            if t.upper == "FROM":
+                return True
+            if t.upper in ("SELECT", "WHERE", "GROUP", "ORDER", "SET", "VALUES"):
+                return False
+    return False
+
+
+def _matching_paren(tokens: list[Token], open_at: int) -> int | None:
+    depth = 0
+    for j in range(open_at, len(tokens)):
+        if tokens[j].text == "(":
+            depth += 1
+        elif tokens[j].text == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
 
 
 def _order_term(term: list[Token]) -> list[Token]:
@@ -240,7 +322,7 @@ def _translate(sql: str, tables: dict[str, TableInfo]) -> Translated:
         else:
             out.append(tok)
         idx += 1
-    out = _add_null_order(out)
+    out = _add_null_order(_alias_subqueries(out))
     text = "".join(t.text for t in out).rstrip().rstrip(";")
     return Translated(text + suffix, returns_row_id=returns_row_id)
 

@@ -145,11 +145,17 @@ def executors(tree: Path, work: Path, indexed: int) -> dict[str, Any]:
                 "LAZY_INTEL_PARSE_WORKERS": str(workers),
                 "LAZY_INTEL_RAY_ADDRESS": "local",
             }
-            build = full_build(tree, state, env)
+            try:
+                build = full_build(tree, state, env)
+            except SystemExit as exc:  # report the failure and go on with the other builds
+                row[executor] = {"failed": str(exc)[-300:]}
+                continue
             build["files_s"] = round(indexed / build["wall_s"], 1)
             row[executor] = build
-        row["ray_wall_over_local"] = round(row["ray"]["wall_s"] / row["local"]["wall_s"], 2)
+        if "wall_s" in row.get("ray", {}) and "wall_s" in row.get("local", {}):
+            row["ray_wall_over_local"] = round(row["ray"]["wall_s"] / row["local"]["wall_s"], 2)
         out[f"{workers}_workers"] = row
+        print(f"executors, {workers} worker(s): {row}", flush=True)
     for key in ("LAZY_INTEL_EXECUTOR", "LAZY_INTEL_PARSE_WORKERS", "LAZY_INTEL_RAY_ADDRESS"):
         os.environ.pop(key, None)
     return out

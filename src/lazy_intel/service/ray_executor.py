@@ -16,6 +16,7 @@ the address of a running cluster (``auto``, ``ray://head:10001``).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -41,6 +42,7 @@ BATCH_FILES = 32
 BATCH_BYTES = 4 * 1024 * 1024
 # tasks in flight per worker: enough to keep every worker busy, few enough to bound memory
 IN_FLIGHT_PER_WORKER = 2
+INIT_ATTEMPTS = 3
 
 _state: dict[str, Any] = {}
 _guard = threading.Lock()
@@ -84,12 +86,20 @@ def _init_in_keeper_thread(ray: Any, options: dict[str, Any]) -> None:
     stop = threading.Event()
 
     def keep() -> None:
-        try:
-            ray.init(**options)
-        except BaseException as exc:
-            failure.append(exc)
-            started.set()
-            return
+        for attempt in range(1, INIT_ATTEMPTS + 1):
+            try:
+                ray.init(**options)
+                break
+            except Exception as exc:
+                # Ray gives its raylet a fixed 30 s to register; a loaded machine can miss that once
+                if attempt < INIT_ATTEMPTS and "timed out during startup" in str(exc):
+                    logger.warning("Ray did not start in time (attempt %d); retrying", attempt)
+                    with contextlib.suppress(Exception):
+                        ray.shutdown()
+                    continue
+                failure.append(exc)
+                started.set()
+                return
         started.set()
         stop.wait()
 

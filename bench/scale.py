@@ -256,6 +256,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--kill-at", type=float, default=0.0, help="kill -9 a build at this share, resume")
     parser.add_argument("--ray", action="store_true", help="also: local vs Ray executor, 1 and 2 workers")
+    parser.add_argument("--executors-only", action="store_true", help="only the local vs Ray builds")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
@@ -266,6 +267,10 @@ def main() -> None:
         "tree_files": count,
     }
     print(f"tree: {count} files in {tree}", flush=True)
+    if args.executors_only:
+        result["executors"] = executors(tree, args.work, count)
+        print(json.dumps(result, indent=2))
+        return
 
     state = args.work / "state-sqlite"
     shutil.rmtree(state, ignore_errors=True)

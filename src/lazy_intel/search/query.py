@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from lazy_intel.search.compounds import compound_terms
 from lazy_intel.search.stopwords import BUG_WORDS, STOP_WORDS
-from lazy_intel.search.tokens import IDENTIFIER, identifier_tokens
+from lazy_intel.text.stems import stem
+from lazy_intel.text.tokens import IDENTIFIER, identifier_tokens
 
 # ---- weights of a mention, by what it is (relative; a plain word is 1)
 WEIGHT_WORD = 1.0  # an English word of the report ("redirect", "hooks")
@@ -39,6 +40,9 @@ REPEAT_BOOST = 0.5
 WEIGHT_FOREIGN_FRAME = 0.5
 # Frames nearer the failure (the bottom of a Python traceback) count more, up to this factor.
 FRAME_DEPTH_BOOST = 1.5
+# A term's Snowball stem (text/stems.py) is searched beside it at this share of its weight: "fitted"
+# also asks for ``fit`` (and, through the index's ``stems`` column, for "fits" and "fitting").
+STEM_TERM_FACTOR = 0.5
 
 MIN_WORD_CHARS = (
     3  # shorter terms only as parts of identifiers of weight >= WEIGHT_IDENTIFIER (``os``, ``id``)
@@ -150,6 +154,19 @@ class _Weights:
         return out
 
 
+# A line number written in a query (a stack frame, ``path:line``) is positional text, not a request
+# argument: any digit string is read, and one past every real file is clamped here, so nothing
+# downstream sees a number SQLite cannot bind (or Python refuses to parse: over 4,300 digits).
+MAX_LINE_NUMBER = 10_000_000
+
+
+def line_number(digits: str) -> int:
+    """The line a run of digits names, clamped to ``MAX_LINE_NUMBER``."""
+    if len(digits) > len(str(MAX_LINE_NUMBER)):
+        return MAX_LINE_NUMBER
+    return min(int(digits), MAX_LINE_NUMBER)
+
+
 def is_code_shaped(word: str) -> bool:
     """``snake_case``, ``camelCase``, ``PascalCase`` with two humps, ``__dunder__``, ``CONSTANT_NAME``."""
     core = word.strip("_")
@@ -184,7 +201,12 @@ def _frames(text: str) -> list[Frame]:
             path = m.group(1)
             add(
                 m.start(1),
-                Frame(normalise_path(path), int(m.group(2)), m.group(3), bool(FOREIGN_PATH_RE.search(path))),
+                Frame(
+                    normalise_path(path),
+                    line_number(m.group(2)),
+                    m.group(3),
+                    bool(FOREIGN_PATH_RE.search(path)),
+                ),
             )
     for m in JAVA_FRAME_RE.finditer(text):
         dotted, file_name = m.group(1), m.group(2)
@@ -193,7 +215,7 @@ def _frames(text: str) -> list[Frame]:
             m.start(),
             Frame(
                 f"{package}/{file_name}",
-                int(m.group(3)),
+                line_number(m.group(3)),
                 dotted.rsplit(".", 1)[-1],
                 dotted.startswith("java."),
             ),
@@ -207,7 +229,9 @@ def _frames(text: str) -> list[Frame]:
         path = re.sub(r"^(?:file|webpack|https?)://[^/]*", "", m.group(2))
         add(
             m.start(),
-            Frame(normalise_path(path), int(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))),
+            Frame(
+                normalise_path(path), line_number(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))
+            ),
         )
     found.sort(key=lambda pf: pf[0])
     return [frame for _, frame in found]
@@ -361,6 +385,26 @@ def analyze_query(text: str) -> QueryAnalysis:
         ),
         locate_bug=locate_bug,
     )
+
+
+def stem_terms(
+    terms: Iterable[tuple[str, float]], factor: float = STEM_TERM_FACTOR
+) -> list[tuple[str, float]]:
+    """The stems of ``terms`` that differ from every term, weighted ``factor`` x the best term's weight.
+
+    ``fitted`` (1.0) -> ``fit`` (0.5); ``retries`` -> ``retri``, the form the index's ``stems``
+    column holds for "retry" too. Order: the order of the terms they come from.
+    """
+    terms = list(terms)
+    if factor <= 0:
+        return []
+    known = {t for t, _ in terms}
+    out: dict[str, float] = {}
+    for term, weight in terms:
+        s = stem(term)
+        if s != term and s not in known:
+            out[s] = max(out.get(s, 0.0), weight * factor)
+    return list(out.items())
 
 
 def _path_tokens(path: str) -> list[str]:

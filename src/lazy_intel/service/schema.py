@@ -11,6 +11,7 @@ from lazy_intel.service.requests import (
     GRANULARITIES,
     MAX_ANCHORS,
     MAX_LIMIT,
+    MIN_MAX_CHARS,
     POSITION_ENCODINGS,
 )
 
@@ -24,7 +25,7 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "maxChars": {
         "type": "integer",
-        "minimum": 200,
+        "minimum": MIN_MAX_CHARS,
         "description": "Output budget in characters (whole answer).",
     },
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Most results."},
@@ -86,6 +87,11 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "Zero-based character (semantic operations).",
     },
     "includeDeclaration": {"type": "boolean", "description": "references: include the declaration."},
+    "includeCandidates": {
+        "type": "boolean",
+        "description": "references: also list sites the index resolved by name only (ambiguous, unique-name; "
+        "rarely right), after the references. Default false: they are counted in coverage.",
+    },
     "direction": {
         "type": "string",
         "enum": list(DIRECTIONS),

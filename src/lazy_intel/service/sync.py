@@ -21,26 +21,22 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.faultpoints import pause_point
-from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, GraphReport, update_graph
-from lazy_intel.parse.languages import parser_fingerprint, parser_versions
-from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
-from lazy_intel.store.writer import (
-    AppliedChange,
-    ChangeSet,
-    FileRecord,
-    StatRefresh,
-    StoreWriter,
-    compact_fulltext,
-)
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import ScopePolicy, list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
+
+if TYPE_CHECKING:
+    from lazy_intel.graph.build import GraphReport
+    from lazy_intel.store.writer import AppliedChange, FileRecord
+
+# The parse, graph and writer modules (tree-sitter, NumPy, the resolver) are imported by the
+# functions that sync, not here: a process that only reads a published view never loads them.
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +94,9 @@ def current_store_path(state: StateDir) -> Path | None:
 def store_profile(root: Path, max_file_bytes: int) -> str:
     """The scope digest a store built now would record: policy, parser fingerprint, limits, schema,
     graph resolver. ``run_sync`` records exactly this; recovery compares against it."""
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
     policy = load_policy(root)
     return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
 
@@ -120,6 +119,9 @@ def store_meta(path: Path) -> dict[str, str] | None:
 
 
 def _store_is_compatible(path: Path) -> bool:
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
     meta = store_meta(path)
     return (
         meta is not None
@@ -146,6 +148,8 @@ def run_sync(
     ray_address: str = "local",
 ) -> SyncReport:
     """Bring the store up to date with the disk. The caller holds the writer lock."""
+    from lazy_intel.store.writer import compact_fulltext
+
     started = time.monotonic()
     state.ensure()
     journal = PublicationJournal(state.runtime)
@@ -191,6 +195,7 @@ def run_sync(
             before_write=record_intent,
             executor=executor,
             ray_address=ray_address,
+            store_path=target if full else None,
         )
         if not full:
             compact_fulltext(conn)
@@ -261,11 +266,18 @@ def publish_sync(
     before_write: Callable[[int], None] | None = None,
     executor: str = "local",
     ray_address: str = "local",
+    store_path: Path | None = None,
 ) -> Published:
     """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
     in one transaction (any store backend). ``before_write(generation)`` runs first when there is
     something to write (the journal records the intent there). ``executor`` ``ray`` parses change
-    sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`)."""
+    sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
+    the fresh SQLite store file of a full rebuild, which resolve workers may read."""
+    from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, update_graph
+    from lazy_intel.parse.languages import parser_fingerprint, parser_versions
+    from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
+    from lazy_intel.store.writer import ChangeSet, StatRefresh, StoreWriter
+
     fingerprint = parser_fingerprint()
     writer = StoreWriter(conn)
     before = writer.generation()
@@ -347,10 +359,18 @@ def publish_sync(
     def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
         if progress:
             progress("graph", 0, len(applied.upserted) + len(applied.removed))
+        resolver = None
+        if applied.full and store_path is not None:  # a fresh store no reader sees yet
+            from lazy_intel.service.resolve_pool import pool_resolver
+
+            resolver = pool_resolver(conn, store_path, len(applied.upserted), parse_workers, cancel=cancel)
         resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
         graph_reports.append(
             update_graph(
-                conn, GraphDelta(applied.upserted, applied.removed, full=applied.full), progress=resolved
+                conn,
+                GraphDelta(applied.upserted, applied.removed, full=applied.full),
+                resolver,
+                progress=resolved,
             )
         )
 

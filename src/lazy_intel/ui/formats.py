@@ -128,6 +128,10 @@ def render_html(picture: Picture) -> str:
         f"<li>{xml_text(s.text)} <span class=muted>{xml_text(s.path)}:{s.start_line}</span></li>"
         for s in picture.entry_points
     ]
+    spots = [
+        f"<li>{xml_text(s.qualified_name or s.path)} <span class=muted>{xml_text(s.text)}</span></li>"
+        for s in picture.hotspots
+    ]
     cycles = [f'<li class="cycle">{xml_text(" ⇄ ".join(c))}</li>' for c in picture.package_cycles]
     imports = [f'<li class="cycle">{xml_text(" ⇄ ".join(c))}</li>' for c in picture.import_cycles]
     coverage = [f"<li>{xml_text(c)}</li>" for c in picture.coverage]
@@ -145,6 +149,7 @@ def render_html(picture: Picture) -> str:
             + "".join(rows)
             + "</table>",
             "<h2>Entry points</h2><ul>" + ("".join(entries) or "<li>none</li>") + "</ul>",
+            ("<h2>Hotspots (commits x size)</h2><ul>" + "".join(spots) + "</ul>") if spots else "",
             "<h2>Package cycles</h2><ul>" + ("".join(cycles) or "<li>none</li>") + "</ul>",
             "<h2>File import cycles</h2><ul>" + ("".join(imports) or "<li>none</li>") + "</ul>",
             "<h2>Package dependencies</h2>",

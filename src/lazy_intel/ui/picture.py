@@ -82,7 +82,7 @@ class PackageEdge:
 class Symbol:
     """An anchored item of the answer: a central symbol or an entry point."""
 
-    kind: str  # central_symbol | entry_point
+    kind: str  # central_symbol | entry_point | hotspot
     text: str
     qualified_name: str | None
     symbol_kind: str | None
@@ -112,6 +112,7 @@ class Picture:
     width: float
     height: float
     rows: tuple[int, ...] = field(default=())  # layer of each drawn row, top to bottom
+    hotspots: tuple[Symbol, ...] = field(default=())  # files/definitions that change often (git)
 
     @property
     def trimmed(self) -> bool:
@@ -214,6 +215,7 @@ def picture_from_answer(answer: Mapping[str, Any], root_name: str | None = None)
         width=width,
         height=height,
         rows=rows,
+        hotspots=_symbols(items, "hotspot"),
     )
 
 
@@ -343,6 +345,7 @@ def picture_to_dict(picture: Picture) -> dict[str, Any]:
         "import_cycles": [list(c) for c in picture.import_cycles],
         "central": [_symbol_dict(s) for s in picture.central],
         "entry_points": [_symbol_dict(s) for s in picture.entry_points],
+        "hotspots": [_symbol_dict(s) for s in picture.hotspots],
         "coverage": list(picture.coverage),
         "trimmed": picture.trimmed,
     }

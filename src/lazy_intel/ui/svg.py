@@ -20,6 +20,7 @@ LINE = 17
 FOOTER_LINE = 15
 MAX_SIDE_SYMBOLS = 15
 MAX_SIDE_CYCLES = 6
+MAX_SIDE_HOTSPOTS = 6
 MAX_FOOTER_LINES = 4
 SIDE_CHARS = 52
 
@@ -33,7 +34,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def xml_text(value: object) -> str:
-    """``value`` as XML character data or attribute text (quotes escaped too)."""
+    """``value`` as XML character data or attribute text (quotes and line breaks escaped too)."""
     text = _NOT_XML.sub("\ufffd", str(value))
     return (
         text.replace("&", "&amp;")
@@ -41,6 +42,9 @@ def xml_text(value: object) -> str:
         .replace(">", "&gt;")
         .replace('"', "&quot;")
         .replace("'", "&#39;")
+        .replace("\t", "&#9;")  # as references, so XML's whitespace normalisation leaves them be
+        .replace("\n", "&#10;")
+        .replace("\r", "&#13;")
     )
 
 
@@ -100,6 +104,10 @@ def _side(picture: Picture, x: float, y: float) -> tuple[list[str], float]:
         heading("Entry points")
         for s in picture.entry_points[:MAX_SIDE_SYMBOLS]:
             line(_clip(s.text, SIDE_CHARS), _clip(f"{s.path}:{s.start_line}", SIDE_CHARS + 4))
+    if picture.hotspots:
+        heading("Hotspots (commits x size)")
+        for s in picture.hotspots[:MAX_SIDE_HOTSPOTS]:
+            line(_clip(s.qualified_name or s.path, SIDE_CHARS), _clip(s.text, SIDE_CHARS + 4))
     heading("Package cycles")
     if not picture.package_cycles:
         line("none", cls="sub")

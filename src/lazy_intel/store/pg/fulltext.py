@@ -44,14 +44,22 @@ def bm25_sql(
     filters: Sequence[str],
     filter_args: Sequence[object],
     limit: int,
+    within: Sequence[int] | None = None,
 ) -> tuple[str, list[object]]:
     """``(chunk_id, file_id, score)`` best first for the phrases, the way ``-bm25()`` ranks them.
 
-    ``filters`` are ``AND …`` clauses over ``f`` (files) and ``s`` (symbols), with their arguments.
+    ``filters`` are ``AND …`` clauses over ``f`` (files) and ``s`` (symbols), with their arguments;
+    ``within`` limits the rows scored to these chunk ids. A column of weight 0 is not matched at
+    all, as FTS5's column filter (``- {col} : …``) that ``search/lexical.py`` writes for it: its
+    occurrences count neither for a row's frequencies nor for a phrase's document count.
     """
     phrases = [tuple(p) for p in phrases if p]
     if not phrases:
         raise ValueError("no phrase to match")
+    index = [i for i, w in enumerate(weights) if w > 0]
+    filtered_columns = len(index) < len(columns)
+    if not index:
+        raise ValueError("every column has weight 0: nothing can match")
     args: list[object] = []
     values = []
     for ordinal, tokens in enumerate(phrases):
@@ -73,12 +81,26 @@ def bm25_sql(
     any_query = " | ".join(f"({' & '.join(_tsquery_lexeme(t) for t in p)})" for p in dict.fromkeys(phrases))
     args.append(any_query)
     args.extend(filter_args)
-    column_rows = ", ".join(f"({i}, CAST({float(w)!r} AS float8), cand.f{i})" for i, w in enumerate(weights))
-    in_any_column = " OR ".join(f"t.v_{c} @@ q.tsq_phrase" for c in columns)
+    if filtered_columns:
+        args.extend([any_query] * len(index))
+    if within is not None:
+        args.append(list(within))
+    column_rows = ", ".join(f"({i}, CAST({float(weights[i])!r} AS float8), cand.f{i})" for i in index)
+    in_any_column = " OR ".join(f"t.v_{columns[i]} @@ q.tsq_phrase" for i in index)
     phrase_freq = " + ".join(
-        f"CAST({float(w)!r} AS float8) * lazy_intel.fts_instances(cand.f{i}, idf.toks, cand.tf_over, {i})"
-        for i, w in enumerate(weights)
+        f"CAST({float(weights[i])!r} AS float8) * lazy_intel.fts_instances(cand.f{i}, idf.toks, cand.tf_over, {i})"
+        for i in index
     )
+    single_hits = (
+        "(SELECT count(*) FROM chunks_fts t WHERE t.v_all @@ q.tsq_all AND (" + in_any_column + "))"
+        if filtered_columns
+        else "coalesce((SELECT docs FROM fts_terms WHERE term = q.toks[1]), 0)"
+    )
+    extra: list[str] = []
+    if filtered_columns:
+        extra.append("AND (" + " OR ".join(f"t.v_{columns[i]} @@ CAST(? AS tsquery)" for i in index) + ")")
+    if within is not None:
+        extra.append("AND t.rowid = ANY(CAST(? AS bigint[]))")
     k1 = f"CAST({BM25_K1!r} AS float8)"
     b = f"CAST({BM25_B!r} AS float8)"
     sql = f"""
@@ -89,7 +111,7 @@ stats AS MATERIALIZED (
 ),
 hits AS MATERIALIZED (
   SELECT q.ord, q.toks, CAST(CASE WHEN cardinality(q.toks) = 1
-      THEN coalesce((SELECT docs FROM fts_terms WHERE term = q.toks[1]), 0)
+      THEN {single_hits}
       ELSE (SELECT count(*) FROM chunks_fts t WHERE t.v_all @@ q.tsq_all AND ({in_any_column})) END AS float8) AS n
   FROM q
 ),
@@ -104,7 +126,7 @@ cand AS MATERIALIZED (
   SELECT t.rowid, c.file_id, CAST(t.doc_len AS float8) AS doc_len, t.tf_over, {filtered}
   FROM chunks_fts t JOIN chunks c ON c.id = t.rowid JOIN files f ON f.id = c.file_id
   LEFT JOIN symbols s ON s.id = c.symbol_id
-  WHERE t.v_all @@ CAST(? AS tsquery) {" ".join(filters)}
+  WHERE t.v_all @@ CAST(? AS tsquery) {" ".join(filters)} {" ".join(extra)}
 ),
 tf AS MATERIALIZED (
   SELECT cand.rowid, u.lexeme,

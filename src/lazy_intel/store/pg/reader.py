@@ -20,16 +20,16 @@ class PgReadView(ReadView):
     dialect = "postgresql"
 
     def lexical(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
-        from lazy_intel.search.lexical import COLUMN_WEIGHTS
-        from lazy_intel.store.schema import FTS_COLUMNS
-
+        if query.within is not None and not query.within:
+            return []
         sql, args = bm25_sql(
             query.phrases,
-            FTS_COLUMNS,
-            COLUMN_WEIGHTS,
+            query.columns,
+            query.weights,
             filters=query.filters,
             filter_args=query.filter_args,
             limit=query.limit,
+            within=query.within,
         )
         return self.fts(sql, args)
 

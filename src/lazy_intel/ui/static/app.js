@@ -130,6 +130,10 @@
       p.entry_points.length ? el("ul", {}, p.entry_points.map(function (s) {
         return el("li", {}, [loc(s, s.text)]);
       })) : null,
+      p.hotspots && p.hotspots.length ? el("h2", { text: "Hotspots (commits x size)" }) : null,
+      p.hotspots && p.hotspots.length ? el("ul", { id: "hotspot-list" }, p.hotspots.map(function (s) {
+        return el("li", {}, [loc(s, s.qualified_name || s.path), el("span", { className: "muted", text: " " + s.text })]);
+      })) : null,
       el("h2", { text: "Package cycles" }),
       p.package_cycles.length ? el("ul", { id: "cycle-list" }, p.package_cycles.map(function (c) {
         return el("li", { className: "cycle" }, [el("a", { className: "sym cycle", href: "#", text: c.join(" ⇄ "),

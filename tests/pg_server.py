@@ -82,8 +82,9 @@ class PostgresServer:
     def start(self) -> None:
         if not self.data.exists():
             self.init()
+        self.running = True  # from here on stop() must run: a start that timed out may still come up
         self._run(
-            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "start"
+            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "120", "start"
         )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -91,15 +92,37 @@ class PostgresServer:
                 str(self.bindir / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port), check=False
             )
             if ready.returncode == 0:
-                self.running = True
                 return
             time.sleep(0.05)
         raise RuntimeError(f"PostgreSQL did not become ready; log: {self.log.read_text()[-2000:]}")
 
     def stop(self, mode: str = "fast") -> None:
-        if not self.running:
+        if not self.running and not (self.data / "postmaster.pid").exists():
             return
-        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
+        done = self._run(
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-m",
+            mode,
+            "-w",
+            "-t",
+            "120",
+            "stop",
+            check=False,
+        )
+        if done.returncode != 0 and (self.data / "postmaster.pid").exists():
+            # not down in time: stop it now rather than leave a server behind
+            self._run(
+                str(self.bindir / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+                check=False,
+            )
         self.running = False
 
     def dsn(self, database: str = "postgres") -> str:

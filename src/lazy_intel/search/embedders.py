@@ -38,8 +38,6 @@ from typing import Any, Protocol
 
 from lazy_intel.errors import InvalidArgument, Unsupported
 from lazy_intel.lazy_import import lazy_module
-
-np = lazy_module("numpy")  # imported on first use: light paths import this module too
 from lazy_intel.search.static_embedding import (
     BUNDLED_STATIC_NAME,
     STATIC_DIM,
@@ -52,6 +50,8 @@ from lazy_intel.search.static_embedding import (
     pooled_vectors,
     split_case,
 )
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 logger = logging.getLogger(__name__)
 

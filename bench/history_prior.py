@@ -36,6 +36,8 @@ import swebench_loc
 from lazy_intel.history.signals import file_churn
 from lazy_intel.history.store import open_history, refresh
 from lazy_intel.history.walk import HistorySource
+from loc_cv import IssueScore
+from loc_scoring import Config, IssueRun, issue_score, outcome_of
 
 SPACE = {"history": (0.0, 0.025, 0.05, 0.1, 0.2, 0.4)}  # the shipped default (0) first
 
@@ -50,24 +52,35 @@ def history_signal(
     return {fid: math.log1p(churn[p].commits) for fid, p in paths.items() if p in churn}
 
 
-def add_history(runs: Sequence[swebench_loc.IssueRun], repos: Path, work: Path, commits: int) -> float:
+def add_history(runs: Sequence[IssueRun], repos: Path, work: Path, commits: int) -> float:
     began = time.perf_counter()
-    ordered = sorted(
-        runs,
-        key=lambda r: (
-            r.issue.repo,
-            swebench_loc.commit_time(swebench_loc.git_dir_for(repos, r.issue.repo), r.issue.base_commit),
-        ),  # type: ignore[arg-type]
-    )
-    for run in ordered:
+
+    def order(run: IssueRun) -> tuple[str, int]:
+        git_dir = swebench_loc.git_dir_for(repos, run.issue.repo)
+        assert git_dir is not None
+        return run.issue.repo, swebench_loc.commit_time(git_dir, run.issue.base_commit)
+
+    for run in sorted(runs, key=order):
         git_dir = swebench_loc.git_dir_for(repos, run.issue.repo)
         assert git_dir is not None
         db = work / "history" / f"{run.issue.repo.replace('/', '+')}-{commits}.sqlite"
         signal = history_signal(db, git_dir, run.issue.base_commit, dict(run.evidence.file_path), commits)
-        file_signals = {**run.evidence.file_signals, "history": signal}
-        run.evidence = replace(run.evidence, file_signals=file_signals)
+        run.evidence = replace(run.evidence, file_signals={**run.evidence.file_signals, "history": signal})
         run.tables.clear()
     return time.perf_counter() - began
+
+
+def held_out(runs: Sequence[IssueRun]) -> tuple[loc_cv.HeldOut, list[Config]]:
+    """The history weight chosen leave-one-repository-out, everything else as shipped."""
+    shipped = swebench_loc.CONFIGS["default"]
+    candidates = [replace(shipped, weights=replace(shipped.weights, history=w)) for w in SPACE["history"]]
+    by_id = {r.issue.instance_id: r for r in runs}
+    folds = loc_cv.leave_one_repository_out({i: r.issue.repo for i, r in by_id.items()})
+
+    def scores(index: int) -> dict[str, IssueScore]:
+        return {i: issue_score(r.issue, outcome_of(r, candidates[index])) for i, r in by_id.items()}
+
+    return loc_cv.grid_search(folds, candidates, scores), candidates
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,35 +97,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     issues = swebench_loc.load_issues(args.data or swebench_loc.default_data())
     began = time.perf_counter()
-    runs, stats = swebench_loc.collect(
+    by_variant, stats = swebench_loc.collect(
         issues, repos=args.repos, work=args.work, baselines=(), log=lambda s: print(s, file=sys.stderr)
     )
+    runs = by_variant["default"]
     collected = time.perf_counter()
     history_s = add_history(runs, args.repos, args.work, args.commits)
     with_signal = sum(1 for r in runs if r.evidence.file_signals.get("history"))
-    text, record = swebench_loc.report(runs, ["default"], "history", SPACE)
-    held = record.get("held_out", {})
-    by_id = {r.issue.instance_id: r.issue for r in runs}
-    default_scores = [
-        swebench_loc.issue_score(by_id[i], swebench_loc.outcome_of(r, swebench_loc.CONFIGS["default"]))
-        for i, r in ((r.issue.instance_id, r) for r in runs)
+    held, candidates = held_out(runs)
+    shipped = swebench_loc.CONFIGS["default"]
+    default_scores = {r.issue.instance_id: issue_score(r.issue, outcome_of(r, shipped)) for r in runs}
+    by_repo = {r.issue.instance_id: r.issue.repo for r in runs}
+    rows = [
+        ("held-out: shipped + history (weight chosen without the repository)", held.scores),
+        ("shipped default (history 0), same run", default_scores),
+        ("in-sample: history weight chosen on all issues", held.in_sample_scores),
     ]
-    held_scores = [loc_cv.IssueScore(**s) for s in held.get("scores", {}).values()] if held else []
-    print(text)
+    print(swebench_loc.figure_table(rows, sorted(set(by_repo.values())), by_repo))
     print()
-    if held_scores:
-        ours, base = loc_cv.objective(held_scores)[0], loc_cv.objective(default_scores)[0]
-        verdict = "ships" if ours > base else "stays off"
-        print(
-            f"objective (mean file@1, file@5, func@10): held-out with history {ours:.2f}, "
-            f"default {base:.2f} -> {verdict}"
-        )
+    for repo, index in held.chosen.items():
+        print(f"  without {repo}: history {candidates[int(index)].weights.history:g}")  # type: ignore[call-overload]
+    print(f"  chosen on all issues: history {candidates[int(held.in_sample)].weights.history:g}")  # type: ignore[call-overload]
+    ours = loc_cv.objective(list(held.scores.values()))[0]
+    base = loc_cv.objective(list(default_scores.values()))[0]
+    verdict = "ships" if ours > base else "stays off"
+    print(
+        f"objective (mean file@1, file@5, func@10): held-out with history {ours:.2f}, shipped default {base:.2f} "
+        f"-> the prior {verdict}"
+    )
     print(
         f"history signal present for {with_signal}/{len(runs)} issues; history read in {history_s:.0f} s; "
         f"collect {collected - began:.0f} s ({stats.full_builds} full builds)"
     )
     print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
     if args.json:
+        record = {
+            "held_out": {i: vars(s) for i, s in held.scores.items()},
+            "default": {i: vars(s) for i, s in default_scores.items()},
+            "chosen": {r: candidates[int(c)].weights.history for r, c in held.chosen.items()},  # type: ignore[call-overload]
+        }
         args.json.write_text(json.dumps(record, indent=1))
     return 0
 

@@ -199,7 +199,14 @@ def test_history_in_architecture_impact_and_context(history_repo) -> None:  # ty
         assert impact["data"]["co_changed"][0]["path"] == "tests/test_core.py"
         co = [i for i in impact["items"] if i["kind"] == "co_changed"]
         assert co and co[0]["anchor"]["path"] == "tests/test_core.py" and co[0]["count"] == 3
+        last = impact["data"]["last_changes"]
+        assert last == [] or all(c["path"] == "app/core.py" for c in last)  # a file target: none
+        by_symbol = run(operation="impact", symbol="load")["data"]["last_changes"]
+        assert [(c["symbol"], c["commits"], c["last_subject"]) for c in by_symbol] == [
+            ("load", 3, "load again")
+        ]
         context = run(operation="context", symbol="load")
+        assert context["data"]["last_changes"][0]["last_subject"] == "load again"
         assert context["data"]["co_changed"][0]["path"] == "tests/test_core.py", context["data"]
         # listed once: as the related file the graph found (tests, imports) or as co-changed
         paths = [i["anchor"]["path"] for i in context["items"] if i["kind"] == "related_file"]
@@ -217,7 +224,7 @@ def test_history_off_and_outside_git(make_repo: Callable[..., Path]) -> None:
         ws.sync()
         arch = execute({"operation": "architecture"}, lambda _: ws, settings).to_dict()
         assert any("history: none (not inside a git work tree)" in c for c in arch["coverage"])
-        assert arch["data"]["hotspots"] == {"files": [], "symbols": []}
+        assert "hotspots" not in arch["data"]
         off = load_settings({"LAZY_INTEL_HISTORY_COMMITS": "0"}, auto_index=False)
         answer = execute({"operation": "impact", "relativePath": "a.py"}, lambda _: ws, off).to_dict()
         assert any("history: off" in c for c in answer["coverage"])

@@ -229,3 +229,19 @@ def test_cli_changes_command(setup, tmp_path: Path) -> None:  # type: ignore[no-
     assert symbols(json.loads(since.output)) == {("modified", "pkg/core.py:helper")}
     text = runner.invoke(main, ["changes", "--since", "HEAD~1", "--root", str(root), "--state-dir", state])
     assert "modified function helper (pkg/core.py:9)" in text.output
+
+
+def test_import_statements_name_the_files_they_load() -> None:
+    from lazy_intel.service.ops_changes import names_python_file
+
+    assert names_python_file("tests/t.py", "requests.compat", "src/requests/compat.py")
+    assert names_python_file("tests/t.py", "requests.compat", "src/requests/__init__.py")  # the package runs
+    assert names_python_file("tests/t.py", "requests", "requests/__init__.py")
+    assert not names_python_file("tests/t.py", "requests", "src/requests/models.py")
+    assert not names_python_file("tests/t.py", "requests.compat", "src/other/compat.py")
+    assert not names_python_file("tests/t.py", "compat", "src/requests/compat_extra.py")
+    # relative imports: from the importer's package, exactly
+    assert names_python_file("pkg/tests/t.py", ".helpers", "pkg/tests/helpers.py")
+    assert names_python_file("pkg/tests/t.py", "..core", "pkg/core.py")
+    assert not names_python_file("pkg/tests/t.py", "..core", "other/pkg/core.py")
+    assert names_python_file("pkg/tests/t.py", ".", "pkg/tests/__init__.py")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Item
-from lazy_intel.history.signals import co_changed
+from lazy_intel.history.signals import co_changed, symbol_churn
 from lazy_intel.service.history import History
 from lazy_intel.store.reader import ReadView
 
@@ -68,6 +68,26 @@ def co_changed_items(view: ReadView, pairs: Iterable[CoChanged], kind: str = "co
             )
         )
     return items
+
+
+def last_changes(history: History | str, definitions: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
+    """For each (path, qualified name): its commits in the history window and its last change."""
+    if isinstance(history, str):
+        return []
+    out = []
+    for path, qualified in dict.fromkeys(definitions):
+        for churn in symbol_churn(history.conn, path, qualified):
+            out.append(
+                {
+                    "path": path,
+                    "symbol": qualified,
+                    "commits": churn.commits,
+                    "last_commit": churn.last_hash,
+                    "last_time": churn.last_time,
+                    "last_subject": churn.last_subject,
+                }
+            )
+    return out
 
 
 def co_change_coverage(history: History | str) -> str:

@@ -32,7 +32,10 @@ class Hotspots:
     symbols: list[dict[str, Any]] = field(default_factory=list)
 
     def data(self, cap: int) -> dict[str, Any]:
-        return {"files": self.files[:cap], "symbols": self.symbols[:cap]}
+        """``{"hotspots": …}`` to merge into the answer's data; nothing when there are none to show."""
+        if not (self.files[:cap] or self.symbols[:cap]):
+            return {}
+        return {"hotspots": {"files": self.files[:cap], "symbols": self.symbols[:cap]}}
 
 
 def _in(path: str, prefix: str | None) -> bool:
@@ -41,7 +44,7 @@ def _in(path: str, prefix: str | None) -> bool:
 
 def hotspots(ctx: OperationContext, history: History | str, prefix: str | None, limit: int) -> Hotspots:
     if isinstance(history, str):
-        return Hotspots(history + "; no hotspots")
+        return Hotspots(history)
     view = ctx.need_view()
     rows = {f.path: f for f in view.files() if f.status == "indexed" and _in(f.path, prefix)}
     count = min(limit, MAX_HOTSPOTS)

@@ -339,7 +339,7 @@ def op_architecture(ctx: OperationContext) -> Answer:
             "layers": _layer_lists(st.layer_of, cap),
             "package_cycles": st.package_cycles[: min(cap, MAX_CYCLES)],
             "import_cycles": st.file_cycles[: min(cap, MAX_CYCLES)],
-            "hotspots": spots.data(cap),
+            **spots.data(cap),
         }
         trimmed = [*st.coverage, spots.note]
         if len(shown) < len(st.names) or cap * 2 < len(st.deps_sorted):

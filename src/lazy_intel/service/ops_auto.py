@@ -27,7 +27,7 @@ from lazy_intel.graph.queries import (
 )
 from lazy_intel.search.lexical import build_lexical_query
 from lazy_intel.search.query import line_number
-from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items
+from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items, last_changes
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import (
     GRAPH_COVERAGE,
@@ -216,6 +216,7 @@ def op_context(ctx: OperationContext) -> Answer:
     items, coverage = context_items(view, rows)
     with open_signals(ctx) as history:
         pairs = co_changed_files(history, view, [r.path for r in rows], limit=CONTEXT_COCHANGED)
+        changed = last_changes(history, [(r.path, r.qualified_name) for r in rows])
         coverage.append(co_change_coverage(history))
     listed = {i.anchor.path for i in items if i.kind == "related_file"}
     for item in co_changed_items(view, [p for p in pairs if p.path not in listed], kind="related_file"):
@@ -234,6 +235,7 @@ def op_context(ctx: OperationContext) -> Answer:
             "definitions": [f"{r.qualified_name} ({r.path}:{r.start_line})" for r in rows],
             "found_by": how,
             "co_changed": [p.to_dict() for p in pairs],
+            "last_changes": changed,
         },
         message=message,
     )

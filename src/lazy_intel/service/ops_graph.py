@@ -29,7 +29,7 @@ from lazy_intel.graph.queries import (
     nodes_with_label,
     traverse,
 )
-from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items
+from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items, last_changes
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.filters import check_path
 from lazy_intel.service.graph_evidence import (
@@ -249,6 +249,9 @@ def op_impact(ctx: OperationContext) -> Answer:
     head = target_items(reader, targets)
     with open_signals(ctx) as history:
         pairs = co_changed_files(history, view, [t.path for t in targets if t.path])
+        changed = last_changes(
+            history, [(t.path, t.qualified_name) for t in targets if t.path and t.label != "File"]
+        )
         history_note = co_change_coverage(history)
     if not ctx.request.cursor:  # the first page names the co-changed files after the targets
         head.extend(co_changed_items(view, pairs))
@@ -302,6 +305,7 @@ def op_impact(ctx: OperationContext) -> Answer:
         ],
         "affected_test_count": len(tests),
         "co_changed": [p.to_dict() for p in pairs],
+        "last_changes": changed,
     }
     return finish_answer(
         ctx, "impact", items, coverage=coverage, warnings=warnings, data=data, cursor_for=cursor_for

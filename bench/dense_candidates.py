@@ -393,8 +393,8 @@ def run_quality(  # noqa: PLR0917
                 (("dense", DENSE_ONLY, (None,)), ("default", DEFAULT_CONFIG, weights)), variants.items()
             ):
                 began = time.perf_counter()
-                _, evidence, _, _, _ = gather_evidence(
-                    view, issue.query, config=config, embedder=query_embedder
+                evidence = _evidence(
+                    gather_evidence(view, issue.query, config=config, embedder=query_embedder)
                 )
                 seconds_q = time.perf_counter() - began
                 for w in sweep:
@@ -408,6 +408,12 @@ def run_quality(  # noqa: PLR0917
         log(f"{candidate} {issue.instance_id}: " + "  ".join(f"{k}={r or '-'}" for k, r in ranks.items()))
     vectors.close()
     return QualityRun(outcomes, seconds, embedded)
+
+
+def _evidence(gathered: object) -> fusion.Evidence:
+    """The evidence of a ``gather_evidence`` answer: a tuple here, a ``Gathered`` on the ranking branch."""
+    evidence = getattr(gathered, "evidence", None)
+    return evidence if evidence is not None else gathered[1]  # type: ignore[index]
 
 
 def _rank(files: Sequence[str], issue: loc.Issue) -> int | None:

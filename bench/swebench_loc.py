@@ -50,7 +50,7 @@ from lazy_intel.parse.languages import is_parsed_language, language_for_path
 from lazy_intel.search.fusion import FusionWeights, is_test_path
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, SearchConfig, gather_evidence, hybrid_search
 from lazy_intel.search.lexical import ColumnWeights
-from lazy_intel.search.rerank import COEFFICIENTS, FEATURES, static_features
+from lazy_intel.search.rerank import COEFFICIENTS, FEATURES, static_features, wanted_tokens
 from lazy_intel.search.rerank_facts import read_file_facts, read_query_facts
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -115,6 +115,8 @@ VARIANTS: dict[str, SearchConfig] = {
     "stems-terms-only": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.0)),
     "stems-column-only": replace(DEFAULT_CONFIG, stem_weight=0.0),
     "stems-half": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.5)),
+    # the weighted BM25 query over every match instead of over the 2,000 prefiltered candidates
+    "one-phase": replace(DEFAULT_CONFIG, lexical_prefilter=0),
 }
 
 # ---- grids of the cross-validation: parameter -> values, the shipped default first
@@ -352,7 +354,10 @@ def gather(
             }
             runs[name] = run
         paths = {f: p for g in found.values() for f, p in g.evidence.file_path.items()}
-        facts = read_file_facts(view, found["default"].analysis, sorted(set().union(*pools.values())), paths)
+        wanted = list(dict.fromkeys(t for g in found.values() for t in wanted_tokens(g.analysis, g.terms)))
+        facts = read_file_facts(
+            view, found["default"].analysis, sorted(set().union(*pools.values())), paths, wanted
+        )
         for name, g in found.items():
             query = read_query_facts(view, g.analysis, g.terms)
             runs[name].static = static_features(
@@ -530,13 +535,23 @@ def parse_grid(spec: str) -> dict[str, tuple[float, ...]]:
 SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
 
 
+# Evidence variants that are comparisons, not settings to tune: the cross-validation never picks them
+# for the main pipelines; each gets its own "only" pipeline.
+COMPARISON_VARIANTS = frozenset({"no-stems", "one-phase"})
+
+
 def pipelines(
     space: Mapping[str, Sequence[float]], variants: Sequence[str], *, ablations: bool = True
 ) -> list[Pipeline]:
     """The cross-validated pipelines: first stage alone, both stages, and the held-out ablations
-    (each second-stage feature left out; each first-stage signal held at 0; stems off)."""
+    (each second-stage feature left out; each first-stage signal held at 0; each variant alone).
+
+    The main pipelines choose among the tunable variants (``default`` and any not in
+    :data:`COMPARISON_VARIANTS`) x the grid; a variant's own pipeline uses its evidence only.
+    """
     grid = grid_candidates(space)
-    every = tuple((v, c) for v in variants for c in grid)
+    tunable = [v for v in variants if v not in COMPARISON_VARIANTS]
+    every = tuple((v, c) for v in tunable for c in grid)
     out = [Pipeline("first stage", every, None), Pipeline("two stages", every, FEATURES)]
     if not ablations:
         return out
@@ -548,10 +563,10 @@ def pipelines(
         if 0.0 in space.get(signal, ()):
             kept = tuple((v, c) for v, c in every if getattr(c.weights, signal) == 0.0)
             out.append(Pipeline(f"two stages without the {signal} signal", kept, FEATURES))
-    if "no-stems" in variants:
-        out.append(
-            Pipeline("two stages without stems", tuple((v, c) for v, c in every if v == "no-stems"), FEATURES)
-        )
+    for variant in variants:
+        if variant != "default" and (variant in COMPARISON_VARIANTS or len(tunable) > 1):
+            only = tuple((variant, c) for c in grid)
+            out.append(Pipeline(f"two stages, {variant} evidence only", only, FEATURES))
     return out
 
 

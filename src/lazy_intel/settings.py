@@ -136,7 +136,7 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         20_000,
         "Output budget of an answer when the request gives no maxChars.",
-        200,
+        500,
         1_000_000,
     ),
     Setting(
@@ -145,7 +145,7 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         200_000,
         "Largest maxChars a request may ask for; larger values are refused.",
-        200,
+        500,
         10_000_000,
     ),
     Setting(

@@ -200,14 +200,16 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
     names = [p.name for p in loc.pipelines(space, list(runs))]
     assert names[:2] == ["first stage", "two stages"]
     assert "two stages without coverage" in names and "two stages without the symbol signal" in names
-    assert "two stages without stems" in names and "two stages without the phrase signal" not in names
+    assert (
+        "two stages, no-stems evidence only" in names and "two stages without the phrase signal" not in names
+    )
     text, record = loc.report(runs, ["default", "lexical"], "custom", space)
     assert "| all | held-out: first stage (grid custom) | 3 |" in text
     assert "| all | held-out: two stages (grid custom) | 3 |" in text
     assert "| all | in-sample: two stages (chosen on all 3) | 3 |" in text
     assert "| acme/other | fixed: default | 1 | 100.0 |" in text
     assert "without acme/acme: variant " in text and "coefficients first " in text
-    assert "| two stages without stems | 3 |" in text
+    assert "| two stages, no-stems evidence only | 3 |" in text
     assert set(record["pipelines"]["two stages"]["folds"]) == {"acme/acme", "acme/other"}  # type: ignore[index]
 
 

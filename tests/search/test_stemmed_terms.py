@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, hybrid_search, indexed_terms
 from lazy_intel.search.lexical import ColumnWeights
 from lazy_intel.search.query import STEM_TERM_FACTOR, analyze_query, stem_terms
@@ -71,3 +73,30 @@ def test_terms_in_half_the_chunks_or_more_stay_out_of_the_bm25_query() -> None:
     assert bm25_terms([], 0) == []
     # a small index keeps them: there the query is cheap, and they may be all that matches
     assert bm25_terms([("x", 1.0, 3)], 4) == [("x", 1.0)]
+
+
+def test_two_phase_bm25_scores_the_prefiltered_candidates_like_one_phase(make_repo, monkeypatch) -> None:
+    from lazy_intel.search import hybrid
+
+    files = {
+        f"pkg/m{i}.py": f"def handler_{i}(request):\n    return request.session.get({i})  # retry\n"
+        for i in range(30)
+    }
+    files["pkg/retry.py"] = "def retry_request(request, session):\n    return session.retry(request)\n"
+    ws = Workspace.open(make_repo(files), settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    monkeypatch.setattr(hybrid, "LEXICAL_TWO_PHASE_MIN_ROWS", 0)
+    query = "`retry_request` loses the session of a request on retry"
+    one = replace(DEFAULT_CONFIG, lexical_prefilter=0, rerank=False)
+    with ws.read() as view:
+        single = hybrid.gather_evidence(view, query, config=one).evidence.chunk_signals["lexical"]
+        wide = hybrid.gather_evidence(view, query, config=replace(one, lexical_prefilter=1000))
+        narrow = hybrid.gather_evidence(view, query, config=replace(one, lexical_prefilter=3))
+    # a prefilter that keeps every match changes nothing, scores included
+    assert wide.evidence.chunk_signals["lexical"] == pytest.approx(single)
+    # a narrow one keeps the chunks the terms (each once) rank best, scored by the weighted query
+    kept = narrow.evidence.chunk_signals["lexical"]
+    assert len(kept) == 3 and all(kept[c] == pytest.approx(single[c]) for c in kept)
+    best = max(single, key=single.get)
+    assert best in kept
+    ws.close()

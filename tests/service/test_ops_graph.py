@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -312,8 +313,12 @@ def test_architecture_packages_layers_cycles_entry_points_central(make_repo) -> 
     assert central[0]["symbol"]["qualified_name"] in {"norm", "clean", "handle"}
     scoped = run(operation="architecture", relativePath="app")
     assert {p["package"] for p in scoped["data"]["packages"]} == {"app"}
-    tiny = run(operation="architecture", maxChars=1200)
-    assert tiny["budget"]["used_chars"] <= 1200 and coverage_with(tiny, "data shows")
+    too_small = run(operation="architecture", maxChars=300)
+    assert too_small["code"] == "INVALID_ARGUMENT" and "needs at least" in too_small["message"]
+    header = int(re.search(r"needs at least (\d+)", too_small["message"]).group(1))
+    tiny = run(operation="architecture", maxChars=header + 100)  # room for the header and a little data
+    assert tiny["status"] in {"ok", "partial"} and tiny["budget"]["used_chars"] <= header + 100
+    assert coverage_with(tiny, "data shows")
     # a new generation is never answered from the structure computed for an older one
     (root / "extra").mkdir()
     (root / "extra" / "mod.py").write_text("def fresh():\n    return 1\n")

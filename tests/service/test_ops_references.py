@@ -132,3 +132,37 @@ def test_a_server_that_cannot_start_falls_back_to_the_graph(make_repo, tmp_path:
         ]
     finally:
         layer.close()
+
+
+INSTANCES = {
+    "net.py": (
+        "class Session:\n"
+        "    def __init__(self, retries=1):\n"
+        "        self.retries = retries\n\n\n"
+        "class Pool(Session):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(3)\n\n\n"
+        "def make():\n"
+        "    return Session(2), Pool()\n"
+    ),
+    "app.py": "from net import Session\n\n\ndef main():\n    s = Session()\n    return s.retries\n",
+}
+
+
+def test_references_of_a_class_include_the_sites_that_instantiate_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = make_repo(INSTANCES)
+    run, layer = _runner(root, None)
+    try:
+        answer = run(operation="references", symbol="Session", freshness="fast")
+        texts = [(i["anchor"]["path"], i["text"]) for i in answer["items"] if i["kind"] == "reference"]
+        # the constructor runs, but the use is of the class; Pool() and super().__init__() are not
+        assert ("net.py", "Session(2)") in texts and ("app.py", "Session()") in texts
+        assert ("net.py", "Session") in texts  # the base class of Pool
+        assert all("Pool()" not in t and "super()" not in t for _, t in texts)
+        instantiated = [i for i in answer["items"] if i.get("edge", {}).get("instantiates") == "Session"]
+        assert len(instantiated) == 2
+        init = run(operation="references", symbol="Session.__init__", freshness="fast")
+        init_texts = [i["text"] for i in init["items"] if i["kind"] == "reference"]
+        assert "super().__init__(3)" in init_texts
+    finally:
+        layer.close()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
 
 import anyio
 import click
@@ -42,6 +44,18 @@ def serve_command(root: str | None, lsp_config: str | None) -> None:
         terminate_parse_pools()
         for child in multiprocessing.active_children():
             child.terminate()
+        _quiet_stdout()
+
+
+def _quiet_stdout() -> None:
+    """A client that closed its end of stdout must not turn the interpreter's final flush into a
+    traceback: point stdout at the null device when it is a broken pipe."""
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
 
 
 COMMANDS: list[click.Command] = [serve_command]

@@ -435,6 +435,9 @@ class Evaluator(ClassMixin, ImportMixin):
         if tag == "o" and len(expr[1]) == 1:  # `&x`, `*p`: the same object, for member lookup
             return self.eval(model, scope, expr[1][0], site)
         if tag == "l":
+            defined = model.lambda_at(expr[3]) if len(expr) > 3 else None
+            if defined is not None:  # a language whose lambdas are definitions (Python)
+                return {("def", defined.node_id)}
             return {("lam", model.path, scope, json.dumps(expr, separators=(",", ":")))}
         if tag == "s":
             return {("ext", "str")}

@@ -31,6 +31,7 @@ LABEL_OF_KIND: dict[str, str] = {
     "trait": "Interface",
     "protocol": "Interface",
     "function": "Function",
+    "lambda": "Function",
     "macro": "Function",
     "method": "Method",
     "constructor": "Method",
@@ -45,7 +46,8 @@ CALLABLE_LABELS = frozenset({"Function", "Method"})
 TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 SCOPE_KINDS = frozenset(
-    {"function", "method", "constructor", "macro"} | {k for k, v in LABEL_OF_KIND.items() if v in TYPE_LABELS}
+    {"function", "method", "constructor", "macro", "lambda"}
+    | {k for k, v in LABEL_OF_KIND.items() if v in TYPE_LABELS}
 ) | {"module"}
 
 
@@ -222,6 +224,14 @@ class FileModel:
     @cached_property
     def by_id(self) -> dict[int, Symbol]:
         return {s.node_id: s for s in self.symbols}
+
+    @cached_property
+    def lambdas(self) -> dict[int, Symbol]:
+        """Anonymous functions that are definitions (Python), by start byte."""
+        return {s.start_byte: s for s in self.symbols if s.kind == "lambda"}
+
+    def lambda_at(self, start_byte: int) -> Symbol | None:
+        return self.lambdas.get(start_byte)
 
     @cached_property
     def by_qualified(self) -> dict[str, Symbol]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
+from lazy_intel.graph.implicit import implicit_edges
 from lazy_intel.graph.imports import import_bound_names
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, file_node_id, module_node_id
 from lazy_intel.graph.nodes import (
@@ -50,6 +51,7 @@ def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
     imports = _import_edges(an, model)
     out.edges.extend(imports)
     out.edges.extend(_value_reference_edges(an, model))
+    out.edges.extend(implicit_edges(an, model, scope_node))
     out.edges.extend(_assigned_from_edges(an, model))
     out.edges.extend(_handles_edges(an, model))
     out.edges.extend(_tests_edges(an, model, calls, imports))

@@ -18,7 +18,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 5
+EXTRACTOR_VERSION = 6
 
 
 @dataclass(frozen=True)

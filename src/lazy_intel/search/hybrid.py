@@ -23,6 +23,7 @@ from lazy_intel.search.lexical import (
     build_lexical_query,
     build_phrase_query,
     filter_clauses,
+    repeated_phrases,
 )
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.phrases import quoted_phrases
@@ -35,6 +36,13 @@ logger = logging.getLogger(__name__)
 
 LEXICAL_CANDIDATES = 1_000  # chunks BM25 hands to fusion
 LEXICAL_TERMS = 48  # the query's best terms that occur in the index go into the BM25 query
+# The weighted BM25 query repeats a term by its weight (lexical.py), and FTS5's bm25() costs per
+# matched row x phrases: on long reports (200 phrases, most chunks matching) that was most of a
+# search. Two phases instead: the terms once each pick this many candidates (a fifth of the cost),
+# then the weighted query scores only those. On the dev set's longest reports the weighted top
+# 1,000 came out identical; docs/retrieval.md has the held-out comparison.
+LEXICAL_PREFILTER = 2_000
+LEXICAL_TWO_PHASE_MIN_ROWS = 5_000  # smaller indexes: one phase (cheap anyway)
 BM25_PRUNE_MIN_ROWS = 1_000  # from this many chunks on, terms in half of them leave the BM25 query
 DENSE_CANDIDATES = 1_000  # chunks the vector search hands to fusion
 MAX_DEFINITIONS_PER_NAME = 50  # a name defined more often than this says little about where to look
@@ -75,6 +83,7 @@ class SearchConfig:
     columns: ColumnWeights = DEFAULT_COLUMNS
     stem_weight: float = STEM_TERM_FACTOR
     rerank: bool = RERANK_DEFAULT  # the second stage (search/rerank.py) re-orders the best files
+    lexical_prefilter: int = LEXICAL_PREFILTER  # 0: the weighted BM25 query scores every match
 
 
 DEFAULT_CONFIG = SearchConfig()
@@ -201,7 +210,26 @@ def _lexical(
     *,
     columns: Sequence[str],
     column_weights: ColumnWeights,
+    prefilter: int = 0,
 ) -> dict[int, float]:
+    within: list[int] | None = None
+    if (
+        prefilter > 0
+        and view.chunk_count() >= LEXICAL_TWO_PHASE_MIN_ROWS
+        and repeated_phrases(terms) > len(terms)
+    ):
+        # two phases (see LEXICAL_PREFILTER): each term once picks the candidates, cheaply; the
+        # weighted query then scores only those
+        first = build_lexical_query(
+            [(t, 1.0) for t, _ in terms],
+            limit=prefilter,
+            lang=filters.lang,
+            path_glob=filters.path_glob,
+            kind=filters.kind,
+            columns=columns,
+            column_weights=column_weights,
+        )
+        within = [chunk for chunk, _, _ in view.fts(first.sql, first.args)] if first else []
     query = build_lexical_query(
         list(terms),
         limit=LEXICAL_CANDIDATES,
@@ -210,6 +238,7 @@ def _lexical(
         kind=filters.kind,
         columns=columns,
         column_weights=column_weights,
+        within=within,
     )
     return _ranked_chunks(view, query, cands)
 
@@ -439,6 +468,7 @@ def gather_evidence(
             cands,
             columns=columns,
             column_weights=config.columns,
+            prefilter=config.lexical_prefilter,
         )
         coverage.append(
             "lexical: BM25 over symbol-level chunks"

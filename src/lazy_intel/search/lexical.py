@@ -58,6 +58,11 @@ class LexicalQuery:
     tokens: tuple[str, ...]
 
 
+def repeated_phrases(terms: Sequence[tuple[str, float]]) -> int:
+    """How many phrases :func:`weighted_match_expression` writes for ``terms``."""
+    return sum(max(1, min(MAX_TERM_REPEAT, round(w))) for _, w in terms)
+
+
 def match_expression(tokens: Sequence[str]) -> str:
     """An FTS5 MATCH expression: any token (OR), each quoted so no token is read as syntax."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
@@ -80,12 +85,14 @@ def build_lexical_query(
     kind: str | None = None,
     columns: Sequence[str] = FTS_COLUMNS,
     column_weights: ColumnWeights | None = None,
+    within: Sequence[int] | None = None,
 ) -> LexicalQuery | None:
     """SQL returning ``(chunk_id, file_id, score)`` best first (score = -bm25, higher is better).
 
     ``query`` is raw text (every token weight 1) or weighted terms from query analysis; ``None`` if
     there is no term. ``columns`` are the store's ``chunks_fts`` columns; a column of weight 0 is not
     matched at all (so switching a column off removes its matches, not only their score).
+    ``within``: only these chunk ids are scored (the second phase of a two-phase query).
     """
     if isinstance(query, str):
         terms = [(t, 1.0) for t in query_tokens(query)[:MAX_QUERY_TOKENS]]
@@ -101,6 +108,7 @@ def build_lexical_query(
         kind=kind,
         columns=columns,
         column_weights=column_weights or ColumnWeights(),
+        within=within,
     )
     return LexicalQuery(sql, args, tuple(t for t, _ in terms))
 
@@ -114,6 +122,7 @@ def _ranked_match(
     kind: str | None,
     columns: Sequence[str],
     column_weights: ColumnWeights,
+    within: Sequence[int] | None = None,
 ) -> tuple[str, tuple[object, ...]]:
     """``(chunk_id, file_id, -bm25)`` of the chunks matching ``match``, best first, filtered."""
     values = column_weights.for_columns(columns)
@@ -130,6 +139,11 @@ def _ranked_match(
     sql_filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
     sql.extend(sql_filters)
     args.extend(filter_args)
+    if within is not None:
+        # the unary + keeps SQLite from handing the list to FTS5 as rowid lookups (one full-text
+        # query per id, seconds); as a filter, bm25() runs only for the rows in the list
+        sql.append(f"AND +chunks_fts.rowid IN ({','.join('?' * len(within))})")
+        args.extend(within)
     sql.append("ORDER BY score DESC, c.id LIMIT ?")
     args.append(limit)
     return " ".join(sql), tuple(args)

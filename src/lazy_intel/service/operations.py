@@ -17,7 +17,7 @@ from lazy_intel.evidence.budget import error_answer, mark_partial
 from lazy_intel.evidence.model import NO_VIEW, STATUS_OK, Answer, View
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.freshness import check_after_read, reading, repository_of
-from lazy_intel.service.requests import Request, parse_request
+from lazy_intel.service.requests import Request, operation_name, parse_request, requested_budget
 from lazy_intel.service.semantic_names import SEMANTIC_OPERATIONS
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
@@ -251,7 +251,8 @@ def execute(
     ``semantic`` is the process's trusted language-server layer (``None``: semantic operations answer
     ``UNSUPPORTED``).
     """
-    operation = str(args.get("operation", "")) if isinstance(args, Mapping) else ""
+    operation = operation_name(args, tuple(OPERATIONS))
+    budget = requested_budget(args, settings)
     seen: list[View] = []
     freshness = "none"
     workspace: Workspace | None = None
@@ -262,13 +263,16 @@ def execute(
         return _run(workspace, request, settings, deadline=deadline, seen=seen, semantic=semantic)
     except LazyIntelError as exc:
         view = seen[-1] if seen else _error_view(workspace, freshness)
-        return error_answer(operation or "unknown", exc.code, exc.message, view=view, next_step=exc.next_step)
+        return error_answer(
+            operation, exc.code, exc.message, view=view, next_step=exc.next_step, max_chars=budget
+        )
     except Exception as exc:
         logger.exception("operation %s failed", operation)
         return error_answer(
-            operation or "unknown",
+            operation,
             "INTERNAL",
             f"{type(exc).__name__}: {exc}",
             view=seen[-1] if seen else NO_VIEW,
             next_step="report this as a bug with the request that caused it",
+            max_chars=budget,
         )

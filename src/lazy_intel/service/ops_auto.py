@@ -26,6 +26,7 @@ from lazy_intel.graph.queries import (
     innermost_definition,
 )
 from lazy_intel.search.lexical import build_lexical_query
+from lazy_intel.search.query import line_number
 from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import (
@@ -74,11 +75,11 @@ class Frame:
 def classify(query: str) -> tuple[str, list[Frame]]:
     """``stack_trace`` (with its frames, innermost last as written), ``path``, ``symbol`` or ``text``."""
     text = query.strip()
-    frames = [Frame(m["path"], int(m["line"])) for m in PY_FRAME.finditer(text)]
+    frames = [Frame(m["path"], line_number(m["line"])) for m in PY_FRAME.finditer(text)]
     if not frames:
-        frames = [Frame(m["path"], int(m["line"])) for m in JAVA_FRAME.finditer(text)]
+        frames = [Frame(m["path"], line_number(m["line"])) for m in JAVA_FRAME.finditer(text)]
     if not frames:
-        frames = [Frame(m["path"], int(m["line"])) for m in GENERIC_FRAME.finditer(text)]
+        frames = [Frame(m["path"], line_number(m["line"])) for m in GENERIC_FRAME.finditer(text)]
     if frames and ("Traceback" in text or len(frames) >= 2 or "\n" in text):
         return "stack_trace", frames
     if SYMBOL_QUERY.match(text) and not re.search(
@@ -87,7 +88,7 @@ def classify(query: str) -> tuple[str, list[Frame]]:
         return "symbol", []
     match = PATH_QUERY.match(text)
     if match:
-        line = int(match["line"]) if match["line"] else 0
+        line = line_number(match["line"]) if match["line"] else 0
         return "path", [Frame(match["path"], line)]
     return "text", []
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import Answer, Item
-from lazy_intel.graph.queries import CALL_TYPES, REFERENCE_TYPES, GraphEdge, GraphNode, edges_into
+from lazy_intel.graph.queries import CALL_TYPES, REFERENCE_TYPES, GraphEdge, GraphNode
 from lazy_intel.service.confirmations import Confirmations, upgraded
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.cursor import decode_cursor, encode_cursor
@@ -33,6 +33,7 @@ from lazy_intel.service.graph_evidence import (
     language_coverage,
     node_item,
     node_ref,
+    reference_edges,
     site_item,
     unresolved_lines,
 )
@@ -210,12 +211,7 @@ def fused_references(
     view = ctx.need_view()
     reader = GraphReader(view)
     server = _server(live)
-    best: dict[tuple[Any, ...], GraphEdge] = {}
-    for edge in edges_into(view.conn, [t.id for t in targets], REFERENCE_TYPES):
-        kept = best.get(edge.site)
-        if kept is None or edge.confidence > kept.confidence:
-            best[edge.site] = edge
-    edges = sorted(best.values(), key=lambda e: (e.path or "", e.start_byte or 0))
+    edges = reference_edges(view.conn, targets)
     reader.nodes([e.src for e in edges] + [e.dst for e in edges if e.dst is not None])
     reader.prefetch_paths([e.path for e in edges] + [t.path for t in targets])
     index_sites = [

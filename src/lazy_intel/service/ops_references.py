@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from lazy_intel.errors import IndexBuilding, InvalidArgument, LazyIntelError
 from lazy_intel.evidence.budget import serialize
@@ -21,7 +20,6 @@ from lazy_intel.graph.queries import (
     REFERENCE_TYPES,
     GraphEdge,
     GraphNode,
-    edges_into,
     has_graph,
     nodes_by_ids,
     traverse,
@@ -40,6 +38,7 @@ from lazy_intel.service.graph_evidence import (
     node_item,
     node_ref,
     paging,
+    reference_edges,
     request_targets,
     site_item,
     target_items,
@@ -238,7 +237,7 @@ def _site_paths(ctx: OperationContext, targets: list[GraphNode]) -> list[str | N
     """Files where the index has sites of the request: what to show the server before asking."""
     conn = ctx.need_view().conn
     if ctx.request.operation == "references":
-        return [e.path for e in edges_into(conn, [t.id for t in targets], REFERENCE_TYPES)]
+        return [e.path for e in reference_edges(conn, targets)]
     found, _, _ = implementation_walk(ctx, targets)
     return [n.path for n in nodes_by_ids(conn, [f[0] for f in found]).values()]
 
@@ -291,12 +290,7 @@ def graph_references(ctx: OperationContext, source_note: str) -> Answer:
     view = need_graph(ctx)
     targets, warnings = request_targets(ctx)
     reader = GraphReader(view)
-    best: dict[tuple[Any, ...], GraphEdge] = {}
-    for edge in edges_into(view.conn, [t.id for t in targets], REFERENCE_TYPES):
-        kept = best.get(edge.site)
-        if kept is None or edge.confidence > kept.confidence:
-            best[edge.site] = edge
-    edges = sorted(best.values(), key=lambda e: (e.path or "", e.start_byte or 0))
+    edges = reference_edges(view.conn, targets)
     reader.nodes([e.src for e in edges] + [e.dst for e in edges if e.dst is not None])
     edges = confirmed_edges(ctx, reader, edges)
     candidates = [e for e in edges if e.strategy in NAME_ONLY_STRATEGIES]

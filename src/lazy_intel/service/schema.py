@@ -11,6 +11,7 @@ from lazy_intel.service.requests import (
     GRANULARITIES,
     MAX_ANCHORS,
     MAX_LIMIT,
+    MIN_MAX_CHARS,
     POSITION_ENCODINGS,
 )
 
@@ -24,7 +25,7 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "maxChars": {
         "type": "integer",
-        "minimum": 200,
+        "minimum": MIN_MAX_CHARS,
         "description": "Output budget in characters (whole answer).",
     },
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Most results."},

@@ -313,7 +313,7 @@ def test_architecture_packages_layers_cycles_entry_points_central(make_repo) -> 
     assert central[0]["symbol"]["qualified_name"] in {"norm", "clean", "handle"}
     scoped = run(operation="architecture", relativePath="app")
     assert {p["package"] for p in scoped["data"]["packages"]} == {"app"}
-    too_small = run(operation="architecture", maxChars=300)
+    too_small = run(operation="architecture", maxChars=500)
     assert too_small["code"] == "INVALID_ARGUMENT" and "needs at least" in too_small["message"]
     header = int(re.search(r"needs at least (\d+)", too_small["message"]).group(1))
     tiny = run(operation="architecture", maxChars=header + 100)  # room for the header and a little data

@@ -411,6 +411,49 @@ SETTINGS: tuple[Setting, ...] = (
         3_600,
     ),
     Setting(
+        "store",
+        "LAZY_INTEL_STORE",
+        "str",
+        "",
+        "Where the index lives: empty = the embedded SQLite store under the state directory; a "
+        "postgresql://user@host:port/db URL = a shared PostgreSQL database (the [postgres] extra), many "
+        "repositories and branches side by side, one writer per repository, readers anywhere.",
+    ),
+    Setting(
+        "store_repository",
+        "LAZY_INTEL_STORE_REPOSITORY",
+        "str",
+        "",
+        "PostgreSQL store: the repository's name in the database; empty = the git remote origin URL, "
+        "else host:/path of the root. Readers on other machines name the same repository.",
+    ),
+    Setting(
+        "store_branch",
+        "LAZY_INTEL_STORE_BRANCH",
+        "str",
+        "",
+        "PostgreSQL store: the branch's name in the database; empty = the checked-out git branch, else "
+        "'default'.",
+    ),
+    Setting(
+        "executor",
+        "LAZY_INTEL_EXECUTOR",
+        "str",
+        "local",
+        "Where the per-file work of a sync runs: local (worker processes on this machine) or ray (tasks "
+        "on a Ray cluster, the [distributed] extra; change sets under 64 files stay local). The writer "
+        "and the store are the same either way.",
+        choices=("local", "ray"),
+    ),
+    Setting(
+        "ray_address",
+        "LAZY_INTEL_RAY_ADDRESS",
+        "str",
+        "local",
+        "The Ray cluster of the ray executor: local = start one inside the indexing process; else the "
+        "address given to ray.init (auto, ray://head:10001).",
+    ),
+    Setting(
         "log_level",
         "LAZY_INTEL_LOG_LEVEL",
         "str",

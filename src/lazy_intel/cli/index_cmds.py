@@ -8,6 +8,7 @@ the files as they are now, and a sync of an up-to-date index costs one stat pass
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -128,8 +129,25 @@ def query_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--rebuild", is_flag=True, help="Rebuild into a fresh store instead of syncing changes.")
 @click.option("--state-dir", default=None, help="Explicit state directory (default <root>/.lazy-intel).")
 @click.option("--json", "as_json", is_flag=True, help="Print the Answer object as JSON.")
-def index_command(root: str, rebuild: bool, state_dir: str | None, as_json: bool) -> None:
+@click.option(
+    "--store",
+    default=None,
+    help="Where the index lives: a postgresql:// URL for a shared PostgreSQL store (LAZY_INTEL_STORE).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default=None,
+    help="Where parsing runs: local worker processes or Ray tasks (LAZY_INTEL_EXECUTOR).",
+)
+def index_command(
+    root: str, rebuild: bool, state_dir: str | None, as_json: bool, *, store: str | None, executor: str | None
+) -> None:
     """Index ROOT (default: the current directory), or bring its index up to date."""
+    if store is not None:
+        os.environ["LAZY_INTEL_STORE"] = store
+    if executor is not None:
+        os.environ["LAZY_INTEL_EXECUTOR"] = executor
     workspace = open_workspace_or_exit(root, state_dir, as_json, "reindex" if rebuild else "sync")
     progress = TerminalProgress.for_command(as_json)
     try:

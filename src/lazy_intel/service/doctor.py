@@ -81,7 +81,11 @@ def store_checks(root: Path | None) -> list[Check]:
                 f"an interrupted publication (process {pids}) awaits recovery: run lazy-intel index {workspace.root}",
             )
         )
-    path = workspace.store_path()
+    try:
+        path = workspace.store_path()
+    except LazyIntelError as exc:  # a PostgreSQL store whose server cannot be reached
+        out.append(Check("store", FAIL, f"{exc.message}; next: {exc.next_step or 'retry'}"))
+        return out
     if path is None:
         out.append(
             Check("store", WARN, f"no index yet for {workspace.root}: run lazy-intel index {workspace.root}")

@@ -176,7 +176,7 @@ def _search_symbols(view: ReadView, query: str, limit: int) -> list[SymbolRow]:
     lexical = build_lexical_query(query, limit=limit * 8, columns=view.fts_columns)
     if lexical is None:
         return []
-    hits = view.fts(lexical.sql, lexical.args)
+    hits = view.lexical(lexical)
     chunks = view.chunks_by_ids([cid for cid, _file, _score in hits])
     out: list[SymbolRow] = []
     seen: set[int] = set()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lazy_intel.allocator import release_free_memory
-from lazy_intel.errors import IndexBuilding, LazyIntelError, StoreCorrupt
+from lazy_intel.errors import IndexBuilding, InvalidArgument, LazyIntelError, StoreCorrupt
 from lazy_intel.service import check_memo
 from lazy_intel.service.recovery import RecoveryResult, recover
 from lazy_intel.service.scheduler import SyncScheduler, Ticket
@@ -134,7 +134,19 @@ class Workspace:
             allowed_roots=resolved_settings.allowed_roots,
             deny_roots=resolved_settings.deny_roots,
         )
-        return cls(canonical, StateDir.for_root(canonical, state_dir), resolved_settings)
+        state = StateDir.for_root(canonical, state_dir)
+        if resolved_settings.store:
+            from lazy_intel.store.pg.store import is_postgres_url
+
+            if not is_postgres_url(str(resolved_settings.store)):
+                raise InvalidArgument(
+                    f"LAZY_INTEL_STORE={resolved_settings.store!r} is not a postgresql:// URL",
+                    next_step="leave it empty for the embedded SQLite store, or name a PostgreSQL database",
+                )
+            from lazy_intel.service.workspace_pg import open_pg_workspace
+
+            return open_pg_workspace(canonical, state, resolved_settings)
+        return cls(canonical, state, resolved_settings)
 
     # ---- lifecycle
     def start_serving(self) -> None:
@@ -369,6 +381,8 @@ class Workspace:
             rebuild=rebuild or faulty,
             progress=progress,
             cancel=cancel,  # type: ignore[arg-type]
+            executor=self.settings.executor,
+            ray_address=self.settings.ray_address,
         )
         self.tracker.synced_through(seq)
         # vectors of the previous store are reused unless it was the faulty one

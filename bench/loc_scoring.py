@@ -12,8 +12,9 @@ random evidence; the benchmark checks it again on every issue against a real sea
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -21,10 +22,14 @@ from lazy_intel.search.fusion import (
     Evidence,
     FusionWeights,
     aggregate_by_file,
+    fuse_files,
     is_auxiliary_path,
     is_test_path,
+    rank_stage,
     rescaled,
 )
+from lazy_intel.search.rerank import RERANK_FILES, rerank
+from loc_cv import FILE_KS, FUNCTION_KS, IssueScore
 
 NONE, TEST, AUXILIARY = 0, 1, 2  # the down-weighting class of a file (for failure reports)
 
@@ -129,11 +134,40 @@ class FusionTable:
         factor[self.file_class == AUXILIARY] = weights.auxiliary_file_factor
         return score * factor, present
 
-    def rank(self, weights: FusionWeights, *, file_context: bool = True) -> Ranked:
-        """The file and function ranking ``fusion.fuse_evidence`` gives for these weights."""
+    def top_files(self, weights: FusionWeights, n: int) -> list[int]:
+        """The first stage's best ``n`` file ids (score, then path)."""
+        files, present = self.file_scores(weights)
+        order = np.lexsort((self.path_order, -files))
+        return [self.file_ids[i] for i in order[present[order]][:n]]
+
+    def stage_scores(self, weights: FusionWeights) -> dict[int, float]:
+        """The first stage's file scores (``fusion.fuse_files``), file id -> score."""
+        files, present = self.file_scores(weights)
+        return {self.file_ids[i]: float(files[i]) for i in np.flatnonzero(present)}
+
+    def rank(
+        self,
+        weights: FusionWeights,
+        *,
+        file_context: bool = True,
+        file_scores: Mapping[int, float] | None = None,
+    ) -> Ranked:
+        """The file and function ranking ``fusion.rank_stage`` gives for these weights; ``file_scores``
+        (a second stage's, file id -> score) replace the first stage's as in ``rank_stage``."""
         if weights.method != "score":
             raise ValueError("FusionTable re-scores score fusion only")
-        files, file_present = self.file_scores(weights)
+        if file_scores is None:
+            files, file_present = self.file_scores(weights)
+        else:
+            index = {f: i for i, f in enumerate(self.file_ids)}
+            unknown = [f for f in file_scores if f not in index]
+            if unknown:
+                raise ValueError(f"file scores for files without evidence: {unknown[:5]}")
+            files = np.zeros(len(self.file_ids))
+            file_present = np.zeros(len(self.file_ids), dtype=bool)
+            for f, value in file_scores.items():
+                files[index[f]] = value
+                file_present[index[f]] = True
         order = np.lexsort((self.path_order, -files))
         order = order[file_present[order]][: self.ranked_files]
         chunk, chunk_present = self._weighted_sum(self.chunks, weights)
@@ -162,3 +196,113 @@ class FusionTable:
             list(functions)[: self.ranked_functions],
             [float(files[i]) for i in order],
         )
+
+
+# ---- one issue's evidence, scored under a configuration
+RANKED_FILES = 20
+RANKED_FUNCTIONS = 20
+
+
+class Gold(Protocol):
+    instance_id: str
+    repo: str
+    gold_files: tuple[str, ...]
+
+    @property
+    def gold_functions(self) -> tuple[str, ...]: ...
+
+
+@dataclass
+class Outcome:
+    files: list[str]
+    functions: list[str] | None  # "path:qualified"; None: this ranker does not rank functions
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Config:
+    """A configuration: fusion weights, whether chunks inherit their file's score, and the second
+    stage's coefficients (``None``: no second stage)."""
+
+    weights: FusionWeights
+    file_context: bool = True
+    rerank: Mapping[str, float] | None = None
+    rerank_files: int = RERANK_FILES
+
+
+@dataclass
+class IssueRun:
+    """One issue searched once: its evidence, what each candidate chunk is, and the second stage's
+    weight-independent features of every file some configuration may re-rank (its pool)."""
+
+    issue: Gold
+    evidence: Evidence
+    chunk_keys: dict[int, str | None]  # chunk id -> "path:qualified" (None: not in a definition)
+    static: dict[int, dict[str, float]] = field(default_factory=dict)  # file id -> rerank features
+    search: Outcome | None = None  # a real hybrid_search with the default configuration
+    baselines: dict[str, Outcome] = field(default_factory=dict)
+    files_indexed: int = 0
+    tables: dict[int, FusionTable] = field(default_factory=dict)  # by floor rank
+
+    def table(self, floor_rank: int) -> FusionTable:
+        if floor_rank not in self.tables:
+            self.tables[floor_rank] = FusionTable(
+                self.evidence,
+                self.chunk_keys,
+                floor_rank=floor_rank,
+                ranked_files=RANKED_FILES,
+                ranked_functions=RANKED_FUNCTIONS,
+            )
+        return self.tables[floor_rank]
+
+
+def outcome_of(run: IssueRun, config: Config) -> Outcome:
+    """The ranking ``hybrid_search`` gives under ``config``, from the issue's evidence (in memory)."""
+    w = config.weights
+    if w.method == "score":
+        table = run.table(w.floor_rank)
+        second = None
+        if config.rerank is not None:
+            second, _ = rerank(
+                table.stage_scores(w), run.evidence.file_path, run.static, config.rerank, config.rerank_files
+            )
+        ranked = table.rank(w, file_context=config.file_context, file_scores=second)
+        return Outcome(ranked.files, ranked.functions)
+    stage = fuse_files(run.evidence, w)
+    second = None
+    if config.rerank is not None:
+        second, _ = rerank(
+            stage.file_scores, run.evidence.file_path, run.static, config.rerank, config.rerank_files
+        )
+    chunks, files = rank_stage(run.evidence, stage, w, file_context=config.file_context, file_scores=second)
+    functions: dict[str, None] = {}
+    for chunk in chunks[: RANKED_FUNCTIONS * 4]:
+        key = run.chunk_keys.get(chunk.chunk_id)
+        if key is not None:
+            functions.setdefault(key)
+    return Outcome([f.path for f in files[:RANKED_FILES]], list(functions)[:RANKED_FUNCTIONS])
+
+
+def all_in_top(ranked: Sequence[str], gold: Iterable[str], k: int) -> bool:
+    top = set(ranked[:k])
+    gold = list(gold)
+    return bool(gold) and all(g in top for g in gold)
+
+
+def reciprocal_rank(ranked: Sequence[str], gold: Iterable[str]) -> float:
+    wanted = set(gold)
+    for i, item in enumerate(ranked):
+        if item in wanted:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def issue_score(issue: Gold, outcome: Outcome) -> IssueScore:
+    gold_functions = issue.gold_functions
+    return IssueScore(
+        tuple(all_in_top(outcome.files, issue.gold_files, k) for k in FILE_KS),
+        tuple(all_in_top(outcome.functions, gold_functions, k) for k in FUNCTION_KS)
+        if gold_functions and outcome.functions is not None
+        else None,
+        reciprocal_rank(outcome.files, issue.gold_files),
+    )

@@ -41,25 +41,39 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import loc_cv
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
-from lazy_intel.search.fusion import Evidence, FusionWeights, fuse_evidence, is_test_path
-from lazy_intel.search.hybrid import DEFAULT_CONFIG, gather_evidence, hybrid_search
+from lazy_intel.search.fusion import FusionWeights, is_test_path
+from lazy_intel.search.hybrid import DEFAULT_CONFIG, SearchConfig, gather_evidence, hybrid_search
+from lazy_intel.search.lexical import ColumnWeights
+from lazy_intel.search.rerank import COEFFICIENTS, FEATURES, static_features
+from lazy_intel.search.rerank_facts import read_file_facts, read_query_facts
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import SCHEMA_VERSION
-from loc_cv import Fold, HeldOut, IssueScore
-from loc_scoring import FusionTable, Ranked
+from loc_cv import IssueScore
+from loc_rerank import Evaluator, Pipeline, describe
+from loc_scoring import (
+    RANKED_FILES,
+    RANKED_FUNCTIONS,
+    Config,
+    IssueRun,
+    Outcome,
+    all_in_top,
+    issue_score,
+    outcome_of,
+    reciprocal_rank,
+)
+
+__all__ = ["IssueRun", "Outcome", "all_in_top", "reciprocal_rank"]  # re-exported for the tests
 
 DATA_NAME = Path("shared") / "bench" / "swebench-lite-dev.jsonl"
 FILE_KS = loc_cv.FILE_KS
 FUNCTION_KS = loc_cv.FUNCTION_KS
-RANKED_FILES = 20
-RANKED_FUNCTIONS = 20
 PSEUDO_SPANS = ("imports", "impl")
 SCOPES = ("whole", "source")
 
@@ -74,21 +88,15 @@ def default_data() -> Path:
 
 # ---- configurations: weight settings over the same evidence (fusion.FusionWeights fields)
 _NO_EXTRAS = {"dense": 0.0, "symbol": 0.0, "path": 0.0, "phrase": 0.0, "graph": 0.0, "centrality": 0.0}
-
-
-@dataclass(frozen=True)
-class Config:
-    """A fixed configuration: fusion weights (and whether chunks inherit their file's score)."""
-
-    weights: FusionWeights
-    file_context: bool = True
-
+_SHIPPED = Config(FusionWeights(), rerank=COEFFICIENTS if DEFAULT_CONFIG.rerank else None)
 
 CONFIGS: dict[str, Config] = {
-    "default": Config(FusionWeights()),
+    "default": _SHIPPED,  # what search ships: first stage, second stage when on by default
+    "first-stage": Config(FusionWeights()),  # the shipped weights without the second stage
     "lexical": Config(FusionWeights(**_NO_EXTRAS), file_context=False),  # type: ignore[arg-type]
     "dense": Config(FusionWeights(**{**_NO_EXTRAS, "lexical": 0.0, "dense": 1.0}), file_context=False),  # type: ignore[arg-type]
-    # ablations: the default without one signal (the table in docs/retrieval.md)
+    # ablations of the shipped first stage: without one signal (in sample; the held-out ablation
+    # comes from the pipelines below)
     "no-dense": Config(FusionWeights(dense=0.0)),
     "no-symbol": Config(FusionWeights(symbol=0.0)),
     "no-path": Config(FusionWeights(path=0.0)),
@@ -100,9 +108,27 @@ CONFIGS: dict[str, Config] = {
 }
 BASELINES = ("bm25", "bm25-py")  # plain BM25 over every indexed file / over the indexed .py files
 
+# ---- evidence variants: search settings that change what is gathered (a second search per issue)
+VARIANTS: dict[str, SearchConfig] = {
+    "default": DEFAULT_CONFIG,
+    "no-stems": replace(DEFAULT_CONFIG, stem_weight=0.0, columns=ColumnWeights(stems=0.0)),
+    "stems-terms-only": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.0)),
+    "stems-column-only": replace(DEFAULT_CONFIG, stem_weight=0.0),
+    "stems-half": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.5)),
+}
+
 # ---- grids of the cross-validation: parameter -> values, the shipped default first
 GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
     "fusion": {
+        "symbol": (0.1, 0.0, 0.2),
+        "path": (0.3, 0.0, 0.15, 0.6),
+        "phrase": (0.2, 0.0, 0.4),
+        "graph": (0.05, 0.0, 0.15),
+        "file_context": (1.0, 2.0),
+        "test_file_factor": (0.5, 1.0),
+        "auxiliary_file_factor": (0.5, 1.0),
+    },
+    "wide": {
         "symbol": (0.1, 0.0, 0.05, 0.2, 0.4),
         "path": (0.3, 0.0, 0.15, 0.6),
         "phrase": (0.2, 0.0, 0.1, 0.4),
@@ -135,13 +161,6 @@ class Issue:
         return tuple(out)
 
 
-@dataclass
-class Outcome:
-    files: list[str]
-    functions: list[str] | None  # "path:qualified"; None: this ranker does not rank functions
-    seconds: float = 0.0
-
-
 def load_issues(path: Path) -> list[Issue]:
     issues = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -161,31 +180,6 @@ def load_issues(path: Path) -> list[Issue]:
 
 
 # ---- metrics (pure)
-def all_in_top(ranked: Sequence[str], gold: Iterable[str], k: int) -> bool:
-    top = set(ranked[:k])
-    gold = list(gold)
-    return bool(gold) and all(g in top for g in gold)
-
-
-def reciprocal_rank(ranked: Sequence[str], gold: Iterable[str]) -> float:
-    wanted = set(gold)
-    for i, item in enumerate(ranked):
-        if item in wanted:
-            return 1.0 / (i + 1)
-    return 0.0
-
-
-def issue_score(issue: Issue, outcome: Outcome) -> IssueScore:
-    gold_functions = issue.gold_functions
-    return IssueScore(
-        tuple(all_in_top(outcome.files, issue.gold_files, k) for k in FILE_KS),
-        tuple(all_in_top(outcome.functions, gold_functions, k) for k in FUNCTION_KS)
-        if gold_functions and outcome.functions is not None
-        else None,
-        reciprocal_rank(outcome.files, issue.gold_files),
-    )
-
-
 def summarise(issues: Sequence[Issue], outcomes: Mapping[str, Outcome]) -> dict[str, float | int | None]:
     return loc_cv.summary(
         [issue_score(i, outcomes[i.instance_id]) for i in issues if i.instance_id in outcomes]
@@ -303,46 +297,6 @@ def index_profile(scope: str) -> str:
 
 
 # ---- searching
-@dataclass
-class IssueRun:
-    """One issue searched once: the evidence, what each candidate chunk is, the baselines."""
-
-    issue: Issue
-    evidence: Evidence
-    chunk_keys: dict[int, str | None]  # chunk id -> "path:qualified" (None: not in a definition)
-    search: Outcome  # a real hybrid_search with the default configuration (latency, consistency check)
-    baselines: dict[str, Outcome]
-    files_indexed: int
-    tables: dict[int, FusionTable] = field(default_factory=dict)  # by floor rank
-
-    def table(self, floor_rank: int) -> FusionTable:
-        if floor_rank not in self.tables:
-            self.tables[floor_rank] = FusionTable(
-                self.evidence,
-                self.chunk_keys,
-                floor_rank=floor_rank,
-                ranked_files=RANKED_FILES,
-                ranked_functions=RANKED_FUNCTIONS,
-            )
-        return self.tables[floor_rank]
-
-
-def outcome_of(run: IssueRun, config: Config) -> Outcome:
-    """The ranking of ``config`` over the issue's evidence (in memory)."""
-    if config.weights.method == "score":
-        ranked: Ranked = run.table(config.weights.floor_rank).rank(
-            config.weights, file_context=config.file_context
-        )
-        return Outcome(ranked.files, ranked.functions)
-    chunks, files = fuse_evidence(run.evidence, config.weights, file_context=config.file_context)
-    functions: dict[str, None] = {}
-    for chunk in chunks[: RANKED_FUNCTIONS * 4]:
-        key = run.chunk_keys.get(chunk.chunk_id)
-        if key is not None:
-            functions.setdefault(key)
-    return Outcome([f.path for f in files[:RANKED_FILES]], list(functions)[:RANKED_FUNCTIONS])
-
-
 def real_search(ws: Workspace, query: str, embedder: object | None) -> Outcome:
     """What ``search`` answers with the default configuration, timed."""
     with ws.read() as view:
@@ -361,27 +315,53 @@ def real_search(ws: Workspace, query: str, embedder: object | None) -> Outcome:
 
 
 def gather(
-    ws: Workspace, query: str, embedder: object | None
-) -> tuple[Evidence, dict[int, str | None], list[str]]:
-    """The default configuration's evidence (centrality computed too), candidate chunk keys, indexed paths."""
+    ws: Workspace,
+    issue: Issue,
+    embedder: object | None,
+    variants: Mapping[str, SearchConfig],
+    pool: Sequence[Config],
+) -> tuple[dict[str, IssueRun], list[str]]:
+    """One search per evidence variant (centrality computed too, so a grid may weigh it), candidate
+    chunk keys, and the second stage's features of every file a configuration of ``pool`` hands on."""
+    runs: dict[str, IssueRun] = {}
     with ws.read() as view:
-        _, evidence, _, _, _ = gather_evidence(
-            view,
-            query,
-            config=DEFAULT_CONFIG,
-            embedder=embedder,  # type: ignore[arg-type]
-            weights=FusionWeights(centrality=1.0),  # gathered so a grid may weigh it
-        )
-        ids = sorted({c for s in evidence.chunk_signals.values() for c in s})
+        found = {
+            name: gather_evidence(
+                view,
+                issue.query,
+                config=config,
+                embedder=embedder,  # type: ignore[arg-type]
+                weights=FusionWeights(centrality=1.0),
+            )
+            for name, config in variants.items()
+        }
+        ids = sorted({c for g in found.values() for s in g.evidence.chunk_signals.values() for c in s})
         rows = view.chunks_by_ids(ids)
         keys = {
             c: (f"{r.path}:{r.qualified_name}" if r.qualified_name is not None else None)
             for c, r in rows.items()
         }
-        paths = [
+        pools: dict[str, set[int]] = {}
+        for name, g in found.items():
+            chunk_keys = {c: keys.get(c) for sig in g.evidence.chunk_signals.values() for c in sig}
+            run = IssueRun(issue, g.evidence, chunk_keys)
+            pools[name] = {
+                f
+                for config in pool
+                for f in run.table(config.weights.floor_rank).top_files(config.weights, config.rerank_files)
+            }
+            runs[name] = run
+        paths = {f: p for g in found.values() for f, p in g.evidence.file_path.items()}
+        facts = read_file_facts(view, found["default"].analysis, sorted(set().union(*pools.values())), paths)
+        for name, g in found.items():
+            query = read_query_facts(view, g.analysis, g.terms)
+            runs[name].static = static_features(
+                g.analysis, g.evidence, query, {f: facts[f] for f in pools[name]}
+            )
+        indexed = [
             r[0] for r in view.conn.execute("SELECT path FROM files WHERE status = 'indexed' ORDER BY path")
         ]
-    return evidence, keys, paths
+    return runs, indexed
 
 
 def bm25_files(src: Path, paths: Sequence[str], query: str) -> list[str]:
@@ -438,9 +418,19 @@ def collect(
     scope: str = "whole",
     embedding: str = "none",
     baselines: Sequence[str] = BASELINES,
+    variants: Mapping[str, SearchConfig] | None = None,
+    pool: Sequence[Config] = (),
     log: Callable[[str], None] = print,
-) -> tuple[list[IssueRun], RunStats]:
-    """Materialise, index (cached under ``work``) and search every issue once."""
+) -> tuple[dict[str, list[IssueRun]], RunStats]:
+    """Materialise, index (cached under ``work``) and search every issue once per evidence variant.
+
+    ``pool``: first-stage configurations whose candidates the second stage may re-rank (the shipped
+    ones are always added); their files' second-stage features are read while the index is open.
+    """
+    variants = dict(variants or {"default": DEFAULT_CONFIG})
+    if "default" not in variants:
+        raise ValueError("the evidence variants must include 'default'")
+    pool = [*pool, *(c for c in CONFIGS.values() if c.weights.method == "score")]
     stats = RunStats()
     settings = load_settings(env={"LAZY_INTEL_EMBEDDING": embedding})
     if baselines:
@@ -448,7 +438,7 @@ def collect(
     by_repo: dict[str, list[Issue]] = {}
     for issue in issues:
         by_repo.setdefault(issue.repo, []).append(issue)
-    runs: list[IssueRun] = []
+    runs: dict[str, list[IssueRun]] = {name: [] for name in variants}
     profile = work / index_profile(scope)
     for repo, group in by_repo.items():
         git_dir = git_dir_for(repos, repo)
@@ -478,23 +468,20 @@ def collect(
                     stats.embedded += ws.last_vectors.embedded
                     stats.embed_seconds += ws.last_vectors.embed_seconds
                 embedder = ws.embedder() if embedding != "none" else None
-                evidence, keys, paths = gather(ws, issue.query, embedder)
+                issue_runs, paths = gather(ws, issue, embedder, variants, pool)
                 search = real_search(ws, issue.query, embedder)
             finally:
                 ws.close()
             previous = slot
-            run = IssueRun(
-                issue,
-                evidence,
-                keys,
-                search,
-                baseline_outcomes(slot, src, paths, issue, baselines),
-                len(paths),
-            )
-            check = outcome_of(run, CONFIGS["default"])
+            baseline = baseline_outcomes(slot, src, paths, issue, baselines)
+            for name, run in issue_runs.items():
+                run.baselines, run.files_indexed = baseline, len(paths)
+                runs[name].append(run)
+            default = issue_runs["default"]
+            default.search = search
+            check = outcome_of(default, CONFIGS["default"])
             if (check.files, check.functions) != (search.files, search.functions):
                 stats.inconsistent.append(issue.instance_id)
-            runs.append(run)
             rank = next((i + 1 for i, f in enumerate(search.files) if f in issue.gold_files), None)
             log(
                 f"{issue.instance_id}: {len(paths)} files indexed, default rank {rank or '-'}, "
@@ -511,7 +498,7 @@ def outcomes_for(runs: Sequence[IssueRun], name: str) -> dict[str, Outcome]:
 
 
 def grid_candidates(space: Mapping[str, Sequence[float]]) -> list[Config]:
-    """One configuration per point of ``space`` (FusionWeights field -> values)."""
+    """One first-stage configuration per point of ``space`` (FusionWeights field -> values)."""
     out = []
     for point in loc_cv.grid(space):
         values = dict(point)
@@ -521,20 +508,6 @@ def grid_candidates(space: Mapping[str, Sequence[float]]) -> list[Config]:
             weights = replace(weights, floor_rank=int(floor))  # type: ignore[arg-type]
         out.append(Config(weights))
     return out
-
-
-def cross_validated(
-    runs: Sequence[IssueRun], space: Mapping[str, Sequence[float]]
-) -> tuple[HeldOut, list[Config], list[Fold]]:
-    """Leave-one-repository-out over the grid ``space``; the choices are candidate indices."""
-    by_id = {r.issue.instance_id: r for r in runs}
-    folds = loc_cv.leave_one_repository_out({i: r.issue.repo for i, r in by_id.items()})
-    candidates = grid_candidates(space)
-
-    def scores(index: int) -> dict[str, IssueScore]:
-        return {i: issue_score(r.issue, outcome_of(r, candidates[index])) for i, r in by_id.items()}
-
-    return loc_cv.grid_search(folds, candidates, scores), candidates, folds
 
 
 def parse_grid(spec: str) -> dict[str, tuple[float, ...]]:
@@ -553,6 +526,35 @@ def parse_grid(spec: str) -> dict[str, tuple[float, ...]]:
     return space
 
 
+# first-stage signals whose held-out ablation is computed when the grid offers them weight 0
+SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
+
+
+def pipelines(
+    space: Mapping[str, Sequence[float]], variants: Sequence[str], *, ablations: bool = True
+) -> list[Pipeline]:
+    """The cross-validated pipelines: first stage alone, both stages, and the held-out ablations
+    (each second-stage feature left out; each first-stage signal held at 0; stems off)."""
+    grid = grid_candidates(space)
+    every = tuple((v, c) for v in variants for c in grid)
+    out = [Pipeline("first stage", every, None), Pipeline("two stages", every, FEATURES)]
+    if not ablations:
+        return out
+    for feature in FEATURES:
+        out.append(
+            Pipeline(f"two stages without {feature}", every, tuple(f for f in FEATURES if f != feature))
+        )
+    for signal in SIGNAL_ABLATIONS:
+        if 0.0 in space.get(signal, ()):
+            kept = tuple((v, c) for v, c in every if getattr(c.weights, signal) == 0.0)
+            out.append(Pipeline(f"two stages without the {signal} signal", kept, FEATURES))
+    if "no-stems" in variants:
+        out.append(
+            Pipeline("two stages without stems", tuple((v, c) for v, c in every if v == "no-stems"), FEATURES)
+        )
+    return out
+
+
 # ---- reporting
 def _cell(v: float | int | None) -> str:
     return "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
@@ -567,7 +569,9 @@ def _row(label: Sequence[str], s: Mapping[str, float | int | None]) -> str:
 
 
 def figure_table(
-    rows: Sequence[tuple[str, Mapping[str, IssueScore]]], repos: Sequence[str], by_repo: Mapping[str, str]
+    rows: Sequence[tuple[str, Mapping[str, IssueScore]]],
+    repos: Sequence[str],
+    by_repo: Mapping[str, str],
 ) -> str:
     """Rows of figures for all issues, then per repository (labels in order)."""
     lines = [HEADER.format(first="repository | figure"), "|---|---|---|---|---|---|---|---|---|"]
@@ -586,48 +590,68 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def describe_choice(config: Config, space: Mapping[str, Sequence[float]]) -> str:
-    return ", ".join(f"{name} {getattr(config.weights, name):g}" for name in space)
-
-
 def report(
-    runs: Sequence[IssueRun],
+    runs: Mapping[str, Sequence[IssueRun]],
     configs: Sequence[str],
     grid_name: str,
     space: Mapping[str, Sequence[float]],
+    *,
+    ablations: bool = True,
 ) -> tuple[str, dict[str, object]]:
-    """The printed tables and a JSON-able record of every figure."""
-    by_repo = {r.issue.instance_id: r.issue.repo for r in runs}
+    """The printed tables and a JSON-able record of every figure (held-out first)."""
+    default_runs = runs["default"]
+    by_repo = {r.issue.instance_id: r.issue.repo for r in default_runs}
     repos = sorted(set(by_repo.values()))
-    issue_of = {r.issue.instance_id: r.issue for r in runs}
+    issue_of = {r.issue.instance_id: r.issue for r in default_runs}
     scored = {
-        name: {i: issue_score(issue_of[i], o) for i, o in outcomes_for(runs, name).items()}
+        name: {i: issue_score(issue_of[i], o) for i, o in outcomes_for(default_runs, name).items()}
         for name in configs
     }
     out: list[str] = []
     record: dict[str, object] = {
         "configs": {n: {i: vars(s) for i, s in v.items()} for n, v in scored.items()}
     }
-    rows: list[tuple[str, Mapping[str, IssueScore]]] = []
+    held_rows: list[tuple[str, Mapping[str, IssueScore]]] = []
+    in_rows: list[tuple[str, Mapping[str, IssueScore]]] = []
     if len(repos) >= 2:
-        held, candidates, _ = cross_validated(runs, space)
-        rows += [
-            (f"held-out (leave-one-repository-out, grid {grid_name})", held.scores),
-            (f"in-sample (grid {grid_name} chosen on all {len(runs)})", held.in_sample_scores),
-        ]
-        out.append(f"grid {grid_name}: {len(candidates)} settings of {', '.join(space)}")
-        for repo, index in held.chosen.items():
-            out.append(f"  chosen without {repo}: {describe_choice(candidates[int(index)], space)}")  # type: ignore[call-overload]
-        out.append(
-            f"  chosen on all issues (to ship): {describe_choice(candidates[int(held.in_sample)], space)}"
-        )  # type: ignore[call-overload]
+        evaluator = Evaluator({v: {r.issue.instance_id: r for r in rs} for v, rs in runs.items()})
+        chosen_record: dict[str, object] = {}
+        ablation_lines: list[str] = []
+        main: dict[str, loc_cv.HeldOut] = {}
+        for pipeline in pipelines(space, list(runs), ablations=ablations):
+            held = evaluator.cross_validate(pipeline)
+            if pipeline.name in ("first stage", "two stages"):
+                main[pipeline.name] = held
+                held_rows.append((f"held-out: {pipeline.name} (grid {grid_name})", held.scores))
+                in_rows.append(
+                    (f"in-sample: {pipeline.name} (chosen on all {len(by_repo)})", held.in_sample_scores)
+                )
+                out.append(f"{pipeline.name}: {len(pipeline.candidates)} first-stage candidates")
+                for repo, choice in held.chosen.items():
+                    out.append(f"  without {repo}: {describe(pipeline, choice, list(space))}")  # type: ignore[arg-type]
+                shipped = describe(pipeline, held.in_sample, list(space))  # type: ignore[arg-type]
+                out.append(f"  chosen on all issues (to ship): {shipped}")
+                chosen_record[pipeline.name] = {
+                    "folds": {r: describe(pipeline, c, list(space)) for r, c in held.chosen.items()},  # type: ignore[arg-type]
+                    "in_sample": shipped,
+                    "held_out": {i: vars(s) for i, s in held.scores.items()},
+                }
+            else:
+                ablation_lines.append(_row([pipeline.name], loc_cv.summary(list(held.scores.values()))))
+                chosen_record[pipeline.name] = {
+                    "held_out_summary": loc_cv.summary(list(held.scores.values()))
+                }
+        record["pipelines"] = chosen_record
         out.append("")
-        record["held_out"] = {
-            "scores": {i: vars(s) for i, s in held.scores.items()},
-            "chosen": {r: describe_choice(candidates[int(c)], space) for r, c in held.chosen.items()},  # type: ignore[call-overload]
-            "in_sample_choice": describe_choice(candidates[int(held.in_sample)], space),  # type: ignore[call-overload]
-        }
-    rows += [(name, scored[name]) for name in configs]
+        if ablation_lines:
+            full = loc_cv.summary(list(main["two stages"].scores.values()))
+            out.append("held-out ablations (each pipeline cross-validated the same way):")
+            out.append(HEADER.format(first="pipeline"))
+            out.append("|---|---|---|---|---|---|---|---|")
+            out.append(_row(["two stages (all)"], full))
+            out.extend(ablation_lines)
+            out.append("")
+    rows = [*held_rows, *in_rows, *((f"fixed: {n}", scored[n]) for n in configs)]
     out.append(figure_table(rows, repos, by_repo))
     return "\n".join(out), record
 
@@ -657,6 +681,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--embedding", default="none", help="LAZY_INTEL_EMBEDDING (the dense signal's provider)"
     )
+    parser.add_argument(
+        "--variants",
+        default="default,no-stems",
+        help=f"evidence variants searched per issue (tunable, CV chooses): {', '.join(VARIANTS)}",
+    )
+    parser.add_argument("--no-ablations", action="store_true", help="skip the held-out ablation pipelines")
     parser.add_argument("--only", default=None, help="only this repository (owner/name)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N issues")
     parser.add_argument("--json", type=Path, default=None, help="write per-issue scores and choices here")
@@ -669,6 +699,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         space = parse_grid(args.grid)
     except ValueError as exc:
         parser.error(str(exc))
+    variant_names = [
+        "default",
+        *(v.strip() for v in args.variants.split(",") if v.strip() and v.strip() != "default"),
+    ]
+    bad = [v for v in variant_names if v not in VARIANTS]
+    if bad:
+        parser.error(f"unknown variant(s) {bad}; known: {', '.join(VARIANTS)}")
     issues = load_issues(args.data or default_data())
     if args.only:
         issues = [i for i in issues if i.repo == args.only]
@@ -687,19 +724,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         scope=args.scope,
         embedding=args.embedding,
         baselines=[c for c in configs if c in BASELINES],
+        variants={v: VARIANTS[v] for v in variant_names},
+        pool=grid_candidates(space),
         log=lambda s: print(s, file=sys.stderr),
     )
     collected = time.perf_counter()
-    text, record = report(runs, configs, args.grid if args.grid in GRIDS else "custom", space)
+    grid_name = args.grid if args.grid in GRIDS else "custom"
+    text, record = report(runs, configs, grid_name, space, ablations=not args.no_ablations)
     print(text)
     print()
-    times = [r.search.seconds * 1000 for r in runs]
+    default_runs = runs["default"]
+    times = [r.search.seconds * 1000 for r in default_runs if r.search is not None]
     if times:
         print(
             f"search latency (default, one real search per issue): p50 {percentile(times, 0.5):.0f} ms, p95 {percentile(times, 0.95):.0f} ms"
         )
     print(
-        f"consistency: the in-memory ranking equals the real search on {len(runs) - len(stats.inconsistent)}/{len(runs)} issues"
+        f"consistency: the in-memory ranking equals the real search on {len(default_runs) - len(stats.inconsistent)}/{len(default_runs)} issues"
         + (f" (differs: {', '.join(stats.inconsistent)})" if stats.inconsistent else "")
     )
     if stats.embedded:

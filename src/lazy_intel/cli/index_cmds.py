@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lazy_intel.cli.progress import TerminalProgress
-from lazy_intel.errors import LazyIntelError
+from lazy_intel.errors import LazyIntelError, WorkspaceOwned
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
 from lazy_intel.service.operations import execute
@@ -76,6 +76,8 @@ def build_first(workspace: Workspace, operation: str, as_json: bool) -> None:
     progress = TerminalProgress.for_command(as_json)
     try:
         workspace.sync(progress=progress)
+    except WorkspaceOwned:
+        pass  # another process builds it: the strict read waits for that build (bounded)
     except LazyIntelError as exc:
         progress.close()
         emit(error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
@@ -83,7 +85,10 @@ def build_first(workspace: Workspace, operation: str, as_json: bool) -> None:
 
 
 def _semantic_layer(settings: Settings) -> SemanticLayer | None:
-    """The configured language servers (nothing is started here), or None when the config is bad."""
+    """The configured language servers (nothing is started here), or None when none is configured
+    (without importing the language-server modules) or the config is bad."""
+    if not settings.lsp_config and not settings.lsp:
+        return None
     from lazy_intel.semantic import SemanticLayer
 
     try:

@@ -66,10 +66,28 @@ def lsp() -> None:
 def status_command(config_path: str | None, as_json: bool) -> None:
     """Show the configured servers (metadata only; starts nothing)."""
     try:
-        report = config_status(_config(config_path))
+        config = load_lsp_config(load_settings(), config_path)
+        report = config_status(config) if config is not None else None
     except LazyIntelError as exc:
         _fail(exc, as_json)
         return
+    if report is None:  # nothing configured is a state to report, not an error
+        unconfigured = {
+            "configured": False,
+            "source": None,
+            "servers": [],
+            "effect": "semantic operations answer UNSUPPORTED; references and implementations come "
+            "from the index graph",
+            "next_step": "to add live semantics, pass --config FILE, or set LAZY_INTEL_LSP_CONFIG or LAZY_INTEL_LSP",
+        }
+        if as_json:
+            click.echo(json.dumps(unconfigured, ensure_ascii=False, indent=2))
+        else:
+            click.echo("no language servers configured (LAZY_INTEL_LSP_CONFIG, LAZY_INTEL_LSP or --config)")
+            click.echo(f"  {unconfigured['effect']}")
+            click.echo(f"next step: {unconfigured['next_step']}")
+        return
+    report = {"configured": True, **report}
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
         return

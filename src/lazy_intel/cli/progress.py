@@ -23,6 +23,7 @@ STAGES: dict[str, tuple[str, str, str]] = {  # stage -> (doing, done, unit)
     "capture": ("capturing", "captured", "files"),
     "parse": ("parsing", "parsed", "files"),
     "resolve": ("resolving", "resolved", "files"),
+    "prepare": ("building the embedding table (once)", "built the embedding table", "entries"),
     "embed": ("embedding", "embedded", "chunks"),
 }
 ALIASES = {"graph": "resolve"}  # the sync announces the graph stage as ("graph", 0, n)

@@ -138,6 +138,13 @@ def fit_answer(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def mark_partial(answer: Answer) -> Answer:
+    """``answer`` as ``partial`` (a reason is already among its warnings). It still fits: every
+    answer was fitted with the longer ``partial`` status in its skeleton."""
+    marked = _settle_used_chars(replace(answer, status=STATUS_PARTIAL))
+    return marked if marked.used_chars <= marked.max_chars else answer
+
+
 def error_answer(
     operation: str,
     code: str,

@@ -53,7 +53,9 @@ def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
     out.edges.extend(_assigned_from_edges(an, model))
     out.edges.extend(_handles_edges(an, model))
     out.edges.extend(_tests_edges(an, model, calls, imports))
-    out.deps = program.deps.tokens - {"f:" + model.path}  # a changed file is always re-resolved
+    # a changed file is always re-resolved: its own tokens are not kept
+    own = (f"r:{model.path}:", f"o:{model.path}:")
+    out.deps = {t for t in program.deps.tokens if t != "f:" + model.path and not t.startswith(own)}
     return out
 
 

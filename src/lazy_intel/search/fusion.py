@@ -244,16 +244,22 @@ class FusedFile:
     best_chunk_id: int | None
 
 
-def fuse_evidence(
-    evidence: Evidence, weights: FusionWeights | None = None, *, file_context: bool = True
-) -> tuple[list[FusedChunk], list[FusedFile]]:
-    """Rank files and chunks from ``evidence`` (pure).
+@dataclass(frozen=True)
+class FileStage:
+    """The first stage's file ranking, and each chunk's own fused score (before file context)."""
 
-    Files: score fusion of every chunk signal aggregated per file plus the file-only signals. Chunks: score fusion of
-    the chunk signals plus (``file_context``) their file's fused score, scaled to the best chunk.
-    When the query reports a failure, test files are scaled by ``test_file_factor`` and auxiliary
-    files (documentation examples, benchmarks, vendored code) by ``auxiliary_file_factor``.
-    """
+    file_scores: dict[int, float]  # fused, down-weighting applied
+    file_reasons: dict[int, dict[str, float]]
+    chunk_scores: dict[int, float]  # fused over the chunk signals only, no factor applied
+    chunk_reasons: dict[int, dict[str, float]]
+    factors: dict[int, dict[str, float]]  # file -> the down-weighting factors that apply, by name
+
+    def factor(self, file_id: int) -> float:
+        return next(iter(self.factors.get(file_id, {}).values()), 1.0)
+
+
+def fuse_files(evidence: Evidence, weights: FusionWeights | None = None) -> FileStage:
+    """Fuse every signal per file, and each chunk's signals (pure; see :func:`fuse_evidence`)."""
     weights = weights or FusionWeights()
     chunk_level = [
         Signal(name, weights.of(name), scores) for name, scores in evidence.chunk_signals.items() if scores
@@ -267,53 +273,87 @@ def fuse_evidence(
     file_level += [
         Signal(name, weights.of(name), scores) for name, scores in evidence.file_signals.items() if scores
     ]
-
-    def factors(file_id: int) -> dict[str, float]:
-        """Down-weighting factors that apply to this file, by name (empty: none)."""
-        if not evidence.locate_bug:
-            return {}
-        path = evidence.file_path.get(file_id, "")
-        if is_test_path(path):
-            return {"test_file_factor": weights.test_file_factor}
-        if is_auxiliary_path(path):
-            return {"auxiliary_file_factor": weights.auxiliary_file_factor}
-        return {}
-
-    def factor(file_id: int) -> float:
-        return next(iter(factors(file_id).values()), 1.0)
-
+    factors: dict[int, dict[str, float]] = {}
+    if evidence.locate_bug:
+        for file_id, path in evidence.file_path.items():
+            if is_test_path(path):
+                factors[file_id] = {"test_file_factor": weights.test_file_factor}
+            elif is_auxiliary_path(path):
+                factors[file_id] = {"auxiliary_file_factor": weights.auxiliary_file_factor}
     file_scores: dict[int, float] = {}
     file_reasons: dict[int, dict[str, float]] = {}
     for f in weights.fuse(file_level):
         file_id = int(f.key)  # type: ignore[call-overload]
-        file_scores[file_id] = f.score * factor(file_id)
-        file_reasons[file_id] = {**f.signals, **factors(file_id)}
-    fused: dict[int, Fused] = {
-        int(f.key): f  # type: ignore[call-overload]
-        for f in weights.fuse(chunk_level)
-    }
-    scores: dict[int, float] = {k: f.score for k, f in fused.items()}
-    if file_context and file_scores and weights.file_context > 0:
-        top_file = max(file_scores.values()) or 1.0
+        file_scores[file_id] = f.score * next(iter(factors.get(file_id, {}).values()), 1.0)
+        file_reasons[file_id] = {**f.signals, **factors.get(file_id, {})}
+    fused = weights.fuse(chunk_level)
+    return FileStage(
+        file_scores,
+        file_reasons,
+        {int(f.key): f.score for f in fused},  # type: ignore[call-overload]
+        {int(f.key): f.signals for f in fused},  # type: ignore[call-overload]
+        factors,
+    )
+
+
+def rank_stage(
+    evidence: Evidence,
+    stage: FileStage,
+    weights: FusionWeights | None = None,
+    *,
+    file_context: bool = True,
+    file_scores: Mapping[int, float] | None = None,
+    file_reasons: Mapping[int, Mapping[str, float]] | None = None,
+) -> tuple[list[FusedChunk], list[FusedFile]]:
+    """Ranked chunks and files from a stage; ``file_scores`` (a second stage's) replace the stage's.
+
+    Chunks: their own fused score plus (``file_context``) their file's score, scaled to the best
+    chunk, then down-weighted like their file. Files: by score, then path.
+    """
+    weights = weights or FusionWeights()
+    files_by = dict(stage.file_scores if file_scores is None else file_scores)
+    reasons_by = {k: dict(v) for k, v in (file_reasons or {}).items()}
+    scores = dict(stage.chunk_scores)
+    if file_context and files_by and weights.file_context > 0:
+        top_file = max(files_by.values()) or 1.0
         top_chunk = max(scores.values(), default=0.0) or 1.0
         scores = {
-            k: v + weights.file_context * top_chunk * file_scores.get(evidence.chunk_file[k], 0.0) / top_file
+            k: v + weights.file_context * top_chunk * files_by.get(evidence.chunk_file[k], 0.0) / top_file
             for k, v in scores.items()
         }
     chunks: list[FusedChunk] = []
     for chunk_id, score in scores.items():
         file_id = evidence.chunk_file[chunk_id]
-        reasons = dict(fused[chunk_id].signals)
-        if file_context and file_id in file_scores:
-            reasons["file_score"] = file_scores[file_id]
-        chunks.append(FusedChunk(chunk_id, file_id, score * factor(file_id), reasons))
+        reasons = dict(stage.chunk_reasons[chunk_id])
+        if file_context and file_id in files_by:
+            reasons["file_score"] = files_by[file_id]
+        chunks.append(FusedChunk(chunk_id, file_id, score * stage.factor(file_id), reasons))
     chunks.sort(key=lambda c: (-c.score, c.chunk_id))
     best: dict[int, int] = {}
     for chunk in chunks:
         best.setdefault(chunk.file_id, chunk.chunk_id)
     files = [
-        FusedFile(fid, evidence.file_path.get(fid, ""), score, file_reasons[fid], best.get(fid))
-        for fid, score in file_scores.items()
+        FusedFile(
+            fid,
+            evidence.file_path.get(fid, ""),
+            score,
+            {**stage.file_reasons.get(fid, {}), **reasons_by.get(fid, {})},
+            best.get(fid),
+        )
+        for fid, score in files_by.items()
     ]
     files.sort(key=lambda f: (-f.score, f.path))
     return chunks, files
+
+
+def fuse_evidence(
+    evidence: Evidence, weights: FusionWeights | None = None, *, file_context: bool = True
+) -> tuple[list[FusedChunk], list[FusedFile]]:
+    """Rank files and chunks from ``evidence`` (pure).
+
+    Files: score fusion of every chunk signal aggregated per file plus the file-only signals. Chunks: score fusion of
+    the chunk signals plus (``file_context``) their file's fused score, scaled to the best chunk.
+    When the query reports a failure, test files are scaled by ``test_file_factor`` and auxiliary
+    files (documentation examples, benchmarks, vendored code) by ``auxiliary_file_factor``.
+    """
+    return rank_stage(evidence, fuse_files(evidence, weights), weights, file_context=file_context)

@@ -17,10 +17,17 @@ from dataclasses import dataclass, field
 from lazy_intel.search import fusion
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
-from lazy_intel.search.lexical import LexicalQuery, build_lexical_query, build_phrase_query, filter_clauses
+from lazy_intel.search.lexical import (
+    ColumnWeights,
+    LexicalQuery,
+    build_lexical_query,
+    build_phrase_query,
+    filter_clauses,
+)
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.phrases import quoted_phrases
-from lazy_intel.search.query import QueryAnalysis, analyze_query
+from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query, stem_terms
+from lazy_intel.search.rerank_facts import second_stage
 from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
 from lazy_intel.store.reader import ReadView
 
@@ -28,6 +35,7 @@ logger = logging.getLogger(__name__)
 
 LEXICAL_CANDIDATES = 1_000  # chunks BM25 hands to fusion
 LEXICAL_TERMS = 48  # the query's best terms that occur in the index go into the BM25 query
+BM25_PRUNE_MIN_ROWS = 1_000  # from this many chunks on, terms in half of them leave the BM25 query
 DENSE_CANDIDATES = 1_000  # chunks the vector search hands to fusion
 MAX_DEFINITIONS_PER_NAME = 50  # a name defined more often than this says little about where to look
 # Exact-symbol signal: a mention of weight w naming a symbol defined n times scores w / (1 + ln n);
@@ -42,8 +50,13 @@ MIN_WORD_SYMBOL_CHARS = 5
 # Graph priors (proximity to named identifiers, centrality of candidates) in the default search.
 # See the ablation in docs/retrieval.md (SWE-bench Lite dev set). ``backend=graph`` forces them on.
 GRAPH_PRIOR_DEFAULT = True
+# The second stage (search/rerank.py) in the default search; docs/retrieval.md has its held-out figures.
+RERANK_DEFAULT = False  # until its coefficients are fitted (held-out figures in docs/retrieval.md)
 # Files whose centrality is looked up: the best files of each gathered signal, this many per signal.
 CENTRALITY_CANDIDATES_PER_SIGNAL = 50
+
+
+DEFAULT_COLUMNS = ColumnWeights()
 
 
 @dataclass(frozen=True)
@@ -57,16 +70,22 @@ class SearchConfig:
     file_context: bool = True
     graph: bool = GRAPH_PRIOR_DEFAULT  # structural priors when the index has a code graph
     phrase: bool = True  # quoted messages, inline code and strings matched as token sequences
+    # how the lexical signals read the index: bm25() column weights, and the weight share of the
+    # terms' stems searched beside them (0: none; ignored on a store without a ``stems`` column)
+    columns: ColumnWeights = DEFAULT_COLUMNS
+    stem_weight: float = STEM_TERM_FACTOR
+    rerank: bool = RERANK_DEFAULT  # the second stage (search/rerank.py) re-orders the best files
 
 
 DEFAULT_CONFIG = SearchConfig()
 LEXICAL_ONLY = SearchConfig(
-    dense=False, symbol=False, path=False, file_context=False, graph=False, phrase=False
+    dense=False, symbol=False, path=False, file_context=False, graph=False, phrase=False, rerank=False
 )
 DENSE_ONLY = SearchConfig(
-    lexical=False, symbol=False, path=False, file_context=False, graph=False, phrase=False
+    lexical=False, symbol=False, path=False, file_context=False, graph=False, phrase=False, rerank=False
 )
 WITH_GRAPH = SearchConfig(graph=True)  # every signal plus the graph priors
+RERANKED_PRESETS = ("all", "graph")  # backends whose search the second stage may re-order
 PRESETS: dict[str, SearchConfig] = {
     "all": DEFAULT_CONFIG,
     "lexical": LEXICAL_ONLY,
@@ -140,17 +159,48 @@ def dense_state(view: ReadView, embedder: Embedder | None) -> tuple[bool, str]:
     return True, ""
 
 
-def indexed_terms(view: ReadView, analysis: QueryAnalysis) -> list[tuple[str, float]]:
-    """The query's terms and compounds that occur in the index, best first, at most ``LEXICAL_TERMS``."""
+def indexed_term_counts(
+    view: ReadView, analysis: QueryAnalysis, stem_weight: float = 0.0
+) -> list[tuple[str, float, int]]:
+    """The query's terms, compounds and (``stem_weight`` > 0) stems that occur in the index, best
+    first, at most ``LEXICAL_TERMS``: (token, weight, chunks that hold it)."""
     candidates = [*analysis.terms, *analysis.compounds]
+    candidates += stem_terms(candidates, stem_weight)
     present = view.term_document_counts([t for t, _ in candidates])
-    kept = [(t, w) for t, w in candidates if t in present]
-    kept.sort(key=lambda tw: -tw[1])  # stable: analysis order among equal weights
+    kept = [(t, w, present[t]) for t, w in candidates if t in present]
+    kept.sort(key=lambda twd: -twd[1])  # stable: analysis order among equal weights
     return kept[:LEXICAL_TERMS]
 
 
+def indexed_terms(
+    view: ReadView, analysis: QueryAnalysis, stem_weight: float = 0.0
+) -> list[tuple[str, float]]:
+    """:func:`indexed_term_counts` without the counts."""
+    return [(t, w) for t, w, _ in indexed_term_counts(view, analysis, stem_weight)]
+
+
+def bm25_terms(counted: Sequence[tuple[str, float, int]], rows: int) -> list[tuple[str, float]]:
+    """The terms worth a place in the BM25 query: those in fewer than half the chunks.
+
+    FTS5's bm25() gives a term held by half the rows or more an IDF of 1e-6: it adds nothing to a
+    score, yet its postings (repeated by its weight) were the costliest part of the query — "astropy"
+    is in 82% of astropy's chunks. Leaving such terms out keeps every score (to 1e-6) and cuts the
+    lexical query's CPU time by a quarter on long reports. Below :data:`BM25_PRUNE_MIN_ROWS` rows
+    the query is cheap anyway and such a term may be all a small repository matches: kept.
+    """
+    if rows < BM25_PRUNE_MIN_ROWS:
+        return [(t, w) for t, w, _ in counted]
+    return [(t, w) for t, w, docs in counted if 2 * docs < rows]
+
+
 def _lexical(
-    view: ReadView, terms: Sequence[tuple[str, float]], filters: Filters, cands: _Candidates
+    view: ReadView,
+    terms: Sequence[tuple[str, float]],
+    filters: Filters,
+    cands: _Candidates,
+    *,
+    columns: Sequence[str],
+    column_weights: ColumnWeights,
 ) -> dict[int, float]:
     query = build_lexical_query(
         list(terms),
@@ -158,6 +208,8 @@ def _lexical(
         lang=filters.lang,
         path_glob=filters.path_glob,
         kind=filters.kind,
+        columns=columns,
+        column_weights=column_weights,
     )
     return _ranked_chunks(view, query, cands)
 
@@ -174,7 +226,13 @@ def _ranked_chunks(view: ReadView, query: LexicalQuery | None, cands: _Candidate
 
 
 def _phrases(
-    view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates
+    view: ReadView,
+    analysis: QueryAnalysis,
+    filters: Filters,
+    cands: _Candidates,
+    *,
+    columns: Sequence[str],
+    column_weights: ColumnWeights,
 ) -> dict[int, float]:
     """Chunks holding a phrase the report quotes (messages, inline code, strings), by BM25."""
     query = build_phrase_query(
@@ -183,6 +241,8 @@ def _phrases(
         lang=filters.lang,
         path_glob=filters.path_glob,
         kind=filters.kind,
+        columns=columns,
+        column_weights=column_weights,
     )
     return _ranked_chunks(view, query, cands)
 
@@ -331,6 +391,18 @@ def _fill_paths(view: ReadView, cands: _Candidates) -> None:
             cands.chunk_symbol[cid] = sid
 
 
+@dataclass(frozen=True)
+class Gathered:
+    """What the signals found for one query, before fusion."""
+
+    analysis: QueryAnalysis
+    evidence: fusion.Evidence
+    chunk_symbol: dict[int, int | None]
+    coverage: list[str]
+    warnings: list[str]
+    terms: list[tuple[str, float, int]]  # the indexed terms searched: (token, weight, chunks holding it)
+
+
 def gather_evidence(
     view: ReadView,
     text: str,
@@ -340,8 +412,8 @@ def gather_evidence(
     filters: Filters | None = None,
     priors: StructuralPriors | None = None,
     weights: fusion.FusionWeights | None = None,
-) -> tuple[QueryAnalysis, fusion.Evidence, dict[int, int | None], list[str], list[str]]:
-    """Run the configured signals; returns (analysis, evidence, chunk -> symbol, coverage, warnings).
+) -> Gathered:
+    """Run the configured signals (see :class:`Gathered`).
 
     ``weights`` only says which graph priors are worth computing (centrality at weight 0 is not).
     """
@@ -353,10 +425,26 @@ def gather_evidence(
     warnings: list[str] = []
     chunk_signals: dict[str, dict[int, float]] = {}
     file_signals: dict[str, dict[int, float]] = {}
-    terms = indexed_terms(view, analysis)
+    # an older store without the stems column (read while it is rebuilt) is searched without stems
+    columns = view.fts_columns
+    stem_weight = config.stem_weight if "stems" in columns else 0.0
+    stemmed = "stems" in columns and (stem_weight > 0 or config.columns.stems > 0)
+    counted = indexed_term_counts(view, analysis, stem_weight)
+    terms = [(t, w) for t, w, _ in counted]
     if config.lexical:
-        chunk_signals["lexical"] = _lexical(view, terms, filters, cands)
-        coverage.append("lexical: BM25 over symbol-level chunks; ranked, not exhaustive")
+        chunk_signals["lexical"] = _lexical(
+            view,
+            bm25_terms(counted, view.chunk_count()),
+            filters,
+            cands,
+            columns=columns,
+            column_weights=config.columns,
+        )
+        coverage.append(
+            "lexical: BM25 over symbol-level chunks"
+            + (" with English stems" if stemmed else "")
+            + "; ranked, not exhaustive"
+        )
     if config.dense:
         ready, why = dense_state(view, embedder)
         if ready and embedder is not None:
@@ -367,7 +455,9 @@ def gather_evidence(
             if config == DENSE_ONLY:
                 warnings.append(why)
     if config.phrase:
-        chunk_signals["phrase"] = _phrases(view, analysis, filters, cands)
+        chunk_signals["phrase"] = _phrases(
+            view, analysis, filters, cands, columns=columns, column_weights=config.columns
+        )
     if config.symbol:
         chunk_signals["symbol"] = _symbols(view, analysis, terms, filters, cands)
     if config.path:
@@ -396,7 +486,7 @@ def gather_evidence(
         cands.file_path,
         analysis.locate_bug,
     )
-    return analysis, evidence, cands.chunk_symbol, coverage, warnings
+    return Gathered(analysis, evidence, cands.chunk_symbol, coverage, warnings, counted)
 
 
 def hybrid_search(
@@ -410,17 +500,32 @@ def hybrid_search(
     weights: fusion.FusionWeights | None = None,
 ) -> SearchResult:
     """Rank chunks and files of ``view`` for ``text`` (see module docstring)."""
-    analysis, evidence, chunk_symbol, coverage, warnings = gather_evidence(
+    found = gather_evidence(
         view, text, config=config, embedder=embedder, filters=filters, priors=priors, weights=weights
     )
-    fused_chunks, fused_files = fusion.fuse_evidence(evidence, weights, file_context=config.file_context)
+    evidence = found.evidence
+    stage = fusion.fuse_files(evidence, weights)
+    coverage = list(found.coverage)
+    second: dict[int, float] | None = None
+    reasons: dict[int, dict[str, float]] = {}
+    if config.rerank and stage.file_scores:
+        second, features = second_stage(view, found.analysis, evidence, found.terms, stage)
+        reasons = {f: {f"rerank_{k}": v for k, v in feats.items() if v} for f, feats in features.items()}
+        coverage.append(
+            f"rerank: the first stage's best {len(features)} files re-ordered by whole-file features"
+        )
+    fused_chunks, fused_files = fusion.rank_stage(
+        evidence, stage, weights, file_context=config.file_context, file_scores=second, file_reasons=reasons
+    )
     chunks = [
-        RankedChunk(c.chunk_id, c.file_id, chunk_symbol.get(c.chunk_id), c.score, c.signals)
+        RankedChunk(c.chunk_id, c.file_id, found.chunk_symbol.get(c.chunk_id), c.score, c.signals)
         for c in fused_chunks
     ]
     files = [RankedFile(f.file_id, f.path, f.score, f.signals, f.best_chunk_id) for f in fused_files]
-    used = tuple(dict.fromkeys([*evidence.chunk_signals, *evidence.file_signals]))
-    return SearchResult(analysis, chunks, files, coverage, warnings, used)
+    used = tuple(
+        dict.fromkeys([*evidence.chunk_signals, *evidence.file_signals, *(["rerank"] if second else [])])
+    )
+    return SearchResult(found.analysis, chunks, files, coverage, found.warnings, used)
 
 
 def _candidate_paths(

@@ -6,9 +6,10 @@ BM25 column weights are FTS5 ``bm25()`` arguments, in the column order of ``chun
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-from lazy_intel.search.tokens import query_tokens
+from lazy_intel.store.schema import FTS_COLUMNS
+from lazy_intel.text.tokens import query_tokens
 
 # What each column contributes (higher = a hit there counts more):
 WEIGHT_NAME = 10.0  # the symbol's own name: the strongest evidence of "this is the thing"
@@ -17,14 +18,33 @@ WEIGHT_SIGNATURE = 3.0  # parameters and types named in the header
 WEIGHT_DOC = 2.0  # docstrings and leading comments: natural-language descriptions
 WEIGHT_BODY = 1.0  # the code itself: identifiers, strings, comments
 WEIGHT_PATH = 2.5  # directory and file names
-COLUMN_WEIGHTS: tuple[float, ...] = (
-    WEIGHT_NAME,
-    WEIGHT_QUALIFIED,
-    WEIGHT_SIGNATURE,
-    WEIGHT_DOC,
-    WEIGHT_BODY,
-    WEIGHT_PATH,
-)
+# Snowball stems of the chunk's tokens that differ from them (text/stems.py): "fitted" in a report
+# meets ``fit``, "retries" meets ``retry``. A stem is weaker evidence than the word itself, so it
+# counts like body text at most; chosen by cross-validation (docs/retrieval.md).
+WEIGHT_STEMS = 1.0
+
+
+@dataclass(frozen=True)
+class ColumnWeights:
+    """bm25() weight of each ``chunks_fts`` column (the named constants above)."""
+
+    name: float = WEIGHT_NAME
+    qualified: float = WEIGHT_QUALIFIED
+    signature: float = WEIGHT_SIGNATURE
+    doc: float = WEIGHT_DOC
+    body: float = WEIGHT_BODY
+    path: float = WEIGHT_PATH
+    stems: float = WEIGHT_STEMS
+
+    def for_columns(self, columns: Sequence[str] = FTS_COLUMNS) -> tuple[float, ...]:
+        """The weights in the order of ``columns`` (a store's ``chunks_fts`` columns)."""
+        known = {f.name for f in fields(self)}
+        unknown = [c for c in columns if c not in known]
+        if unknown:
+            raise ValueError(f"no bm25 weight for column(s) {unknown}")
+        return tuple(float(getattr(self, c)) for c in columns)
+
+
 MAX_QUERY_TOKENS = 64
 # A query term of weight w (search/query.py) is repeated round(w) times in the MATCH expression; FTS5's
 # bm25() sums over phrases, so repetition is an integer term weight. Capped to bound the query cost.
@@ -58,11 +78,14 @@ def build_lexical_query(
     lang: str | None = None,
     path_glob: str | None = None,
     kind: str | None = None,
+    columns: Sequence[str] = FTS_COLUMNS,
+    column_weights: ColumnWeights | None = None,
 ) -> LexicalQuery | None:
     """SQL returning ``(chunk_id, file_id, score)`` best first (score = -bm25, higher is better).
 
     ``query`` is raw text (every token weight 1) or weighted terms from query analysis; ``None`` if
-    there is no term.
+    there is no term. ``columns`` are the store's ``chunks_fts`` columns; a column of weight 0 is not
+    matched at all (so switching a column off removes its matches, not only their score).
     """
     if isinstance(query, str):
         terms = [(t, 1.0) for t in query_tokens(query)[:MAX_QUERY_TOKENS]]
@@ -70,15 +93,34 @@ def build_lexical_query(
         terms = list(query)[:MAX_QUERY_TOKENS]
     if not terms:
         return None
-    sql, args = _ranked_match(weighted_match_expression(terms), limit, lang, path_glob, kind)
+    sql, args = _ranked_match(
+        weighted_match_expression(terms),
+        limit,
+        lang=lang,
+        path_glob=path_glob,
+        kind=kind,
+        columns=columns,
+        column_weights=column_weights or ColumnWeights(),
+    )
     return LexicalQuery(sql, args, tuple(t for t, _ in terms))
 
 
 def _ranked_match(
-    match: str, limit: int, lang: str | None, path_glob: str | None, kind: str | None
+    match: str,
+    limit: int,
+    *,
+    lang: str | None,
+    path_glob: str | None,
+    kind: str | None,
+    columns: Sequence[str],
+    column_weights: ColumnWeights,
 ) -> tuple[str, tuple[object, ...]]:
     """``(chunk_id, file_id, -bm25)`` of the chunks matching ``match``, best first, filtered."""
-    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    values = column_weights.for_columns(columns)
+    weights = ", ".join(str(w) for w in values)
+    off = [c for c, w in zip(columns, values, strict=True) if w <= 0]
+    if off:
+        match = "- {" + " ".join(off) + "} : (" + match + ")"
     sql = [
         f"SELECT c.id, c.file_id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
         "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
@@ -109,12 +151,22 @@ def build_phrase_query(
     lang: str | None = None,
     path_glob: str | None = None,
     kind: str | None = None,
+    columns: Sequence[str] = FTS_COLUMNS,
+    column_weights: ColumnWeights | None = None,
 ) -> LexicalQuery | None:
     """Like :func:`build_lexical_query` for phrases (token sequences in order); ``None`` if none."""
     phrases = [(tuple(t), w) for t, w in phrases if t]
     if not phrases:
         return None
-    sql, args = _ranked_match(phrase_match_expression(phrases), limit, lang, path_glob, kind)
+    sql, args = _ranked_match(
+        phrase_match_expression(phrases),
+        limit,
+        lang=lang,
+        path_glob=path_glob,
+        kind=kind,
+        columns=columns,
+        column_weights=column_weights or ColumnWeights(),
+    )
     return LexicalQuery(sql, args, tuple(" ".join(t) for t, _ in phrases))
 
 

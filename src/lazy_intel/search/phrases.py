@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from lazy_intel.search.query import QueryAnalysis
-from lazy_intel.search.tokens import index_text
+from lazy_intel.text.tokens import index_text
 
 PHRASE_WINDOW = 4  # tokens per window of a long phrase: specific, yet short enough to survive %s
 MIN_PHRASE_TOKENS = 2  # a single token is an ordinary term already

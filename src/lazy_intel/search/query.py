@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from lazy_intel.search.compounds import compound_terms
 from lazy_intel.search.stopwords import BUG_WORDS, STOP_WORDS
-from lazy_intel.search.tokens import IDENTIFIER, identifier_tokens
+from lazy_intel.text.stems import stem
+from lazy_intel.text.tokens import IDENTIFIER, identifier_tokens
 
 # ---- weights of a mention, by what it is (relative; a plain word is 1)
 WEIGHT_WORD = 1.0  # an English word of the report ("redirect", "hooks")
@@ -39,6 +40,9 @@ REPEAT_BOOST = 0.5
 WEIGHT_FOREIGN_FRAME = 0.5
 # Frames nearer the failure (the bottom of a Python traceback) count more, up to this factor.
 FRAME_DEPTH_BOOST = 1.5
+# A term's Snowball stem (text/stems.py) is searched beside it at this share of its weight: "fitted"
+# also asks for ``fit`` (and, through the index's ``stems`` column, for "fits" and "fitting").
+STEM_TERM_FACTOR = 0.5
 
 MIN_WORD_CHARS = (
     3  # shorter terms only as parts of identifiers of weight >= WEIGHT_IDENTIFIER (``os``, ``id``)
@@ -361,6 +365,26 @@ def analyze_query(text: str) -> QueryAnalysis:
         ),
         locate_bug=locate_bug,
     )
+
+
+def stem_terms(
+    terms: Iterable[tuple[str, float]], factor: float = STEM_TERM_FACTOR
+) -> list[tuple[str, float]]:
+    """The stems of ``terms`` that differ from every term, weighted ``factor`` x the best term's weight.
+
+    ``fitted`` (1.0) -> ``fit`` (0.5); ``retries`` -> ``retri``, the form the index's ``stems``
+    column holds for "retry" too. Order: the order of the terms they come from.
+    """
+    terms = list(terms)
+    if factor <= 0:
+        return []
+    known = {t for t, _ in terms}
+    out: dict[str, float] = {}
+    for term, weight in terms:
+        s = stem(term)
+        if s != term and s not in known:
+            out[s] = max(out.get(s, 0.0), weight * factor)
+    return list(out.items())
 
 
 def _path_tokens(path: str) -> list[str]:

@@ -130,7 +130,16 @@ def edge_info(edge: GraphEdge) -> dict[str, Any]:
     if edge.target:
         out["written"] = edge.target
     properties = edge.properties
-    for key in ("implicit", "instantiates", "via", "reason", "evidence", "condition_path"):
+    for key in (
+        "implicit",
+        "instantiates",
+        "via",
+        "reason",
+        "evidence",
+        "condition_path",
+        "confirmed_by",
+        "resolved_by",
+    ):
         if key in properties:
             out[key] = properties[key]
     return out

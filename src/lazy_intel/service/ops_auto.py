@@ -172,7 +172,7 @@ def context_items(
 
 
 def _search_symbols(view: ReadView, query: str, limit: int) -> list[SymbolRow]:
-    lexical = build_lexical_query(query, limit=limit * 8)
+    lexical = build_lexical_query(query, limit=limit * 8, columns=view.fts_columns)
     if lexical is None:
         return []
     hits = view.fts(lexical.sql, lexical.args)

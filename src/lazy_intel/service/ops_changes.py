@@ -16,6 +16,8 @@ the walk reaches, and tests with TESTS edges into what the walk reached.
 from __future__ import annotations
 
 import hashlib
+import json
+import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,6 +184,26 @@ def _test_hits(
         source = reader.node(edge.src)
         if source is not None:
             hit(source.path, f"imports {edge.target or 'a changed file'}")
+    changed_python = [e.change.path for e in files if e.change.path.endswith((".py", ".pyi"))]
+    if changed_python:
+        # the module an import statement names, resolved or not: `from pkg.mod import name` runs
+        # pkg/__init__.py and pkg/mod.py even when `name` itself resolves elsewhere (or not at all)
+        for path, properties in reader.conn.execute(
+            "SELECT path, properties FROM edges WHERE type = 'IMPORTS' AND path IS NOT NULL"
+        ):
+            if not is_test_path(path) or not properties:
+                continue
+            facts = json.loads(properties)
+            module, name = facts.get("module"), facts.get("name")
+            if not isinstance(module, str):
+                continue
+            named = [module]
+            if isinstance(name, str) and name != "*":
+                named.append(module + name if module.endswith(".") else f"{module}.{name}")
+            for changed in changed_python:
+                if any(names_python_file(path, m, changed) for m in named):
+                    hit(path, f"imports {module}")
+                    break
     nodes = reader.nodes(walked)
     for node_id, distance in walked.items():
         node = nodes.get(node_id)
@@ -194,6 +216,31 @@ def _test_hits(
             what = subject.qualified_name if subject is not None else edge.target
             hit(source.path, f"tests {what} ({edge.strategy})", source)
     return hits
+
+
+def names_python_file(importer: str, module: str, path: str) -> bool:
+    """Whether ``import module`` in ``importer`` loads ``path``: the module's file or the ``__init__``
+    of a package on the way (``a.b.c`` loads ``a/__init__.py`` and ``a/b/__init__.py``), matched by
+    path suffix as the resolver does (``requests.compat`` is ``src/requests/compat.py``)."""
+    dots = len(module) - len(module.lstrip("."))
+    parts = [p for p in module[dots:].split(".") if p]
+    if dots:
+        base = posixpath.dirname(importer)
+        for _ in range(dots - 1):
+            base = posixpath.dirname(base)
+        prefix = [p for p in base.split("/") if p]
+        exact = True
+    else:
+        prefix, exact = [], False
+    stem = path.rsplit(".", 1)[0]
+    for depth in range(1, len(parts) + 1):
+        rel = "/".join([*prefix, *parts[:depth]])
+        for candidate in (rel, f"{rel}/__init__"):
+            if (stem == candidate) if exact else (stem == candidate or stem.endswith("/" + candidate)):
+                return True
+    if dots and not parts:
+        return stem == "/".join([*prefix, "__init__"])
+    return False
 
 
 def _symbol_item(

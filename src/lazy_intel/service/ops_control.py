@@ -12,6 +12,7 @@ from lazy_intel.evidence.verify import verify_anchor
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.readiness import StatusInputs, overall, projection_verdicts
 from lazy_intel.service.requests import require
+from lazy_intel.timestamps import shown_decision
 from lazy_intel.vcs.binding import STATE_STALE, BindingCheck, check_binding, describe_binding
 from lazy_intel.workspace.capture import read_regular_file
 from lazy_intel.workspace.root import contained_relative_path
@@ -54,7 +55,7 @@ def op_status(ctx: OperationContext) -> Answer:
     data["writer"] = _writer_state(ctx)
     decisions = ws.journal.decisions()
     if decisions:
-        data["recovery"] = decisions[-1]
+        data["recovery"] = shown_decision(decisions[-1])
     if ws.last_report is not None:
         data["last_sync"] = ws.last_report.to_dict()
     if ws.last_vectors is not None:

@@ -12,7 +12,7 @@ import fnmatch
 from collections.abc import Sequence
 from typing import Any
 
-from lazy_intel.errors import InvalidArgument
+from lazy_intel.errors import InvalidArgument, LazyIntelError
 from lazy_intel.evidence.model import Answer, Item
 from lazy_intel.graph.queries import (
     CALL_TYPES,
@@ -51,6 +51,8 @@ from lazy_intel.service.graph_evidence import (
     unresolved_lines,
 )
 from lazy_intel.service.history import open_signals
+from lazy_intel.service.ops_fused import fused_calls
+from lazy_intel.service.ops_references import live_in_full, live_targets, prime_server, why_not_live
 
 DEFAULT_CALL_DEPTH = 1
 DEFAULT_IMPACT_DEPTH = 3
@@ -132,6 +134,34 @@ def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
         "depth": depth,
         "total": len(entries),
     }
+    reason = why_not_live(ctx, "call_hierarchy")
+    if reason is None:
+        try:
+            prime_server(ctx, [e.path for e, distance, _ in entries if distance == 1])
+            live = live_in_full(ctx, "call_hierarchy", "incoming" if incoming else "outgoing")
+        except LazyIntelError as exc:
+            reason = f"the live server failed ({exc.code}: {exc.message})"
+        else:
+            if live.status != "error":
+                chosen, note = live_targets(ctx, targets)
+                kept = {t.id for t in chosen}
+                fused = [
+                    (edge, distance, confidence)
+                    for edge, distance, confidence in entries
+                    if distance > 1 or (edge.dst if incoming else edge.src) in kept or edge.dst is None
+                ]
+                return fused_calls(
+                    ctx,
+                    live,
+                    chosen,
+                    incoming=incoming,
+                    hops=fused,
+                    coverage=coverage,
+                    warnings=[*warnings, *note],
+                    data={"targets": [node_ref(t) for t in chosen], "depth": depth},
+                )
+            reason = f"the live server answered {live.code}: {live.message}"
+    coverage.append(f"source: index graph, because {reason}")
     return finish_answer(
         ctx,
         operation,

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from lazy_intel.errors import InvalidArgument, LazyIntelError, NotFound, Unsupported
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.fusion import FusionWeights
-from lazy_intel.search.hybrid import PRESETS, Filters, RankedFile, SearchConfig, hybrid_search
-from lazy_intel.search.tokens import IDENTIFIER
+from lazy_intel.search.hybrid import (
+    PRESETS,
+    RERANKED_PRESETS,
+    Filters,
+    RankedFile,
+    SearchConfig,
+    hybrid_search,
+)
 from lazy_intel.search.vectors import META_PROFILE
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.items import chunk_item, symbol_item
 from lazy_intel.service.requests import require
 from lazy_intel.store.reader import ChunkRow, ReadView, SymbolRow
+from lazy_intel.text.tokens import IDENTIFIER
 from lazy_intel.workspace.root import contained_relative_path
 
 # Symbol kinds listed first when a name matches several definitions.
@@ -75,6 +83,8 @@ def op_search(ctx: OperationContext) -> Answer:
             f"backend={request.backend} does not rank search results", next_step="use all, lexical or dense"
         )
     config = PRESETS[request.backend]
+    if request.backend in RERANKED_PRESETS:  # LAZY_INTEL_RERANK switches the second stage
+        config = replace(config, rerank=ctx.settings.rerank)
     if not IDENTIFIER.search(request.query):
         raise InvalidArgument(
             f"query {request.query[:80]!r} has no searchable terms (letters, digits, identifiers)"

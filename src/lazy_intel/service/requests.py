@@ -44,6 +44,7 @@ WIRE_NAMES: dict[str, str] = {
     "line": "line",
     "character": "character",
     "includeDeclaration": "include_declaration",
+    "includeCandidates": "include_candidates",
     "direction": "direction",
     "positionEncoding": "position_encoding",
     "binding": "binding",
@@ -73,6 +74,7 @@ class Request:
     line: int | None = None
     character: int | None = None
     include_declaration: bool = True
+    include_candidates: bool = False  # references: list name-only (ambiguous, unique-name) sites too
     direction: str | None = None
     position_encoding: str = "utf-16"
     binding: Mapping[str, Any] | None = None  # verify: view.repository of the answer being checked
@@ -92,6 +94,7 @@ class Request:
             str(self.depth),
             self.direction or "",
             self.since or "",
+            str(self.include_candidates),
         ]
         return "\x1f".join(parts)
 
@@ -180,9 +183,9 @@ def parse_request(args: Mapping[str, Any], settings: Settings, *, operations: tu
             values[attr] = _integer(wire, value, 1, 10)
         elif wire in ("line", "character"):
             values[attr] = _integer(wire, value, 0, 10_000_000)
-        elif wire == "includeDeclaration":
+        elif wire in ("includeDeclaration", "includeCandidates"):
             if not isinstance(value, bool):
-                raise InvalidArgument(f"includeDeclaration must be a boolean, got {value!r}")
+                raise InvalidArgument(f"{wire} must be a boolean, got {value!r}")
             values[attr] = value
         elif wire == "anchors":
             if not isinstance(value, list) or not all(isinstance(a, Mapping) for a in value):

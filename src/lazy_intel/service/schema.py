@@ -86,6 +86,11 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "Zero-based character (semantic operations).",
     },
     "includeDeclaration": {"type": "boolean", "description": "references: include the declaration."},
+    "includeCandidates": {
+        "type": "boolean",
+        "description": "references: also list sites the index resolved by name only (ambiguous, unique-name; "
+        "rarely right), after the references. Default false: they are counted in coverage.",
+    },
     "direction": {
         "type": "string",
         "enum": list(DIRECTIONS),

@@ -21,25 +21,22 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy_intel.faultpoints import pause_point
-from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, GraphReport, update_graph
-from lazy_intel.parse.languages import parser_fingerprint, parser_versions
-from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
-from lazy_intel.store.writer import (
-    AppliedChange,
-    ChangeSet,
-    FileRecord,
-    StatRefresh,
-    StoreWriter,
-    compact_fulltext,
-)
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
+
+if TYPE_CHECKING:
+    from lazy_intel.graph.build import GraphReport
+    from lazy_intel.store.writer import AppliedChange, FileRecord
+
+# The parse, graph and writer modules (tree-sitter, NumPy, the resolver) are imported by the
+# functions that sync, not here: a process that only reads a published view never loads them.
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +89,9 @@ def current_store_path(state: StateDir) -> Path | None:
 def store_profile(root: Path, max_file_bytes: int) -> str:
     """The scope digest a store built now would record: policy, parser fingerprint, limits, schema,
     graph resolver. ``run_sync`` records exactly this; recovery compares against it."""
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
     policy = load_policy(root)
     return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
 
@@ -114,6 +114,9 @@ def store_meta(path: Path) -> dict[str, str] | None:
 
 
 def _store_is_compatible(path: Path) -> bool:
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
     meta = store_meta(path)
     return (
         meta is not None
@@ -138,6 +141,11 @@ def run_sync(
     cancel: threading.Event | None = None,
 ) -> SyncReport:
     """Bring the store up to date with the disk. The caller holds the writer lock."""
+    from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, update_graph
+    from lazy_intel.parse.languages import parser_fingerprint, parser_versions
+    from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
+    from lazy_intel.store.writer import ChangeSet, StatRefresh, StoreWriter, compact_fulltext
+
     started = time.monotonic()
     state.ensure()
     journal = PublicationJournal(state.runtime)
@@ -233,10 +241,18 @@ def run_sync(
         def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
             if progress:
                 progress("graph", 0, len(applied.upserted) + len(applied.removed))
+            resolver = None
+            if applied.full:  # a fresh store no reader sees yet: its facts may be committed early
+                from lazy_intel.service.resolve_pool import pool_resolver
+
+                resolver = pool_resolver(conn, target, len(applied.upserted), parse_workers, cancel=cancel)
             resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
             graph_reports.append(
                 update_graph(
-                    conn, GraphDelta(applied.upserted, applied.removed, full=applied.full), progress=resolved
+                    conn,
+                    GraphDelta(applied.upserted, applied.removed, full=applied.full),
+                    resolver,
+                    progress=resolved,
                 )
             )
 

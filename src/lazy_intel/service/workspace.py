@@ -21,17 +21,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy_intel.allocator import release_free_memory
 from lazy_intel.errors import IndexBuilding, LazyIntelError, StoreCorrupt
-from lazy_intel.search.embedders import (
-    Embedder,
-    ProviderSpec,
-    create_embedder,
-    parse_provider_spec,
-    resolve_spec,
-)
-from lazy_intel.search.vectors import VectorReport, refresh_vectors
+from lazy_intel.service import check_memo
 from lazy_intel.service.recovery import RecoveryResult, recover
 from lazy_intel.service.scheduler import SyncScheduler, Ticket
 from lazy_intel.service.sync import (
@@ -49,12 +43,17 @@ from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
 from lazy_intel.store.reader import ReadView, open_view
 from lazy_intel.store.schema import connect
+from lazy_intel.timestamps import iso_utc
 from lazy_intel.vcs.binding import BindingSource, RepositoryBinding
 from lazy_intel.workspace.capture import StatKey, recorded_kind, stat_changed, stat_key
 from lazy_intel.workspace.lock import shared_writer_lock
 from lazy_intel.workspace.root import canonical_root
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
+
+if TYPE_CHECKING:  # the dense modules (NumPy) are imported by the methods that embed
+    from lazy_intel.search.embedders import Embedder, ProviderSpec
+    from lazy_intel.search.vectors import VectorReport
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +63,12 @@ _checked_guard = threading.Lock()
 CHECKED_KEPT = 64
 
 
-def _first_problem(path: Path, *, quiescent: bool = False) -> str:
+def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = None) -> str:
     """'' when ``path`` may be served; checked fully once per file per process, header every time.
 
-    ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way."""
+    ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way. ``memo``: the
+    state directory's record of verdicts (:mod:`lazy_intel.service.check_memo`), so a process does not
+    re-check a file whose bytes another process already checked."""
     header = header_problem(path, quiescent=quiescent)
     if header is not None:
         return header
@@ -79,8 +80,12 @@ def _first_problem(path: Path, *, quiescent: bool = False) -> str:
     with _checked_guard:
         if key in _checked:
             return _checked[key]
-    problems = check_store(path, quiescent=quiescent)
-    verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
+    verdict = check_memo.recall(memo, path) if memo is not None else None
+    if verdict is None:
+        problems = check_store(path, quiescent=quiescent)
+        verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
+        if memo is not None:
+            check_memo.remember(memo, path, verdict)
     with _checked_guard:
         if len(_checked) >= CHECKED_KEPT:
             _checked.clear()
@@ -213,7 +218,7 @@ class Workspace:
                 f"no index for {self.root} yet" + (" (a build is running)" if self.is_building() else ""),
                 next_step="retry shortly, or run lazy-intel index " + str(self.root),
             )
-        problem = _first_problem(path)
+        problem = _first_problem(path, memo=self.state.runtime / check_memo.MEMO_FILE)
         if problem:
             self._store_failed(path, problem)
         try:
@@ -226,7 +231,7 @@ class Workspace:
         first = self.store_fault is None or self.store_fault.get("store") != path.name
         if first:
             logger.warning("store %s is unusable: %s; rebuilding", path.name, reason)
-            self.store_fault = {"store": path.name, "reason": reason, "detected_at": time.time()}
+            self.store_fault = {"store": path.name, "reason": reason, "detected_at": iso_utc()}
         scheduled = self.settings.auto_index and self.scheduler.request(rebuild=True)
         raise StoreCorrupt(
             f"store {path.name} is unusable ({reason}); nothing is served from it"
@@ -237,15 +242,21 @@ class Workspace:
     # ---- dense projection
     def embedding_spec(self) -> ProviderSpec:
         """The configured provider, ``auto`` resolved (``none`` when the dense extra is absent)."""
+        from lazy_intel.search.embedders import parse_provider_spec, resolve_spec
+
         return resolve_spec(parse_provider_spec(self.settings.embedding))
 
     def embedder(self) -> Embedder | None:
         """The configured embedder, loaded once per process; ``None`` when none is configured."""
+        from lazy_intel.search.embedders import create_embedder
+
         with self._embedder_lock:
-            return create_embedder(self.embedding_spec())
+            return create_embedder(self.embedding_spec(), cache_dir=self.settings.cache_dir)
 
     def _refresh_vectors(self, previous: Path | None, progress: Progress | None) -> None:
         """Bring the dense projection up to date after a publication; failures never undo the sync."""
+        from lazy_intel.search.vectors import refresh_vectors
+
         path = self.store_path()
         if path is None:
             return
@@ -342,13 +353,13 @@ class Workspace:
                 self.store_fault = {
                     "store": live.name,
                     "reason": findings[0]["detail"],
-                    "detected_at": time.time(),
+                    "detected_at": iso_utc(),
                 }
         elif not rebuild and not faulty and live is not None:
-            problem = _first_problem(live, quiescent=True)
+            problem = _first_problem(live, quiescent=True, memo=self.state.runtime / check_memo.MEMO_FILE)
             if problem:  # never write into a store that fails its checks
                 faulty = True
-                self.store_fault = {"store": live.name, "reason": problem, "detected_at": time.time()}
+                self.store_fault = {"store": live.name, "reason": problem, "detected_at": iso_utc()}
         seq = self.tracker.seq
         report = run_sync(
             self.root,
@@ -392,6 +403,11 @@ class Workspace:
         if known is not None:
             return known
         return self.stat_dirty(view, limit)
+
+    def watch_settling(self) -> int | None:
+        """Milliseconds since the watcher's last reported change while under one debounce interval."""
+        watcher = self.watcher
+        return watcher.settling() if watcher is not None and self.watching() else None
 
     def watched_dirty(self, limit: int = 50) -> tuple[str, ...] | None:
         """What the watcher saw change and no sync of ours has published yet; ``None`` when the

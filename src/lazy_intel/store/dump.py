@@ -35,7 +35,7 @@ def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...
     dump["chunks"] = sorted(
         q(
             "SELECT f.path, c.start_byte, c.end_byte, c.start_line, c.end_line, c.window, c.content_sha, c.embed_sha, "
-            "s.qualified_name, s.ordinal, t.name, t.qualified, t.signature, t.doc, t.body, t.path "
+            "s.qualified_name, s.ordinal, t.name, t.qualified, t.signature, t.doc, t.body, t.path, t.stems "
             "FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id "
             "JOIN chunks_fts t ON t.rowid = c.id"
         ).fetchall(),

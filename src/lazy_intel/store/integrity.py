@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lazy_intel.store.schema import SCHEMA_VERSION, connect
+from lazy_intel.store.schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, connect
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 STORE_PROJECTION = "store"
@@ -98,7 +98,8 @@ def _sqlite_check(conn: sqlite3.Connection, thorough: bool, writable: bool) -> l
 def _meta_check(conn: sqlite3.Connection, thorough: bool, writable: bool) -> list[str]:
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     problems = []
-    if meta.get("schema_version") != str(SCHEMA_VERSION):
+    # an older readable version is not damage: it is served while a sync rebuilds it (store/schema.py)
+    if meta.get("schema_version") not in {str(v) for v in READABLE_SCHEMA_VERSIONS}:
         problems.append(f"schema_version is {meta.get('schema_version')!r}, expected {SCHEMA_VERSION}")
     if not str(meta.get("generation", "")).isdigit():
         problems.append(f"generation is {meta.get('generation')!r}")

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lazy_intel.errors import StoreCorrupt, StoreError, Timeout
-from lazy_intel.store.schema import SCHEMA_VERSION, connect
+from lazy_intel.store.schema import (
+    FTS_COLUMNS_BY_VERSION,
+    READABLE_SCHEMA_VERSIONS,
+    SCHEMA_VERSION,
+    connect,
+)
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,7 @@ class ReadView:
         self._meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         self._content_cache: dict[str, bytes] = {}
         self._vocab_ready = False
+        self._chunk_count: int | None = None
 
     # ---- meta
     def meta(self, key: str, default: str | None = None) -> str | None:
@@ -107,6 +113,21 @@ class ReadView:
     @property
     def generation(self) -> int:
         return int(self._meta.get("generation", "0"))
+
+    @property
+    def schema_version(self) -> int:
+        """The store's schema version: :data:`SCHEMA_VERSION`, or an older one still readable."""
+        return int(self._meta.get("schema_version", "0"))
+
+    @property
+    def outdated(self) -> bool:
+        """Built at an older (readable) schema version: served until a sync rebuilds it."""
+        return self.schema_version != SCHEMA_VERSION
+
+    @property
+    def fts_columns(self) -> tuple[str, ...]:
+        """The columns of ``chunks_fts`` in this store, in order."""
+        return FTS_COLUMNS_BY_VERSION[self.schema_version]
 
     @property
     def published_at(self) -> str | None:
@@ -195,6 +216,12 @@ class ReadView:
         """Run a prepared FTS query (built by :mod:`lazy_intel.search.lexical`) -> (chunk, file, score)."""
         return [(int(r[0]), int(r[1]), float(r[2])) for r in self.conn.execute(sql, list(args))]
 
+    def chunk_count(self) -> int:
+        """Rows of the full-text index (one per chunk), counted once per view."""
+        if self._chunk_count is None:
+            self._chunk_count = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        return self._chunk_count
+
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out."""
         if not terms:
@@ -246,8 +273,9 @@ def open_view(store_path: Path, *, deadline: float | None = None) -> Iterator[Re
     """A read view inside one transaction; closed on exit.
 
     ``deadline`` (``time.monotonic()`` seconds) interrupts any query still running after it
-    (``TIMEOUT``). A store SQLite cannot read is ``STORE_CORRUPT``; a missing file or another
-    schema is ``STORE_CORRUPT`` too, since either way the store must be rebuilt.
+    (``TIMEOUT``). A store SQLite cannot read is ``STORE_CORRUPT``; a missing file or a
+    schema this build cannot read (not in ``READABLE_SCHEMA_VERSIONS``) is ``STORE_CORRUPT`` too,
+    since either way the store must be rebuilt.
     """
     if not store_path.is_file():
         raise StoreCorrupt(f"store file {store_path} is missing", next_step="run lazy-intel index")
@@ -258,7 +286,7 @@ def open_view(store_path: Path, *, deadline: float | None = None) -> Iterator[Re
         conn.execute("BEGIN")
         view = ReadView(conn, store_path)
         version = view.meta("schema_version")
-        if version != str(SCHEMA_VERSION):
+        if version not in {str(v) for v in READABLE_SCHEMA_VERSIONS}:
             raise StoreCorrupt(
                 f"store {store_path.name} has schema {version}, this build needs {SCHEMA_VERSION}",
                 next_step="run lazy-intel index to rebuild",

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 3
+# 4: chunks_fts gained the ``stems`` column (text/stems.py). A store at an older version that is
+# still readable (READABLE_SCHEMA_VERSIONS) keeps serving while it is rebuilt into a new file.
+SCHEMA_VERSION = 4
+# Versions this build can still read (search adapts to their columns), never write: a sync rebuilds
+# them into a fresh store of SCHEMA_VERSION, and the old one is served until the catalog switches.
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (3, SCHEMA_VERSION)
 
 # FTS5 columns, in order; bm25 weights per column live with the ranking code (search/lexical.py).
-FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body", "path")
+FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body", "path", "stems")
+# The columns of chunks_fts in a store of each readable version.
+FTS_COLUMNS_BY_VERSION: dict[int, tuple[str, ...]] = {3: FTS_COLUMNS[:6], SCHEMA_VERSION: FTS_COLUMNS}
 
 SCHEMA_SQL = """
 CREATE TABLE meta (
@@ -84,7 +91,7 @@ CREATE TABLE vectors (
 ) WITHOUT ROWID;
 
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
-    name, qualified, signature, doc, body, path,
+    name, qualified, signature, doc, body, path, stems,
     tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
 );
 
@@ -187,7 +194,8 @@ CREATE INDEX edges_unresolved ON edges(target) WHERE dst IS NULL;
 CREATE TABLE graph_files (
     path          TEXT PRIMARY KEY,
     file_key      INTEGER NOT NULL,
-    interface_sha TEXT NOT NULL,       -- digest of what other files may read from this one
+    interface_sha TEXT NOT NULL,       -- digest of what other files may read from this one: the outline,
+                                       -- then one "callable<TAB>digest" line per body (graph/model.py)
     definitions   TEXT NOT NULL,       -- its definitions' identities, one per line
     deps          TEXT NOT NULL        -- lookup tokens of its last resolution, one per line
 );
@@ -203,7 +211,7 @@ WAL_SIZE_LIMIT = 64 * 1024 * 1024
 # per request, and the writer's lives for one sync: with at most a few requests at once, the
 # server's SQLite page caches stay under a few times this (SQLite's own default is about 2 MB).
 CACHE_KIB = 2048
-BULK_CACHE_KIB = 256 * 1024  # a full rebuild, for the length of the build only
+BULK_CACHE_KIB = 64 * 1024  # a full rebuild, for the length of the build only (issue 14: peak RSS)
 
 
 def connect(

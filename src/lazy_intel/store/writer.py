@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.facts import FileFacts
-from lazy_intel.search.tokens import index_text, path_text
 from lazy_intel.search.vectors import embedding_text
-from lazy_intel.store.schema import FILE_TABLES
+from lazy_intel.store.schema import FILE_TABLES, FTS_COLUMNS
+from lazy_intel.text.stems import stems_text
+from lazy_intel.text.tokens import index_text, path_text
 from lazy_intel.workspace.capture import sha256_bytes
 
 
@@ -38,9 +39,10 @@ class FileRecord:
     data: bytes | None = None
     facts: FileFacts | None = None
     chunks: tuple[ChunkSpan, ...] = field(default=())
-    # per chunk: (name, qualified, signature, doc, body, path) token texts for chunks_fts, computed
-    # where the file is parsed (in worker processes) rather than in the single writer
-    fts_rows: tuple[tuple[str, str, str, str, str, str], ...] = field(default=())
+    # per chunk: token texts for chunks_fts, one per column of FTS_COLUMNS (name, qualified,
+    # signature, doc, body, path, stems), computed where the file is parsed (in worker processes)
+    # rather than in the single writer
+    fts_rows: tuple[tuple[str, ...], ...] = field(default=())
     # per chunk: SHA-256 of the text an embedder reads (search/vectors.py embedding_text)
     embed_shas: tuple[str, ...] = field(default=())
 
@@ -67,18 +69,17 @@ def with_fts_rows(record: FileRecord) -> FileRecord:
             )
         )
         if symbol is None:
-            rows.append(("", "", "", "", body, path_tokens))
+            named = ("", "", "", "", body)
         else:
-            rows.append(
-                (
-                    index_text(symbol.name),
-                    index_text(symbol.qualified_name),
-                    index_text(symbol.signature),
-                    index_text(symbol.doc or ""),
-                    body,
-                    path_tokens,
-                )
+            named = (
+                index_text(symbol.name),
+                index_text(symbol.qualified_name),
+                index_text(symbol.signature),
+                index_text(symbol.doc or ""),
+                body,
             )
+        # stems of every token but the path's (text/stems.py): inflections meet beside exact tokens
+        rows.append((*named, path_tokens, stems_text(" ".join(named))))
     return replace(record, fts_rows=tuple(rows), embed_shas=tuple(embed_shas))
 
 
@@ -378,10 +379,10 @@ class StoreWriter:
                     embed_sha,
                 ),
             )
-            self.conn.execute(
-                "INSERT INTO chunks_fts(rowid, name, qualified, signature, doc, body, path) VALUES (?,?,?,?,?,?,?)",
-                (cur.lastrowid, *fts),
-            )
+            self.conn.execute(_FTS_INSERT, (cur.lastrowid, *fts))
+
+
+_FTS_INSERT = f"INSERT INTO chunks_fts(rowid, {', '.join(FTS_COLUMNS)}) VALUES (?{', ?' * len(FTS_COLUMNS)})"
 
 
 def iter_paths(conn: sqlite3.Connection) -> Iterable[str]:

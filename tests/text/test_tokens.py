@@ -1,8 +1,8 @@
 import gc
 import tracemalloc
 
-from lazy_intel.search import tokens
-from lazy_intel.search.tokens import WORD_CACHE_MAX, index_text
+from lazy_intel.text import tokens
+from lazy_intel.text.tokens import WORD_CACHE_MAX, index_text
 
 
 def test_the_word_cache_stays_bounded_while_new_identifiers_keep_arriving() -> None:

@@ -1,0 +1,165 @@
+"""Cross-validating the whole ranking: the first stage's weights chosen from a grid and the second
+stage's coefficients fitted, both on the training repositories of each fold only.
+
+A :class:`Pipeline` names what may be tuned: the first-stage candidates (evidence variant x fusion
+weights) and the second-stage features (``None``: no second stage). Fitting on a set of training
+issues (``Evaluator.fit``):
+
+1. the first-stage candidate with the best objective on the training issues (``loc_cv.select``);
+2. the L2 penalty of the conditional logit by an inner leave-one-repository-out over the training
+   repositories (pooled inner held-out objective; ties to the stronger penalty; the strongest when
+   only one repository trains);
+3. the coefficients fitted on every training issue with that penalty (``loc_fit.fit``);
+4. the file-context weight chunks use after the second stage, by the objective on the training issues.
+
+Everything runs on the evidence gathered once per issue (``loc_scoring``), so a pipeline costs
+fits and in-memory re-ranking, never a search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+import loc_cv
+from lazy_intel.search.rerank import FEATURES, candidates, stage_features
+from loc_cv import HeldOut, IssueScore
+from loc_fit import Query, fit
+from loc_scoring import Config, IssueRun, issue_score, outcome_of
+
+PENALTIES = (10.0, 3.0, 1.0, 0.3)  # strongest first: an inner tie keeps the stronger penalty
+CONTEXTS = (1.0, 0.5, 2.0, 4.0)  # file-context weight after the second stage (the default first)
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    name: str
+    candidates: tuple[tuple[str, Config], ...]  # (evidence variant, first-stage configuration)
+    features: tuple[str, ...] | None  # second-stage features; None: the first stage alone
+    penalties: tuple[float, ...] = PENALTIES
+    contexts: tuple[float, ...] = CONTEXTS
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a fit chose: a first-stage candidate and (with a second stage) penalty, coefficients and
+    file-context weight."""
+
+    candidate: int
+    penalty: float | None = None
+    coefficients: tuple[tuple[str, float], ...] | None = None
+    file_context: float | None = None
+
+
+class Evaluator:
+    """Scores pipelines over ``runs[variant][instance id]`` (the same issues in every variant)."""
+
+    def __init__(self, runs: Mapping[str, Mapping[str, IssueRun]]) -> None:
+        self.runs = runs
+        first = next(iter(runs.values()))
+        self.repos = {i: r.issue.repo for i, r in first.items()}
+        self._first: dict[tuple[str, Config], dict[str, IssueScore]] = {}
+        self._matrix: dict[tuple[str, Config, str], tuple[np.ndarray, np.ndarray]] = {}
+
+    # ---- the first stage
+    def first_scores(self, variant: str, config: Config) -> dict[str, IssueScore]:
+        key = (variant, config)
+        if key not in self._first:
+            self._first[key] = {
+                i: issue_score(r.issue, outcome_of(r, config)) for i, r in self.runs[variant].items()
+            }
+        return self._first[key]
+
+    # ---- the second stage
+    def matrix(self, variant: str, config: Config, instance: str) -> tuple[np.ndarray, np.ndarray]:
+        """Feature rows (every FEATURE) of the candidates the first stage hands on, and which are gold."""
+        key = (variant, config, instance)
+        if key not in self._matrix:
+            run = self.runs[variant][instance]
+            stage = run.table(config.weights.floor_rank).stage_scores(config.weights)
+            chosen = candidates(stage, run.evidence.file_path, config.rerank_files)
+            staged = stage_features(stage, chosen)
+            rows = [[{**run.static[f], **staged[f]}.get(name, 0.0) for name in FEATURES] for f in chosen]
+            gold = set(run.issue.gold_files)
+            self._matrix[key] = (
+                np.array(rows, dtype=float).reshape(len(chosen), len(FEATURES)),
+                np.array([run.evidence.file_path.get(f) in gold for f in chosen], dtype=bool),
+            )
+        return self._matrix[key]
+
+    def queries(
+        self, variant: str, config: Config, ids: Sequence[str], features: Sequence[str]
+    ) -> list[Query]:
+        columns = [FEATURES.index(f) for f in features]
+        out = []
+        for i in ids:
+            x, gold = self.matrix(variant, config, i)
+            out.append(Query(x[:, columns], gold))
+        return out
+
+    def score(self, pipeline: Pipeline, choice: Choice, instance: str) -> IssueScore:
+        variant, config = pipeline.candidates[choice.candidate]
+        run = self.runs[variant][instance]
+        if choice.coefficients is None:
+            return self.first_scores(variant, config)[instance]
+        weights = replace(config.weights, file_context=choice.file_context or 0.0)
+        second = Config(
+            weights, file_context=True, rerank=dict(choice.coefficients), rerank_files=config.rerank_files
+        )
+        return issue_score(run.issue, outcome_of(run, second))
+
+    def _fitted(
+        self, pipeline: Pipeline, candidate: int, ids: Sequence[str], penalty: float
+    ) -> tuple[tuple[str, float], ...]:
+        assert pipeline.features is not None
+        variant, config = pipeline.candidates[candidate]
+        beta = fit(self.queries(variant, config, ids, pipeline.features), penalty)
+        return tuple(zip(pipeline.features, (float(b) for b in beta), strict=True))
+
+    def fit(self, pipeline: Pipeline, train: Sequence[str]) -> Choice:
+        first = loc_cv.select(
+            pipeline.candidates, lambda k: self.first_scores(*pipeline.candidates[k]), train
+        )
+        if pipeline.features is None:
+            return Choice(first)
+        _, config = pipeline.candidates[first]
+        default_context = config.weights.file_context
+        train_repos = {i: self.repos[i] for i in train}
+        # one training repository leaves no inner fold: the strongest penalty, untuned
+        inner = loc_cv.leave_one_repository_out(train_repos) if len(set(train_repos.values())) > 1 else []
+        best_penalty, best_value = pipeline.penalties[0], None
+        for penalty in pipeline.penalties if inner else ():
+            pooled: list[IssueScore] = []
+            for fold in inner:
+                coefficients = self._fitted(pipeline, first, fold.train, penalty)
+                choice = Choice(first, penalty, coefficients, default_context)
+                pooled += [self.score(pipeline, choice, i) for i in fold.test]
+            value = loc_cv.objective(pooled)
+            if best_value is None or value > best_value:
+                best_penalty, best_value = penalty, value
+        coefficients = self._fitted(pipeline, first, train, best_penalty)
+        contexts = [Choice(first, best_penalty, coefficients, c) for c in pipeline.contexts]
+        chosen = loc_cv.select(
+            contexts, lambda k: {i: self.score(pipeline, contexts[k], i) for i in train}, train
+        )
+        return contexts[chosen]
+
+    def cross_validate(self, pipeline: Pipeline) -> HeldOut:
+        folds = loc_cv.leave_one_repository_out(self.repos)
+        return loc_cv.cross_validate(
+            folds,
+            lambda train: self.fit(pipeline, train),
+            lambda choice, instance: self.score(pipeline, choice, instance),  # type: ignore[arg-type]
+        )
+
+
+def describe(pipeline: Pipeline, choice: Choice, space: Sequence[str]) -> str:
+    """A choice in words: variant, first-stage weights, and the second stage's coefficients."""
+    variant, config = pipeline.candidates[choice.candidate]
+    parts = [f"variant {variant}"] + [f"{n} {getattr(config.weights, n):g}" for n in space]
+    if choice.coefficients is not None:
+        parts.append(f"penalty {choice.penalty:g}, file_context {choice.file_context:g}")
+        parts.append("coefficients " + ", ".join(f"{n} {v:.3f}" for n, v in choice.coefficients))
+    return "; ".join(parts)

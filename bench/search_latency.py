@@ -1,0 +1,172 @@
+"""Search latency in a warm ``lazy-intel serve``: both stages against the first stage alone, same run.
+
+Usage:
+    python bench/search_latency.py                       # the django 5.1.4 sdist (downloaded once)
+    python bench/search_latency.py --tree /path/to/repo --rounds 3
+
+The tree is indexed once (``lazy-intel index``, into its ``.lazy-intel`` state directory: use a copy,
+the default django sdist lives under ``bench/.cache``). Then, per round, one ``lazy-intel serve``
+with the second stage on (``LAZY_INTEL_RERANK=1``) and one with it off are started in turn over a
+real MCP stdio client; each answers a few warm-up searches, then every query once (``search``,
+default freshness ``auto``, limit 10). Queries are the 63 issue texts of the SWE-bench Lite dev set
+(long bug reports: the shapes agents send; other repositories' words make them hard for django's
+index) plus short ones made of django identifiers. Rounds alternate the two configurations so that
+load from other jobs on the machine falls on both. Prints p50 / p95 / max per configuration, the
+ratio of both stages to the first stage alone, and the exact command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+DJANGO = "django==5.1.4"
+SHORT_QUERIES = (
+    "QuerySet.annotate with a Subquery",
+    "select_related follows a nullable foreign key",
+    "migrations autodetector renames a field",
+    "ModelAdmin.get_search_results",
+    "CSRF cookie not set",
+    "URLValidator rejects IPv6 hosts",
+    "template filter floatformat rounding",
+    "ManyToManyField through model clear()",
+)
+DATA = Path("shared") / "bench" / "swebench-lite-dev.jsonl"
+
+
+def django_tree(cache: Path = CACHE) -> Path:
+    """The django 5.1.4 sdist, downloaded (pip, from the package index) and extracted once."""
+    cache.mkdir(parents=True, exist_ok=True)
+    for tree in (cache / "django-5.1.4", cache / "Django-5.1.4"):
+        if tree.is_dir():
+            return tree
+    archive = next(iter(cache.glob("[Dd]jango-5.1.4.tar.gz")), None)
+    if archive is None:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                DJANGO,
+                "-d",
+                str(cache),
+            ],
+            check=True,
+        )
+        archive = next(iter(cache.glob("[Dd]jango-5.1.4.tar.gz")))
+    with tarfile.open(archive) as tar:
+        tar.extractall(cache, filter="data")
+    return next(t for t in (cache / "django-5.1.4", cache / "Django-5.1.4") if t.is_dir())
+
+
+def queries(data: Path | None) -> list[str]:
+    out = list(SHORT_QUERIES)
+    path = data
+    if path is None:
+        for parent in Path(__file__).resolve().parents:
+            if (parent / DATA).is_file():
+                path = parent / DATA
+                break
+    if path is not None and path.is_file():
+        out += [json.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+async def serve_round(tree: Path, exe: str, rerank: bool, texts: list[str], warmup: int) -> list[float]:
+    env = {**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING", "LAZY_INTEL_RERANK": "1" if rerank else "0"}
+    params = StdioServerParameters(command=exe, args=["serve", "--root", str(tree)], cwd=str(tree), env=env)
+    times: list[float] = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        with anyio.fail_after(600):
+            while True:
+                status = await session.call_tool("code_intel", {"operation": "status"})
+                if (status.structured_content or {}).get("status") == "ok":
+                    break
+                await anyio.sleep(0.2)
+        for text in texts[:warmup]:
+            await session.call_tool("code_intel", {"operation": "search", "query": text, "limit": 10})
+        for text in texts:
+            began = time.perf_counter()
+            result = await session.call_tool(
+                "code_intel", {"operation": "search", "query": text, "limit": 10}
+            )
+            times.append(time.perf_counter() - began)
+            answer = result.structured_content or {}
+            if answer.get("status") not in ("ok", "partial"):
+                raise RuntimeError(f"search failed: {answer.get('code')} {answer.get('message')}")
+            used_rerank = any(c.startswith("rerank:") for c in answer.get("coverage", []))
+            if used_rerank != rerank:
+                raise RuntimeError(
+                    f"LAZY_INTEL_RERANK={int(rerank)} but the answer's coverage says otherwise"
+                )
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--tree", type=Path, default=None, help="tree to index and search (default: django sdist)"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="rounds; each runs both configurations")
+    parser.add_argument("--warmup", type=int, default=5, help="searches before timing, per server")
+    parser.add_argument("--data", type=Path, default=None, help="the dev set (its issue texts are queries)")
+    args = parser.parse_args(argv)
+    tree = (args.tree or django_tree(args.cache)).resolve()
+    exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
+    began = time.perf_counter()
+    subprocess.run(
+        [exe, "index", str(tree)], check=True, env={**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING"}
+    )
+    indexed = time.perf_counter() - began
+    texts = queries(args.data)
+    times: dict[str, list[float]] = {"both stages": [], "first stage": []}
+    for _ in range(args.rounds):
+        for rerank, name in ((True, "both stages"), (False, "first stage")):
+            times[name] += anyio.run(serve_round, tree, exe, rerank, texts, args.warmup)
+    print(
+        f"tree {tree} (indexed in {indexed:.0f} s); {len(texts)} queries x {args.rounds} rounds per configuration"
+    )
+    print("| configuration | p50 ms | p95 ms | max ms | mean ms |")
+    print("|---|---|---|---|---|")
+    for name, values in times.items():
+        ms = [v * 1000 for v in values]
+        print(
+            f"| {name} | {percentile(ms, 0.5):.0f} | {percentile(ms, 0.95):.0f} | {max(ms):.0f} | "
+            f"{statistics.fmean(ms):.0f} |"
+        )
+    both, first = times["both stages"], times["first stage"]
+    print(
+        f"ratio both / first: p50 {percentile(both, 0.5) / percentile(first, 0.5):.2f}x, "
+        f"p95 {percentile(both, 0.95) / percentile(first, 0.95):.2f}x"
+    )
+    print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""Second stage: re-rank the first stage's best files with stronger features (pure functions).
+
+The first stage (``fusion.fuse_files``) ranks every candidate file from per-chunk evidence. The
+second stage looks again at its best :data:`RERANK_FILES` files with what the index says about each
+file as a whole (``search/rerank_facts.py`` reads it; everything here is pure):
+
+- ``first``, ``first_rank`` — the first stage's score (over its best) and 1 / its rank;
+- ``defines`` — the file defines a name the report mentions (weighted like the mention, discounted
+  by how many definitions the name has); ``defines_qualified`` — it defines a ``Class.method`` the
+  report writes out;
+- ``frame`` — it defines the function of a stack frame in the project (the innermost counts 1);
+- ``path`` — the report names the file (path, module or frame; the path signal's raw score / 3);
+- ``coverage`` — the share of the query's terms, weighted by weight x IDF, that occur anywhere in the
+  file (BM25 over chunks sees at most three chunks of a file; a file about the report names most
+  of its words somewhere);
+- ``breadth`` — how many of its chunks the lexical signal found;
+- ``phrase`` — a quoted message or code fragment occurs in it in order; ``raises`` — that, and
+  it names an error type the report names (where the error is raised);
+- ``test``, ``auxiliary``, ``init`` — what kind of file it is;
+- ``dense`` — the dense signal's best chunk of the file, rescaled (0 without an embedding model):
+  the seam where a dense projection enters the second stage as one more feature.
+
+The score is linear, ``sum coefficient x feature`` with the named coefficients below (fitted by a
+conditional logit — softmax over each query's candidates — on the SWE-bench Lite dev set, see
+``docs/retrieval.md``), and a file's second-stage score is ``exp(score - best score)`` in (0, 1]:
+the candidates are re-ordered by it, and chunks inherit it as their file context. Files below the
+first :data:`RERANK_FILES` keep their first-stage order after the re-ranked ones.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from lazy_intel.search.fusion import Evidence, is_auxiliary_path, is_test_path, rescaled
+from lazy_intel.search.query import QueryAnalysis
+
+RERANK_FILES = 30  # the first stage's best files the second stage re-orders
+FEATURES: tuple[str, ...] = (
+    "first",
+    "first_rank",
+    "defines",
+    "defines_qualified",
+    "frame",
+    "path",
+    "coverage",
+    "breadth",
+    "phrase",
+    "raises",
+    "test",
+    "auxiliary",
+    "init",
+    "dense",
+)
+# Coefficients of the linear second-stage score, per feature (see the module docstring).
+COEFFICIENTS: dict[str, float] = {
+    "first": 4.0,
+    "first_rank": 1.0,
+    "defines": 0.0,
+    "defines_qualified": 0.0,
+    "frame": 0.0,
+    "path": 0.0,
+    "coverage": 0.0,
+    "breadth": 0.0,
+    "phrase": 0.0,
+    "raises": 0.0,
+    "test": 0.0,
+    "auxiliary": 0.0,
+    "init": 0.0,
+    "dense": 0.0,
+}
+OWNER_FACTOR = 0.5  # the class of a ``Class.method`` mention counts half the mention
+BREADTH_SATURATION = 20  # this many lexical chunks of a file make breadth 1
+MAX_PATH_SCORE = 3.0  # the path signal's strongest raw score (the innermost frame's file)
+INIT_RE = re.compile(r"(^|/)__init__\.py$")
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the index holds about one candidate file (read by ``rerank_facts.read_file_facts``)."""
+
+    path: str
+    # definitions in the file whose name the query mentions: (name, qualified name)
+    definitions: tuple[tuple[str, str], ...]
+    tokens: frozenset[str]  # every distinct index token of the file (all full-text columns)
+
+
+@dataclass(frozen=True)
+class QueryFacts:
+    """What the second stage needs of the query and the whole index (read once per query)."""
+
+    terms: tuple[tuple[str, float, int], ...]  # indexed terms: (token, weight, chunks holding it)
+    total_chunks: int
+    definition_counts: Mapping[str, int]  # mentioned name -> its definitions in the index
+
+
+def specificity(definitions: int) -> float:
+    return 1.0 / (1.0 + math.log(max(1, definitions)))
+
+
+def _mentions(analysis: QueryAnalysis) -> tuple[dict[str, float], dict[str, float]]:
+    """Bare names and dotted mentions of the query, each with its weight over the best weight."""
+    top = max((w for _, w in analysis.identifiers), default=1.0) or 1.0
+    bare: dict[str, float] = {}
+    dotted: dict[str, float] = {}
+    for name, weight in analysis.identifiers:
+        parts = name.split(".")
+        bare[parts[-1]] = max(bare.get(parts[-1], 0.0), weight / top)
+        if len(parts) > 1:
+            dotted[name] = max(dotted.get(name, 0.0), weight / top)
+            owner = parts[-2]
+            if owner[:1].isupper():  # ``Session.send`` names the class too, less surely
+                bare[owner] = max(bare.get(owner, 0.0), OWNER_FACTOR * weight / top)
+    return bare, dotted
+
+
+def _frame_functions(analysis: QueryAnalysis) -> dict[str, float]:
+    """Function names of the project's frames: the innermost 1, earlier ones less (by position)."""
+    own = [f for f in analysis.frames if not f.foreign and f.function and not f.function.startswith("<")]
+    out: dict[str, float] = {}
+    for depth, frame in enumerate(own):
+        name = (frame.function or "").rsplit(".", 1)[-1]
+        out[name] = max(out.get(name, 0.0), (depth + 1) / len(own))
+    return out
+
+
+def mentioned_names(analysis: QueryAnalysis) -> list[str]:
+    """Names whose definitions the second stage looks up: mentioned identifiers and frame functions."""
+    bare, _ = _mentions(analysis)
+    return list(dict.fromkeys([*bare, *_frame_functions(analysis)]))
+
+
+def _same_dotted(mention: str, qualified: str) -> bool:
+    """``Session.send`` names ``Session.send``; ``requests.Session.send`` too (a dotted suffix)."""
+    shorter, longer = sorted((mention, qualified), key=len)
+    return "." in shorter and (longer == shorter or longer.endswith("." + shorter))
+
+
+def coverage(tokens: frozenset[str], query: QueryFacts) -> float:
+    """Share of the query's term weight x IDF that occurs in ``tokens``."""
+    total = 0.0
+    found = 0.0
+    for term, weight, docs in query.terms:
+        value = weight * math.log(1.0 + query.total_chunks / max(1, docs))
+        total += value
+        if term in tokens:
+            found += value
+    return found / total if total > 0 else 0.0
+
+
+def static_features(
+    analysis: QueryAnalysis,
+    evidence: Evidence,
+    query: QueryFacts,
+    facts: Mapping[int, FileFacts],
+) -> dict[int, dict[str, float]]:
+    """The features of each file in ``facts`` that do not depend on the first stage's weights."""
+    bare, dotted = _mentions(analysis)
+    frames = _frame_functions(analysis)
+    lexical_chunks: dict[int, int] = {}
+    for chunk in evidence.chunk_signals.get("lexical", {}):
+        file_id = evidence.chunk_file[chunk]
+        lexical_chunks[file_id] = lexical_chunks.get(file_id, 0) + 1
+    phrase_files = {evidence.chunk_file[c] for c in evidence.chunk_signals.get("phrase", {})}
+    dense: dict[int, float] = {}
+    for chunk, value in rescaled(evidence.chunk_signals.get("dense", {})).items():
+        file_id = evidence.chunk_file[chunk]
+        dense[file_id] = max(dense.get(file_id, 0.0), value)
+    path_scores = evidence.file_signals.get("path", {})
+    error_tokens = {e.lower() for e in analysis.errors}
+    out: dict[int, dict[str, float]] = {}
+    for file_id, fact in facts.items():
+        defines = 0.0
+        qualified = 0.0
+        frame = 0.0
+        for name, qualified_name in fact.definitions:
+            if name in bare:
+                defines = max(defines, bare[name] * specificity(query.definition_counts.get(name, 1)))
+            for mention, weight in dotted.items():
+                if _same_dotted(mention, qualified_name):
+                    qualified = max(qualified, weight)
+            frame = max(frame, frames.get(name, 0.0))
+        phrase = 1.0 if file_id in phrase_files else 0.0
+        out[file_id] = {
+            "defines": defines,
+            "defines_qualified": qualified,
+            "frame": frame,
+            "path": min(1.0, path_scores.get(file_id, 0.0) / MAX_PATH_SCORE),
+            "coverage": coverage(fact.tokens, query),
+            "breadth": min(1.0, math.log1p(lexical_chunks.get(file_id, 0)) / math.log1p(BREADTH_SATURATION)),
+            "phrase": phrase,
+            "raises": phrase if error_tokens & fact.tokens else 0.0,
+            "test": 1.0 if is_test_path(fact.path) else 0.0,
+            "auxiliary": 1.0 if is_auxiliary_path(fact.path) else 0.0,
+            "init": 1.0 if INIT_RE.search(fact.path) else 0.0,
+            "dense": dense.get(file_id, 0.0),
+        }
+    return out
+
+
+def candidates(
+    stage_scores: Mapping[int, float], paths: Mapping[int, str], n: int = RERANK_FILES
+) -> list[int]:
+    """The first stage's best ``n`` files (score, then path: the first stage's own order)."""
+    order = sorted(stage_scores, key=lambda f: (-stage_scores[f], paths.get(f, "")))
+    return order[:n]
+
+
+def stage_features(stage_scores: Mapping[int, float], chosen: Sequence[int]) -> dict[int, dict[str, float]]:
+    """``first`` and ``first_rank`` of the chosen candidates (in first-stage order)."""
+    top = max((stage_scores[f] for f in chosen), default=0.0) or 1.0
+    return {f: {"first": stage_scores[f] / top, "first_rank": 1.0 / (i + 1)} for i, f in enumerate(chosen)}
+
+
+def linear_scores(
+    features: Mapping[int, Mapping[str, float]], coefficients: Mapping[str, float]
+) -> dict[int, float]:
+    """``sum coefficient x feature`` per file (features a file lacks count 0)."""
+    return {
+        f: sum(coefficients.get(name, 0.0) * value for name, value in feats.items())
+        for f, feats in features.items()
+    }
+
+
+def second_stage_scores(linear: Mapping[int, float]) -> dict[int, float]:
+    """``exp(score - best)`` per file: the best is 1, a file e-times less likely scores 1/e."""
+    if not linear:
+        return {}
+    best = max(linear.values())
+    return {f: math.exp(s - best) for f, s in linear.items()}
+
+
+def rerank(
+    stage_scores: Mapping[int, float],
+    paths: Mapping[int, str],
+    static: Mapping[int, Mapping[str, float]],
+    coefficients: Mapping[str, float] = COEFFICIENTS,
+    n: int = RERANK_FILES,
+) -> tuple[dict[int, float], dict[int, dict[str, float]]]:
+    """New file scores (the re-ranked candidates above every other file) and their features.
+
+    Files beyond the first ``n`` keep their first-stage order below the re-ranked ones: their score
+    is their first-stage score scaled under the lowest re-ranked score.
+    """
+    chosen = candidates(stage_scores, paths, n)
+    if not chosen:
+        return dict(stage_scores), {}
+    missing = [f for f in chosen if f not in static]
+    if missing:
+        raise ValueError(f"no second-stage features for candidate file(s) {missing[:5]}")
+    staged = stage_features(stage_scores, chosen)
+    features = {f: {**static[f], **staged[f]} for f in chosen}
+    new = second_stage_scores(linear_scores(features, coefficients))
+    rest = [f for f in stage_scores if f not in new]
+    if rest:
+        floor = min(new.values())
+        top_rest = max(stage_scores[f] for f in rest) or 1.0
+        for f in rest:
+            new[f] = floor * 0.5 * stage_scores[f] / top_rest
+    return new, features

@@ -1,0 +1,1 @@
+"""Text handling shared by the store (what is indexed) and search (what is asked): tokens and stems."""

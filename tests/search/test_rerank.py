@@ -1,0 +1,143 @@
+"""The second stage (search/rerank.py): features of candidate files and the re-ranking (pure)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from lazy_intel.search.fusion import Evidence
+from lazy_intel.search.query import analyze_query
+from lazy_intel.search.rerank import (
+    FEATURES,
+    FileFacts,
+    QueryFacts,
+    coverage,
+    linear_scores,
+    mentioned_names,
+    rerank,
+    second_stage_scores,
+    stage_features,
+    static_features,
+)
+
+TRACE = """Session.resolve_redirects drops the method
+
+Traceback (most recent call last):
+  File "/home/me/proj/requests/api.py", line 10, in get
+    return session.request('GET', url)
+  File "/home/me/proj/requests/sessions.py", line 99, in resolve_redirects
+    raise TooManyRedirectsError('Exceeded 30 redirects.')
+requests.exceptions.TooManyRedirectsError: Exceeded 30 redirects.
+"""
+
+
+def _evidence(locate_bug: bool = True) -> Evidence:
+    # files: 1 sessions.py, 2 api.py, 3 tests/test_sessions.py, 4 requests/__init__.py
+    return Evidence(
+        {
+            "lexical": {10: 5.0, 11: 4.0, 12: 3.0, 20: 4.5, 30: 4.0, 40: 1.0},
+            "phrase": {11: 2.0},
+            "dense": {20: 0.9, 10: 0.5},
+        },
+        {"path": {1: 3.0, 2: 2.0}},
+        {10: 1, 11: 1, 12: 1, 20: 2, 30: 3, 40: 4},
+        {
+            1: "requests/sessions.py",
+            2: "requests/api.py",
+            3: "tests/test_sessions.py",
+            4: "requests/__init__.py",
+        },
+        locate_bug,
+    )
+
+
+def _facts() -> dict[int, FileFacts]:
+    return {
+        1: FileFacts(
+            "requests/sessions.py",
+            (("resolve_redirects", "SessionRedirectMixin.resolve_redirects"), ("Session", "Session")),
+            frozenset({"session", "redirects", "toomanyredirectserror", "method", "resolve_redirects"}),
+        ),
+        2: FileFacts("requests/api.py", (("get", "get"),), frozenset({"get", "session"})),
+        3: FileFacts("tests/test_sessions.py", (), frozenset({"session", "redirects", "method", "test"})),
+        4: FileFacts("requests/__init__.py", (), frozenset()),
+    }
+
+
+def _query() -> QueryFacts:
+    return QueryFacts(
+        (("resolve_redirects", 2.0, 3), ("redirects", 1.0, 40), ("method", 1.0, 400), ("session", 1.0, 200)),
+        1000,
+        {"resolve_redirects": 1, "Session": 2, "get": 30},
+    )
+
+
+def test_mentioned_names_include_frame_functions() -> None:
+    names = mentioned_names(analyze_query(TRACE))
+    assert "resolve_redirects" in names and "get" in names and "Session" in names
+
+
+def test_coverage_is_the_weight_times_idf_share_found() -> None:
+    q = _query()
+    idf = [w * math.log(1 + q.total_chunks / d) for _, w, d in q.terms]
+    assert coverage(frozenset({"resolve_redirects"}), q) == pytest.approx(idf[0] / sum(idf))
+    assert coverage(frozenset(), q) == 0.0
+    assert coverage(frozenset(t for t, _, _ in q.terms), q) == pytest.approx(1.0)
+    assert coverage(frozenset({"x"}), QueryFacts((), 10, {})) == 0.0
+
+
+def test_static_features_describe_each_file() -> None:
+    features = static_features(analyze_query(TRACE), _evidence(), _query(), _facts())
+    sessions, api, tests, init = (features[i] for i in (1, 2, 3, 4))
+    assert set(sessions) | set(stage_features({1: 1.0}, [1])[1]) == set(FEATURES)
+    assert sessions["defines"] == pytest.approx(1.0)  # defined once: full specificity
+    # Session.resolve_redirects is not SessionRedirectMixin.resolve_redirects: no qualified match
+    assert sessions["defines_qualified"] == 0.0
+    assert sessions["frame"] == 1.0 and api["frame"] == pytest.approx(0.5)  # innermost, then the caller
+    assert sessions["path"] == 1.0 and api["path"] == pytest.approx(2 / 3) and tests["path"] == 0.0
+    assert sessions["phrase"] == 1.0 and sessions["raises"] == 1.0  # message quoted, error type named
+    assert api["phrase"] == 0.0 and api["raises"] == 0.0
+    assert sessions["coverage"] > tests["coverage"] > api["coverage"] > init["coverage"] == 0.0
+    assert sessions["breadth"] > api["breadth"] > 0.0
+    assert tests["test"] == 1.0 and sessions["test"] == 0.0 and init["init"] == 1.0
+    assert api["dense"] == 1.0 and sessions["dense"] == pytest.approx(0.5 / 0.9) and tests["dense"] == 0.0
+    # a name defined 30 times says less than one defined once
+    assert 0 < api["defines"] < sessions["defines"]
+
+
+def test_a_qualified_mention_matches_its_dotted_suffix() -> None:
+    analysis = analyze_query("SessionRedirectMixin.resolve_redirects loses the method")
+    facts = {1: _facts()[1], 2: _facts()[2]}
+    features = static_features(analysis, _evidence(), _query(), facts)
+    assert features[1]["defines_qualified"] == 1.0 and features[2]["defines_qualified"] == 0.0
+
+
+def test_rerank_orders_candidates_by_the_linear_score_and_keeps_the_rest_below() -> None:
+    stage = {1: 1.0, 2: 0.9, 3: 0.8, 4: 0.1}
+    paths = _evidence().file_path
+    static = {f: {"coverage": c} for f, c in {1: 0.1, 2: 0.9, 3: 0.5, 4: 0.0}.items()}
+    new, features = rerank(stage, paths, static, {"first": 1.0, "coverage": 2.0}, n=3)
+    assert sorted(new, key=lambda f: -new[f]) == [2, 3, 1, 4]
+    assert new[2] == 1.0 and all(0 < v <= 1 for v in new.values())
+    assert new[4] < min(new[f] for f in (1, 2, 3))  # beyond the candidates: below them, first-stage order
+    assert features[1]["first"] == 1.0 and features[3]["first_rank"] == pytest.approx(1 / 3)
+    assert 4 not in features
+    # identity coefficients keep the first stage's order
+    same, _ = rerank(stage, paths, static, {"first": 1.0}, n=3)
+    assert sorted(same, key=lambda f: -same[f]) == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="no second-stage features"):
+        rerank(stage, paths, {1: {}}, {"first": 1.0}, n=3)
+
+
+def test_scores_are_relative_to_the_best() -> None:
+    assert second_stage_scores({1: 2.0, 2: 1.0}) == {1: 1.0, 2: pytest.approx(math.exp(-1))}
+    assert second_stage_scores({}) == {}
+    assert linear_scores({1: {"a": 1.0, "b": 2.0}}, {"a": 0.5, "c": 9.0}) == {1: 0.5}
+
+
+def test_the_setting_and_the_default_search_agree() -> None:
+    from lazy_intel.search.hybrid import DEFAULT_CONFIG, RERANK_DEFAULT
+    from lazy_intel.settings import load_settings
+
+    assert load_settings(env={}).rerank is RERANK_DEFAULT is DEFAULT_CONFIG.rerank

@@ -177,6 +177,20 @@ def test_the_event_stream_announces_each_publication(served: tuple[UIServer, Wor
     conn.close()
 
 
+def test_head_answers_headers_only(served: tuple[UIServer, Workspace]) -> None:
+    ui, _ = served
+    for path in ("/", "/api/view", "/api/events"):
+        conn = http.client.HTTPConnection("127.0.0.1", ui.port, timeout=10)
+        conn.request("HEAD", f"{path}?token={ui.token}")
+        response = conn.getresponse()
+        assert response.status == 200 and response.read() == b"", path
+        conn.close()
+    conn = http.client.HTTPConnection("127.0.0.1", ui.port, timeout=10)
+    conn.request("POST", f"/api/view?token={ui.token}", body=b"{}")
+    assert conn.getresponse().status == 501  # only GET and HEAD
+    conn.close()
+
+
 def test_event_streams_are_bounded(served: tuple[UIServer, Workspace], monkeypatch) -> None:
     ui, _ = served
     ui.streams = threading.BoundedSemaphore(1)

@@ -265,6 +265,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
+            if self.command == "HEAD":
+                return
             watch = self.app.watch
             known = watch.current
             self._event(known)

@@ -56,7 +56,9 @@ def check_lang(value: str, view: ReadView | None) -> tuple[str, list[str]]:
     if view is not None:
         held = view.languages()
         if lang not in held:
-            shown = ", ".join(f"{name} ({n})" for name, n in list(held.items())[:10]) or "no parsed files"
+            # most files first, ties by name: the same words from every store backend
+            ranked = sorted(held.items(), key=lambda item: (-item[1], item[0]))[:10]
+            shown = ", ".join(f"{name} ({n})" for name, n in ranked) or "no parsed files"
             warnings.append(f"no indexed file is in {lang}; the index holds {shown}")
     return lang, warnings
 

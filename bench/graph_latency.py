@@ -26,8 +26,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from index_speed import django_tree
-from lazy_intel.service.operations import OPERATIONS, execute
-from lazy_intel.service.ops_architecture import clear_architecture_cache
+from lazy_intel.service.ops.operations import OPERATIONS, execute
+from lazy_intel.service.ops.ops_architecture import clear_architecture_cache
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 

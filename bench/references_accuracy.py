@@ -44,7 +44,7 @@ from typing import Any
 
 from lazy_intel.semantic import SemanticLayer, SemanticRequest, semantic_answer
 from lazy_intel.semantic.config import load_config_file
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 

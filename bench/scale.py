@@ -170,7 +170,7 @@ def warm_latency(
     tree: Path, state: Path, env: dict[str, str], repeat: int, symbols: list[str]
 ) -> dict[str, Any]:
     """search and impact(depth 3) in one warm process (as in serve), medians and p95 in ms."""
-    from lazy_intel.service.operations import execute
+    from lazy_intel.service.ops.operations import execute
     from lazy_intel.service.workspace import Workspace
     from lazy_intel.settings import load_settings
 

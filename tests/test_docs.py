@@ -8,7 +8,7 @@ import click
 
 from lazy_intel.cli.main import main
 from lazy_intel.errors import ERROR_CODES
-from lazy_intel.service.operations import OPERATIONS
+from lazy_intel.service.ops.operations import OPERATIONS
 from lazy_intel.settings import SETTINGS, render_settings_table
 
 REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"

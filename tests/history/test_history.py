@@ -13,7 +13,7 @@ import pytest
 from lazy_intel.history.signals import co_changed, file_churn, symbol_churn
 from lazy_intel.history.store import open_history, refresh
 from lazy_intel.history.walk import MAX_FILES_PER_COMMIT_SYMBOLS, HistorySource
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.conftest import git

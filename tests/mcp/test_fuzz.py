@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from lazy_intel.errors import ERROR_CODES
 from lazy_intel.evidence.budget import serialize
 from lazy_intel.mcp.server import TOOL_NAME, CodeIntelServer
-from lazy_intel.service.operations import OPERATIONS
-from lazy_intel.service.requests import WIRE_NAMES
+from lazy_intel.service.ops.operations import OPERATIONS
+from lazy_intel.service.ops.requests import WIRE_NAMES
 from lazy_intel.settings import load_settings
 from tests.conftest import git, write_tree
 

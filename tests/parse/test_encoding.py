@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lazy_intel.parse.encoding import declared_encoding, source_codec
 from lazy_intel.parse.extract import extract_facts
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.conftest import write_tree

@@ -14,7 +14,6 @@ from lazy_intel.search.vectors import (
     KEEP,
     NOTHING,
     REBUILD,
-    embedding_text,
     nearest,
     plan_projection,
     stored_profile,
@@ -50,13 +49,6 @@ FILES = {
 )
 def test_plan_projection(stored: str | None, configured: str | None, decision: str) -> None:
     assert plan_projection(stored, configured) == decision
-
-
-def test_embedding_text_names_path_and_symbol_and_is_bounded() -> None:
-    text = embedding_text("pkg/a.py", "A.run", "method", "def run(self):\n    pass\n" * 500)
-    assert text.startswith("pkg/a.py method A.run\ndef run(self):")
-    assert len(text) <= 1_000
-    assert embedding_text("README.md", None, None, "hello").startswith("README.md\nhello")
 
 
 def test_nearest_is_exact_and_ordered() -> None:

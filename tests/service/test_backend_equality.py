@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.dump import canonical_dump
 from tests.conftest import pg_env
 from tests.graph.test_incremental import Repo as GraphRepo
-from tests.service.test_operations import FILES as SEARCH_FILES
-from tests.service.test_ops_graph import LAYERED, POLYGLOT, PYTHON, ROUTES
-from tests.service.test_sync import BASE_FILES, _random_edit
+from tests.service.indexing.test_sync import BASE_FILES, _random_edit
+from tests.service.ops.test_operations import FILES as SEARCH_FILES
+from tests.service.ops.test_ops_graph import LAYERED, POLYGLOT, PYTHON, ROUTES
 
 # what legitimately differs between two stores of the same tree: when and where they were written,
 # and timings (the budget counts their digits)

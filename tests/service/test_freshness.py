@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from lazy_intel.service import operations as operations_module
-from lazy_intel.service.operations import OPERATIONS, OperationSpec, execute
+from lazy_intel.service.ops import operations as operations_module
+from lazy_intel.service.ops.operations import OPERATIONS, OperationSpec, execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.faults import WAIT_S, Holder

@@ -9,7 +9,7 @@ import threading
 from typing import Any
 
 from lazy_intel.service import workspace as workspace_module
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.readiness import VERDICTS
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings

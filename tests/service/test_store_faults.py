@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lazy_intel.service import workspace as workspace_module
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.conftest import write_tree

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from lazy_intel.cli.main import main
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.vcs.binding import (

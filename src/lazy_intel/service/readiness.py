@@ -21,7 +21,7 @@ from lazy_intel.errors import LazyIntelError, WorkspaceOwned
 from lazy_intel.graph.rows import NAME_GUESS_STRATEGIES
 from lazy_intel.search.embedders import parse_provider_spec, spec_text
 from lazy_intel.search.vectors import META_PROFILE, vector_coverage
-from lazy_intel.service.parse_pool import SyncCancelled
+from lazy_intel.service.indexing.parse_pool import SyncCancelled
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.reader import ReadView

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 
 from lazy_intel.allocator import release_free_memory
 from lazy_intel.errors import IndexBuilding, InvalidArgument, LazyIntelError, StoreCorrupt
-from lazy_intel.service import check_memo
-from lazy_intel.service.recovery import RecoveryResult, recover
-from lazy_intel.service.scheduler import SyncScheduler, Ticket
-from lazy_intel.service.sync import (
+from lazy_intel.service.indexing import check_memo
+from lazy_intel.service.indexing.recovery import RecoveryResult, recover
+from lazy_intel.service.indexing.scheduler import SyncScheduler, Ticket
+from lazy_intel.service.indexing.sync import (
     Progress,
     SyncReport,
     collect_retired_stores,
@@ -37,7 +37,7 @@ from lazy_intel.service.sync import (
     run_sync,
     store_profile,
 )
-from lazy_intel.service.watcher import FAILED, DirtyTracker, SourceWatcher
+from lazy_intel.service.indexing.watcher import FAILED, DirtyTracker, SourceWatcher
 from lazy_intel.settings import Settings, load_settings
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
@@ -67,7 +67,7 @@ def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = N
     """'' when ``path`` may be served; checked fully once per file per process, header every time.
 
     ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way. ``memo``: the
-    state directory's record of verdicts (:mod:`lazy_intel.service.check_memo`), so a process does not
+    state directory's record of verdicts (:mod:`lazy_intel.service.indexing.check_memo`), so a process does not
     re-check a file whose bytes another process already checked."""
     header = header_problem(path, quiescent=quiescent)
     if header is not None:

@@ -21,8 +21,8 @@ from lazy_intel.errors import IndexBuilding, LazyIntelError
 from lazy_intel.graph.build import RESOLVER_VERSION
 from lazy_intel.parse.languages import parser_fingerprint
 from lazy_intel.search.vectors import refresh_vectors
-from lazy_intel.service.recovery import RecoveryResult
-from lazy_intel.service.sync import Progress, SyncReport, publish_sync, store_profile
+from lazy_intel.service.indexing.recovery import RecoveryResult
+from lazy_intel.service.indexing.sync import Progress, SyncReport, publish_sync, store_profile
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.pg.store import PgStore, StoreRef

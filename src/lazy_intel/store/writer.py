@@ -16,8 +16,8 @@ from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.encoding import decode_with, source_codec
 from lazy_intel.parse.facts import FileFacts
-from lazy_intel.search.vectors import embedding_text
 from lazy_intel.store.schema import FILE_TABLES, FTS_COLUMNS
+from lazy_intel.text.embedding_text import embedding_text
 from lazy_intel.text.stems import stems_text
 from lazy_intel.text.tokens import index_text, path_text
 from lazy_intel.workspace.capture import sha256_bytes
@@ -44,7 +44,7 @@ class FileRecord:
     # signature, doc, body, path, stems), computed where the file is parsed (in worker processes)
     # rather than in the single writer
     fts_rows: tuple[tuple[str, ...], ...] = field(default=())
-    # per chunk: SHA-256 of the text an embedder reads (search/vectors.py embedding_text)
+    # per chunk: SHA-256 of the text an embedder reads (text/embedding_text.py)
     embed_shas: tuple[str, ...] = field(default=())
 
 

@@ -1,6 +1,6 @@
 """What the page asks for, answered by the same operations the CLI and MCP serve.
 
-Each method runs operations through :func:`lazy_intel.service.operations.execute` on the published
+Each method runs operations through :func:`lazy_intel.service.ops.operations.execute` on the published
 view (``freshness: fast`` — the page shows what is published; a new publication is pushed to it) and
 returns JSON-ready dicts. Source text comes from the captured bytes in the store (never the disk), for
 a path the view holds.
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import IndexBuilding, InvalidArgument, LazyIntelError, NotFound
 from lazy_intel.evidence.model import Answer
-from lazy_intel.service.operations import execute
+from lazy_intel.service.ops.operations import execute
 from lazy_intel.ui.graphs import call_graph, impact_graph
 from lazy_intel.ui.picture import picture_from_answer, picture_to_dict
 

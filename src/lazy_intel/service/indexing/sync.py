@@ -1,0 +1,465 @@
+"""The sync pipeline: capture -> diff against the published files -> parse changed files -> publish.
+
+A full rebuild (no store yet, schema or parser change, explicit ``rebuild``) is written into a fresh
+store file beside the live one and switched in by replacing the catalog atomically; an incremental
+sync is one write transaction on the live store. Either way readers see the old view or the new one.
+
+Before either mutates anything, the publication journal records the intent (:mod:`store.journal`);
+the intent is removed when the publication is complete, or decided ``abandoned`` when it fails, so
+an intent still pending at the next start means the writer died (see :mod:`service.recovery`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lazy_intel.faultpoints import pause_point
+from lazy_intel.store.integrity import header_problem
+from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
+from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
+from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
+from lazy_intel.workspace.scope import ScopePolicy, list_scope, load_policy
+from lazy_intel.workspace.state import StateDir
+
+if TYPE_CHECKING:
+    from lazy_intel.graph.build import GraphReport
+    from lazy_intel.store.writer import AppliedChange, FileRecord
+
+# The parse, graph and writer modules (tree-sitter, NumPy, the resolver) are imported by the
+# functions that sync, not here: a process that only reads a published view never loads them.
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+# a sqlite3.Connection, or a store.pg PgConnection that speaks the same interface
+StoreConnection = Any
+
+CAPTURE_BATCH = 512
+# a change set smaller than this is parsed on this machine even with the Ray executor (a one-file
+# edit must not wait for the cluster)
+RAY_MIN_FILES = 64
+# reclaim free pages after a publication once they are this share of the file (auto_vacuum=INCREMENTAL)
+FREE_PAGE_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    generation: int
+    published: bool
+    full_rebuild: bool
+    added: int
+    modified: int
+    removed: int
+    unchanged: int
+    parse_errors: int
+    seconds: float
+    store: str
+    changed_paths: tuple[str, ...] = ()
+    graph: GraphReport | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "generation": self.generation,
+            "published": self.published,
+            "full_rebuild": self.full_rebuild,
+            "added": self.added,
+            "modified": self.modified,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "parse_errors": self.parse_errors,
+            "seconds": round(self.seconds, 3),
+            "store": self.store,
+            **({"graph": self.graph.to_dict()} if self.graph is not None else {}),
+        }
+
+
+def current_store_path(state: StateDir) -> Path | None:
+    catalog = state.read_catalog()
+    if not catalog or not isinstance(catalog.get("store"), str):
+        return None
+    path = state.path / catalog["store"]
+    return path if path.is_file() else None
+
+
+def store_profile(root: Path, max_file_bytes: int) -> str:
+    """The scope digest a store built now would record: policy, parser fingerprint, limits, schema,
+    graph resolver. ``run_sync`` records exactly this; recovery compares against it."""
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
+    policy = load_policy(root)
+    return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
+
+
+def store_meta(path: Path) -> dict[str, str] | None:
+    """The meta table of a store, or ``None`` when the file cannot be read as a store (callers hold
+    the writer lock, so no checkpoint is under way)."""
+    if header_problem(path, quiescent=True) is not None:
+        return None
+    try:
+        conn = connect(str(path), readonly=True)
+    except Exception:
+        return None
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except Exception:
+        return None
+    finally:
+        conn.close()
+
+
+def _store_is_compatible(path: Path) -> bool:
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
+    meta = store_meta(path)
+    return (
+        meta is not None
+        and meta.get("schema_version") == str(SCHEMA_VERSION)
+        and meta.get("parser_fingerprint") == parser_fingerprint()
+        and meta.get("resolver_version") == RESOLVER_VERSION
+    )
+
+
+def _relative(path: Path) -> str:
+    return f"stores/{path.name}"
+
+
+def run_sync(
+    root: Path,
+    state: StateDir,
+    *,
+    max_file_bytes: int,
+    parse_workers: int = 0,
+    rebuild: bool = False,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    executor: str = "local",
+    ray_address: str = "local",
+) -> SyncReport:
+    """Bring the store up to date with the disk. The caller holds the writer lock."""
+    from lazy_intel.store.writer import compact_fulltext
+
+    started = time.monotonic()
+    state.ensure()
+    journal = PublicationJournal(state.runtime)
+    policy = load_policy(root)
+    scope_digest = store_profile(root, max_file_bytes)
+    live = current_store_path(state)
+    full = rebuild or live is None or not _store_is_compatible(live)
+    intent: Intent | None = None
+    if full:
+        target = state.stores / f"store-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.sqlite"
+        intent = Intent.new(KIND_REBUILD, _relative(target), _relative(live) if live else None, scope_digest)
+        journal.begin(intent)  # before the file exists: recovery must know whose file it is
+    else:
+        assert live is not None
+        target = live
+    try:
+        conn = connect(str(target), bulk=full)
+    except BaseException as exc:
+        if intent is not None:
+            _abandon(journal, intent, target, exc)
+        raise
+    try:
+        if full:
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            create_schema(conn)
+
+        def record_intent(before: int) -> None:
+            nonlocal intent
+            if intent is None:
+                intent = Intent.new(KIND_INCREMENTAL, _relative(target), None, scope_digest, before)
+                journal.begin(intent)
+
+        done = publish_sync(
+            conn,
+            root,
+            policy,
+            max_file_bytes=max_file_bytes,
+            parse_workers=parse_workers,
+            full=full,
+            scope_digest=scope_digest,
+            progress=progress,
+            cancel=cancel,
+            before_write=record_intent,
+            executor=executor,
+            ray_address=ray_address,
+            store_path=target if full else None,
+        )
+        if not full:
+            compact_fulltext(conn)
+            reclaim_free_pages(conn)
+    except BaseException as exc:
+        conn.close()
+        if full:
+            _remove_store_files(target)
+        if intent is not None:
+            _abandon(journal, intent, target if full else None, exc)
+        raise
+    if full:
+        finish_bulk(conn)
+    conn.close()
+    if full:
+        _fsync_file(target)  # bulk writes skipped fsync; the catalog must never name unsynced pages
+        pause_point("switch")
+        state.write_catalog({"store": _relative(target), "schema_version": SCHEMA_VERSION})
+        pause_point("retire")
+        if live is not None and live != target:
+            mark_retired(live)
+    if intent is not None:
+        journal.finish(intent.id)
+    return done.report(full=full, seconds=time.monotonic() - started, store=target.name)
+
+
+@dataclass(frozen=True)
+class Published:
+    """What :func:`publish_sync` captured and wrote."""
+
+    generation: int
+    before: int
+    added: tuple[str, ...]
+    modified: tuple[str, ...]
+    removed: tuple[str, ...]
+    captured: int
+    parse_errors: int
+    graph: GraphReport | None
+
+    def report(self, *, full: bool, seconds: float, store: str) -> SyncReport:
+        return SyncReport(
+            generation=self.generation,
+            published=self.generation != self.before,
+            full_rebuild=full,
+            added=len(self.added),
+            modified=len(self.modified),
+            removed=len(self.removed),
+            unchanged=self.captured - len(self.added) - len(self.modified),
+            parse_errors=self.parse_errors,
+            seconds=seconds,
+            store=store,
+            changed_paths=tuple(sorted(self.added + self.modified + self.removed)),
+            graph=self.graph,
+        )
+
+
+def publish_sync(
+    conn: StoreConnection,
+    root: Path,
+    policy: ScopePolicy,
+    *,
+    max_file_bytes: int,
+    parse_workers: int,
+    full: bool,
+    scope_digest: str,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+    before_write: Callable[[int], None] | None = None,
+    executor: str = "local",
+    ray_address: str = "local",
+    store_path: Path | None = None,
+) -> Published:
+    """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
+    in one transaction (any store backend). ``before_write(generation)`` runs first when there is
+    something to write (the journal records the intent there). ``executor`` ``ray`` parses change
+    sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
+    the fresh SQLite store file of a full rebuild, which resolve workers may read."""
+    from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, update_graph
+    from lazy_intel.parse.languages import parser_fingerprint, parser_versions
+    from lazy_intel.service.indexing.parse_pool import SyncCancelled, parse_many, worker_count
+    from lazy_intel.store.writer import ChangeSet, StatRefresh, StoreWriter
+
+    fingerprint = parser_fingerprint()
+    writer = StoreWriter(conn)
+    before = writer.generation()
+    priors = {
+        path: PriorStat(sha, size, mtime, captured)
+        for path, sha, size, mtime, captured in conn.execute(
+            "SELECT path, sha256, size, mtime_ns, captured_ns FROM files"
+        )
+    }
+    prior_class = {
+        path: _capture_class(status, reason)
+        for path, status, reason in conn.execute("SELECT path, status, reason FROM files")
+    }
+    listing = list_scope(policy)
+    capture_started = time.time_ns()
+    captured = []
+    for offset in range(0, len(listing.paths), CAPTURE_BATCH):
+        if cancel is not None and cancel.is_set():
+            raise SyncCancelled("sync cancelled during capture", next_step="the next sync starts over")
+        batch = listing.paths[offset : offset + CAPTURE_BATCH]
+        captured.extend(capture_all(root, batch, max_bytes=max_file_bytes, priors=priors))
+        if progress and offset + CAPTURE_BATCH < len(listing.paths):
+            progress("capture", len(captured), len(listing.paths))
+    if progress:
+        progress("capture", len(captured), len(captured))
+    seen = {c.path for c in captured}
+    removed = tuple(sorted(p for p in priors if p not in seen))
+    added: list[str] = []
+    modified: list[str] = []
+    refreshes: list[StatRefresh] = []
+    for c in captured:
+        prior = priors.get(c.path)
+        if prior is None:
+            added.append(c.path)
+            continue
+        moved_class = _capture_class(c.status, c.reason) != prior_class.get(c.path)
+        if c.sha256 != prior.sha256 or moved_class:
+            modified.append(c.path)
+        elif c.mtime_ns != prior.mtime_ns:
+            refreshes.append(StatRefresh(c.path, c.mtime_ns))
+    to_parse = sorted(added + modified)
+    workers = worker_count(parse_workers, len(to_parse))
+    parse_errors = 0
+    if before_write is not None and (to_parse or removed):
+        before_write(before)
+
+    def records() -> Iterator[FileRecord]:
+        nonlocal parse_errors
+        if executor == "ray" and len(to_parse) >= RAY_MIN_FILES:
+            from lazy_intel.service.indexing.ray_executor import ray_parse_many
+
+            parsed = ray_parse_many(
+                root,
+                to_parse,
+                max_file_bytes,
+                address=ray_address,
+                workers=parse_workers,
+                progress=progress,
+                cancel=cancel,
+            )
+        else:
+            parsed = parse_many(root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel)
+        for record in parsed:
+            if record.status == "parse-error":
+                parse_errors += 1
+            yield record
+
+    meta = {
+        "schema_version": str(SCHEMA_VERSION),
+        "parser_fingerprint": fingerprint,
+        "parser_versions": ";".join(f"{k}={v}" for k, v in sorted(parser_versions().items())),
+        "scope_digest": scope_digest,
+        "scope_source": listing.source,
+        "root": str(root),
+        "resolver_version": RESOLVER_VERSION,
+    }
+    graph_reports: list[GraphReport] = []
+
+    def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
+        if progress:
+            progress("graph", 0, len(applied.upserted) + len(applied.removed))
+        resolver = None
+        if applied.full and store_path is not None:  # a fresh store no reader sees yet
+            from lazy_intel.service.indexing.resolve_pool import pool_resolver
+
+            resolver = pool_resolver(conn, store_path, len(applied.upserted), parse_workers, cancel=cancel)
+        resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
+        graph_reports.append(
+            update_graph(
+                conn,
+                GraphDelta(applied.upserted, applied.removed, full=applied.full),
+                resolver,
+                progress=resolved,
+            )
+        )
+
+    generation = writer.publish(
+        ChangeSet(upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full),
+        meta,
+        captured_ns=capture_started,
+        derive=derive_graph,
+    )
+    return Published(
+        generation,
+        before,
+        tuple(added),
+        tuple(modified),
+        removed,
+        len(captured),
+        parse_errors,
+        graph_reports[0] if graph_reports else None,
+    )
+
+
+def _abandon(journal: PublicationJournal, intent: Intent, target: Path | None, exc: BaseException) -> None:
+    """Our own publication failed before completing: its store is gone, record why."""
+    if target is not None:
+        _remove_store_files(target)
+    reason = exc.message if hasattr(exc, "message") else f"{type(exc).__name__}: {exc}"
+    try:
+        journal.decide(intent, ABANDONED, f"failed in this process: {reason}")
+    except OSError:
+        logger.warning("could not record the abandoned publication %s", intent.id)
+
+
+def reclaim_free_pages(conn: sqlite3.Connection) -> None:
+    """Keep the store file bounded by the current corpus: give back pages freed by deletions."""
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    if pages and free / pages > FREE_PAGE_SHARE:
+        # through sqlite3_exec: the sqlite3 module would step the pragma once, freeing a single page
+        conn.executescript("PRAGMA incremental_vacuum;")
+
+
+def _capture_class(status: str, reason: str | None) -> str:
+    """What capture alone decides about a file: too large, a symlink, or content to parse."""
+    if status == STATUS_TOO_LARGE:
+        return "too-large"
+    if status == STATUS_EXCLUDED and reason == "symlink":
+        return "symlink"
+    return "content"
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_store_files(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
+
+
+def mark_retired(path: Path, *, at: float | None = None) -> None:
+    """Stamp a replaced store; :func:`collect_retired_stores` deletes it after the grace period.
+
+    ``at=0`` makes it collectable at once (a store that must not be read again, e.g. a corrupt one).
+    """
+    marker = path.with_name(path.name + ".retired")
+    marker.write_text(str(time.time() if at is None else at))
+
+
+def remove_store_files(path: Path) -> None:
+    _remove_store_files(path)
+
+
+def collect_retired_stores(state: StateDir, grace_ms: int) -> list[str]:
+    """Delete stores replaced more than ``grace_ms`` ago; returns their names."""
+    removed: list[str] = []
+    now = time.time()
+    for marker in state.stores.glob("*.retired"):
+        try:
+            stamped = float(marker.read_text().strip() or "0")
+        except (OSError, ValueError):
+            stamped = 0.0
+        if (now - stamped) * 1000 >= grace_ms:
+            store = marker.with_name(marker.name[: -len(".retired")])
+            _remove_store_files(store)
+            marker.unlink(missing_ok=True)
+            removed.append(store.name)
+    return removed

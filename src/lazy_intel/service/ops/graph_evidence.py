@@ -1,0 +1,406 @@
+"""Evidence from the graph: items anchored at edge sites and definitions, target lookup, coverage.
+
+Site items (a call, a reference) are ``source`` items: the verbatim bytes of the site. Node items
+(a dependent, a route, a central symbol) are ``description`` items: a graph label anchored at the
+definition's span, which ``verify`` checks by its anchor (DESIGN §6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from lazy_intel.errors import NotFound, Unsupported
+from lazy_intel.evidence.budget import fit_answer
+from lazy_intel.evidence.model import TEXT_DESCRIPTION, TEXT_SOURCE, Anchor, Answer, Item, SymbolInfo
+from lazy_intel.graph.modules import IMPORT_AWARE
+from lazy_intel.graph.queries import (
+    GraphEdge,
+    GraphNode,
+    Traversal,
+    definition_node,
+    edges_into,
+    file_hashes,
+    has_graph,
+    nodes_by_ids,
+    unresolved_named,
+)
+from lazy_intel.service.ops.context import OperationContext
+from lazy_intel.service.ops.cursor import decode_cursor, encode_cursor
+from lazy_intel.service.ops.items import slice_text
+from lazy_intel.service.ops.ops_retrieval import resolve_symbol
+from lazy_intel.service.ops.requests import require
+from lazy_intel.store.reader import ReadView
+from lazy_intel.workspace.root import contained_relative_path
+
+MAX_TARGETS = 5
+UNRESOLVED_EXAMPLES = 3
+GRAPH_COVERAGE = (
+    "graph: indexed edges resolved from syntax and imports (not type-checked); bounded, not exhaustive"
+)
+
+
+class GraphReader:
+    """One answer's access to the graph: nodes and file hashes cached for the read view."""
+
+    def __init__(self, view: ReadView) -> None:
+        self.view = view
+        self.conn = view.conn
+        self._nodes: dict[int, GraphNode] = {}
+        self._hashes: dict[str, str] = {}
+
+    def nodes(self, ids: Iterable[int]) -> dict[int, GraphNode]:
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._nodes]
+        if wanted:
+            self._nodes.update(nodes_by_ids(self.conn, wanted))
+        return self._nodes
+
+    def node(self, node_id: int | None) -> GraphNode | None:
+        if node_id is None:
+            return None
+        return self.nodes([node_id]).get(node_id)
+
+    def prefetch_paths(self, paths: Iterable[str | None]) -> None:
+        wanted = [p for p in dict.fromkeys(paths) if p and p not in self._hashes]
+        if wanted:
+            self._hashes.update(file_hashes(self.conn, wanted))
+
+    def sha(self, path: str | None) -> str | None:
+        if not path:
+            return None
+        if path not in self._hashes:
+            self.prefetch_paths([path])
+        return self._hashes.get(path)
+
+    def node_anchor(self, node: GraphNode) -> Anchor | None:
+        sha = self.sha(node.path)
+        if sha is None or node.path is None or node.start_byte is None or node.end_byte is None:
+            return None
+        return Anchor(
+            node.path,
+            sha,
+            node.start_byte,
+            node.end_byte,
+            node.start_line or 1,
+            node.end_line or node.start_line or 1,
+            self.view.generation,
+        )
+
+    def site(self, edge: GraphEdge) -> tuple[Anchor, str | None, bool] | None:
+        """The anchor and verbatim text of an edge's site (``None`` when it has no site)."""
+        sha = self.sha(edge.path)
+        if sha is None or edge.path is None or edge.start_byte is None or edge.end_byte is None:
+            return None
+        text, lossy = slice_text(self.view, sha, edge.start_byte, edge.end_byte)
+        line = edge.line or 1
+        end_line = line + (text.count("\n") if text else 0)
+        return (
+            Anchor(edge.path, sha, edge.start_byte, edge.end_byte, line, end_line, self.view.generation),
+            text,
+            lossy,
+        )
+
+
+def node_ref(node: GraphNode | None) -> dict[str, Any] | None:
+    if node is None:
+        return None
+    out: dict[str, Any] = {"name": node.qualified_name, "label": node.label}
+    if node.path:
+        out["path"] = node.path
+    if node.start_line:
+        out["line"] = node.start_line
+    return out
+
+
+def symbol_info(node: GraphNode) -> SymbolInfo:
+    return SymbolInfo(
+        name=node.name,
+        qualified_name=node.qualified_name,
+        kind=node.kind or node.label.lower(),
+        language=node.lang,
+        parent=node.properties.get("parent"),
+    )
+
+
+def edge_info(edge: GraphEdge) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "type": edge.type,
+        "strategy": edge.strategy,
+        "confidence": round(edge.confidence, 4),
+    }
+    if edge.target:
+        out["written"] = edge.target
+    properties = edge.properties
+    for key in (
+        "implicit",
+        "instantiates",
+        "via",
+        "reason",
+        "evidence",
+        "condition_path",
+        "confirmed_by",
+        "resolved_by",
+    ):
+        if key in properties:
+            out[key] = properties[key]
+    return out
+
+
+def site_item(
+    reader: GraphReader,
+    edge: GraphEdge,
+    *,
+    kind: str,
+    confidence: float,
+    extra: dict[str, Any],
+) -> Item | None:
+    located = reader.site(edge)
+    if located is None:
+        return None
+    anchor, text, lossy = located
+    merged = {"edge": edge_info(edge), **extra}
+    if lossy:
+        merged["text_lossy"] = True
+    return Item(
+        kind=kind,
+        text_kind=TEXT_SOURCE,
+        text=text,
+        anchor=anchor,
+        confidence=confidence,
+        extra=merged,
+    )
+
+
+def node_item(
+    reader: GraphReader,
+    node: GraphNode,
+    *,
+    kind: str,
+    text: str,
+    confidence: float | None = None,
+    score: float | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Item | None:
+    anchor = reader.node_anchor(node)
+    if anchor is None:
+        return None
+    return Item(
+        kind=kind,
+        text_kind=TEXT_DESCRIPTION,
+        text=text,
+        anchor=anchor,
+        symbol=symbol_info(node) if node.label not in ("File", "Route", "Module") else None,
+        confidence=confidence,
+        score=score,
+        extra=extra,
+    )
+
+
+def describe(node: GraphNode) -> str:
+    where = f"{node.path}:{node.start_line}" if node.path and node.start_line else node.path or ""
+    return f"{node.label.lower()} {node.qualified_name} ({where})"
+
+
+# ---- input -------------------------------------------------------------------------------------
+
+
+def need_graph(ctx: OperationContext) -> ReadView:
+    view = ctx.need_view()
+    if not has_graph(view.conn):
+        raise Unsupported(
+            f"the index of generation {view.generation} has no graph (no parsed source files)",
+            next_step="check status; the graph covers files in the parsed languages",
+        )
+    return view
+
+
+def request_path(ctx: OperationContext) -> str | None:
+    request = ctx.request
+    if not request.relative_path:
+        return None
+    path = contained_relative_path(ctx.workspace.root, request.relative_path)
+    view = ctx.need_view()
+    if view.file(path) is None:
+        raise NotFound(
+            f"file {path} is not in the index (generation {view.generation})",
+            next_step="check the path, or run sync if it is new",
+        )
+    return path
+
+
+def target_nodes(ctx: OperationContext, symbol: str, path: str | None) -> tuple[list[GraphNode], list[str]]:
+    """The graph nodes for ``symbol`` (in ``path`` when given), and warnings about the choice."""
+    view = ctx.need_view()
+    rows = resolve_symbol(view, symbol, path)
+    if not rows:
+        where = f" in {path}" if path else ""
+        raise NotFound(
+            f"symbol {symbol!r} is not defined{where} in generation {view.generation}",
+            next_step="try operation=search with the name, or check the spelling",
+        )
+    name = symbol.strip().replace("::", ".").replace("#", ".")
+    exact = [r for r in rows if r.qualified_name == name]
+    chosen = exact or rows
+    warnings: list[str] = []
+    if len(rows) > 1:
+        shown = ", ".join(f"{r.qualified_name} ({r.path}:{r.start_line})" for r in chosen[:MAX_TARGETS])
+        more = f" and {len(chosen) - MAX_TARGETS} more" if len(chosen) > MAX_TARGETS else ""
+        warnings.append(
+            f"{len(rows)} definitions match {symbol!r}; answered for {shown}{more}; "
+            "pass relativePath or a qualified name to pick one"
+        )
+    nodes: list[GraphNode] = []
+    for row in chosen[:MAX_TARGETS]:
+        node = definition_node(view.conn, row.path, row.qualified_name, row.start_byte)
+        if node is not None:
+            nodes.append(node)
+    if not nodes:
+        raise NotFound(
+            f"symbol {symbol!r} is indexed but has no graph node (its language is not in the graph)",
+            next_step="use operation=search or a live language server",
+        )
+    return nodes, warnings
+
+
+CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor"})
+TYPE_NODE_LABELS = frozenset({"Class", "Interface", "Type"})
+
+
+def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
+    """The reference sites of ``targets``, best edge per site, in file order: resolved CALLS,
+    REFERENCES, IMPORTS, INHERITS and IMPLEMENTS edges into them, and for a class also the calls that
+    instantiate it — which resolve to its constructor (``Session()`` runs ``Session.__init__``) but
+    are uses of the class (the edge says ``instantiates``); ``super().__init__()`` and calls of an
+    inherited constructor for a subclass are not."""
+    from lazy_intel.graph.queries import REFERENCE_TYPES, members
+
+    edges = edges_into(conn, [t.id for t in targets], REFERENCE_TYPES)
+    types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]
+    if types_:
+        qualified = {t.qualified_name for t in types_}
+        inner = nodes_by_ids(conn, members(conn, [t.id for t in types_]))
+        constructors = [n.id for n in inner.values() if n.name in CONSTRUCTOR_NAMES]
+        edges.extend(
+            e
+            for e in edges_into(conn, constructors, ("CALLS",))
+            if e.properties.get("instantiates") in qualified
+        )
+    best: dict[tuple[Any, ...], GraphEdge] = {}
+    for edge in edges:
+        kept = best.get(edge.site)
+        if kept is None or edge.confidence > kept.confidence:
+            best[edge.site] = edge
+    return sorted(best.values(), key=lambda e: (e.path or "", e.start_byte or 0))
+
+
+# ---- coverage ----------------------------------------------------------------------------------
+
+
+def language_coverage(langs: Iterable[str | None]) -> list[str]:
+    present = sorted({lang for lang in langs if lang})
+    plain = [lang for lang in present if lang not in IMPORT_AWARE]
+    if not plain:
+        return []
+    return [
+        f"no import resolution for {', '.join(plain)}: edges there are resolved by unique name only "
+        "(lower confidence; uses through imports or members may be missing)"
+    ]
+
+
+def depth_coverage(traversal: Traversal, what: str) -> list[str]:
+    out: list[str] = []
+    if traversal.depth_limited:
+        out.append(
+            f"depth limit {traversal.depth} reached: {traversal.beyond} more {what} one step further were "
+            "not followed (raise depth)"
+        )
+    else:
+        out.append(f"complete to depth {traversal.depth}: no further {what} past the last one found")
+    if traversal.node_limited:
+        out.append(f"stopped after {len(traversal.reached)} nodes (node budget); the walk is incomplete")
+    return out
+
+
+def unresolved_coverage(count: int, name: str, shown: Sequence[str] = ()) -> list[str]:
+    if count == 0:
+        return [f"no unresolved sites are written as {name!r} or *.{name}"]
+    where = f" (e.g. {', '.join(shown)})" if shown else ""
+    return [
+        f"{count} unresolved site(s) written as {name!r} or *.{name} were skipped: they may be uses the "
+        f"index could not resolve{where}"
+    ]
+
+
+# ---- shared steps of the graph operations ----------------------------------------------------------
+
+
+def request_targets(ctx: OperationContext) -> tuple[list[GraphNode], list[str]]:
+    request = ctx.request
+    require(request, "symbol")
+    assert request.symbol is not None
+    return target_nodes(ctx, request.symbol, request_path(ctx))
+
+
+def target_items(reader: GraphReader, targets: Sequence[GraphNode]) -> list[Item]:
+    items = []
+    for node in targets:
+        item = node_item(reader, node, kind="target", text=f"asked about {describe(node)}")
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def unresolved_lines(reader: GraphReader, targets: Sequence[GraphNode], types: Sequence[str]) -> list[str]:
+    sites: dict[tuple[Any, ...], GraphEdge] = {}
+    names = sorted({t.name for t in targets})
+    for name in names:
+        for edge in unresolved_named(reader.conn, name, types):
+            sites.setdefault(edge.site, edge)
+    shown = [f"{e.path}:{e.line}" for e in list(sites.values())[:UNRESOLVED_EXAMPLES]]
+    return unresolved_coverage(len(sites), "/".join(names), shown)
+
+
+def finish_answer(
+    ctx: OperationContext,
+    operation: str,
+    items: list[Item],
+    *,
+    coverage: list[str],
+    warnings: list[str],
+    data: dict[str, Any],
+    cursor_for: Any = None,
+    message: str | None = None,
+) -> Answer:
+    return fit_answer(
+        operation,
+        items,
+        max_chars=ctx.request.max_chars,
+        view=ctx.view_info,
+        coverage=coverage,
+        warnings=[*ctx.warnings, *warnings],
+        data=data,
+        cursor_for=cursor_for,
+        message=message,
+    )
+
+
+# ---- paging ------------------------------------------------------------------------------------
+
+
+def paging(ctx: OperationContext, total: int, head: int = 0) -> tuple[int, Callable[[int], str | None]]:
+    """The offset the request's cursor resumes at, and the ``cursor_for`` of this page.
+
+    ``head`` items (the targets or declarations every page starts with) are not results: the
+    answer's count of chosen items includes them, the cursor's offset does not.
+    """
+    request = ctx.request
+    view = ctx.need_view()
+    offset = decode_cursor(request.cursor, view.generation, request.fingerprint()) if request.cursor else 0
+
+    def cursor_for(consumed: int) -> str | None:
+        results = max(0, consumed - head)
+        if offset + results >= total:
+            return None
+        return encode_cursor(view.generation, offset + results, request.fingerprint())
+
+    return offset, cursor_for

@@ -1,0 +1,267 @@
+"""``search`` and ``symbol``: ranked retrieval and exact definitions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from lazy_intel.errors import InvalidArgument, LazyIntelError, NotFound, Unsupported
+from lazy_intel.evidence.budget import fit_answer
+from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item
+from lazy_intel.search.embedders import Embedder
+from lazy_intel.search.fusion import FusionWeights
+from lazy_intel.search.hybrid import (
+    PRESETS,
+    RERANKED_PRESETS,
+    Filters,
+    RankedFile,
+    SearchConfig,
+    hybrid_search,
+)
+from lazy_intel.search.vectors import META_PROFILE
+from lazy_intel.service.ops.context import OperationContext
+from lazy_intel.service.ops.cursor import decode_cursor, encode_cursor
+from lazy_intel.service.ops.filters import check_filters
+from lazy_intel.service.ops.items import chunk_item, symbol_item
+from lazy_intel.service.ops.requests import require
+from lazy_intel.store.reader import ChunkRow, ReadView, SymbolRow
+from lazy_intel.text.tokens import IDENTIFIER
+from lazy_intel.workspace.root import contained_relative_path
+
+# Symbol kinds listed first when a name matches several definitions.
+DEFINITION_KIND_ORDER = {
+    "class": 0,
+    "struct": 0,
+    "interface": 0,
+    "trait": 0,
+    "enum": 0,
+    "protocol": 0,
+    "record": 0,
+    "object": 0,
+    "function": 1,
+    "method": 1,
+    "constructor": 1,
+    "module": 2,
+    "type": 2,
+    "macro": 2,
+}
+
+
+def _paging(ctx: OperationContext) -> tuple[int, Callable[[int, int], Callable[[int], str | None]]]:
+    request = ctx.request
+    view = ctx.need_view()
+    offset = decode_cursor(request.cursor, view.generation, request.fingerprint()) if request.cursor else 0
+
+    def cursor_factory(page_len: int, total: int) -> Callable[[int], str | None]:
+        def cursor_for(consumed: int) -> str | None:
+            if offset + consumed >= total:
+                return None
+            return encode_cursor(view.generation, offset + consumed, request.fingerprint())
+
+        return cursor_for
+
+    return offset, cursor_factory
+
+
+def _embedder_for(ctx: OperationContext, config: SearchConfig) -> tuple[Embedder | None, list[str]]:
+    """The embedder, loaded only when this view has vectors and the request may use them."""
+    view = ctx.need_view()
+    if not config.dense or view.meta(META_PROFILE) is None:
+        return None, []
+    try:
+        return ctx.workspace.embedder(), []
+    except LazyIntelError as exc:
+        return None, [f"dense search skipped: {exc.message}"]
+
+
+def op_search(ctx: OperationContext) -> Answer:
+    request = ctx.request
+    require(request, "query")
+    assert request.query is not None
+    view = ctx.need_view()
+    if request.backend not in PRESETS:
+        raise Unsupported(
+            f"backend={request.backend} does not rank search results", next_step="use all, lexical or dense"
+        )
+    config = PRESETS[request.backend]
+    if request.backend in RERANKED_PRESETS:  # LAZY_INTEL_RERANK switches the second stage
+        config = replace(config, rerank=ctx.settings.rerank)
+    if not IDENTIFIER.search(request.query):
+        raise InvalidArgument(
+            f"query {request.query[:80]!r} has no searchable terms (letters, digits, identifiers)"
+        )
+    checked = check_filters(
+        view,
+        ctx.workspace.root,
+        lang=request.lang,
+        path_glob=request.path_glob,
+        kind=request.kind,
+        layer=request.layer,
+    )
+    offset, cursor_factory = _paging(ctx)
+    embedder, warnings = _embedder_for(ctx, config)
+    result = hybrid_search(
+        view,
+        request.query,
+        config=config,
+        embedder=embedder,
+        filters=Filters(lang=checked.lang, path_glob=checked.path_glob, kind=checked.kind),
+        weights=FusionWeights(method=ctx.settings.fusion),
+    )
+    warnings = [*ctx.warnings, *checked.warnings, *warnings, *result.warnings]
+    items: list[Item]
+    if request.granularity == "file":
+        total = len(result.files)
+        page_files = result.files[offset : offset + request.limit]
+        best = view.chunks_by_ids([f.best_chunk_id for f in page_files if f.best_chunk_id is not None])
+        items = [_file_item(view, f, best.get(f.best_chunk_id or -1)) for f in page_files]
+    else:
+        ranked = result.chunks
+        if request.granularity == "symbol":
+            seen: set[int] = set()
+            grouped = []
+            for chunk in ranked:
+                if chunk.symbol_id is None or chunk.symbol_id in seen:
+                    continue
+                seen.add(chunk.symbol_id)
+                grouped.append(chunk)
+            ranked = grouped
+        total = len(ranked)
+        page = ranked[offset : offset + request.limit]
+        rows = view.chunks_by_ids([c.chunk_id for c in page])
+        items = []
+        for chunk in page:
+            row = rows.get(chunk.chunk_id)
+            if row is None:
+                continue
+            if request.granularity == "symbol" and row.symbol_id is not None:
+                symbol_rows = view.symbols_by_ids([row.symbol_id])
+                if symbol_rows:
+                    items.append(
+                        symbol_item(
+                            view,
+                            symbol_rows[0],
+                            score=chunk.score,
+                            extra={"signals": _rounded(chunk.signals)},
+                        )
+                    )
+                    continue
+            items.append(chunk_item(view, row, score=chunk.score, signals=chunk.signals))
+    if not items:
+        warnings.append(f"nothing matched any of: {', '.join(result.terms[:12])}")
+    return fit_answer(
+        "search",
+        items,
+        max_chars=request.max_chars,
+        view=ctx.view_info,
+        coverage=result.coverage,
+        warnings=warnings,
+        cursor_for=cursor_factory(len(items), total),
+    )
+
+
+def _rounded(signals: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 6) for k, v in signals.items()}
+
+
+def _file_item(view: ReadView, ranked: RankedFile, best: ChunkRow | None) -> Item:
+    file = view.file(ranked.path)
+    size = file.size if file else 0
+    lines = file.line_count if file else 1
+    sha = file.sha256 if file else (best.file_sha256 if best else "")
+    extra: dict[str, object] = {}
+    if best is not None:
+        extra["best_chunk"] = {
+            "start_line": best.start_line,
+            "end_line": best.end_line,
+            "symbol": best.qualified_name,
+        }
+    return Item(
+        kind="file",
+        text_kind=TEXT_DESCRIPTION,
+        anchor=Anchor(ranked.path, sha, 0, size, 1, max(1, lines), view.generation),
+        score=ranked.score,
+        signals=ranked.signals,
+        extra=extra or None,
+    )
+
+
+def _module_of(path: str) -> str:
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    if stem.endswith("/__init__") or stem.endswith("/index") or stem.endswith("/mod"):
+        stem = stem.rsplit("/", 1)[0]
+    return stem.replace("/", ".")
+
+
+def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
+    """Definitions for ``name``, best first.
+
+    A dotted name is a qualified name (``Session.request``), else a module-qualified one
+    (``pkg.sessions.Session.request``), else a suffix of one. A bare name returns the definitions with
+    exactly that qualified name first, then every other definition with that short name (methods too).
+    """
+    name = name.strip().replace("::", ".").replace("#", ".")
+    if not name:
+        raise InvalidArgument("symbol is empty")
+    exact = view.symbols_by_qualified(name, path)
+    if "." not in name:
+        seen = {s.id for s in exact}
+        others = [s for s in view.symbols_by_name(name, path) if s.id not in seen]
+        others.sort(key=lambda s: (DEFINITION_KIND_ORDER.get(s.kind, 3), s.path, s.start_byte))
+        return exact + others
+    found = exact
+    if not found:
+        parts = name.split(".")
+        for split in range(len(parts) - 1, 0, -1):
+            module, rest = ".".join(parts[:split]), ".".join(parts[split:])
+            candidates = [
+                s
+                for s in view.symbols_by_qualified(rest, path)
+                if _module_of(s.path) == module or _module_of(s.path).endswith("." + module)
+            ]
+            if candidates:
+                found = candidates
+                break
+    if not found:
+        found = view.symbols_with_suffix(name)
+        if path is not None:
+            found = [s for s in found if s.path == path]
+    found.sort(key=lambda s: (DEFINITION_KIND_ORDER.get(s.kind, 3), s.path, s.start_byte))
+    return found
+
+
+def op_symbol(ctx: OperationContext) -> Answer:
+    request = ctx.request
+    require(request, "symbol")
+    assert request.symbol is not None
+    view = ctx.need_view()
+    path = (
+        contained_relative_path(ctx.workspace.root, request.relative_path) if request.relative_path else None
+    )
+    if path is not None and view.file(path) is None:
+        raise NotFound(
+            f"file {path} is not in the index (generation {view.generation})",
+            next_step="check the path, or run sync if it is new",
+        )
+    found = resolve_symbol(view, request.symbol, path)
+    if not found:
+        where = f" in {path}" if path else ""
+        raise NotFound(
+            f"symbol {request.symbol!r} is not defined{where} in generation {view.generation}",
+            next_step="try operation=search with the name, or check the spelling",
+        )
+    offset, cursor_factory = _paging(ctx)
+    page = found[offset : offset + request.limit]
+    items = [symbol_item(view, row) for row in page]
+    warnings = list(ctx.warnings)
+    if len(found) > 1:
+        warnings.append(f"{len(found)} definitions match {request.symbol!r}; pass relativePath to pick one")
+    return fit_answer(
+        "symbol",
+        items,
+        max_chars=request.max_chars,
+        view=ctx.view_info,
+        coverage=["index: tree-sitter definitions (syntactic; not type-resolved)"],
+        warnings=warnings,
+        cursor_for=cursor_factory(len(page), len(found)),
+    )

@@ -1,0 +1,118 @@
+"""The sync scheduler: coalescing, cancellation that never reaches shared work, the writer lock held
+while active and released when idle, retries while another process owns the workspace."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from lazy_intel.errors import Timeout, WorkspaceOwned
+from lazy_intel.service.ops.operations import execute
+from lazy_intel.service.registry import WorkspaceRegistry
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+from lazy_intel.store.journal import PublicationJournal
+from tests.faults import WAIT_S, Holder
+from tests.faults import try_lock as _try_lock
+
+FILES = {"pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n"}
+
+
+def test_a_caller_that_stops_waiting_cancels_nothing(make_repo, gated: threading.Event) -> None:
+    root = make_repo(FILES)
+    ws = Workspace.open(root, settings=load_settings(env={}))
+    first = ws.submit_sync()
+    assert ws.scheduler.wait_until(lambda: ws.scheduler.running_since is not None, WAIT_S)
+    # these arrive while a sync runs: one more sync serves them all
+    impatient, patient, third = ws.submit_sync(), ws.submit_sync(), ws.submit_sync()
+    with pytest.raises(Timeout):
+        impatient.wait(0.05)  # gives up; the sync it waits for goes on
+    gated.set()
+    report = patient.wait(WAIT_S)
+    assert first.wait(WAIT_S).generation == 1
+    assert report.generation == 1 and third.wait(WAIT_S) is report
+    assert impatient.done.is_set() and impatient.report is report
+    assert ws.scheduler.syncs == 2
+    ws.close()
+
+
+def test_the_lock_is_held_while_active_and_released_when_idle(make_repo) -> None:
+    root = make_repo(FILES)
+    ws = Workspace.open(root, settings=load_settings(env={}, writer_idle_ms=300))
+    ws.sync()
+    lock_path = ws.state.writer_lock
+    assert ws.lock.held and not _try_lock(lock_path)
+    ws.sync()  # a second sync reuses the held lock
+    assert ws.scheduler.wait_until(lambda: not ws.lock.held, WAIT_S)
+    assert _try_lock(lock_path), "another process can take over once this one is idle"
+    ws.close()
+
+
+def test_a_second_process_retries_until_the_owner_lets_go(make_repo) -> None:
+    root = make_repo(FILES)
+    settings = load_settings(env={}, debounce_ms=50)
+    ws = Workspace.open(root, settings=settings)
+    ws.sync()
+    ws.lock.release()
+    holder = Holder(ws.state.writer_lock)
+    try:
+        ws.start_serving()
+        assert ws.watcher is not None and ws.watcher.wait_ready(WAIT_S)
+        (root / "pkg" / "a.py").write_text("def a():\n    return 'changed'\n")
+        assert ws.scheduler.wait_until(lambda: ws.scheduler.owner_pid == holder.proc.pid, WAIT_S)
+        with pytest.raises(WorkspaceOwned) as refused:
+            ws.sync()
+        assert refused.value.pid == holder.proc.pid and str(holder.proc.pid) in refused.value.message
+        # reads go on from the published view, which says it is dirty (found by a stat pass)
+        answer = execute({"operation": "symbol", "symbol": "a"}, lambda _r: ws, settings).to_dict()
+        assert answer["status"] == "ok" and answer["view"]["dirty"] is True
+        status = execute({"operation": "status"}, lambda _r: ws, settings).to_dict()
+        assert status["data"]["writer"]["holder_pid"] == holder.proc.pid
+    finally:
+        holder.release()
+
+    def published() -> bool:
+        with ws.read() as view:
+            return view.generation == 2
+
+    assert ws.scheduler.wait_until(published, WAIT_S), "the retry publishes once the lock is free"
+    assert ws.scheduler.owner_pid is None
+    ws.close()
+
+
+def test_a_sync_over_its_deadline_is_rolled_back_and_reported(make_repo) -> None:
+    root = make_repo(FILES)
+    settings = load_settings(env={})
+    ws = Workspace.open(root, settings=settings)
+    ws.scheduler.sync_timeout_s = 0.0  # every sync is already late
+    with pytest.raises(Timeout, match="LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS"):
+        ws.sync()
+    assert not ws.has_view()
+    assert list((ws.state.stores).glob("*.sqlite")) == []
+    assert PublicationJournal(ws.state.runtime).pending() == []
+    status = execute({"operation": "status"}, lambda _r: ws, settings).to_dict()
+    lexical = status["data"]["projections"]["lexical"]
+    assert lexical["verdict"] == "failing" and "BOOTSTRAP" in lexical["error"]
+    assert status["data"]["recovery"]["decision"] == "abandoned"
+    ws.close()
+
+
+def test_more_roots_than_allowed_close_the_least_recent(make_repo) -> None:
+    roots = [make_repo(FILES) for _ in range(3)]
+    registry = WorkspaceRegistry(load_settings(env={}, max_roots=2), None, serving=True)
+    first = registry.resolve(str(roots[0]))
+    first.sync()
+    assert first.lock.held
+    second = registry.resolve(str(roots[1]))
+    assert first.wait_background(WAIT_S) and second.wait_background(WAIT_S)  # idle: may be closed
+    third = registry.resolve(str(roots[2]))
+    assert [w.root for w in registry.workspaces()] == [roots[1], roots[2]]
+    assert first.closed and not first.lock.held and first.watcher is not None
+    assert first.watcher.state == "stopped"
+    assert _try_lock(first.state.writer_lock)
+    # idle roots are closed too (a root still building its first store is not idle: wait for it)
+    assert third.wait_background(WAIT_S)
+    closed = registry.close_idle(now=10**9)
+    assert closed == [roots[1], roots[2]] and registry.workspaces() == []
+    assert registry.close_all()

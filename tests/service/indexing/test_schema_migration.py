@@ -1,0 +1,162 @@
+"""A store written by the previous schema (3: no ``stems`` column) is rebuilt on first use, and
+served until the rebuilt store is published: nothing published is lost before the new one is ready."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lazy_intel.service import workspace as workspace_module
+from lazy_intel.service.indexing import sync as sync_module
+from lazy_intel.service.indexing.sync import current_store_path
+from lazy_intel.service.ops.operations import execute
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+from lazy_intel.store.schema import FTS_COLUMNS_BY_VERSION, SCHEMA_VERSION, connect
+from tests.faults import WAIT_S
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/model.py": "class Estimator:\n    def fit(self, samples):\n        self.coef = sum(samples)\n",
+    "pkg/report.py": "def render(rows):\n    return '\\n'.join(rows)\n",
+    **{f"pkg/part{i}.py": f"def step_{i}(state):\n    return state.advance({i})\n" for i in range(6)},
+}
+QUERY = "Estimator crashes when it was fitted twice"
+
+
+def downgrade_to_schema_3(store: Path) -> None:
+    """Make ``store`` what the previous version wrote: chunks_fts without ``stems``, schema 3."""
+    columns = ", ".join(FTS_COLUMNS_BY_VERSION[3])
+    conn = connect(str(store))
+    try:
+        conn.executescript(
+            f"""
+            BEGIN;
+            CREATE VIRTUAL TABLE chunks_fts_old USING fts5({columns},
+                tokenize = "unicode61 remove_diacritics 2 tokenchars '_'");
+            INSERT INTO chunks_fts_old(rowid, {columns}) SELECT rowid, {columns} FROM chunks_fts;
+            DROP TABLE chunks_fts;
+            ALTER TABLE chunks_fts_old RENAME TO chunks_fts;
+            UPDATE meta SET value = '3' WHERE key = 'schema_version';
+            COMMIT;
+            """
+        )
+    finally:
+        conn.close()
+
+
+def _columns(store: Path) -> list[str]:
+    conn = connect(str(store), readonly=True)
+    try:
+        return [r[1] for r in conn.execute("PRAGMA table_info(chunks_fts)")]
+    finally:
+        conn.close()
+
+
+def _run(ws: Workspace, **args: Any) -> dict[str, Any]:
+    return execute(args, lambda _r: ws, ws.settings).to_dict()
+
+
+@pytest.fixture
+def old_store(make_repo) -> tuple[Workspace, Path]:
+    root = make_repo(FILES)
+    ws = Workspace.open(root, settings=load_settings(env={}))
+    ws.sync()
+    store = current_store_path(ws.state)
+    assert store is not None
+    downgrade_to_schema_3(store)
+    assert _columns(store) == list(FTS_COLUMNS_BY_VERSION[3])
+    yield ws, store
+    ws.close()
+
+
+def test_the_old_store_answers_while_the_rebuild_runs_then_the_new_one_does(
+    old_store: tuple[Workspace, Path], monkeypatch
+) -> None:
+    ws, old = old_store
+    gate = threading.Event()
+    real = workspace_module.run_sync
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        assert gate.wait(60), "test gate never opened"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(workspace_module, "run_sync", held)
+    before = ws.scheduler.syncs
+    answer = _run(ws, operation="search", query=QUERY, freshness="auto")
+    # served from the old store: results, the reason, and a rebuild under way
+    assert answer["status"] == "ok", answer
+    assert answer["items"] and answer["items"][0]["anchor"]["path"] == "pkg/model.py"
+    assert any("store schema 3" in w and "rebuild is running" in w for w in answer["warnings"])
+    assert not any("stems" in c for c in answer["coverage"])  # the old index has none
+    assert ws.is_building() and current_store_path(ws.state) == old and old.is_file()
+    again = _run(ws, operation="symbol", symbol="Estimator.fit", freshness="auto")
+    assert again["status"] == "ok" and ws.scheduler.syncs == before  # the rebuild is still held
+    gate.set()
+    assert ws.wait_background(WAIT_S)
+    new = current_store_path(ws.state)
+    assert new is not None and new != old
+    assert _columns(new) == list(FTS_COLUMNS_BY_VERSION[SCHEMA_VERSION])
+    assert ws.last_report is not None and ws.last_report.full_rebuild
+    after = _run(ws, operation="search", query=QUERY, freshness="auto")
+    assert after["status"] == "ok" and not any("schema" in w for w in after["warnings"])
+    assert any("English stems" in c for c in after["coverage"])
+    assert after["items"][0]["anchor"]["path"] == "pkg/model.py"
+    assert ws.scheduler.syncs == before + 1  # one rebuild for both reads
+
+
+def test_a_strict_read_rebuilds_first(old_store: tuple[Workspace, Path]) -> None:
+    ws, old = old_store
+    answer = _run(ws, operation="search", query=QUERY, freshness="strict")
+    assert answer["status"] == "ok" and not any("schema" in w for w in answer["warnings"])
+    new = current_store_path(ws.state)
+    assert new is not None and new != old and "stems" in _columns(new)
+
+
+def test_a_failed_rebuild_keeps_serving_the_old_store(old_store: tuple[Workspace, Path], monkeypatch) -> None:
+    ws, old = old_store
+
+    def broken(conn: Any) -> None:
+        raise OSError("disk full while creating the schema")
+
+    monkeypatch.setattr(sync_module, "create_schema", broken)
+    first = _run(ws, operation="search", query=QUERY, freshness="auto")
+    assert first["status"] == "ok"
+    assert ws.wait_background(WAIT_S) and ws.last_error is not None
+    assert current_store_path(ws.state) == old and old.is_file()
+    second = _run(ws, operation="search", query=QUERY, freshness="auto")
+    assert second["status"] == "ok" and second["items"][0]["anchor"]["path"] == "pkg/model.py"
+    assert any("store schema 3" in w for w in second["warnings"])
+    assert [p.name for p in ws.state.stores.glob("*.sqlite")] == [old.name]  # the failed file is gone
+
+
+def test_auto_index_off_says_how_to_rebuild(make_repo) -> None:
+    root = make_repo(FILES)
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_AUTO_INDEX": "0"}))
+    ws.sync()
+    store = current_store_path(ws.state)
+    assert store is not None
+    downgrade_to_schema_3(store)
+    answer = _run(ws, operation="search", query=QUERY, freshness="auto")
+    assert answer["status"] == "ok" and not ws.is_building()
+    assert any("auto-index is off" in w and "lazy-intel index" in w for w in answer["warnings"])
+    ws.close()
+
+
+def test_a_schema_this_build_cannot_read_is_rebuilt_not_served(make_repo) -> None:
+    root = make_repo(FILES)
+    ws = Workspace.open(root, settings=load_settings(env={}))
+    ws.sync()
+    store = current_store_path(ws.state)
+    assert store is not None
+    conn = connect(str(store))
+    conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    conn.close()
+    answer = _run(ws, operation="search", query=QUERY, freshness="auto")
+    assert answer["code"] == "STORE_CORRUPT" and "schema_version is '2'" in answer["message"]
+    assert ws.wait_background(WAIT_S)
+    assert _run(ws, operation="search", query=QUERY, freshness="auto")["status"] == "ok"
+    ws.close()

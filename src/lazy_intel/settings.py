@@ -167,6 +167,15 @@ SETTINGS: tuple[Setting, ...] = (
         64,
     ),
     Setting(
+        "build_batch_files",
+        "LAZY_INTEL_BUILD_BATCH_FILES",
+        "int",
+        1_000,
+        "A full build commits its fresh store every this many files; a killed build resumes from them.",
+        1,
+        1_000_000,
+    ),
+    Setting(
         "max_roots",
         "LAZY_INTEL_MAX_ROOTS",
         "int",

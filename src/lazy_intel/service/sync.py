@@ -383,7 +383,14 @@ def publish_sync(
             from lazy_intel.service.resolve_pool import pool_resolver
 
             jobs = conn.execute("SELECT count(*) FROM files").fetchone()[0]  # a resumed build's too
-            resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel)
+            if executor == "ray" and jobs >= RAY_MIN_FILES:
+                from lazy_intel.service.ray_resolve import ray_resolver
+
+                resolver = ray_resolver(
+                    conn, store_path, address=ray_address, workers=parse_workers, cancel=cancel
+                )
+            else:
+                resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel)
         resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
         graph_reports.append(
             update_graph(

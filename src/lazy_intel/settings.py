@@ -244,7 +244,7 @@ SETTINGS: tuple[Setting, ...] = (
         "LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS",
         "int",
         1_800_000,
-        "A sync or build running longer than this is stopped and rolled back (nothing waits on it).",
+        "A sync or build running longer than this is stopped (nothing waits on it); a full build keeps what it committed and the next sync continues.",
         5_000,
         3_600_000,
     ),

@@ -179,3 +179,46 @@ def test_an_incremental_sync_discards_a_killed_rebuild(make_repo, tmp_path: Path
     names = {p.name.removesuffix("-wal").removesuffix("-shm") for p in (state / "stores").iterdir()}
     assert names == {live}
     assert store_dump(state) == clean_dump(root, tmp_path / "clean")
+
+
+def test_a_cancelled_build_keeps_its_batches_for_the_next(make_repo, tmp_path: Path) -> None:
+    """A build stopped from outside (serve closing the workspace, a deadline, Ctrl-C) is resumable
+    as a killed one is: the next full build parses only what it had not written."""
+    import threading
+
+    from lazy_intel.service.parse_pool import SyncCancelled
+    from lazy_intel.service.sync import run_sync
+    from lazy_intel.settings import load_settings
+    from lazy_intel.store.journal import PublicationJournal
+    from lazy_intel.workspace.state import StateDir
+
+    root = make_repo(_files())
+    state = StateDir(tmp_path / "state")
+    cancel = threading.Event()
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "parse" and done >= 4 * BATCH:
+            cancel.set()
+
+    with pytest.raises(SyncCancelled):
+        run_sync(
+            root,
+            state,
+            max_file_bytes=load_settings(env={}).max_file_bytes,
+            progress=progress,
+            cancel=cancel,
+            build_batch_files=BATCH,
+        )
+    journal = PublicationJournal(state.runtime)
+    assert journal.pending() == [] and len(journal.resumable()) == 1
+    assert state.read_catalog() is None or "store" not in (state.read_catalog() or {})
+    written = _committed_files(state.path / journal.resumable()[0].store)
+    assert 3 * BATCH <= written < len(_files())
+
+    report = run_sync(
+        root, state, max_file_bytes=load_settings(env={}).max_file_bytes, build_batch_files=BATCH
+    )
+    assert report.full_rebuild and report.added == len(_files()) - written
+    assert journal.decisions()[-1]["decision"] == "resumed"
+    assert journal.resumable() == []
+    assert store_dump(state.path) == clean_dump(root, tmp_path / "clean")

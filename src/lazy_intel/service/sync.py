@@ -218,6 +218,10 @@ def run_sync(
             reclaim_free_pages(conn)
     except BaseException as exc:
         conn.close()
+        if full and intent is not None and _interrupted(exc):
+            # what it had committed stays: the next full build continues from it (service/resume.py)
+            journal.keep_resumable(intent, f"interrupted in this process ({_reason(exc)})")
+            raise
         if full:
             _remove_store_files(target)
         if intent is not None:
@@ -440,11 +444,23 @@ def publish_sync(
     )
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """A full build stopped from outside (cancelled, its deadline passed, Ctrl-C) rather than failed:
+    its committed batches are as good as a killed build's."""
+    from lazy_intel.service.parse_pool import SyncCancelled
+
+    return isinstance(exc, SyncCancelled | KeyboardInterrupt | SystemExit)
+
+
+def _reason(exc: BaseException) -> str:
+    return exc.message if hasattr(exc, "message") else f"{type(exc).__name__}: {exc}"
+
+
 def _abandon(journal: PublicationJournal, intent: Intent, target: Path | None, exc: BaseException) -> None:
     """Our own publication failed before completing: its store is gone, record why."""
     if target is not None:
         _remove_store_files(target)
-    reason = exc.message if hasattr(exc, "message") else f"{type(exc).__name__}: {exc}"
+    reason = _reason(exc)
     try:
         journal.decide(intent, ABANDONED, f"failed in this process: {reason}")
     except OSError:

@@ -81,9 +81,14 @@ def build_tree(dest: Path, files: int, commits_per_repo: int) -> int:
         name = f"{repo.parent.name.split('+', 1)[1]}@{commit[:10]}"
         target = dest / name
         target.mkdir(exist_ok=True)
-        archive = subprocess.Popen(["git", "-C", str(repo), "archive", commit], stdout=subprocess.PIPE)
-        subprocess.run(["tar", "-x", "-C", str(target)], stdin=archive.stdout, check=True)
-        archive.wait()
+        archive = subprocess.Popen(
+            ["git", "-C", str(repo), "archive", commit], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        untar = subprocess.run(["tar", "-x", "-C", str(target)], stdin=archive.stdout, check=False)
+        if archive.wait() != 0 or untar.returncode != 0:
+            # a mirror may lack some objects (large files left out of the fetch): skip that commit
+            shutil.rmtree(target)
+            continue
         total += sum(len(f) for _, _, f in os.walk(target))
     # not a git repository: the scope is the gitignore-aware walk (each export keeps its .gitignore)
     marker.write_text(json.dumps({"files": total, "exports": sorted(p.name for p in dest.iterdir())}))

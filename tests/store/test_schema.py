@@ -36,6 +36,8 @@ def test_a_bulk_build_has_the_large_cache_for_its_length_only(tmp_path: Path) ->
     try:
         create_schema(bulk)
         assert pragma(bulk, "cache_size") == -BULK_CACHE_KIB
+        assert pragma(bulk, "auto_vacuum") == 2, "incremental: set before WAL wrote the first page"
+        assert pragma(bulk, "journal_mode") == "wal", "each batch commit is atomic for a killed process"
         assert pragma(bulk, "mmap_size") == 0
         finish_bulk(bulk)
     finally:

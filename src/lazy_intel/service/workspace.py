@@ -383,6 +383,7 @@ class Workspace:
             cancel=cancel,  # type: ignore[arg-type]
             executor=self.settings.executor,
             ray_address=self.settings.ray_address,
+            build_batch_files=self.settings.build_batch_files,
         )
         self.tracker.synced_through(seq)
         # vectors of the previous store are reused unless it was the faulty one

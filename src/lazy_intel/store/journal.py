@@ -5,6 +5,10 @@
 its transaction, and removed when the publication is complete. The file is therefore bounded by the
 number of concurrent writers (one), never by history. Recovery decisions are kept apart, in
 ``recovery.json``, and only the last :data:`DECISIONS_KEPT` of them.
+
+A rebuild killed before it published, whose fresh store holds committed batches of files under the
+profile a build would use now, is kept **resumable** (at most one): the next full build continues in
+that store instead of starting over (:mod:`service.sync`, :mod:`service.recovery`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ KIND_INCREMENTAL = "incremental"
 
 ROLLED_FORWARD = "rolled_forward"
 ABANDONED = "abandoned"
+RESUMABLE = "resumable"  # a killed rebuild's fresh store, kept for the next full build to continue
+RESUMED = "resumed"  # a full build continued in a resumable store
 
 DECISIONS_KEPT = 10
 
@@ -96,8 +102,15 @@ class PublicationJournal:
         self.decisions_path = runtime_dir / "recovery.json"
 
     def pending(self) -> list[Intent]:
+        return self._intents("pending")
+
+    def resumable(self) -> list[Intent]:
+        """Killed rebuilds whose fresh store a full build may continue (at most one)."""
+        return self._intents("resumable")
+
+    def _intents(self, key: str) -> list[Intent]:
         data = _read_json(self.path)
-        records = data.get("pending", []) if isinstance(data, dict) else []
+        records = data.get(key, []) if isinstance(data, dict) else []
         out: list[Intent] = []
         for record in records if isinstance(records, list) else []:
             try:
@@ -106,23 +119,41 @@ class PublicationJournal:
                 continue  # an unreadable record cannot be acted on; recovery sweeps its store
         return out
 
+    def _write(self, pending: list[Intent], resumable: list[Intent]) -> None:
+        body: dict[str, Any] = {"pending": [asdict(i) for i in pending]}
+        if resumable:
+            body["resumable"] = [asdict(i) for i in resumable]
+        write_json_atomic(self.path, body)
+
     def begin(self, intent: Intent) -> None:
         """Record ``intent`` durably before anything it describes is written."""
-        records = [asdict(i) for i in self.pending() if i.id != intent.id]
-        records.append(asdict(intent))
-        write_json_atomic(self.path, {"pending": records})
+        records = [i for i in self.pending() if i.id != intent.id]
+        self._write([*records, intent], self.resumable())
 
     def finish(self, intent_id: str) -> None:
         """Drop a completed intent; the file is rewritten (to empty when nothing is pending)."""
-        remaining = [asdict(i) for i in self.pending() if i.id != intent_id]
-        write_json_atomic(self.path, {"pending": remaining})
+        self._write([i for i in self.pending() if i.id != intent_id], self.resumable())
 
     def decide(self, intent: Intent, decision: str, reason: str) -> Decision:
-        """Record what happened to an interrupted intent and drop it from the pending list."""
+        """Record what happened to an interrupted intent and drop it from the pending list (and from
+        the resumable one)."""
+        made = self._record(intent, decision, reason)
+        self._write(
+            [i for i in self.pending() if i.id != intent.id],
+            [i for i in self.resumable() if i.id != intent.id],
+        )
+        return made
+
+    def keep_resumable(self, intent: Intent, reason: str) -> Decision:
+        """Move an interrupted rebuild from pending to resumable (replacing any older one)."""
+        made = self._record(intent, RESUMABLE, reason)
+        self._write([i for i in self.pending() if i.id != intent.id], [intent])
+        return made
+
+    def _record(self, intent: Intent, decision: str, reason: str) -> Decision:
         made = Decision(intent, decision, reason, time.time())
         kept = [*self.decisions()[-(DECISIONS_KEPT - 1) :], made.to_dict()]
         write_json_atomic(self.decisions_path, {"decisions": kept})
-        self.finish(intent.id)
         return made
 
     def decisions(self) -> list[dict[str, Any]]:

@@ -268,7 +268,7 @@ class ReadView:
 
     def languages(self) -> dict[str, int]:
         rows = self.conn.execute(
-            "SELECT lang, count(*) FROM files WHERE status='indexed' AND lang IS NOT NULL GROUP BY lang ORDER BY 2 DESC, 1"
+            "SELECT lang, count(*) FROM files WHERE status='indexed' AND lang IS NOT NULL GROUP BY lang ORDER BY 2 DESC, lang"
         )
         return {lang: n for lang, n in rows}
 

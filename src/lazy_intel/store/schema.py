@@ -220,7 +220,10 @@ def connect(
     """Open a store file. Readers use ``mode=ro``; the writer enables WAL and normal sync.
 
     ``bulk`` is for a fresh store file that no reader can see yet (a full rebuild before the catalog
-    names it): no rollback journal and no fsync, since a crash only leaves an orphan file to delete.
+    names it): no fsync, since only a power cut (not a killed process) can lose a write SQLite handed
+    to the kernel, and then the file is an orphan to delete. It keeps a write-ahead log, so each of
+    the build's batch commits is atomic even for a process killed mid-write, and a killed build can
+    continue from its last commit (``service/indexing/resume.py``).
     Every connection states its page cache (:data:`CACHE_KIB`, :data:`BULK_CACHE_KIB`) and maps no
     file (``mmap_size=0``: pages are read into the cache, so an I/O error stays an error SQLite reports
     rather than a signal in a mapped page).
@@ -230,7 +233,9 @@ def connect(
     else:
         conn = sqlite3.connect(path, timeout=timeout_s, check_same_thread=False)
         if bulk:
-            conn.execute("PRAGMA journal_mode=OFF")
+            # before the first page is written (switching to WAL writes it): frees pages back later
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")
             conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
         else:

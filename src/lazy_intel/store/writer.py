@@ -172,6 +172,7 @@ class StoreWriter:
         *,
         captured_ns: int | None = None,
         derive: Derive | None = None,
+        drop_meta: tuple[str, ...] = (),
     ) -> int:
         """Apply ``change`` and ``meta`` in one transaction; returns the (possibly new) generation.
 
@@ -205,15 +206,70 @@ class StoreWriter:
                 self._set_meta({"generation": str(generation), "published_at": _now_iso()})
             self._set_meta(meta)
             self._set_meta({"last_capture_ns": str(stamp)})
+            if drop_meta:
+                conn.executemany("DELETE FROM meta WHERE key=?", [(key,) for key in drop_meta])
             if self._fts_deleted:
                 self._set_meta({FTS_DELETED_KEY: str(fts_deleted_rows(conn) + self._fts_deleted)})
-            if upserted or change.removals:
+            if upserted or change.removals or change.changes_content:
                 pause_point("commit")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         return generation
+
+    def write_batches(
+        self,
+        records: Iterable[FileRecord],
+        removals: tuple[str, ...],
+        *,
+        batch_files: int,
+        captured_ns: int,
+        count_key: str,
+        on_commit: Callable[[int], None] | None = None,
+    ) -> list[str]:
+        """Write files into a fresh store (one no reader sees) in transactions of at most
+        ``batch_files`` files, each also recording under meta ``count_key`` how many files the store
+        holds; :meth:`publish` then derives and publishes. A process killed meanwhile leaves every
+        committed batch whole (the store keeps a write-ahead log). Returns the paths written;
+        ``on_commit(written)`` runs after each commit."""
+        conn = self.conn
+        written: list[str] = []
+        in_batch = 0
+        self._fts_deleted = 0
+
+        def commit() -> None:
+            held = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+            values = {count_key: str(held)}
+            if self._fts_deleted:
+                values[FTS_DELETED_KEY] = str(fts_deleted_rows(conn) + self._fts_deleted)
+                self._fts_deleted = 0
+            self._set_meta(values)
+            conn.execute("COMMIT")
+
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for path in removals:
+                self._delete_file(path)
+            for record in records:
+                self._delete_file(record.path)
+                self._insert_file(record, captured_ns)
+                written.append(record.path)
+                in_batch += 1
+                if in_batch >= batch_files:
+                    commit()
+                    in_batch = 0
+                    if on_commit is not None:
+                        on_commit(len(written))
+                    conn.execute("BEGIN IMMEDIATE")
+            commit()
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        if in_batch and on_commit is not None:
+            on_commit(len(written))
+        return written
 
     def _set_meta(self, values: Mapping[str, str]) -> None:
         self.conn.executemany(

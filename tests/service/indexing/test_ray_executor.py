@@ -42,11 +42,16 @@ def local_ray() -> Iterator[None]:
     assert not ray.is_initialized()
 
 
-def _build(root: Path, env: dict[str, str], state: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _build(
+    root: Path, env: dict[str, str], state: Path
+) -> tuple[tuple[dict[str, Any], list[dict[str, Any]]], int]:
+    """(the canonical dump and two answers, the workers that resolved the graph: 0 is the writer)."""
     settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_PARSE_WORKERS": "2", **env})
     ws = Workspace.open(root, settings=settings, state_dir=state)
     try:
-        ws.sync()
+        report = ws.sync()
+        assert report.graph is not None
+        resolvers = report.graph.resolve_workers
         with ws.read() as view:
             dump = canonical_dump(view.conn)
         answers = [
@@ -56,7 +61,7 @@ def _build(root: Path, env: dict[str, str], state: Path) -> tuple[dict[str, Any]
                 {"operation": "impact", "symbol": "helper_3", "depth": 3},
             )
         ]
-        return dump, answers
+        return (dump, answers), resolvers
     finally:
         ws.close()
 
@@ -64,9 +69,11 @@ def _build(root: Path, env: dict[str, str], state: Path) -> tuple[dict[str, Any]
 @pytest.mark.slow
 def test_ray_executor_builds_the_local_executors_store(make_repo, tmp_path: Path, local_ray: None) -> None:
     root = make_repo(FILES)
-    local = _build(root, {}, tmp_path / "local")
-    distributed = _build(root, {"LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray")
+    local, serial = _build(root, {}, tmp_path / "local")
+    distributed, on_ray = _build(root, {"LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray")
     assert ray.is_initialized(), "the sync ran on Ray"
+    # 94 files: below the local resolve pool's threshold (the writer resolves), above Ray's
+    assert serial == 0 and on_ray == int(ray.cluster_resources()["CPU"]), "Ray tasks resolved the graph"
     assert distributed == local
     assert len(local[0]["files"]) == len(FILES)
 
@@ -74,6 +81,6 @@ def test_ray_executor_builds_the_local_executors_store(make_repo, tmp_path: Path
 @pytest.mark.slow
 def test_ray_executor_into_postgresql(make_repo, tmp_path: Path, pg_dsn: str, local_ray: None) -> None:
     root = make_repo(FILES)
-    local = _build(root, {}, tmp_path / "local")
-    distributed = _build(root, {**pg_env(pg_dsn), "LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray-pg")
+    local, _ = _build(root, {}, tmp_path / "local")
+    distributed, _ = _build(root, {**pg_env(pg_dsn), "LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray-pg")
     assert distributed == local

@@ -4,6 +4,7 @@ while active and released when idle, retries while another process owns the work
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -81,7 +82,7 @@ def test_a_second_process_retries_until_the_owner_lets_go(make_repo) -> None:
     ws.close()
 
 
-def test_a_sync_over_its_deadline_is_rolled_back_and_reported(make_repo) -> None:
+def test_a_sync_over_its_deadline_is_stopped_reported_and_resumed(make_repo) -> None:
     root = make_repo(FILES)
     settings = load_settings(env={})
     ws = Workspace.open(root, settings=settings)
@@ -89,12 +90,18 @@ def test_a_sync_over_its_deadline_is_rolled_back_and_reported(make_repo) -> None
     with pytest.raises(Timeout, match="LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS"):
         ws.sync()
     assert not ws.has_view()
-    assert list((ws.state.stores).glob("*.sqlite")) == []
-    assert PublicationJournal(ws.state.runtime).pending() == []
+    journal = PublicationJournal(ws.state.runtime)
+    # nothing was published; the full build's fresh store is kept for the next one to continue
+    assert journal.pending() == [] and len(journal.resumable()) == 1
+    assert [p.name for p in ws.state.stores.glob("*.sqlite")] == [Path(journal.resumable()[0].store).name]
     status = execute({"operation": "status"}, lambda _r: ws, settings).to_dict()
     lexical = status["data"]["projections"]["lexical"]
     assert lexical["verdict"] == "failing" and "BOOTSTRAP" in lexical["error"]
-    assert status["data"]["recovery"]["decision"] == "abandoned"
+    assert status["data"]["recovery"]["decision"] == "resumable"
+    ws.scheduler.sync_timeout_s = 600.0
+    report = ws.sync()
+    assert report.full_rebuild and ws.has_view()
+    assert journal.decisions()[-1]["decision"] == "resumed" and journal.resumable() == []
     ws.close()
 
 

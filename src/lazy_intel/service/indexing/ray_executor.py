@@ -75,6 +75,11 @@ def _ray(address: str, workers: int) -> Any:
     return ray
 
 
+def ray_session(address: str, workers: int) -> Any:
+    """The ``ray`` module, initialised (a local instance started, or the cluster joined) once."""
+    return _ray(address, workers)
+
+
 def _init_in_keeper_thread(ray: Any, options: dict[str, Any]) -> None:
     """``ray.init`` in a thread that lives until :func:`shutdown`.
 
@@ -115,6 +120,9 @@ def shutdown() -> None:
     """Stop the Ray instance this process started (a cluster it joined keeps running)."""
     with _guard:
         _state.pop("task", None)
+        from lazy_intel.service.indexing import ray_resolve
+
+        ray_resolve._tasks.clear()
         _state.pop("address", None)
         keeper = _state.pop("keeper", None)
         try:

@@ -6,7 +6,9 @@ belongs to a dead process. Each is decided once:
 - a **rebuild** whose store committed, still passes its integrity checks and was built under the
   scope/parser profile a build would use now is **rolled forward**: the catalog is switched to it
   and the store it replaced is stamped retired. Otherwise it is **abandoned**: its store is
-  deleted and the catalog, never switched, still names the old view.
+  deleted and the catalog, never switched, still names the old view. A rebuild that never
+  published but committed batches of files under the profile a build would use now is kept
+  **resumable** instead: the next full build continues in its store (:mod:`.resume`).
 - an **incremental** publication is one SQLite transaction: if its generation is in the store it
   committed (rolled forward, nothing left to do); if not, SQLite rolled it back (abandoned) and the
   next sync captures the files again. The store is then checked; a store failing a check is rebuilt.
@@ -23,6 +25,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lazy_intel.service.indexing.resume import resume_problem
 from lazy_intel.service.indexing.sync import mark_retired, remove_store_files, store_meta
 from lazy_intel.store.integrity import check_store
 from lazy_intel.store.journal import (
@@ -72,10 +75,20 @@ def _recover_rebuild(state: StateDir, journal: PublicationJournal, intent: Inten
         return journal.decide(intent, ROLLED_FORWARD, "the catalog had already switched to the rebuilt store")
     reason: str | None = None
     meta = store_meta(target) if target.is_file() else None
+    unpublished = meta is None or not meta.get("generation", "0").isdigit() or int(meta["generation"]) < 1
+    problem: str | None = None
+    if unpublished:
+        problem, files = resume_problem(target, profile)
+        if problem is None:
+            return journal.keep_resumable(
+                intent,
+                f"it had committed {files} files under the current profile; the next full build "
+                "continues from them",
+            )
     if meta is None:
         reason = "its store never completed (missing or unreadable)"
-    elif not meta.get("generation", "0").isdigit() or int(meta["generation"]) < 1:
-        reason = "its transaction never committed"
+    elif unpublished:
+        reason = f"its transaction never committed and it cannot be resumed: {problem}"
     elif meta.get("schema_version") != str(SCHEMA_VERSION) or meta.get("scope_digest") != profile:
         reason = "it was built under another scope, parser or schema profile"
     elif current != intent.previous:
@@ -144,7 +157,8 @@ def sweep_orphans(state: StateDir) -> list[str]:
     current = _catalog_store(state)
     if current:
         keep.add(Path(current).name)
-    keep.update(Path(i.store).name for i in PublicationJournal(state.runtime).pending())
+    journal = PublicationJournal(state.runtime)
+    keep.update(Path(i.store).name for i in [*journal.pending(), *journal.resumable()])
     removed: list[str] = []
     names = {entry.name for entry in os.scandir(state.stores)}
     for name in sorted(names):

@@ -277,8 +277,9 @@ class SyncScheduler:
             if isinstance(exc, Timeout) and not self._closing.is_set() and deadline.is_set():
                 exc = Timeout(
                     f"the sync ran longer than {self.sync_timeout_s:g}s (LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS) "
-                    "and was rolled back",
-                    next_step="raise LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS, or narrow the scope with .lazy-intel-ignore",
+                    "and was stopped; nothing was published (a full build keeps the files it had committed)",
+                    next_step="sync again: a full build continues from the files it had committed; or raise "
+                    "LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS, or narrow the scope with .lazy-intel-ignore",
                 )
             self.last_error = exc
             if isinstance(exc, LazyIntelError):

@@ -1,8 +1,10 @@
 """The sync pipeline: capture -> diff against the published files -> parse changed files -> publish.
 
 A full rebuild (no store yet, schema or parser change, explicit ``rebuild``) is written into a fresh
-store file beside the live one and switched in by replacing the catalog atomically; an incremental
-sync is one write transaction on the live store. Either way readers see the old view or the new one.
+store file beside the live one, committed in batches of files, and switched in by replacing the
+catalog atomically; an incremental sync is one write transaction on the live store. Either way
+readers see the old view or the new one. A full build killed part-way is continued by the next one
+from the batches it had committed (:mod:`.resume`).
 
 Before either mutates anything, the publication journal records the intent (:mod:`store.journal`);
 the intent is removed when the publication is complete, or decided ``abandoned`` when it fails, so
@@ -45,6 +47,8 @@ Progress = Callable[[str, int, int], None]
 StoreConnection = Any
 
 CAPTURE_BATCH = 512
+# a full build commits its fresh store every this many files (what a killed build resumes from)
+BUILD_BATCH_FILES = 1000
 # a change set smaller than this is parsed on this machine even with the Ray executor (a one-file
 # edit must not wait for the cluster)
 RAY_MIN_FILES = 64
@@ -146,8 +150,13 @@ def run_sync(
     cancel: threading.Event | None = None,
     executor: str = "local",
     ray_address: str = "local",
+    build_batch_files: int = BUILD_BATCH_FILES,
 ) -> SyncReport:
-    """Bring the store up to date with the disk. The caller holds the writer lock."""
+    """Bring the store up to date with the disk. The caller holds the writer lock.
+
+    A full build commits its fresh store every ``build_batch_files`` files and continues in the store
+    of a killed build when recovery kept one resumable (:mod:`.resume`)."""
+    from lazy_intel.service.indexing.resume import adopt_resumable, discard_resumable, start_build_journal
     from lazy_intel.store.writer import compact_fulltext
 
     started = time.monotonic()
@@ -158,13 +167,19 @@ def run_sync(
     live = current_store_path(state)
     full = rebuild or live is None or not _store_is_compatible(live)
     intent: Intent | None = None
+    resumed = None
     if full:
-        target = state.stores / f"store-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.sqlite"
+        resumed = adopt_resumable(state, journal, scope_digest)
+        if resumed is not None:
+            target = resumed.path
+        else:
+            target = state.stores / f"store-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.sqlite"
         intent = Intent.new(KIND_REBUILD, _relative(target), _relative(live) if live else None, scope_digest)
         journal.begin(intent)  # before the file exists: recovery must know whose file it is
     else:
         assert live is not None
         target = live
+        discard_resumable(state, journal, "the live store was current enough for an incremental sync")
     try:
         conn = connect(str(target), bulk=full)
     except BaseException as exc:
@@ -172,9 +187,9 @@ def run_sync(
             _abandon(journal, intent, target, exc)
         raise
     try:
-        if full:
-            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
-            create_schema(conn)
+        if full and resumed is None:
+            create_schema(conn)  # auto_vacuum=INCREMENTAL was set by connect(bulk=True)
+            start_build_journal(conn, scope_digest)
 
         def record_intent(before: int) -> None:
             nonlocal intent
@@ -196,12 +211,17 @@ def run_sync(
             executor=executor,
             ray_address=ray_address,
             store_path=target if full else None,
+            batch_files=build_batch_files if full else 0,
         )
         if not full:
             compact_fulltext(conn)
             reclaim_free_pages(conn)
     except BaseException as exc:
         conn.close()
+        if full and intent is not None and _interrupted(exc):
+            # what it had committed stays: the next full build continues from it (service/indexing/resume.py)
+            journal.keep_resumable(intent, f"interrupted in this process ({_reason(exc)})")
+            raise
         if full:
             _remove_store_files(target)
         if intent is not None:
@@ -267,12 +287,15 @@ def publish_sync(
     executor: str = "local",
     ray_address: str = "local",
     store_path: Path | None = None,
+    batch_files: int = 0,
 ) -> Published:
     """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
     in one transaction (any store backend). ``before_write(generation)`` runs first when there is
     something to write (the journal records the intent there). ``executor`` ``ray`` parses change
     sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
-    the fresh SQLite store file of a full rebuild, which resolve workers may read."""
+    the fresh SQLite store file of a full rebuild, which resolve workers may read. ``batch_files``
+    (a full build into a fresh SQLite store): write the files in transactions of that many, then
+    derive and publish in one more; the store's build journal counts the files committed."""
     from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, update_graph
     from lazy_intel.parse.languages import parser_fingerprint, parser_versions
     from lazy_intel.service.indexing.parse_pool import SyncCancelled, parse_many, worker_count
@@ -363,7 +386,15 @@ def publish_sync(
         if applied.full and store_path is not None:  # a fresh store no reader sees yet
             from lazy_intel.service.indexing.resolve_pool import pool_resolver
 
-            resolver = pool_resolver(conn, store_path, len(applied.upserted), parse_workers, cancel=cancel)
+            jobs = conn.execute("SELECT count(*) FROM files").fetchone()[0]  # a resumed build's too
+            if executor == "ray" and jobs >= RAY_MIN_FILES:
+                from lazy_intel.service.indexing.ray_resolve import ray_resolver
+
+                resolver = ray_resolver(
+                    conn, store_path, address=ray_address, workers=parse_workers, cancel=cancel
+                )
+            else:
+                resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel)
         resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
         graph_reports.append(
             update_graph(
@@ -374,11 +405,32 @@ def publish_sync(
             )
         )
 
+    drop_meta: tuple[str, ...] = ()
+    if full and batch_files > 0:
+        from lazy_intel.service.indexing.resume import BUILD_FILES_KEY, BUILD_KEYS
+
+        half = max(1, len(to_parse) // 2)
+
+        def committed(done: int) -> None:
+            if done >= half and done - batch_files < half:
+                pause_point("batch")
+
+        writer.write_batches(
+            records(),
+            removed,
+            batch_files=batch_files,
+            captured_ns=capture_started,
+            count_key=BUILD_FILES_KEY,
+            on_commit=committed,
+        )
+        change = ChangeSet(refreshes=tuple(refreshes), changes_content=True)
+        drop_meta = BUILD_KEYS
+    else:
+        change = ChangeSet(
+            upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full
+        )
     generation = writer.publish(
-        ChangeSet(upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full),
-        meta,
-        captured_ns=capture_started,
-        derive=derive_graph,
+        change, meta, captured_ns=capture_started, derive=derive_graph, drop_meta=drop_meta
     )
     return Published(
         generation,
@@ -392,11 +444,23 @@ def publish_sync(
     )
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """A full build stopped from outside (cancelled, its deadline passed, Ctrl-C) rather than failed:
+    its committed batches are as good as a killed build's."""
+    from lazy_intel.service.indexing.parse_pool import SyncCancelled
+
+    return isinstance(exc, SyncCancelled | KeyboardInterrupt | SystemExit)
+
+
+def _reason(exc: BaseException) -> str:
+    return exc.message if hasattr(exc, "message") else f"{type(exc).__name__}: {exc}"
+
+
 def _abandon(journal: PublicationJournal, intent: Intent, target: Path | None, exc: BaseException) -> None:
     """Our own publication failed before completing: its store is gone, record why."""
     if target is not None:
         _remove_store_files(target)
-    reason = exc.message if hasattr(exc, "message") else f"{type(exc).__name__}: {exc}"
+    reason = _reason(exc)
     try:
         journal.decide(intent, ABANDONED, f"failed in this process: {reason}")
     except OSError:

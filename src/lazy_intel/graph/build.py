@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from lazy_intel.graph.model import file_key, file_node_id, module_node_id
+from lazy_intel.graph.model import file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
@@ -67,9 +67,12 @@ class FileOutline:
 
 
 def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOutline | None:
-    model = store.model(path)
+    # an outline reads few expressions: they are decoded on use (resolution loads the file again)
+    model = load_model(store.conn, path, decode=False)
     if model is None:
         return None
+    for symbol in model.symbols:
+        store.where.setdefault(symbol.node_id, path)
     nodes = [node_values(n) for n in file_nodes(model, size, lines)]
     return FileOutline(path, nodes, model.interface_record(), model.definition_identities())
 

@@ -78,7 +78,7 @@ def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOut
 
 
 # Describes the given files, (path, size, line count) each, given the parsed files of the view;
-# yields each file's outline, in any order.
+# yields each file's outline in the order given (a file without one is skipped).
 DescribeMany = Callable[[list[tuple[str, int, int]], dict[str, str]], Iterable[FileOutline]]
 
 # Resolves the given files against the facts and nodes of the store, given the parsed files of the
@@ -335,12 +335,15 @@ def update_graph(
     pending: list[str] = []
     interfaces: dict[str, tuple[str, set[str]] | None] = {}
     parallel = delta.full and resolver is not None and resolver.describe_many is not None
-    outlines: dict[str, FileOutline] = {}
+    # the workers' outlines arrive in the order of ``changed`` (files without one are skipped): they
+    # are written as they come, never all held at once (the nodes of a large tree are ~100 MB)
+    streamed: Iterator[FileOutline] = iter(())
     if parallel:
         assert resolver is not None and resolver.describe_many is not None
         resolver.publish_facts()  # the workers read the facts just written
         jobs = [(path, *sizes[path]) for path in changed if path in files]
-        outlines = {o.path: o for o in resolver.describe_many(jobs, files)}
+        streamed = iter(resolver.describe_many(jobs, files))
+    ahead: FileOutline | None = None
     for path in changed:
         key = file_key(path)
         old = None
@@ -352,7 +355,11 @@ def update_graph(
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
             conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
         if parallel:
-            outline = outlines.get(path)
+            if ahead is None:
+                ahead = next(streamed, None)
+            outline = None
+            if ahead is not None and ahead.path == path:
+                outline, ahead = ahead, None
         else:
             outline = describe_file(store, path, *sizes[path]) if path in files else None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
@@ -369,6 +376,8 @@ def update_graph(
         dirty |= interface_dirty_tokens(path, old_interface, new_interface)
         dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
         interfaces[path] = (new_interface, new_definitions) if outline is not None else None
+    if parallel and (ahead is not None or next(streamed, None) is not None):  # also ends the pool
+        raise RuntimeError("file outlines arrived out of order")
     for sql in indexes["nodes"]:  # name lookups during resolution need them
         conn.execute(sql)
     dirty |= dirty_tokens_for_paths(appeared_or_left)

@@ -96,6 +96,8 @@ class GraphResolver:
     resolve_many: ResolveMany
     workers: int = 1
     describe_many: DescribeMany | None = None
+    # told when every file is resolved (the workers are gone): the writer may grow its caches again
+    resolved_all: Callable[[], None] = lambda: None
 
 
 def resolve_serially(store: FactStore) -> ResolveMany:
@@ -423,6 +425,8 @@ def update_graph(
             )
     if progress is not None:
         progress(len(targets), len(targets))
+    if delta.full and resolver is not None:
+        resolver.resolved_all()
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)

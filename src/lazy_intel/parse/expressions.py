@@ -346,8 +346,12 @@ def condition_path(node: tree_sitter.Node, stops: set[tuple[int, int]]) -> tuple
     return tuple(path)
 
 
+# one encoder for every expression: json.dumps with arguments builds a new encoder per call
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def dumps(expr: Expr | None) -> str | None:
-    return None if expr is None else json.dumps(expr, separators=(",", ":"), ensure_ascii=False)
+    return None if expr is None else _ENCODE(expr)
 
 
 def loads(text: str | None) -> Expr | None:

@@ -238,7 +238,7 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
     if node is None or depth > MAX_DEPTH:
         return UNKNOWN
     kind = node.type
-    named = _named(node)
+    named = _named(node) if node.named_child_count else []  # most nodes here are leaves
     if not named and (kind.endswith("identifier") or kind in SELF_TYPES):
         return ["n", _text(source, node)]
     if kind in STRING_TYPES:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from lazy_intel.graph.model import file_key, file_node_id, module_node_id
+from lazy_intel.graph.model import file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
@@ -67,15 +67,18 @@ class FileOutline:
 
 
 def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOutline | None:
-    model = store.model(path)
+    # an outline reads few expressions: they are decoded on use (resolution loads the file again)
+    model = load_model(store.conn, path, decode=False)
     if model is None:
         return None
+    for symbol in model.symbols:
+        store.where.setdefault(symbol.node_id, path)
     nodes = [node_values(n) for n in file_nodes(model, size, lines)]
     return FileOutline(path, nodes, model.interface_record(), model.definition_identities())
 
 
 # Describes the given files, (path, size, line count) each, given the parsed files of the view;
-# yields each file's outline, in any order.
+# yields each file's outline in the order given (a file without one is skipped).
 DescribeMany = Callable[[list[tuple[str, int, int]], dict[str, str]], Iterable[FileOutline]]
 
 # Resolves the given files against the facts and nodes of the store, given the parsed files of the
@@ -93,6 +96,8 @@ class GraphResolver:
     resolve_many: ResolveMany
     workers: int = 1
     describe_many: DescribeMany | None = None
+    # told when every file is resolved (the workers are gone): the writer may grow its caches again
+    resolved_all: Callable[[], None] = lambda: None
 
 
 def resolve_serially(store: FactStore) -> ResolveMany:
@@ -332,12 +337,15 @@ def update_graph(
     pending: list[str] = []
     interfaces: dict[str, tuple[str, set[str]] | None] = {}
     parallel = delta.full and resolver is not None and resolver.describe_many is not None
-    outlines: dict[str, FileOutline] = {}
+    # the workers' outlines arrive in the order of ``changed`` (files without one are skipped): they
+    # are written as they come, never all held at once (the nodes of a large tree are ~100 MB)
+    streamed: Iterator[FileOutline] = iter(())
     if parallel:
         assert resolver is not None and resolver.describe_many is not None
         resolver.publish_facts()  # the workers read the facts just written
         jobs = [(path, *sizes[path]) for path in changed if path in files]
-        outlines = {o.path: o for o in resolver.describe_many(jobs, files)}
+        streamed = iter(resolver.describe_many(jobs, files))
+    ahead: FileOutline | None = None
     for path in changed:
         key = file_key(path)
         old = None
@@ -349,7 +357,11 @@ def update_graph(
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
             conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
         if parallel:
-            outline = outlines.get(path)
+            if ahead is None:
+                ahead = next(streamed, None)
+            outline = None
+            if ahead is not None and ahead.path == path:
+                outline, ahead = ahead, None
         else:
             outline = describe_file(store, path, *sizes[path]) if path in files else None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
@@ -366,6 +378,8 @@ def update_graph(
         dirty |= interface_dirty_tokens(path, old_interface, new_interface)
         dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
         interfaces[path] = (new_interface, new_definitions) if outline is not None else None
+    if parallel and (ahead is not None or next(streamed, None) is not None):  # also ends the pool
+        raise RuntimeError("file outlines arrived out of order")
     for sql in indexes["nodes"]:  # name lookups during resolution need them
         conn.execute(sql)
     dirty |= dirty_tokens_for_paths(appeared_or_left)
@@ -411,6 +425,8 @@ def update_graph(
             )
     if progress is not None:
         progress(len(targets), len(targets))
+    if delta.full and resolver is not None:
+        resolver.resolved_all()
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)

@@ -75,7 +75,7 @@ class Evaluator(ClassMixin, ImportMixin):
         tainted = key in self.tainted
         self.memo[key] = (value, tokens, tainted)
         if not tainted:
-            self.p.store.shared[key] = (value, tokens)
+            self.p.store.share(key, value, tokens)
         return value
 
     def taint(self) -> None:

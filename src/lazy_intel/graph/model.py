@@ -91,6 +91,9 @@ class Symbol:
         return label_of(self.kind)
 
 
+_UNDECODED: Any = object()  # an expression not decoded from its JSON text yet
+
+
 class Ref:
     """A reference site. ``callee()`` is the stored callee expression, else ``receiver.name``."""
 
@@ -109,7 +112,12 @@ class Ref:
     )
 
     def __init__(
-        self, row: tuple[Any, ...], callee: Expr | None = None, args: list[Expr] | None = None
+        self,
+        row: tuple[Any, ...],
+        callee: Expr | None = None,
+        args: list[Expr] | None = None,
+        *,
+        decode: bool = True,
     ) -> None:
         (
             self.name,
@@ -122,22 +130,31 @@ class Ref:
             self.callee_json,
             self.args_json,
         ) = row
+        if not decode:  # decoded from the JSON text on first use
+            self._callee: Expr | None = _UNDECODED
+            self._args: list[Expr] = _UNDECODED
+            return
         if callee is None and self.callee_json is not None:
             callee = loads(self.callee_json)
         if args is None and self.args_json is not None:
             args = loads(self.args_json)
-        self._callee: Expr | None = callee
-        self._args: list[Expr] = args or []
+        self._callee = callee
+        self._args = args or []
 
     def callee(self) -> Expr:
-        if self._callee is None:
+        callee = self._callee
+        if callee is _UNDECODED:
+            callee = self._callee = loads(self.callee_json)
+        if callee is None:
             if self.receiver is None:
-                self._callee = ["n", self.name]
+                callee = self._callee = ["n", self.name]
             else:
-                self._callee = ["a", receiver_expr(self.receiver), self.name]
-        return self._callee
+                callee = self._callee = ["a", receiver_expr(self.receiver), self.name]
+        return callee
 
     def args(self) -> list[Expr]:
+        if self._args is _UNDECODED:
+            self._args = (loads(self.args_json) if self.args_json is not None else None) or []
         return self._args
 
 
@@ -165,10 +182,14 @@ class Import:
 
 
 class Flow:
-    """A flow fact (see :class:`lazy_intel.parse.facts.FlowFact`) with its expressions parsed."""
+    """A flow fact (see :class:`lazy_intel.parse.facts.FlowFact`). Its expressions are decoded from
+    their JSON text on first use (most flows of a file read through its interface never are), or
+    up front when ``parsed`` is given."""
 
     __slots__ = (
-        "annotation",
+        "_annotation",
+        "_target",
+        "_value",
         "condition_path",
         "end_byte",
         "index",
@@ -177,8 +198,6 @@ class Flow:
         "raw",
         "scope",
         "start_byte",
-        "target",
-        "value",
     )
 
     def __init__(self, row: tuple[Any, ...], parsed: list[Any] | None = None) -> None:
@@ -187,15 +206,32 @@ class Flow:
         self.scope: str | None = scope
         self.raw = (target, value, annotation)
         if parsed is None:
-            parsed = [loads(target), loads(value), loads(annotation)]
-        self.target: Expr | None = parsed[0]
-        self.value: Expr | None = parsed[1]
-        self.annotation: Expr | None = parsed[2]
+            self._target = self._value = self._annotation = _UNDECODED
+        else:
+            self._target, self._value, self._annotation = parsed
         self.index: int = index
         self.start_byte: int = start
         self.end_byte: int = end
         self.line: int = line
         self.condition_path: tuple[str, ...] = tuple(condition.split()) if condition else ()
+
+    @property
+    def target(self) -> Expr | None:
+        if self._target is _UNDECODED:
+            self._target = loads(self.raw[0])
+        return self._target
+
+    @property
+    def value(self) -> Expr | None:
+        if self._value is _UNDECODED:
+            self._value = loads(self.raw[1])
+        return self._value
+
+    @property
+    def annotation(self) -> Expr | None:
+        if self._annotation is _UNDECODED:
+            self._annotation = loads(self.raw[2])
+        return self._annotation
 
     def identity(self) -> str:
         """Everything but the position, as text (what the interface digest hashes)."""
@@ -451,12 +487,17 @@ INTERFACE_REFS = (
 
 def load_interface(conn: sqlite3.Connection, path: str) -> FileModel | None:
     """``load_model(conn, path).interface()`` without reading the call sites an interface drops."""
-    model = load_model(conn, path, refs_filter=INTERFACE_REFS)
+    model = load_model(conn, path, refs_filter=INTERFACE_REFS, decode=False)
     return model.interface() if model is not None else None
 
 
-def load_model(conn: sqlite3.Connection, path: str, *, refs_filter: str = "") -> FileModel | None:
-    """The facts of ``path`` in the store, or ``None`` when it has none (not parsed, or gone)."""
+def load_model(
+    conn: sqlite3.Connection, path: str, *, refs_filter: str = "", decode: bool = True
+) -> FileModel | None:
+    """The facts of ``path`` in the store, or ``None`` when it has none (not parsed, or gone).
+
+    ``decode=False`` leaves each expression of a reference or a flow as JSON text until it is used
+    (a model read for its interface or its outline decodes few of them)."""
     row = conn.execute(
         "SELECT id, lang, sha256 FROM files WHERE path=? AND status='indexed' AND lang IS NOT NULL", (path,)
     ).fetchone()
@@ -476,9 +517,13 @@ def load_model(conn: sqlite3.Connection, path: str, *, refs_filter: str = "") ->
         "WHERE file_id=?" + refs_filter + " ORDER BY start_byte, name_start_byte, kind",
         (file_id,),
     ).fetchall()
-    # one JSON parse per file, not one per expression
-    parsed_refs = json.loads("[" + ",".join(f"[{r[7] or 'null'},{r[8] or 'null'}]" for r in ref_rows) + "]")
-    refs = [Ref(r, c, a) for r, (c, a) in zip(ref_rows, parsed_refs, strict=True)]
+    if decode:  # one JSON parse per file, not one per expression
+        parsed_refs = json.loads(
+            "[" + ",".join(f"[{r[7] or 'null'},{r[8] or 'null'}]" for r in ref_rows) + "]"
+        )
+        refs = [Ref(r, c, a) for r, (c, a) in zip(ref_rows, parsed_refs, strict=True)]
+    else:
+        refs = [Ref(r, decode=False) for r in ref_rows]
     imports = [
         Import(m, n, a, s, e, line, scope, bool(w))
         for m, n, a, s, e, line, scope, w in q(
@@ -492,8 +537,11 @@ def load_model(conn: sqlite3.Connection, path: str, *, refs_filter: str = "") ->
         "condition_path FROM flows WHERE file_id=? ORDER BY start_byte, end_byte, kind",
         (file_id,),
     ).fetchall()
-    parsed_flows = json.loads(
-        "[" + ",".join(f"[{r[2] or 'null'},{r[3] or 'null'},{r[4] or 'null'}]" for r in flow_rows) + "]"
-    )
-    flows = [Flow(r, parsed) for r, parsed in zip(flow_rows, parsed_flows, strict=True)]
+    if decode:
+        parsed_flows = json.loads(
+            "[" + ",".join(f"[{r[2] or 'null'},{r[3] or 'null'},{r[4] or 'null'}]" for r in flow_rows) + "]"
+        )
+        flows = [Flow(r, parsed) for r, parsed in zip(flow_rows, parsed_flows, strict=True)]
+    else:  # each expression decoded when first used
+        flows = [Flow(r) for r in flow_rows]
     return FileModel(path, lang, sha, symbols_with_ids(path, symbol_rows), refs, imports, flows)

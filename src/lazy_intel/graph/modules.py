@@ -87,11 +87,13 @@ class PathIndex:
         self._dir_files: dict[str, list[str]] = {}
         self._dirs_by_base: dict[str, set[str]] = {}
         self._suffix_memo: dict[str, list[str]] = {}
+        seen: set[str] = set()  # directories whose ancestors are registered too
         for path in sorted(files):
             self._by_base.setdefault(path.rsplit("/", 1)[-1], []).append(path)
             directory = posixpath.dirname(path)
             self._dir_files.setdefault(directory, []).append(path)
-            while directory:
+            while directory and directory not in seen:
+                seen.add(directory)
                 self._dirs_by_base.setdefault(directory.rsplit("/", 1)[-1], set()).add(directory)
                 directory = posixpath.dirname(directory)
 

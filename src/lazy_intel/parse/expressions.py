@@ -238,7 +238,7 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
     if node is None or depth > MAX_DEPTH:
         return UNKNOWN
     kind = node.type
-    named = _named(node)
+    named = _named(node) if node.named_child_count else []  # most nodes here are leaves
     if not named and (kind.endswith("identifier") or kind in SELF_TYPES):
         return ["n", _text(source, node)]
     if kind in STRING_TYPES:
@@ -346,8 +346,12 @@ def condition_path(node: tree_sitter.Node, stops: set[tuple[int, int]]) -> tuple
     return tuple(path)
 
 
+# one encoder for every expression: json.dumps with arguments builds a new encoder per call
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def dumps(expr: Expr | None) -> str | None:
-    return None if expr is None else json.dumps(expr, separators=(",", ":"), ensure_ascii=False)
+    return None if expr is None else _ENCODE(expr)
 
 
 def loads(text: str | None) -> Expr | None:

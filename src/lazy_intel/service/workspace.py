@@ -29,6 +29,7 @@ from lazy_intel.service.indexing import check_memo
 from lazy_intel.service.indexing.recovery import RecoveryResult, recover
 from lazy_intel.service.indexing.scheduler import SyncScheduler, Ticket
 from lazy_intel.service.indexing.sync import (
+    SCOPED_MAX_PATHS,
     Progress,
     SyncReport,
     collect_retired_stores,
@@ -61,6 +62,9 @@ logger = logging.getLogger(__name__)
 _checked: dict[tuple[int, int], str] = {}
 _checked_guard = threading.Lock()
 CHECKED_KEPT = 64
+# after this many scoped syncs in a row (the watcher's paths only) the next one lists the scope, so a
+# change no file event reports (a file dropped from git's index, say) is never missed for long
+SCOPED_SYNCS_IN_A_ROW = 32
 
 
 def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = None) -> str:
@@ -104,6 +108,7 @@ class Workspace:
         self._embedder_lock = threading.Lock()
         self.journal = PublicationJournal(state.runtime)
         self.tracker = DirtyTracker()
+        self._scoped_in_a_row = 0
         self.watcher: SourceWatcher | None = None
         self.watch_note = "not watching (only lazy-intel serve watches)"
         self.store_fault: dict[str, object] | None = None
@@ -373,6 +378,12 @@ class Workspace:
                 faulty = True
                 self.store_fault = {"store": live.name, "reason": problem, "detected_at": iso_utc()}
         seq = self.tracker.seq
+        # what the watcher saw change, read after seq (so everything recorded through seq is in it):
+        # a sync may capture just those files (service/indexing/sync.py scoped_paths) instead of listing and
+        # stating the whole scope; every SCOPED_SYNCS_IN_A_ROW syncs the scope is listed anyway
+        hint = None
+        if not (rebuild or repair or faulty) and self._scoped_in_a_row < SCOPED_SYNCS_IN_A_ROW:
+            hint = self.watched_dirty(SCOPED_MAX_PATHS + 1)
         report = run_sync(
             self.root,
             self.state,
@@ -384,7 +395,9 @@ class Workspace:
             executor=self.settings.executor,
             ray_address=self.settings.ray_address,
             build_batch_files=self.settings.build_batch_files,
+            only=hint,
         )
+        self._scoped_in_a_row = self._scoped_in_a_row + 1 if report.scoped else 0
         self.tracker.synced_through(seq)
         # vectors of the previous store are reused unless it was the faulty one
         self._refresh_vectors(None if faulty else live, progress)

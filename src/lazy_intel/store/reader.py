@@ -268,7 +268,9 @@ class ReadView:
 
     def languages(self) -> dict[str, int]:
         rows = self.conn.execute(
-            "SELECT lang, count(*) FROM files WHERE status='indexed' AND lang IS NOT NULL GROUP BY lang ORDER BY 2 DESC, lang"
+            # ties by name: SQLite and PostgreSQL order equal counts differently otherwise
+            "SELECT lang, count(*) FROM files WHERE status='indexed' AND lang IS NOT NULL GROUP BY lang "
+            "ORDER BY 2 DESC, 1"
         )
         return {lang: n for lang, n in rows}
 

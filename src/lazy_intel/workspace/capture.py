@@ -96,7 +96,7 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: str | os.PathLike[str]) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -108,7 +108,7 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
 
 
-def read_regular_file(path: Path) -> bytes:
+def read_regular_file(path: str | os.PathLike[str]) -> bytes:
     """Read a regular file without following a final symlink (O_NOFOLLOW)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags)
@@ -131,7 +131,7 @@ def capture_file(
     root: Path, rel: str, *, max_bytes: int, prior: PriorStat | None = None
 ) -> CapturedFile | None:
     """Classify and hash one file; ``None`` when it vanished or is not a regular file."""
-    full = root / rel
+    full = os.path.join(root, rel)  # a string: a sync stats every file in scope
     try:
         info = os.lstat(full)
     except OSError:

@@ -216,18 +216,11 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
 
     Derived directories are pruned, not descended; symlinked directories are never followed.
     """
-    root = policy.root
+    root = os.fspath(policy.root)  # strings, not Paths: this runs once per directory of every sync
     stack: list[tuple[str, list[tuple[str, pathspec.PathSpec]]]] = [("", [])]
     while stack:
         rel_dir, specs = stack.pop()
-        abs_dir = root / rel_dir if rel_dir else root
-        gitignore = abs_dir / ".gitignore"
-        if gitignore.is_file() and not gitignore.is_symlink():
-            try:
-                lines = gitignore.read_bytes().decode("utf-8", "replace").splitlines()
-                specs = [*specs, (rel_dir, pathspec.GitIgnoreSpec.from_lines(lines))]
-            except OSError:
-                pass
+        abs_dir = os.path.join(root, rel_dir) if rel_dir else root
         try:
             entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
         except FileNotFoundError:
@@ -239,6 +232,16 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
         except OSError as exc:
             logger.warning("cannot list %s: %s", abs_dir, exc)
             continue
+        for entry in entries:  # a .gitignore that is a regular file (never a symlink's target)
+            if entry.name == ".gitignore":
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        with open(entry.path, "rb") as fh:
+                            lines = fh.read().decode("utf-8", "replace").splitlines()
+                        specs = [*specs, (rel_dir, pathspec.GitIgnoreSpec.from_lines(lines))]
+                except OSError:
+                    pass
+                break
         subdirs: list[str] = []
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name

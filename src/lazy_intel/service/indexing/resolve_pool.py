@@ -20,17 +20,20 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lazy_intel.allocator import release_free_memory
 from lazy_intel.graph.build import FileOutline, GraphResolver, ResolvedFile, describe_file
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import resolve_file
 from lazy_intel.service.indexing.parse_pool import SyncCancelled, pooled_map, worker_count
-from lazy_intel.store.schema import connect
+from lazy_intel.store.schema import BULK_CACHE_KIB, connect
 
 # files per task: small, since one test module with thousands of call sites can take a second
 RESOLVE_CHUNK = 4
 # fewer files than this are resolved in the writer (starting workers costs more than it saves)
 POOL_MIN_FILES = 128
+# the writer's page cache while the workers run (it appends nodes and edges, indexes dropped)
+WRITER_CACHE_KIB = 8 * 1024
 
 
 # the worker's view of the store being built (one per worker process)
@@ -68,7 +71,14 @@ def pool_resolver(
     def publish_facts() -> None:
         conn.execute("COMMIT")  # the fresh store's generation is still 0: recovery never serves it
         conn.execute("PRAGMA journal_mode=WAL")  # workers read while the writer appends edges
+        # while the workers hold their caches the writer only appends rows (no secondary index):
+        # a small page cache does, and what the bulk cache and the parse left free goes back
+        conn.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
+        release_free_memory()
         conn.execute("BEGIN IMMEDIATE")
+
+    def resolved_all() -> None:
+        conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")  # the edge index builds that follow
 
     def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
         results = pooled_map(
@@ -108,4 +118,4 @@ def pool_resolver(
                 if result is not None:
                     yield result
 
-    return GraphResolver(publish_facts, resolve_many, workers, describe_many)
+    return GraphResolver(publish_facts, resolve_many, workers, describe_many, resolved_all)

@@ -16,11 +16,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import posixpath
 import sqlite3
+import stat
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +32,7 @@ from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
-from lazy_intel.workspace.scope import ScopePolicy, list_scope, load_policy
+from lazy_intel.workspace.scope import IGNORE_FILE, ScopePolicy, list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
 
 if TYPE_CHECKING:
@@ -52,6 +54,8 @@ BUILD_BATCH_FILES = 1000
 # a change set smaller than this is parsed on this machine even with the Ray executor (a one-file
 # edit must not wait for the cluster)
 RAY_MIN_FILES = 64
+# a scoped sync (the watcher's changed paths only, see scoped_paths) takes at most this many paths
+SCOPED_MAX_PATHS = 256
 # reclaim free pages after a publication once they are this share of the file (auto_vacuum=INCREMENTAL)
 FREE_PAGE_SHARE = 0.25
 
@@ -70,6 +74,7 @@ class SyncReport:
     store: str
     changed_paths: tuple[str, ...] = ()
     graph: GraphReport | None = None
+    scoped: bool = False  # only the watcher's changed paths were captured (scoped_paths)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -83,6 +88,7 @@ class SyncReport:
             "parse_errors": self.parse_errors,
             "seconds": round(self.seconds, 3),
             "store": self.store,
+            "scoped": self.scoped,
             **({"graph": self.graph.to_dict()} if self.graph is not None else {}),
         }
 
@@ -150,12 +156,15 @@ def run_sync(
     cancel: threading.Event | None = None,
     executor: str = "local",
     ray_address: str = "local",
+    only: tuple[str, ...] | None = None,
     build_batch_files: int = BUILD_BATCH_FILES,
 ) -> SyncReport:
     """Bring the store up to date with the disk. The caller holds the writer lock.
 
-    A full build commits its fresh store every ``build_batch_files`` files and continues in the store
-    of a killed build when recovery kept one resumable (:mod:`.resume`)."""
+    ``only``: the watcher's changed paths when :func:`scoped_paths` allowed a scoped sync (ignored
+    when the sync turns out to be a full rebuild). A full build commits its fresh store every
+    ``build_batch_files`` files and continues in the store of a killed build when recovery kept one
+    resumable (:mod:`.resume`)."""
     from lazy_intel.service.indexing.resume import adopt_resumable, discard_resumable, start_build_journal
     from lazy_intel.store.writer import compact_fulltext
 
@@ -211,6 +220,7 @@ def run_sync(
             executor=executor,
             ray_address=ray_address,
             store_path=target if full else None,
+            only=None if full else only,
             batch_files=build_batch_files if full else 0,
         )
         if not full:
@@ -254,6 +264,7 @@ class Published:
     captured: int
     parse_errors: int
     graph: GraphReport | None
+    scoped: bool = False
 
     def report(self, *, full: bool, seconds: float, store: str) -> SyncReport:
         return SyncReport(
@@ -269,6 +280,7 @@ class Published:
             store=store,
             changed_paths=tuple(sorted(self.added + self.modified + self.removed)),
             graph=self.graph,
+            scoped=self.scoped,
         )
 
 
@@ -287,15 +299,18 @@ def publish_sync(
     executor: str = "local",
     ray_address: str = "local",
     store_path: Path | None = None,
+    only: tuple[str, ...] | None = None,
     batch_files: int = 0,
 ) -> Published:
     """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
     in one transaction (any store backend). ``before_write(generation)`` runs first when there is
     something to write (the journal records the intent there). ``executor`` ``ray`` parses change
     sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
-    the fresh SQLite store file of a full rebuild, which resolve workers may read. ``batch_files``
-    (a full build into a fresh SQLite store): write the files in transactions of that many, then
-    derive and publish in one more; the store's build journal counts the files committed."""
+    the fresh SQLite store file of a full rebuild, which resolve workers may read. ``only``: capture
+    just these published files (a scoped sync, :func:`scoped_paths`) instead of listing the scope.
+    ``batch_files`` (a full build into a fresh SQLite store): write the files in transactions of
+    that many, then derive and publish in one more; the store's build journal counts the files
+    committed."""
     from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, update_graph
     from lazy_intel.parse.languages import parser_fingerprint, parser_versions
     from lazy_intel.service.indexing.parse_pool import SyncCancelled, parse_many, worker_count
@@ -304,30 +319,36 @@ def publish_sync(
     fingerprint = parser_fingerprint()
     writer = StoreWriter(conn)
     before = writer.generation()
-    priors = {
-        path: PriorStat(sha, size, mtime, captured)
-        for path, sha, size, mtime, captured in conn.execute(
-            "SELECT path, sha256, size, mtime_ns, captured_ns FROM files"
-        )
-    }
-    prior_class = {
-        path: _capture_class(status, reason)
-        for path, status, reason in conn.execute("SELECT path, status, reason FROM files")
-    }
-    listing = list_scope(policy)
+    priors: dict[str, PriorStat] = {}
+    prior_class: dict[str, str] = {}
+    for path, sha, size, mtime, captured_ns, status, reason in conn.execute(
+        "SELECT path, sha256, size, mtime_ns, captured_ns, status, reason FROM files"
+    ):
+        priors[path] = PriorStat(sha, size, mtime, captured_ns)
+        prior_class[path] = _capture_class(status, reason)
+    only = scoped_paths(only, priors, root)
+    if only is None:
+        listing = list_scope(policy)
+        listed, scope_source = listing.paths, listing.source
+    else:  # published files only: what is in scope cannot have changed
+        listed = only
+        row = conn.execute("SELECT value FROM meta WHERE key='scope_source'").fetchone()
+        scope_source = row[0] if row else "walk"
     capture_started = time.time_ns()
     captured = []
-    for offset in range(0, len(listing.paths), CAPTURE_BATCH):
+    for offset in range(0, len(listed), CAPTURE_BATCH):
         if cancel is not None and cancel.is_set():
             raise SyncCancelled("sync cancelled during capture", next_step="the next sync starts over")
-        batch = listing.paths[offset : offset + CAPTURE_BATCH]
+        batch = listed[offset : offset + CAPTURE_BATCH]
         captured.extend(capture_all(root, batch, max_bytes=max_file_bytes, priors=priors))
-        if progress and offset + CAPTURE_BATCH < len(listing.paths):
-            progress("capture", len(captured), len(listing.paths))
+        if progress and offset + CAPTURE_BATCH < len(listed):
+            progress("capture", len(captured), len(listed))
     if progress:
         progress("capture", len(captured), len(captured))
     seen = {c.path for c in captured}
-    removed = tuple(sorted(p for p in priors if p not in seen))
+    removed = tuple(sorted(p for p in (priors if only is None else listed) if p not in seen))
+    # files in scope now: what was captured, and (scoped) every published file not looked at
+    in_scope = len(captured) if only is None else len(priors) - len(listed) + len(captured)
     added: list[str] = []
     modified: list[str] = []
     refreshes: list[StatRefresh] = []
@@ -373,7 +394,7 @@ def publish_sync(
         "parser_fingerprint": fingerprint,
         "parser_versions": ";".join(f"{k}={v}" for k, v in sorted(parser_versions().items())),
         "scope_digest": scope_digest,
-        "scope_source": listing.source,
+        "scope_source": scope_source,
         "root": str(root),
         "resolver_version": RESOLVER_VERSION,
     }
@@ -438,9 +459,10 @@ def publish_sync(
         tuple(added),
         tuple(modified),
         removed,
-        len(captured),
+        in_scope,
         parse_errors,
         graph_reports[0] if graph_reports else None,
+        only is not None,
     )
 
 
@@ -454,6 +476,31 @@ def _interrupted(exc: BaseException) -> bool:
 
 def _reason(exc: BaseException) -> str:
     return exc.message if hasattr(exc, "message") else f"{type(exc).__name__}: {exc}"
+
+
+def scoped_paths(
+    hint: tuple[str, ...] | None, published: Mapping[str, object], root: Path
+) -> tuple[str, ...] | None:
+    """The paths a scoped sync captures (sorted), or ``None`` when the scope must be listed in full.
+
+    ``hint`` is what the watcher saw change since the last sync (``None``: it cannot tell). A scoped
+    sync re-captures only those files, so it is taken only when the scope itself cannot have moved:
+    every hinted path is a published file (an edit or a deletion; a new or renamed file needs the
+    listing), none is an ignore file, none is a directory now, and there are at most
+    :data:`SCOPED_MAX_PATHS`. Anything else (and any doubt) lists the scope as before."""
+    if not hint or len(hint) > SCOPED_MAX_PATHS:
+        return None
+    for rel in hint:
+        if rel not in published or rel == IGNORE_FILE or posixpath.basename(rel) == ".gitignore":
+            return None
+        try:
+            if stat.S_ISDIR(os.lstat(os.path.join(root, rel)).st_mode):
+                return None
+        except FileNotFoundError:
+            continue  # deleted: the scoped sync removes it
+        except OSError:
+            return None
+    return tuple(sorted(set(hint)))
 
 
 def _abandon(journal: PublicationJournal, intent: Intent, target: Path | None, exc: BaseException) -> None:

@@ -1,0 +1,65 @@
+"""A model read with its expressions left as JSON text (decoded on first use) is the same model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lazy_intel.graph.build import describe_file
+from lazy_intel.graph.model import FileModel, load_interface, load_model
+from lazy_intel.graph.modules import PathIndex
+from lazy_intel.graph.nodes import file_nodes
+from lazy_intel.graph.program import FactStore
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+from lazy_intel.store.schema import connect
+from tests.conftest import write_tree
+from tests.service.indexing.test_parallel_build import _tree
+
+
+def _expressions(model: FileModel) -> list[object]:
+    return [
+        [(r.name, r.kind, r.start_byte, r.callee(), r.args()) for r in model.refs],
+        [(f.kind, f.scope, f.start_byte, f.target, f.value, f.annotation) for f in model.flows],
+    ]
+
+
+def test_lazily_decoded_models_interfaces_and_outlines_equal_the_decoded_ones(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, _tree())
+    ws = Workspace.open(root, settings=load_settings(env={}, parse_workers=1), state_dir=tmp_path / "state")
+    try:
+        ws.sync(rebuild=True)
+        store = ws.store_path()
+    finally:
+        ws.close()
+    assert store is not None
+    conn = connect(str(store), readonly=True)
+    try:
+        rows = conn.execute(
+            "SELECT path, lang, size, line_count FROM files WHERE status='indexed' AND lang IS NOT NULL"
+        ).fetchall()
+        facts = FactStore(conn, PathIndex({p: lang for p, lang, _, _ in rows}))
+        compared = values = 0
+        for path, _, size, lines in rows:
+            decoded = load_model(conn, path)
+            if decoded is None:
+                continue
+            lazy = load_model(conn, path, decode=False)
+            assert lazy is not None
+            # what an outline reads first (interface record, nodes), then every expression
+            assert lazy.interface_record() == decoded.interface_record(), path
+            assert file_nodes(lazy, size, lines) == file_nodes(decoded, size, lines), path
+            assert _expressions(lazy) == _expressions(decoded), path
+            interface = load_interface(conn, path)
+            assert interface is not None
+            assert _expressions(interface) == _expressions(decoded.interface()), path
+            outline = describe_file(facts, path, size, lines)
+            assert outline is not None
+            assert outline.interface == decoded.interface_record()
+            assert outline.definitions == decoded.definition_identities()
+            compared += 1
+            values += sum(1 for f in decoded.flows if f.value is not None)
+        assert compared > 100 and values > 1000, "the fixture has many files and flow values"
+    finally:
+        conn.close()

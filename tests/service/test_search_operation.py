@@ -156,3 +156,20 @@ def test_the_fusion_setting_chooses_how_signals_combine(make_repo) -> None:
     # first of both signals: rescaled 1 + 0.1, or 1/(10 + 1) + 0.1/(10 + 1)
     assert scores["score"] == pytest.approx(1.0 + WEIGHT_SYMBOL)
     assert scores["rrf"] == pytest.approx((1.0 + WEIGHT_SYMBOL) / (RRF_K + 1))
+
+
+@pytest.mark.parametrize("rerank", ["1", "0"])
+def test_the_second_stage_setting(make_repo, rerank: str) -> None:
+    settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_RERANK": rerank})
+    ws = Workspace.open(make_repo(FILES), settings=settings)
+    ws.sync()
+    run = lambda **a: execute({"freshness": "fast", **a}, lambda _r: ws, settings).to_dict()  # noqa: E731
+    files = run(operation="search", query=QUERY, granularity="file")
+    lexical = run(operation="search", query=QUERY, granularity="file", backend="lexical")
+    reranked = any(c.startswith("rerank:") for c in files["coverage"])
+    assert reranked is (rerank == "1")
+    top = files["items"][0]
+    assert top["anchor"]["path"] == "pkg/models.py"
+    assert ("rerank_first" in top["signals"]) is (rerank == "1")  # why it ranked: the features
+    assert not any(c.startswith("rerank:") for c in lexical["coverage"])  # a lexical search stays one
+    ws.close()

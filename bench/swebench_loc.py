@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import shlex
 import shutil
 import subprocess
@@ -564,7 +565,7 @@ def pipelines(
             kept = tuple((v, c) for v, c in every if getattr(c.weights, signal) == 0.0)
             out.append(Pipeline(f"two stages without the {signal} signal", kept, FEATURES))
     for variant in variants:
-        if variant != "default" and (variant in COMPARISON_VARIANTS or len(tunable) > 1):
+        if len(variants) > 1:
             only = tuple((variant, c) for c in grid)
             out.append(Pipeline(f"two stages, {variant} evidence only", only, FEATURES))
     return out
@@ -702,6 +703,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"evidence variants searched per issue (tunable, CV chooses): {', '.join(VARIANTS)}",
     )
     parser.add_argument("--no-ablations", action="store_true", help="skip the held-out ablation pipelines")
+    parser.add_argument(
+        "--runs-cache",
+        type=Path,
+        default=None,
+        help="pickle of the gathered evidence: loaded when it exists (no indexing, no search), else written",
+    )
     parser.add_argument("--only", default=None, help="only this repository (owner/name)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N issues")
     parser.add_argument("--json", type=Path, default=None, help="write per-issue scores and choices here")
@@ -732,17 +739,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         temp = tempfile.TemporaryDirectory(prefix="swebench-loc-")
         work = Path(temp.name)
     began = time.perf_counter()
-    runs, stats = collect(
-        issues,
-        repos=args.repos,
-        work=work,
-        scope=args.scope,
-        embedding=args.embedding,
-        baselines=[c for c in configs if c in BASELINES],
-        variants={v: VARIANTS[v] for v in variant_names},
-        pool=grid_candidates(space),
-        log=lambda s: print(s, file=sys.stderr),
-    )
+    if args.runs_cache is not None and args.runs_cache.is_file():
+        with args.runs_cache.open("rb") as fh:
+            runs, stats = pickle.load(fh)  # our own file, written below
+        wanted = {i.instance_id for i in issues}
+        runs = {
+            v: [r for r in rs if r.issue.instance_id in wanted]
+            for v, rs in runs.items()
+            if v in variant_names
+        }
+    else:
+        runs, stats = collect(
+            issues,
+            repos=args.repos,
+            work=work,
+            scope=args.scope,
+            embedding=args.embedding,
+            baselines=[c for c in configs if c in BASELINES],
+            variants={v: VARIANTS[v] for v in variant_names},
+            pool=grid_candidates(space),
+            log=lambda s: print(s, file=sys.stderr),
+        )
+        if args.runs_cache is not None:
+            with args.runs_cache.open("wb") as fh:
+                pickle.dump((runs, stats), fh)
     collected = time.perf_counter()
     grid_name = args.grid if args.grid in GRIDS else "custom"
     text, record = report(runs, configs, grid_name, space, ablations=not args.no_ablations)

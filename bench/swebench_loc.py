@@ -115,7 +115,7 @@ VARIANTS: dict[str, SearchConfig] = {
     "no-stems": replace(DEFAULT_CONFIG, stem_weight=0.0, columns=ColumnWeights(stems=0.0)),
     "stems-terms-only": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.0)),
     "stems-column-only": replace(DEFAULT_CONFIG, stem_weight=0.0),
-    "stems-half": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.5)),
+    "stems-full": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=1.0)),  # the column as body text
     # the weighted BM25 query over every match instead of over the 2,000 prefiltered candidates
     "one-phase": replace(DEFAULT_CONFIG, lexical_prefilter=0),
 }
@@ -123,24 +123,24 @@ VARIANTS: dict[str, SearchConfig] = {
 # ---- grids of the cross-validation: parameter -> values, the shipped default first
 GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
     "fusion": {
-        "symbol": (0.1, 0.0, 0.2),
+        "symbol": (0.2, 0.0, 0.1),
         "path": (0.3, 0.0, 0.15, 0.6),
-        "phrase": (0.2, 0.0, 0.4),
-        "graph": (0.05, 0.0, 0.15),
+        "phrase": (0.0, 0.2, 0.4),
+        "graph": (0.0, 0.05, 0.15),
         "file_context": (1.0, 2.0),
         "test_file_factor": (0.5, 1.0),
         "auxiliary_file_factor": (0.5, 1.0),
     },
     "wide": {
-        "symbol": (0.1, 0.0, 0.05, 0.2, 0.4),
+        "symbol": (0.2, 0.0, 0.05, 0.1, 0.4),
         "path": (0.3, 0.0, 0.15, 0.6),
-        "phrase": (0.2, 0.0, 0.1, 0.4),
-        "graph": (0.05, 0.0, 0.1, 0.2),
+        "phrase": (0.0, 0.1, 0.2, 0.4),
+        "graph": (0.0, 0.05, 0.1, 0.2),
         "file_context": (1.0, 0.5, 2.0),
         "test_file_factor": (0.5, 0.25, 1.0),
         "auxiliary_file_factor": (0.5, 0.25, 1.0),
     },
-    "small": {"symbol": (0.1, 0.0, 0.2), "path": (0.3, 0.0, 0.6), "test_file_factor": (0.5, 1.0)},
+    "small": {"symbol": (0.2, 0.0, 0.1), "path": (0.3, 0.0, 0.6), "test_file_factor": (0.5, 1.0)},
 }
 
 

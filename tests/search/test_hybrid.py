@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from lazy_intel.search.embedders import OnnxEmbedder
+from lazy_intel.search.fusion import FusionWeights
 from lazy_intel.search.hybrid import (
     DEFAULT_CONFIG,
     DENSE_ONLY,
@@ -128,10 +130,13 @@ def test_structural_priors_are_one_more_signal(workspace: Workspace) -> None:
     with workspace.read() as view:
         plain = hybrid_search(view, "stream chunks of a response")
         symbol_id = view.symbols_by_qualified("Session.resolve_redirects")[0].id
+        # the first stage's mechanism (the shipped graph weight is 0: held out, it changed nothing)
         primed = hybrid_search(
             view,
             "stream chunks of a response",
+            config=replace(DEFAULT_CONFIG, rerank=False),
             priors=StructuralPriors(files={"pkg/sessions.py": 1.0}, symbols={symbol_id: 1.0}),
+            weights=FusionWeights(graph=1.0),
         )
     assert "graph" in primed.used and "graph" not in plain.used
     plain_rank = (

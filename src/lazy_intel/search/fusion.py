@@ -43,18 +43,21 @@ WEIGHT_LEXICAL = 1.0  # BM25 over name / qualified / signature / doc / body / pa
 # counts half; not re-tuned since fusion became score-based (dense is opt-in).
 WEIGHT_DENSE = 0.5
 # The query names this symbol (exact name or Class.method suffix). Reports name many symbols that are
-# not where the bug is (the user's calls, library APIs): a tie-breaker (0.05-0.1 ranked files alike
-# on the dev set; 0.2 cost file Acc@1).
-WEIGHT_SYMBOL = 0.1
+# not where the bug is (the user's calls, library APIs): a tie-breaker. Chosen by the
+# cross-validated grid (0, 0.1, 0.2) on all 63 dev issues: 0.2 (docs/retrieval.md).
+WEIGHT_SYMBOL = 0.2
 # A phrase the report quotes (a message, inline code, a quoted string) occurs in this chunk in order.
 # It finds where a warning is printed or an option parsed; where an error is raised is not always
-# where it is fixed, so it is a tie-breaker too (0-0.3 ranked files alike on the dev set).
-WEIGHT_PHRASE = 0.2
+# where it is fixed. The cross-validated grid (0, 0.2, 0.4) chose 0 for the first stage: the
+# phrase evidence counts through the second stage's ``phrase`` feature instead (search/rerank.py).
+WEIGHT_PHRASE = 0.0
 WEIGHT_PATH = 0.3  # the query names this file (path, module, stack frame); also often the caller's file
 # Structural priors from the graph (``search/graph_priors.py``); both absent without a graph.
-# proximity: one resolved call/reference/inheritance edge from a named identifier; at 0.05 it adds
-# file Acc@5 on the dev set, at 0.2 and above it costs file Acc@1.
-WEIGHT_PRIOR = 0.05
+# proximity: one resolved call/reference/inheritance edge from a named identifier. The
+# cross-validated grid (0, 0.05, 0.15) chose 0 and holding it at 0 changed no held-out figure, so
+# the default search does not compute it; ``backend=graph`` weighs it GRAPH_BACKEND_WEIGHT.
+WEIGHT_PRIOR = 0.0
+GRAPH_BACKEND_WEIGHT = 0.05
 # resolved in-degree of a candidate file: at 0.1 or 0.05 it cost file Acc@1 (-1.6, with rank
 # fusion), so it is off and not computed; kept as a switch for other corpora.
 WEIGHT_CENTRALITY = 0.0

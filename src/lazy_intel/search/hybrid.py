@@ -59,7 +59,7 @@ MIN_WORD_SYMBOL_CHARS = 5
 # See the ablation in docs/retrieval.md (SWE-bench Lite dev set). ``backend=graph`` forces them on.
 GRAPH_PRIOR_DEFAULT = True
 # The second stage (search/rerank.py) in the default search; docs/retrieval.md has its held-out figures.
-RERANK_DEFAULT = False  # until its coefficients are fitted (held-out figures in docs/retrieval.md)
+RERANK_DEFAULT = True
 # Files whose centrality is looked up: the best files of each gathered signal, this many per signal.
 CENTRALITY_CANDIDATES_PER_SIGNAL = 50
 
@@ -493,7 +493,7 @@ def gather_evidence(
     if config.path:
         file_signals["path"] = _paths(view, analysis, filters, cands)
     _fill_paths(view, cands)
-    if priors is None and config.graph:
+    if priors is None and config.graph and (weights.graph > 0 or weights.centrality > 0):
         central = weights.centrality > 0
         priors = compute_priors(
             view, analysis, _candidate_paths(chunk_signals, file_signals, cands) if central else []

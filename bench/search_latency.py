@@ -45,6 +45,7 @@ SHORT_QUERIES = (
     "ManyToManyField through model clear()",
 )
 DATA = Path("shared") / "bench" / "swebench-lite-dev.jsonl"
+MAX_QUERY_CHARS = 19_000
 
 
 def django_tree(cache: Path = CACHE) -> Path:
@@ -86,7 +87,8 @@ def queries(data: Path | None) -> list[str]:
                 break
     if path is not None and path.is_file():
         out += [json.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
-    return out
+    # a request holds at most LAZY_INTEL_MAX_INPUT_CHARS (20,000): an agent cuts a longer report
+    return [q[:MAX_QUERY_CHARS] for q in out]
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -142,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
     began = time.perf_counter()
     subprocess.run(
-        [exe, "index", str(tree)], check=True, env={**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING"}
+        [exe, "index", str(tree)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING"},
     )
     indexed = time.perf_counter() - began
     texts = queries(args.data)

@@ -51,7 +51,13 @@ from lazy_intel.parse.languages import is_parsed_language, language_for_path
 from lazy_intel.search.fusion import FusionWeights, is_test_path
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, SearchConfig, gather_evidence, hybrid_search
 from lazy_intel.search.lexical import ColumnWeights
-from lazy_intel.search.rerank import COEFFICIENTS, FEATURES, static_features, wanted_tokens
+from lazy_intel.search.rerank import (
+    CANDIDATE_FEATURES,
+    COEFFICIENTS,
+    FEATURES,
+    static_features,
+    wanted_tokens,
+)
 from lazy_intel.search.rerank_facts import read_file_facts, read_query_facts
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -556,6 +562,9 @@ def pipelines(
     out = [Pipeline("first stage", every, None), Pipeline("two stages", every, FEATURES)]
     if not ablations:
         return out
+    if set(CANDIDATE_FEATURES) != set(FEATURES):
+        extra = ", ".join(f for f in CANDIDATE_FEATURES if f not in FEATURES)
+        out.append(Pipeline(f"two stages with {extra}", every, CANDIDATE_FEATURES))
     for feature in FEATURES:
         out.append(
             Pipeline(f"two stages without {feature}", every, tuple(f for f in FEATURES if f != feature))

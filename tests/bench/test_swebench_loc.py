@@ -200,7 +200,9 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
             assert set(top) <= set(run.static)
     names = [p.name for p in loc.pipelines(space, list(runs))]
     assert names[:2] == ["first stage", "two stages"]
-    assert "two stages without coverage" in names and "two stages without the symbol signal" in names
+    assert "two stages without breadth" in names and "two stages without the symbol signal" in names
+    # the features search leaves out (they need the candidates' tokens) get a held-out row of their own
+    assert "two stages with coverage, raises" in names and "two stages without coverage" not in names
     assert (
         "two stages, no-stems evidence only" in names and "two stages without the phrase signal" not in names
     )

@@ -163,3 +163,21 @@ def test_dense_signal_and_profile_mismatch(make_repo: Callable[..., Path], tmp_p
     assert "dense" in both.used and "lexical" in both.used
     # vectors of another model are never compared with this query's vector
     assert mismatch.chunks == [] and any("rebuild the dense projection" in w for w in mismatch.warnings)
+
+
+def test_the_path_index_follows_the_published_generation(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"pkg/a/util.py": "x = 1\n", "pkg/b/util.py": "y = 2\n"})
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    with ws.read() as view:
+        assert sorted(view.indexed_paths_by_name()["util.py"]) == ["pkg/a/util.py", "pkg/b/util.py"]
+        first = view.generation
+    (root / "pkg" / "c").mkdir()
+    (root / "pkg" / "c" / "util.py").write_text("z = 3\n")
+    ws.sync()
+    with ws.read() as view:
+        assert view.generation > first
+        assert len(view.indexed_paths_by_name()["util.py"]) == 3  # a new generation, a new index
+        result = hybrid_search(view, 'File "/home/me/proj/pkg/c/util.py", line 1, in <module>')
+    assert result.files[0].path == "pkg/c/util.py"
+    ws.close()

@@ -373,13 +373,13 @@ def _symbols(
 
 
 def _indexed_with_suffix(view: ReadView, suffix: str) -> list[str]:
-    """Indexed paths equal to ``suffix`` or ending with ``/suffix`` (at most 20)."""
-    escaped = suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    rows = view.conn.execute(
-        "SELECT path FROM files WHERE status = 'indexed' AND (path = ? OR path LIKE ? ESCAPE '\\') LIMIT 20",
-        (suffix, "%/" + escaped),
-    ).fetchall()
-    return [r[0] for r in rows]
+    """Indexed paths equal to ``suffix`` or ending with ``/suffix`` (at most 20, in id order).
+
+    Looked up by file name in the view's path index (read once per generation): a traceback names
+    dozens of suffixes, and a ``LIKE '%/suffix'`` per suffix scanned every file row each time.
+    """
+    same_name = view.indexed_paths_by_name().get(suffix.rsplit("/", 1)[-1], ())
+    return [p for p in same_name if p == suffix or p.endswith("/" + suffix)][:20]
 
 
 def _paths(view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates) -> dict[int, float]:

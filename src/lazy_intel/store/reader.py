@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -222,6 +223,24 @@ class ReadView:
             self._chunk_count = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
         return self._chunk_count
 
+    def indexed_paths_by_name(self) -> dict[str, tuple[str, ...]]:
+        """Indexed paths by file name, in id order; read once per (store, generation) per process.
+
+        A published generation never changes, so the index is shared by every view of it.
+        """
+        key = (str(self.store_path), self.generation)
+        found = _PATHS_BY_NAME.get(key)
+        if found is None:
+            by_name: dict[str, list[str]] = {}
+            for (path,) in self.conn.execute("SELECT path FROM files WHERE status = 'indexed' ORDER BY id"):
+                by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+            found = {name: tuple(paths) for name, paths in by_name.items()}
+            with _PATHS_GUARD:
+                _PATHS_BY_NAME[key] = found
+                while len(_PATHS_BY_NAME) > PATHS_BY_NAME_KEPT:
+                    _PATHS_BY_NAME.pop(next(iter(_PATHS_BY_NAME)))
+        return found
+
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out."""
         if not terms:
@@ -262,6 +281,11 @@ class ReadView:
         )
         return {lang: n for lang, n in rows}
 
+
+# indexed paths by file name of the last few (store, generation) views (ReadView.indexed_paths_by_name)
+PATHS_BY_NAME_KEPT = 4
+_PATHS_BY_NAME: dict[tuple[str, int], dict[str, tuple[str, ...]]] = {}
+_PATHS_GUARD = threading.Lock()
 
 # SQLite calls the progress handler every this many virtual-machine steps (~1 ms of work)
 PROGRESS_STEPS = 20_000

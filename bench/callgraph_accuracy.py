@@ -60,6 +60,22 @@ def obtain(source: Path | None) -> Path:
     return snippets
 
 
+def pycg_lambda_name(
+    path: str, qualified: str, kinds: dict[tuple[str, str], str], seen: dict[tuple[str, str], int]
+) -> str:
+    """PyCG names a lambda ``<lambdaN>`` within its enclosing function (or module), N counting from 1
+    in source order; ours is ``<lambda>`` under whatever encloses it (``x.<lambda>`` for ``x =``)."""
+    parts = qualified.split(".")[:-1]
+    enclosing: list[str] = []
+    for i in range(len(parts)):
+        name = ".".join(parts[: i + 1])
+        if kinds.get((path, name)) in ("function", "method", "class", "lambda", "constructor"):
+            enclosing.append(parts[i] if kinds.get((path, name)) != "lambda" else f"<{name}>")
+    owner = ".".join(enclosing)
+    seen[(path, owner)] += 1
+    return ".".join([*enclosing, f"<lambda{seen[(path, owner)]}>"])
+
+
 def our_edges(case: Path, min_confidence: float) -> tuple[set[tuple[str, str]], dict[str, int]]:
     """Our CALLS edges for one case, in PyCG's naming, and a count per strategy."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -70,12 +86,18 @@ def our_edges(case: Path, min_confidence: float) -> tuple[set[tuple[str, str]], 
         with ws.read() as view:
             conn = view.conn
             names = {}
-            for node_id, label, qualified, path in conn.execute(
-                "SELECT id, label, qualified_name, path FROM nodes"
-            ):
+            rows = conn.execute(
+                "SELECT id, label, qualified_name, path, kind, start_byte FROM nodes ORDER BY path, start_byte"
+            ).fetchall()
+            kinds = {(path, qualified): kind for _, _, qualified, path, kind, _ in rows}
+            lambdas_seen: dict[tuple[str, str], int] = defaultdict(int)
+            for node_id, label, written, path, kind, _ in rows:
                 if path is None:
                     continue
                 module = python_module_key(path)
+                qualified = (
+                    pycg_lambda_name(path, written, kinds, lambdas_seen) if kind == "lambda" else written
+                )
                 names[node_id] = (label, module if label == "File" else f"{module}.{qualified}")
             out: set[tuple[str, str]] = set()
             strategies: dict[str, int] = defaultdict(int)

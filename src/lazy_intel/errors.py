@@ -130,6 +130,7 @@ ERROR_CODES: tuple[str, ...] = (
     "CURSOR_STALE",
     *LOOP_GATE_CODES,
     "UNAVAILABLE",
+    "FORBIDDEN",
 )
 
 
@@ -137,3 +138,9 @@ class Unavailable(LazyIntelError):
     """A live backend (a language server) is not running, crashed or broke its protocol."""
 
     code = "UNAVAILABLE"
+
+
+class Forbidden(LazyIntelError):
+    """A request to the ``lazy-intel ui`` server without its token, or not addressed to loopback."""
+
+    code = "FORBIDDEN"

@@ -136,7 +136,7 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         20_000,
         "Output budget of an answer when the request gives no maxChars.",
-        200,
+        500,
         1_000_000,
     ),
     Setting(
@@ -145,7 +145,7 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         200_000,
         "Largest maxChars a request may ask for; larger values are refused.",
-        200,
+        500,
         10_000_000,
     ),
     Setting(
@@ -220,6 +220,17 @@ SETTINGS: tuple[Setting, ...] = (
         3_600_000,
     ),
     Setting(
+        "owner_wait_ms",
+        "LAZY_INTEL_OWNER_WAIT_MS",
+        "int",
+        5_000,
+        "A strict read while another process owns publication waits up to this long for that owner to "
+        "publish the files as they are on disk; then it answers from the published view, partial, naming "
+        "the files not yet published.",
+        0,
+        600_000,
+    ),
+    Setting(
         "bootstrap_timeout_ms",
         "LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS",
         "int",
@@ -270,8 +281,18 @@ SETTINGS: tuple[Setting, ...] = (
         "none",
         "Embedding provider of the dense projection: none (the default: lexical, symbol, path and graph "
         "signals only), auto (the bundled all-MiniLM-L6-v2 when the dense extra is installed), "
-        "sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
+        "static[:<dir>] (a static table distilled from the [static] extra's int8 all-MiniLM-L6-v2; no "
+        "torch), sentence-transformers:<model or dir>, onnx:<dir>, openai:<url>?model=<name>, "
         "ollama:<url>?model=<name>. Nothing is downloaded.",
+    ),
+    Setting(
+        "cache_dir",
+        "LAZY_INTEL_CACHE_DIR",
+        "str",
+        "",
+        "Directory of derived files shared by every workspace of this user: the static embedding "
+        "table of LAZY_INTEL_EMBEDDING=static (built once from the installed model, 16 MB). Empty: "
+        "$XDG_CACHE_HOME/lazy-intel, else ~/.cache/lazy-intel.",
     ),
     Setting(
         "fusion",
@@ -282,6 +303,26 @@ SETTINGS: tuple[Setting, ...] = (
         "summed with its weight; keeps how sure a signal is) or rrf (weighted reciprocal-rank fusion; "
         "ranks only). See docs/retrieval.md for both on the dev benchmark.",
         choices=("score", "rrf"),
+    ),
+    Setting(
+        "history_commits",
+        "LAZY_INTEL_HISTORY_COMMITS",
+        "int",
+        500,
+        "History signals (churn, co-change, last change, hotspots) come from the last this many non-merge "
+        "commits under the root; 0 turns them off.",
+        0,
+        20_000,
+    ),
+    Setting(
+        "history_budget_ms",
+        "LAZY_INTEL_HISTORY_BUDGET_MS",
+        "int",
+        3_000,
+        "How long one request may spend reading commits it has not seen (in serve; the CLI reads them "
+        "all); the next request goes on, and answers say how much of the window is read.",
+        0,
+        600_000,
     ),
     Setting(
         "rerank",
@@ -368,6 +409,49 @@ SETTINGS: tuple[Setting, ...] = (
         "this many seconds; 0 = off.",
         0,
         3_600,
+    ),
+    Setting(
+        "store",
+        "LAZY_INTEL_STORE",
+        "str",
+        "",
+        "Where the index lives: empty = the embedded SQLite store under the state directory; a "
+        "postgresql://user@host:port/db URL = a shared PostgreSQL database (the [postgres] extra), many "
+        "repositories and branches side by side, one writer per repository, readers anywhere.",
+    ),
+    Setting(
+        "store_repository",
+        "LAZY_INTEL_STORE_REPOSITORY",
+        "str",
+        "",
+        "PostgreSQL store: the repository's name in the database; empty = the git remote origin URL, "
+        "else host:/path of the root. Readers on other machines name the same repository.",
+    ),
+    Setting(
+        "store_branch",
+        "LAZY_INTEL_STORE_BRANCH",
+        "str",
+        "",
+        "PostgreSQL store: the branch's name in the database; empty = the checked-out git branch, else "
+        "'default'.",
+    ),
+    Setting(
+        "executor",
+        "LAZY_INTEL_EXECUTOR",
+        "str",
+        "local",
+        "Where the per-file work of a sync runs: local (worker processes on this machine) or ray (tasks "
+        "on a Ray cluster, the [distributed] extra; change sets under 64 files stay local). The writer "
+        "and the store are the same either way.",
+        choices=("local", "ray"),
+    ),
+    Setting(
+        "ray_address",
+        "LAZY_INTEL_RAY_ADDRESS",
+        "str",
+        "local",
+        "The Ray cluster of the ray executor: local = start one inside the indexing process; else the "
+        "address given to ray.init (auto, ray://head:10001).",
     ),
     Setting(
         "log_level",

@@ -24,7 +24,7 @@ def test_status_shows_metadata_and_starts_nothing(fake_layer: Callable[..., Fake
     code, out = run("lsp", "status", "--config", str(setup.config), "--json")
     assert code == 0, out
     report = json.loads(out)
-    assert report["source"]["label"] == f"file:{setup.config.name}"
+    assert report["configured"] is True and report["source"]["label"] == f"file:{setup.config.name}"
     (server,) = report["servers"]
     assert server["id"] == "fake"
     assert "executable" not in server and "arguments" not in server
@@ -33,10 +33,17 @@ def test_status_shows_metadata_and_starts_nothing(fake_layer: Callable[..., Fake
     assert code == 0 and "fake: fake server" in text
 
 
-def test_status_without_configuration_is_a_clear_error() -> None:
-    code, out = run("lsp", "status", "--json", env={"LAZY_INTEL_LSP_CONFIG": "", "LAZY_INTEL_LSP": ""})
-    assert code == 1
-    assert json.loads(out)["code"] == "INVALID_ARGUMENT"
+def test_status_without_configuration_is_an_answer() -> None:
+    """Nothing configured is the default install's state: reported, exit 0 (issue 18, class 3)."""
+    unset = {"LAZY_INTEL_LSP_CONFIG": "", "LAZY_INTEL_LSP": ""}
+    code, out = run("lsp", "status", "--json", env=unset)
+    assert code == 0, out
+    report = json.loads(out)
+    assert report["configured"] is False and report["servers"] == [] and report["source"] is None
+    assert "LAZY_INTEL_LSP_CONFIG" in report["next_step"]
+    code, text = run("lsp", "status", env=unset)
+    assert code == 0 and "no language servers configured" in text
+    # a configuration that is given but wrong is still an error
     code, out = run("lsp", "status", "--config", "relative.json")
     assert code == 1 and "not an absolute path" in out
 

@@ -40,6 +40,7 @@ class RawMcpClient:
         )
         self._next_id = 0
         self._responses: dict[int, dict[str, Any]] = {}
+        self.unnumbered: list[dict[str, Any]] = []
         self._arrived = threading.Condition()
         self.stderr_lines: queue.Queue[str] = queue.Queue()
         self.stderr_text: list[str] = []
@@ -59,7 +60,10 @@ class RawMcpClient:
                 continue
             if isinstance(message, dict) and "id" in message and ("result" in message or "error" in message):
                 with self._arrived:
-                    self._responses[int(message["id"])] = message
+                    if isinstance(message["id"], int):
+                        self._responses[message["id"]] = message
+                    else:  # an error about a frame whose id could not be read
+                        self.unnumbered.append(message)
                     self._arrived.notify_all()
 
     def _read_stderr(self) -> None:
@@ -95,6 +99,16 @@ class RawMcpClient:
                 assert left > 0, f"no response to request {request_id} within {timeout_s}s"
                 self._arrived.wait(left)
             return self._responses[request_id]
+
+    def wait_unnumbered(self, count: int, timeout_s: float) -> list[dict[str, Any]]:
+        """The first ``count`` replies whose ``id`` is null (errors about unreadable frames)."""
+        end = time.monotonic() + timeout_s
+        with self._arrived:
+            while len(self.unnumbered) < count:
+                left = end - time.monotonic()
+                assert left > 0, f"only {len(self.unnumbered)} of {count} id-less replies: {self.unnumbered}"
+                self._arrived.wait(left)
+            return list(self.unnumbered[:count])
 
     def answered(self) -> dict[int, dict[str, Any]]:
         with self._arrived:

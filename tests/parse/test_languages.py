@@ -8,10 +8,9 @@ import re
 import pytest
 
 from lazy_intel.parse.extract import KIND_PRIORITY, extract_facts
-from lazy_intel.parse.facts import FLOW_KINDS
+from lazy_intel.parse.facts import FLOW_KINDS, REFERENCE_KINDS
 from lazy_intel.parse.languages import LANGUAGES, grammar, query_source, tag_query
 
-REFERENCE_KINDS = {"call", "type", "inherit", "implement", "instantiate"}
 PLAIN_CAPTURES = {
     "name",
     "parent",

@@ -206,3 +206,44 @@ def test_embedding_runs_in_batches_and_reports_progress(
     again: list[tuple[str, int, int]] = []
     ws.sync(progress=lambda stage, done, total: again.append((stage, done, total)))
     assert not [s for s in again if s[0] == "embed"]  # nothing left to embed: no embedding progress
+
+
+@pytest.mark.slow
+def test_switching_between_the_torch_model_and_the_static_table_rebuilds_only_vectors(
+    make_repo: Callable[..., Path], static_table_cache: Path
+) -> None:
+    """The model-change rule across the old provider (the [dense] extra's all-MiniLM-L6-v2 on torch)
+    and the static table of the base install, both real."""
+    from lazy_intel.search.embedders import dense_extra_available
+
+    if not dense_extra_available():
+        pytest.skip("the [dense] extra (torch, sentence-transformers) is not installed")
+    root = make_repo(FILES)
+
+    def open_with(spec: str) -> Workspace:
+        return Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": spec}))
+
+    static = open_with("static")
+    static.sync()
+    profile_static, covered, total, generation = _meta(static)
+    assert profile_static is not None and profile_static.startswith("static|minilm-l6-256@")
+    assert covered == total > 0
+    store = static.store_path()
+
+    torch_ws = open_with("sentence-transformers:all-MiniLM-L6-v2")
+    report = torch_ws.sync()
+    assert not report.published and torch_ws.store_path() == store  # lexical projection untouched
+    assert torch_ws.last_vectors is not None and torch_ws.last_vectors.decision == REBUILD
+    profile_torch, covered_t, total_t, generation_t = _meta(torch_ws)
+    assert profile_torch == "sentence-transformers|all-MiniLM-L6-v2|384|r1"
+    assert (covered_t, total_t, generation_t) == (total, total, generation)
+    assert {len(v) for v in _vectors(torch_ws).values()} == {384 * 4}
+
+    back = open_with("static")
+    back.sync()
+    assert back.last_vectors is not None and back.last_vectors.decision == REBUILD
+    assert _meta(back)[:3] == (profile_static, total, total)
+    assert {len(v) for v in _vectors(back).values()} == {256 * 4}  # no 384-d vector left: no mix
+    (root / "pkg" / "config.py").write_text("def load_config(path):\n    return open(path).read().strip()\n")
+    back.sync()
+    assert back.last_vectors.embedded == 1  # the static table keys vectors by content hash too

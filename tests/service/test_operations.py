@@ -36,9 +36,9 @@ FILES = {
 
 
 @pytest.fixture
-def indexed(make_repo) -> tuple[Path, Any]:
+def indexed(make_repo, backend_env) -> tuple[Path, Any]:
     root = make_repo(FILES)
-    settings = load_settings(env={})
+    settings = load_settings(env=backend_env)
     ws = Workspace.open(root, settings=settings)
     ws.sync()
 

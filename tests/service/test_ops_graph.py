@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -89,9 +90,11 @@ POLYGLOT = {
 }
 
 
-def open_repo(make_repo: Callable[..., Path], files: dict[str, str]) -> tuple[Path, Run]:
+def open_repo(
+    make_repo: Callable[..., Path], files: dict[str, str], env: dict[str, str] | None = None
+) -> tuple[Path, Run]:
     root = make_repo(files)
-    settings = load_settings(env={})
+    settings = load_settings(env=env or {})
     ws = Workspace.open(root, settings=settings)
     ws.sync()
 
@@ -105,8 +108,8 @@ def open_repo(make_repo: Callable[..., Path], files: dict[str, str]) -> tuple[Pa
 
 
 @pytest.fixture
-def python_repo(make_repo) -> tuple[Path, Run]:
-    return open_repo(make_repo, PYTHON)
+def python_repo(make_repo, backend_env) -> tuple[Path, Run]:
+    return open_repo(make_repo, PYTHON, backend_env)
 
 
 def assert_site(root: Path, item: dict[str, Any]) -> None:
@@ -219,7 +222,7 @@ def test_references_without_symbol_and_without_a_server_is_refused(python_repo) 
     assert answer["code"] == "INVALID_ARGUMENT" and "needs symbol" in answer["message"]
 
 
-def test_implementations_walk_subtypes_and_overrides(python_repo, make_repo) -> None:
+def test_implementations_walk_subtypes_and_overrides(python_repo, make_repo, backend_env) -> None:
     _root, run = python_repo
     classes = run(operation="implementations", symbol="Base")
     assert [
@@ -230,7 +233,7 @@ def test_implementations_walk_subtypes_and_overrides(python_repo, make_repo) -> 
     assert override["symbol"]["qualified_name"] == "Child.step" and override["edge"]["type"] == "OVERRIDES"
     refused = run(operation="implementations", symbol="helper")
     assert refused["code"] == "INVALID_ARGUMENT"
-    _root, poly = open_repo(make_repo, POLYGLOT)
+    _root, poly = open_repo(make_repo, POLYGLOT, backend_env)
     shape = poly(operation="implementations", symbol="Shape")
     assert [(i["symbol"]["qualified_name"], i["edge"]["type"]) for i in of_kind(shape, "implementation")] == [
         ("Square", "IMPLEMENTS")
@@ -239,8 +242,8 @@ def test_implementations_walk_subtypes_and_overrides(python_repo, make_repo) -> 
     assert [i["symbol"]["qualified_name"] for i in of_kind(area, "implementation")] == ["Square.area"]
 
 
-def test_impact_is_reverse_transitive_with_distance_confidence_and_tests(make_repo) -> None:
-    _root, run = open_repo(make_repo, LAYERED)
+def test_impact_is_reverse_transitive_with_distance_confidence_and_tests(make_repo, backend_env) -> None:
+    _root, run = open_repo(make_repo, LAYERED, backend_env)
     answer = run(operation="impact", symbol="norm", limit=50)
     dependents = {
         (d["anchor"]["path"], d.get("symbol", {}).get("qualified_name")): d
@@ -275,7 +278,7 @@ def test_impact_is_reverse_transitive_with_distance_confidence_and_tests(make_re
     assert paged == everything[:4]
 
 
-def test_routes_from_flask_and_express(python_repo, make_repo) -> None:
+def test_routes_from_flask_and_express(python_repo, make_repo, backend_env) -> None:
     _root, run = python_repo
     answer = run(operation="routes")
     (route,) = of_kind(answer, "route")
@@ -285,7 +288,7 @@ def test_routes_from_flask_and_express(python_repo, make_repo) -> None:
         "flask",
         "list_items",
     )
-    _root, poly = open_repo(make_repo, POLYGLOT)
+    _root, poly = open_repo(make_repo, POLYGLOT, backend_env)
     express = poly(operation="routes", query="users")
     assert [
         (r["method"], r["pattern"], r["framework"], r["handler"]["name"]) for r in of_kind(express, "route")
@@ -294,8 +297,8 @@ def test_routes_from_flask_and_express(python_repo, make_repo) -> None:
     assert none["status"] == "partial" and none["message"] == "no HTTP routes recognised in the index"
 
 
-def test_architecture_packages_layers_cycles_entry_points_central(make_repo) -> None:
-    root, run = open_repo(make_repo, LAYERED)
+def test_architecture_packages_layers_cycles_entry_points_central(make_repo, backend_env) -> None:
+    root, run = open_repo(make_repo, LAYERED, backend_env)
     answer = run(operation="architecture", limit=3)
     assert answer["status"] == "ok"
     data = answer["data"]
@@ -312,8 +315,12 @@ def test_architecture_packages_layers_cycles_entry_points_central(make_repo) -> 
     assert central[0]["symbol"]["qualified_name"] in {"norm", "clean", "handle"}
     scoped = run(operation="architecture", relativePath="app")
     assert {p["package"] for p in scoped["data"]["packages"]} == {"app"}
-    tiny = run(operation="architecture", maxChars=1200)
-    assert tiny["budget"]["used_chars"] <= 1200 and coverage_with(tiny, "data shows")
+    too_small = run(operation="architecture", maxChars=500)  # the smallest budget a request may ask
+    assert too_small["code"] == "INVALID_ARGUMENT" and "needs at least" in too_small["message"]
+    header = int(re.search(r"needs at least (\d+)", too_small["message"]).group(1))
+    tiny = run(operation="architecture", maxChars=header + 100)  # room for the header and a little data
+    assert tiny["status"] in {"ok", "partial"} and tiny["budget"]["used_chars"] <= header + 100
+    assert coverage_with(tiny, "data shows")
     # a new generation is never answered from the structure computed for an older one
     (root / "extra").mkdir()
     (root / "extra" / "mod.py").write_text("def fresh():\n    return 1\n")
@@ -323,8 +330,8 @@ def test_architecture_packages_layers_cycles_entry_points_central(make_repo) -> 
     assert "extra" in {p["package"] for p in again["data"]["packages"]}
 
 
-def test_languages_without_import_resolution_are_named(make_repo) -> None:
-    _root, run = open_repo(make_repo, POLYGLOT)
+def test_languages_without_import_resolution_are_named(make_repo, backend_env) -> None:
+    _root, run = open_repo(make_repo, POLYGLOT, backend_env)
     ruby = run(operation="callers", symbol="greet")
     assert [c["caller"]["name"] for c in of_kind(ruby, "call")] == ["welcome"]
     assert coverage_with(ruby, "no import resolution for ruby")
@@ -444,8 +451,8 @@ ROUTES = {
 }
 
 
-def test_routes_across_frameworks_with_their_handlers(make_repo) -> None:
-    _root, run = open_repo(make_repo, ROUTES)
+def test_routes_across_frameworks_with_their_handlers(make_repo, backend_env) -> None:
+    _root, run = open_repo(make_repo, ROUTES, backend_env)
     answer = run(operation="routes")
     found = {
         (r["method"], r["pattern"], r["framework"], r["handler"]["name"], r["handler"]["path"])

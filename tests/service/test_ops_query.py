@@ -37,9 +37,11 @@ FILES = {
 }
 
 
-def indexed_runner(make_repo, files: dict[str, str] = FILES, **overrides: Any) -> tuple[Path, Any]:
+def indexed_runner(
+    make_repo, files: dict[str, str] = FILES, env: dict[str, str] | None = None, **overrides: Any
+) -> tuple[Path, Any]:
     root = make_repo(files)
-    settings = load_settings(env={}, **overrides)
+    settings = load_settings(env=env or {}, **overrides)
     ws = Workspace.open(root, settings=settings)
     ws.sync()
 
@@ -53,8 +55,8 @@ def indexed_runner(make_repo, files: dict[str, str] = FILES, **overrides: Any) -
 
 
 @pytest.fixture
-def indexed(make_repo) -> tuple[Path, Any]:
-    return indexed_runner(make_repo)
+def indexed(make_repo, backend_env) -> tuple[Path, Any]:
+    return indexed_runner(make_repo, env=backend_env)
 
 
 def column(answer: dict[str, Any], name: str) -> list[Any]:

@@ -65,10 +65,16 @@ def test_live_server_answers_when_it_can_and_the_graph_otherwise(make_repo, tmp_
     try:
         live = run(operation="references", symbol="total", relativePath="shapes.py")
         assert live["status"] in ("ok", "partial"), live
-        assert live["data"]["source"] == "lsp"
-        assert live["coverage"][0] == "source: live language server jedi (preferred over the index graph)"
-        assert live["items"] and all(i["observation"]["server_id"] == "jedi" for i in live["items"])
+        assert live["data"]["source"] == "fused"
+        assert live["coverage"][0].startswith("source: index graph and live language server jedi, fused: ")
+        confirmed = [i for i in live["items"] if i["evidence"] == "both"]
+        assert confirmed and all(i["observation"]["server_id"] == "jedi" for i in confirmed)
         assert {i["anchor"]["path"] for i in live["items"]} >= {"main.py"}
+        # position input: nothing to fuse with, the live answer as it is
+        at = run(operation="references", relativePath="shapes.py", line=10, character=4)
+        assert at["data"]["source"] == "lsp" and at["coverage"][0].startswith(
+            "source: live language server jedi"
+        )
         # no server handles Ruby: the graph answers and says why
         ruby = run(operation="references", symbol="greet")
         assert ruby["data"]["source"] == "index"
@@ -88,7 +94,7 @@ def test_live_server_answers_when_it_can_and_the_graph_otherwise(make_repo, tmp_
         offered = layer.available_operations(root)
         impl = run(operation="implementations", symbol="Shape", relativePath="shapes.py")
         if "implementations" in offered:
-            assert impl["data"]["source"] == "lsp"
+            assert impl["data"]["source"] == "fused"
         else:
             assert impl["data"]["source"] == "index"
             assert impl["coverage"][0] == (
@@ -124,5 +130,39 @@ def test_a_server_that_cannot_start_falls_back_to_the_graph(make_repo, tmp_path:
             ("main.py", "IMPORTS"),
             ("main.py", "CALLS"),
         ]
+    finally:
+        layer.close()
+
+
+INSTANCES = {
+    "net.py": (
+        "class Session:\n"
+        "    def __init__(self, retries=1):\n"
+        "        self.retries = retries\n\n\n"
+        "class Pool(Session):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(3)\n\n\n"
+        "def make():\n"
+        "    return Session(2), Pool()\n"
+    ),
+    "app.py": "from net import Session\n\n\ndef main():\n    s = Session()\n    return s.retries\n",
+}
+
+
+def test_references_of_a_class_include_the_sites_that_instantiate_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = make_repo(INSTANCES)
+    run, layer = _runner(root, None)
+    try:
+        answer = run(operation="references", symbol="Session", freshness="fast")
+        texts = [(i["anchor"]["path"], i["text"]) for i in answer["items"] if i["kind"] == "reference"]
+        # the constructor runs, but the use is of the class; Pool() and super().__init__() are not
+        assert ("net.py", "Session(2)") in texts and ("app.py", "Session()") in texts
+        assert ("net.py", "Session") in texts  # the base class of Pool
+        assert all("Pool()" not in t and "super()" not in t for _, t in texts)
+        instantiated = [i for i in answer["items"] if i.get("edge", {}).get("instantiates") == "Session"]
+        assert len(instantiated) == 2
+        init = run(operation="references", symbol="Session.__init__", freshness="fast")
+        init_texts = [i["text"] for i in init["items"] if i["kind"] == "reference"]
+        assert "super().__init__(3)" in init_texts
     finally:
         layer.close()

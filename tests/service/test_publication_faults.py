@@ -131,9 +131,14 @@ def test_two_processes_indexing_one_root(make_repo, tmp_path: Path) -> None:
     assert str(owner.pid) in refused["message"]
     code, read = run_json("symbol", "helper_7", "--root", str(root), "--freshness", "fast")
     assert code == 0 and read["status"] == "ok"
-    # strict freshness waits (bounded) for the owner to publish the edits, then names it
-    code, strict = run_json("symbol", "helper_7", "--root", str(root), env={"LAZY_INTEL_TIMEOUT_MS": "500"})
-    assert strict["code"] == "WORKSPACE_OWNED" and str(owner.pid) in strict["message"]
+    # strict freshness waits (bounded) for the owner to publish the edits; an owner stuck mid-rebuild
+    # never does, so the answer is the published view, partial, naming the owner and the files it lacks
+    code, strict = run_json(
+        "symbol", "helper_7", "--root", str(root), env={"LAZY_INTEL_OWNER_WAIT_MS": "500"}
+    )
+    assert code == 0 and strict["status"] == "partial", strict
+    assert strict["view"]["dirty_paths"] == ["pkg/added.py", "pkg/mod_000.py", "pkg/mod_001.py"]
+    assert any(str(owner.pid) in w for w in strict["warnings"])
     owner.kill9()
     code, after = run_json("index", str(root))
     assert code == 0 and after["data"]["recovery"]["decision"] == "abandoned"

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from lazy_intel.cli.render import render_json
+from lazy_intel.cli.safe_text import terminal_safe
 from lazy_intel.errors import LazyIntelError
 from lazy_intel.evidence.budget import error_answer, fit_answer
 from lazy_intel.evidence.model import NO_VIEW
@@ -36,9 +37,9 @@ def run_and_print(
         if json_output:
             click.echo(render_json(answer))
         else:
-            click.echo(f"error {exc.code}: {exc.message}")
+            click.echo(f"error {exc.code}: {terminal_safe(exc.message)}")
             if exc.next_step:
-                click.echo(f"next: {exc.next_step}")
+                click.echo(f"next: {terminal_safe(exc.next_step)}")
         sys.exit(2 if exc.code == "INVALID_ARGUMENT" else 1)
     if json_output:
         answer = fit_answer(
@@ -46,7 +47,7 @@ def run_and_print(
         )
         click.echo(render_json(answer))
     else:
-        click.echo(render(result))
+        click.echo(terminal_safe(render(result)))
 
 
 json_option = click.option("--json", "json_output", is_flag=True, help="Print the Answer object as JSON.")

@@ -8,6 +8,7 @@ import click
 
 from lazy_intel.checks import FAIL, WARN
 from lazy_intel.cli.index_cmds import emit
+from lazy_intel.cli.safe_text import terminal_safe
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import NO_VIEW
 from lazy_intel.service.doctor import run_checks
@@ -34,8 +35,11 @@ def doctor_command(root: str, as_json: bool) -> None:
         emit(answer, True)
     else:
         for c in checks:
-            click.echo(
-                f"{c.status:4}  {c.name}: {c.message}" + (f" (next: {c.next_step})" if c.next_step else "")
+            click.echo(  # messages name paths of the repository: escaped for the terminal
+                terminal_safe(
+                    f"{c.status:4}  {c.name}: {c.message}"
+                    + (f" (next: {c.next_step})" if c.next_step else "")
+                )
             )
         click.echo(f"{answer.status}: {len(failing)} failing, {len(warned)} warning(s)")
     if failing:

@@ -1,5 +1,5 @@
 """Graph commands: ``callers``, ``callees``, ``references``, ``implementations``, ``impact``,
-``architecture``, ``routes``, ``context`` and ``auto`` — each one ``code_intel`` operation.
+``changes``, ``architecture``, ``routes``, ``context`` and ``auto`` — each one ``code_intel`` operation.
 
 ``references`` and ``implementations`` ask a configured language server first (``LAZY_INTEL_LSP_CONFIG``
 or ``LAZY_INTEL_LSP``) and fall back to the index graph; the answer's coverage names the source.
@@ -7,12 +7,19 @@ or ``LAZY_INTEL_LSP``) and fall back to the index graph; the answer's coverage n
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
-from lazy_intel.cli.index_cmds import common_options, query_options, run_operation
+from lazy_intel.cli.index_cmds import common_options, operation_answer, query_options, run_operation
+from lazy_intel.cli.safe_text import terminal_safe
+from lazy_intel.settings import load_settings
+from lazy_intel.ui.formats import FORMATS as PICTURE_FORMATS
+from lazy_intel.ui.formats import render as render_picture
+from lazy_intel.ui.picture import picture_from_answer
 
 
 def _symbol_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,6 +55,8 @@ def _symbol_command(name: str, summary: str, default_depth: str | None) -> click
         }
         if name == "references":
             args["includeDeclaration"] = not opts.get("no_declaration", False)
+            if opts.get("candidates"):
+                args["includeCandidates"] = True
         run_operation(root, state_dir, as_json, args)
 
     command.__doc__ = summary
@@ -56,6 +65,11 @@ def _symbol_command(name: str, summary: str, default_depth: str | None) -> click
         decorated = click.option("--no-declaration", is_flag=True, help="Leave the declaration itself out.")(
             decorated
         )
+        decorated = click.option(
+            "--candidates",
+            is_flag=True,
+            help="Also list sites resolved by name only (ambiguous, unique-name).",
+        )(decorated)
     if default_depth is not None:
         decorated = _depth_option(default_depth)(decorated)
     decorated = _symbol_options(query_options(common_options(decorated)))
@@ -71,7 +85,7 @@ callees_command = _symbol_command(
 )
 references_command = _symbol_command(
     "references",
-    "Reference sites of SYMBOL: from a live language server when one is configured, else the index graph.",
+    "Reference sites of SYMBOL: the index graph and, when one is configured, a live language server, fused.",
     None,
 )
 implementations_command = _symbol_command(
@@ -103,17 +117,53 @@ def impact_command(symbol: str | None, root: str, state_dir: str | None, as_json
     )
 
 
-@click.command("architecture")
+@click.command("changes")
 @common_options
 @query_options
-@click.option("--path", "relative_path", default=None, help="Only this directory (relative path).")
-def architecture_command(root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
-    """Packages, their dependencies and layers, entry points, cycles, and central symbols (PageRank)."""
+@click.option(
+    "--since",
+    default=None,
+    help="Git revision compared with the working tree (default HEAD): HEAD~3, main, a tag.",
+)
+@_depth_option("2")
+def changes_command(root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
+    """Files and definitions changed since --since (default HEAD), with dependents and affected tests."""
     run_operation(
         root,
         state_dir,
         as_json,
-        {"operation": "architecture", "relativePath": opts.get("relative_path"), **_paged(opts)},
+        {"operation": "changes", "since": opts.get("since"), "depth": opts.get("depth"), **_paged(opts)},
+    )
+
+
+@click.command("architecture")
+@common_options
+@query_options
+@click.option("--path", "relative_path", default=None, help="Only this directory (relative path).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", *PICTURE_FORMATS)),
+    default="text",
+    show_default=True,
+    help="text or json (the Answer), or the package picture: svg, html, dot, mermaid (to stdout).",
+)
+def architecture_command(root: str, state_dir: str | None, as_json: bool, fmt: str, **opts: Any) -> None:
+    """Packages, their dependencies and layers, entry points, cycles, and central symbols (PageRank)."""
+    args = {"operation": "architecture", "relativePath": opts.get("relative_path"), **_paged(opts)}
+    if fmt not in PICTURE_FORMATS:
+        run_operation(root, state_dir, as_json or fmt == "json", args)
+        return
+    if args["maxChars"] is None:  # a picture shows the whole structure, not the default budget
+        args["maxChars"] = load_settings().max_output_chars
+    answer = operation_answer(root, state_dir, True, args)
+    if answer.status == "error":
+        click.echo(f"error {answer.code}: {terminal_safe(answer.message or '')}", err=True)
+        if answer.next_step:
+            click.echo(f"next: {terminal_safe(answer.next_step)}", err=True)
+        sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
+    click.echo(
+        render_picture(picture_from_answer(answer.to_dict(), Path(root).resolve().name), fmt), nl=False
     )
 
 
@@ -164,6 +214,7 @@ COMMANDS: list[click.Command] = [
     references_command,
     implementations_command,
     impact_command,
+    changes_command,
     architecture_command,
     routes_command,
     context_command,

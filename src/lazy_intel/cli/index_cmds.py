@@ -8,6 +8,7 @@ the files as they are now, and a sync of an up-to-date index costs one stat pass
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lazy_intel.errors import LazyIntelError
+from lazy_intel.cli.progress import TerminalProgress
+from lazy_intel.cli.safe_text import terminal_safe
+from lazy_intel.errors import LazyIntelError, WorkspaceOwned
 from lazy_intel.evidence.budget import error_answer
 from lazy_intel.evidence.model import NO_VIEW, Answer
 from lazy_intel.service.operations import execute
 from lazy_intel.service.requests import FRESHNESS_MODES, GRANULARITIES
-from lazy_intel.service.sync import Progress
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings, load_settings
 
@@ -32,38 +34,10 @@ def emit(answer: Answer, as_json: bool, render: Callable[[Answer], str] | None =
     """Print ``answer`` (JSON, ``render`` or the default text form); exit non-zero on an error."""
     from lazy_intel.cli.render import render_json, render_text
 
-    click.echo(render_json(answer) if as_json else (render or render_text)(answer))
+    # text is escaped for the terminal (control and bidi characters from the repository); JSON is exact
+    click.echo(render_json(answer) if as_json else terminal_safe((render or render_text)(answer)))
     if answer.status == "error":
         sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
-
-
-class ProgressBar:
-    """A progress bar on stderr, only when stderr is a terminal and output is not JSON."""
-
-    LABELS = {"parse": "parsing", "embed": "embedding"}
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self._bar: Any = None
-        self._stage: str | None = None
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled or stage not in self.LABELS or total < 20:
-            return
-        if self._bar is not None and self._stage != stage:
-            self.close()
-        if self._bar is None:
-            self._stage = stage
-            self._bar = click.progressbar(
-                length=total, label=self.LABELS[stage], file=sys.stderr, show_pos=True
-            )
-            self._bar.__enter__()
-        self._bar.update(done - self._bar.pos)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-            self._bar = None
 
 
 def open_workspace_or_exit(root: str, state_dir: str | None, as_json: bool, operation: str) -> Workspace:
@@ -86,33 +60,44 @@ def run_operation(
     render: Callable[[Answer], str] | None = None,
 ) -> None:
     """Open the workspace, build it first if needed (with a progress bar), run one operation."""
+    emit(operation_answer(root, state_dir, as_json, args), as_json, render)
+
+
+def operation_answer(root: str, state_dir: str | None, as_json: bool, args: dict[str, Any]) -> Answer:
+    """The answer of one operation (the workspace built first, with progress, when it has no view)."""
     operation = str(args["operation"])
     workspace = open_workspace_or_exit(root, state_dir, as_json, operation)
     settings = workspace.settings
     if args.get("freshness") == "strict" and not workspace.has_view():
-        bar = ProgressBar(not as_json)
-        try:
-            workspace.sync(progress=bar)
-        except LazyIntelError as exc:
-            bar.close()
-            emit(
-                error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json
-            )
-        bar.close()
+        build_first(workspace, operation, as_json)
     clean = {k: v for k, v in args.items() if v is not None and v != ()}
-    emit(
-        execute(clean, lambda _root: workspace, settings, semantic=_semantic_layer(settings)), as_json, render
-    )
+    return execute(clean, lambda _root: workspace, settings, semantic=_semantic_layer(settings))
+
+
+def build_first(workspace: Workspace, operation: str, as_json: bool) -> None:
+    """The first build of a workspace, with progress on a terminal; an error answer exits."""
+    progress = TerminalProgress.for_command(as_json)
+    try:
+        workspace.sync(progress=progress)
+    except WorkspaceOwned:
+        pass  # another process builds it: the strict read waits for that build (bounded)
+    except LazyIntelError as exc:
+        progress.close()
+        emit(error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
+    progress.close()
 
 
 def _semantic_layer(settings: Settings) -> SemanticLayer | None:
-    """The configured language servers (nothing is started here), or None when the config is bad."""
+    """The configured language servers (nothing is started here), or None when none is configured
+    (without importing the language-server modules) or the config is bad."""
+    if not settings.lsp_config and not settings.lsp:
+        return None
     from lazy_intel.semantic import SemanticLayer
 
     try:
         return SemanticLayer.from_settings(settings)
     except LazyIntelError as exc:
-        click.echo(f"warning: language servers ignored: {exc.message}", err=True)
+        click.echo(f"warning: language servers ignored: {terminal_safe(exc.message)}", err=True)
         return None
 
 
@@ -146,19 +131,37 @@ def query_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--rebuild", is_flag=True, help="Rebuild into a fresh store instead of syncing changes.")
 @click.option("--state-dir", default=None, help="Explicit state directory (default <root>/.lazy-intel).")
 @click.option("--json", "as_json", is_flag=True, help="Print the Answer object as JSON.")
-def index_command(root: str, rebuild: bool, state_dir: str | None, as_json: bool) -> None:
+@click.option(
+    "--store",
+    default=None,
+    help="Where the index lives: a postgresql:// URL for a shared PostgreSQL store (LAZY_INTEL_STORE).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default=None,
+    help="Where parsing runs: local worker processes or Ray tasks (LAZY_INTEL_EXECUTOR).",
+)
+def index_command(
+    root: str, rebuild: bool, state_dir: str | None, as_json: bool, *, store: str | None, executor: str | None
+) -> None:
     """Index ROOT (default: the current directory), or bring its index up to date."""
+    if store is not None:
+        os.environ["LAZY_INTEL_STORE"] = store
+    if executor is not None:
+        os.environ["LAZY_INTEL_EXECUTOR"] = executor
     workspace = open_workspace_or_exit(root, state_dir, as_json, "reindex" if rebuild else "sync")
-    bar: Progress = ProgressBar(not as_json)
+    progress = TerminalProgress.for_command(as_json)
     try:
-        workspace.sync(rebuild=rebuild, progress=bar)
+        workspace.sync(rebuild=rebuild, progress=progress)
     except LazyIntelError as exc:
+        progress.close()
         emit(error_answer("sync", exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
     except KeyboardInterrupt:
+        progress.close(interrupted=True)
         workspace.close()  # cancel the sync: it rolls back and the journal records it abandoned
         raise
-    finally:
-        bar.close()  # type: ignore[attr-defined]
+    progress.close()
     emit(execute({"operation": "status"}, lambda _root: workspace, workspace.settings), as_json)
 
 
@@ -245,7 +248,8 @@ def verify_command(anchors_file: Any, root: str, state_dir: str | None, as_json:
     """Check anchors against the files on disk: current, moved, stale or gone.
 
     ANCHORS_FILE (default stdin) holds a JSON list of anchors, or a whole Answer (its items' anchors
-    and texts are checked), as printed by --json.
+    and texts are checked, and its view.repository binding: stale when the commit, branch or dirty
+    set moved since), as printed by --json.
     """
     try:
         data = json.load(anchors_file)
@@ -256,6 +260,9 @@ def verify_command(anchors_file: Any, root: str, state_dir: str | None, as_json:
         )
         return
     anchors: list[Any]
+    binding: Any = None
+    if isinstance(data, dict) and isinstance(data.get("view"), dict):
+        binding = data["view"].get("repository")
     if isinstance(data, dict) and isinstance(data.get("items"), list):
         anchors = []
         for item in data["items"]:
@@ -268,7 +275,10 @@ def verify_command(anchors_file: Any, root: str, state_dir: str | None, as_json:
         anchors = data
     else:
         anchors = [data]
-    run_operation(root, state_dir, as_json, {"operation": "verify", "anchors": anchors})
+    args: dict[str, Any] = {"operation": "verify", "anchors": anchors}
+    if isinstance(binding, dict):
+        args["binding"] = binding
+    run_operation(root, state_dir, as_json, args)
 
 
 COMMANDS: list[click.Command] = [

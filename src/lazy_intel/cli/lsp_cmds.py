@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from lazy_intel.cli.safe_text import safe_name, terminal_safe
 from lazy_intel.errors import InvalidArgument, LazyIntelError
 from lazy_intel.evidence.model import STATUS_ERROR, Answer
 from lazy_intel.semantic.config import LspConfig, load_lsp_config
@@ -20,14 +21,19 @@ from lazy_intel.settings import load_settings
 from lazy_intel.workspace.root import canonical_root
 
 
+def _say(text: str, *, err: bool = False) -> None:
+    """Text output, escaped for the terminal (cli/safe_text.py); JSON output is printed as is."""
+    click.echo(terminal_safe(text), err=err)
+
+
 def _fail(exc: LazyIntelError, as_json: bool) -> None:
     if as_json:
         payload = {"status": "error", "code": exc.code, "message": exc.message, "next_step": exc.next_step}
         click.echo(json.dumps(payload, ensure_ascii=False))
     else:
-        click.echo(f"{exc.code}: {exc.message}", err=True)
+        _say(f"{exc.code}: {exc.message}", err=True)
         if exc.next_step:
-            click.echo(f"next step: {exc.next_step}", err=True)
+            _say(f"next step: {exc.next_step}", err=True)
     sys.exit(1)
 
 
@@ -66,21 +72,37 @@ def lsp() -> None:
 def status_command(config_path: str | None, as_json: bool) -> None:
     """Show the configured servers (metadata only; starts nothing)."""
     try:
-        report = config_status(_config(config_path))
+        config = load_lsp_config(load_settings(), config_path)
+        report = config_status(config) if config is not None else None
     except LazyIntelError as exc:
         _fail(exc, as_json)
         return
+    if report is None:  # nothing configured is a state to report, not an error
+        unconfigured = {
+            "configured": False,
+            "source": None,
+            "servers": [],
+            "effect": "semantic operations answer UNSUPPORTED; references and implementations come "
+            "from the index graph",
+            "next_step": "to add live semantics, pass --config FILE, or set LAZY_INTEL_LSP_CONFIG or LAZY_INTEL_LSP",
+        }
+        if as_json:
+            click.echo(json.dumps(unconfigured, ensure_ascii=False, indent=2))
+        else:
+            _say("no language servers configured (LAZY_INTEL_LSP_CONFIG, LAZY_INTEL_LSP or --config)")
+            _say(f"  {unconfigured['effect']}")
+            _say(f"next step: {unconfigured['next_step']}")
+        return
+    report = {"configured": True, **report}
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
         return
-    click.echo(f"config {report['source']['label']} sha256 {report['source']['sha256'][:16]}…")
+    _say(f"config {report['source']['label']} sha256 {report['source']['sha256'][:16]}…")
     for server in report["servers"]:
         languages = ", ".join(f"{b['id']} ({' '.join(b['extensions'])})" for b in server["languages"])
-        click.echo(f"{server['id']}: {server['name']} — {languages}")
-        click.echo(
-            f"  executable sha256 {server['executable_sha256']}, timeout {server['request_timeout_ms']} ms"
-        )
-        click.echo(f"  reviewed by {server['reviewed_by']} at {server['reviewed_at'] or '(not recorded)'}")
+        _say(f"{server['id']}: {server['name']} — {languages}")
+        _say(f"  executable sha256 {server['executable_sha256']}, timeout {server['request_timeout_ms']} ms")
+        _say(f"  reviewed by {server['reviewed_by']} at {server['reviewed_at'] or '(not recorded)'}")
 
 
 @lsp.command("qualify")
@@ -101,20 +123,20 @@ def qualify_command(
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:
-        click.echo(f"workspace {report['workspace']} — config {report['source']['label']}")
+        _say(f"workspace {report['workspace']} — config {report['source']['label']}")
         for server in report["servers"]:
             verdict = "qualified" if server["qualified"] else "NOT qualified"
-            click.echo(f"{server['id']}: {verdict}")
+            _say(f"{server['id']}: {verdict}")
             for name, value in server["checks"].items():
-                click.echo(f"  {name}: {value}")
+                _say(f"  {name}: {value}")
             if server.get("started"):
                 version = server.get("server_version") or "unknown version"
-                click.echo(f"  server: {server.get('server_name') or server['name']} {version}")
-                click.echo(f"  position encoding: {server['position_encoding']}")
-                click.echo(f"  operations: {', '.join(server['operations'])}")
-                click.echo(f"  capability fingerprint: {server['capability_fingerprint']}")
+                _say(f"  server: {server.get('server_name') or server['name']} {version}")
+                _say(f"  position encoding: {server['position_encoding']}")
+                _say(f"  operations: {', '.join(server['operations'])}")
+                _say(f"  capability fingerprint: {server['capability_fingerprint']}")
             if "error" in server:
-                click.echo(f"  error: {server['error']['code']}: {server['error']['message']}")
+                _say(f"  error: {server['error']['code']}: {server['error']['message']}")
     if not report["qualified"]:
         sys.exit(1)
 
@@ -124,26 +146,26 @@ def _print_answer(answer: Answer, as_json: bool) -> None:
         click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
     else:
         if answer.status == STATUS_ERROR:
-            click.echo(f"{answer.code}: {answer.message}", err=True)
+            _say(f"{answer.code}: {answer.message}", err=True)
             if answer.next_step:
-                click.echo(f"next step: {answer.next_step}", err=True)
+                _say(f"next step: {answer.next_step}", err=True)
         semantic = (answer.data or {}).get("semantic", {})
         for item in answer.items:
             anchor = item.anchor
-            click.echo(f"{anchor.path}:{anchor.start_line}-{anchor.end_line} [{item.kind}]")
+            _say(f"{safe_name(anchor.path)}:{anchor.start_line}-{anchor.end_line} [{item.kind}]")
             for line in (item.text or "").splitlines()[:20]:
-                click.echo(f"    {line}")
+                _say(f"    {line}")
         if answer.status != STATUS_ERROR:
             state = semantic.get("evidence_state", "?")
-            click.echo(
+            _say(
                 f"-- {answer.status}, evidence {state}, {semantic.get('total', len(answer.items))} result(s)"
             )
         if answer.message and answer.status != STATUS_ERROR:
-            click.echo(f"-- {answer.message}")
+            _say(f"-- {answer.message}")
         for warning in answer.warnings:
-            click.echo(f"warning: {warning}", err=True)
+            _say(f"warning: {warning}", err=True)
         if answer.next_cursor:
-            click.echo(f"-- more: --cursor {answer.next_cursor}")
+            _say(f"-- more: --cursor {answer.next_cursor}")
     if answer.status == STATUS_ERROR:
         sys.exit(1)
 

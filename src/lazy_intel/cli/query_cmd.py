@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from lazy_intel.cli.index_cmds import common_options, query_options, run_operation
+from lazy_intel.cli.safe_text import safe_name
 from lazy_intel.evidence.model import Answer
 
 CELL_WIDTH = 60
@@ -27,6 +28,7 @@ def _cell(value: Any) -> str:
         text = value
     else:
         text = json.dumps(value, ensure_ascii=False)
+    text = safe_name(text)  # a tab or newline in a name must not forge a cell or a row
     return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"
 
 
@@ -37,11 +39,11 @@ def render_rows(answer: Answer) -> str:
     if answer.status == "error" or answer.data is None:
         return render_text(answer)
     columns = list(answer.data.get("columns", []))
-    lines = ["\t".join(columns)]
+    lines = ["\t".join(safe_name(c) for c in columns)]
     rows: list[dict[str, Any]] = [dict((item.extra or {}).get("row", {})) for item in answer.items]
     rows.extend(answer.data.get("rows", []))
     lines.extend("\t".join(_cell(row.get(c)) for c in columns) for row in rows)
-    lines.extend(f"warning: {w}" for w in answer.warnings)
+    lines.extend(f"warning: {safe_name(w)}" for w in answer.warnings)
     footer = f"{answer.status} · {len(rows)} of {answer.data.get('row_count', len(rows))} row(s)"
     footer += f" · generation {answer.view.generation} · {answer.budget_text()}"
     if answer.next_cursor:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
 
 import anyio
 import click
@@ -20,7 +22,12 @@ from lazy_intel.settings import load_settings
     default=None,
     help="Operator-reviewed code-intel-config.v1 file (else LAZY_INTEL_LSP_CONFIG).",
 )
-def serve_command(root: str | None, lsp_config: str | None) -> None:
+@click.option(
+    "--store",
+    default=None,
+    help="Where the index lives: a postgresql:// URL for a shared PostgreSQL store (LAZY_INTEL_STORE).",
+)
+def serve_command(root: str | None, lsp_config: str | None, store: str | None) -> None:
     """Run the MCP server (one tool, code_intel) on stdin/stdout until the client goes away.
 
     It watches each open root and publishes changes in the background; when stdin closes it stops
@@ -32,6 +39,8 @@ def serve_command(root: str | None, lsp_config: str | None) -> None:
     from lazy_intel.semantic import SemanticLayer
     from lazy_intel.service.parse_pool import terminate_parse_pools
 
+    if store is not None:
+        os.environ["LAZY_INTEL_STORE"] = store
     settings = load_settings()
     bound_malloc(bounds_from_settings(settings))  # before any thread starts
     default_root = root or settings.root or os.getcwd()
@@ -42,6 +51,18 @@ def serve_command(root: str | None, lsp_config: str | None) -> None:
         terminate_parse_pools()
         for child in multiprocessing.active_children():
             child.terminate()
+        _quiet_stdout()
+
+
+def _quiet_stdout() -> None:
+    """A client that closed its end of stdout must not turn the interpreter's final flush into a
+    traceback: point stdout at the null device when it is a broken pipe."""
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
 
 
 COMMANDS: list[click.Command] = [serve_command]

@@ -138,6 +138,18 @@ def fit_answer(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def mark_partial(answer: Answer) -> Answer:
+    """``answer`` as ``partial`` (a reason is already among its warnings). It still fits: every
+    answer was fitted with the longer ``partial`` status in its skeleton."""
+    marked = _settle_used_chars(replace(answer, status=STATUS_PARTIAL))
+    return marked if marked.used_chars <= marked.max_chars else answer
+
+
+# the budget an error answer reports when no request budget applies (LAZY_INTEL_DEFAULT_MAX_CHARS)
+DEFAULT_BUDGET = 20_000
+MESSAGE_FLOOR = 40  # an error message is never cut shorter than this
+
+
 def error_answer(
     operation: str,
     code: str,
@@ -145,11 +157,17 @@ def error_answer(
     *,
     view: View,
     next_step: str | None = None,
-    max_chars: int = 0,
+    max_chars: int | None = None,
     warnings: Sequence[str] = (),
     data: Mapping[str, Any] | None = None,
 ) -> Answer:
-    """An error answer; it carries no items and is never truncated (errors are short)."""
+    """An error answer, within the budget it reports: ``max_chars`` is the request's budget (or
+    :data:`DEFAULT_BUDGET` when none applies) and ``used_chars`` its exact length.
+
+    It carries no items. When it does not fit, it sheds what matters least first: ``data``, the
+    warnings, ``next_step``, the view's dirty paths and repository binding, then the message is cut
+    (with ``…``). It overruns only a budget below every answer's minimum (see ``MIN_MAX_CHARS``)."""
+    budget = DEFAULT_BUDGET if max_chars is None else max_chars
     answer = Answer(
         status=STATUS_ERROR,
         operation=operation,
@@ -158,7 +176,23 @@ def error_answer(
         next_step=next_step,
         warnings=tuple(warnings),
         view=view,
-        max_chars=max_chars,
+        max_chars=budget,
         data=data,
     )
-    return _settle_used_chars(answer)
+    shedding = (
+        lambda a: replace(a, data=None),
+        lambda a: replace(a, warnings=()),
+        lambda a: replace(a, next_step=None),
+        lambda a: replace(a, view=replace(a.view, dirty_paths=(), repository=None)),
+    )
+    settled = _settle_used_chars(answer)
+    for shed in shedding:
+        if settled.used_chars <= budget:
+            return settled
+        settled = _settle_used_chars(shed(settled))
+    if settled.used_chars > budget and settled.message:
+        over = settled.used_chars - budget
+        keep = max(MESSAGE_FLOOR, len(settled.message) - over - 1)
+        if keep < len(settled.message):
+            settled = _settle_used_chars(replace(settled, message=settled.message[:keep] + "\u2026"))
+    return settled

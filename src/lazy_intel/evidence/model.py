@@ -151,8 +151,12 @@ class View:
     generation: int
     published_at: str | None
     freshness: str
-    dirty: bool | None = False  # None: not checked (freshness=fast without a watcher)
+    dirty: bool | None = False  # None: not checked (freshness=fast without a watcher), or pending
     dirty_paths: tuple[str, ...] = ()
+    repository: Mapping[str, Any] | None = None  # the git binding (vcs.binding), when captured
+    # the watcher saw a change less than one debounce interval ago: more of it may not be reported yet
+    pending: bool = False
+    last_event_ms_ago: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -163,6 +167,11 @@ class View:
         }
         if self.dirty_paths:
             out["dirty_paths"] = list(self.dirty_paths)
+        if self.repository is not None:
+            out["repository"] = dict(self.repository)
+        if self.pending:
+            out["pending"] = True
+            out["last_event_ms_ago"] = self.last_event_ms_ago
         return out
 
 

@@ -3,8 +3,11 @@
 For each added, changed or removed file: rewrite its nodes and re-resolve its edges. Then
 re-resolve every *other* file whose last resolution read something that changed:
 
-* ``f:<path>`` — it read a changed file whose interface digest moved (definitions, imports,
-  bases, decorators, module-level values or returns changed — not a body-only edit);
+* ``o:<path>:<facet>`` — it read a top-level name of a changed file (what the name is bound to,
+  its members, bases, decorators) whose facet digest moved (:mod:`lazy_intel.graph.interface_view`);
+* ``r:<path>:<callable>`` — it evaluated inside that callable of a changed file (its return value,
+  a local variable) and the flows of that body moved;
+* ``f:<path>`` — it read a changed file in a way no facet describes, and anything of it moved;
 * ``n:<name>`` — it looked up a name whose set of definitions changed (added, removed, renamed);
 * ``s:``/``d:``/``ds:`` — it looked up a path, directory or suffix a file now appears at or left.
 
@@ -19,21 +22,87 @@ import logging
 import posixpath
 import sqlite3
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.model import file_key, file_node_id, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
-from lazy_intel.graph.resolve import resolve_file
+from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text
 from lazy_intel.parse.languages import is_parsed_language
 
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "3"
+RESOLVER_VERSION = "6"
 MODULE_KEY = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedFile:
+    """One file's resolution as the writer stores it: edge rows as plain tuples (cheap to pickle from
+    a worker), its dependency tokens, and whether the value-flow budget ran out."""
+
+    path: str
+    edges: list[tuple[object, ...]]
+    deps: tuple[str, ...]
+    exhausted: bool
+
+    @classmethod
+    def of(cls, path: str, graph: FileGraph) -> ResolvedFile:
+        return cls(path, [edge_values(e) for e in graph.edges], tuple(sorted(graph.deps)), graph.exhausted)
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutline:
+    """What a file contributes before resolution: its node rows (as tuples), interface record and
+    definition identities (computed from the facts in the store, here or in a worker)."""
+
+    path: str
+    nodes: list[tuple[object, ...]]
+    interface: str
+    definitions: list[str]
+
+
+def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOutline | None:
+    model = store.model(path)
+    if model is None:
+        return None
+    nodes = [node_values(n) for n in file_nodes(model, size, lines)]
+    return FileOutline(path, nodes, model.interface_record(), model.definition_identities())
+
+
+# Describes the given files, (path, size, line count) each, given the parsed files of the view;
+# yields each file's outline, in any order.
+DescribeMany = Callable[[list[tuple[str, int, int]], dict[str, str]], Iterable[FileOutline]]
+
+# Resolves the given files against the facts and nodes of the store, given the parsed files of the
+# view (path -> language), in this process or in workers; yields each file's result, in any order.
+ResolveMany = Callable[[list[str], dict[str, str]], Iterable[ResolvedFile]]
+
+
+@dataclass(frozen=True)
+class GraphResolver:
+    """How a full build resolves its files. ``publish_facts`` makes the facts and nodes written so far
+    visible to other connections (commits them into the fresh store no reader can see yet), so that
+    ``resolve_many`` may read them from worker processes; the writer then only writes their edges."""
+
+    publish_facts: Callable[[], None]
+    resolve_many: ResolveMany
+    workers: int = 1
+    describe_many: DescribeMany | None = None
+
+
+def resolve_serially(store: FactStore) -> ResolveMany:
+    def run(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
+        for path in paths:
+            model = store.model(path)
+            if model is not None:
+                yield ResolvedFile.of(path, resolve_file(store, model))
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -51,6 +120,8 @@ class GraphReport:
     edges: int = 0
     exhausted: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    resolve_workers: int = 0  # worker processes that resolved the files (0: this process)
+    dependent_paths: list[str] = field(default_factory=list)  # the unchanged files re-resolved
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -58,58 +129,96 @@ class GraphReport:
             "dependent_files": self.dependents,
             "nodes_written": self.nodes,
             "edges_written": self.edges,
+            "resolve_workers": self.resolve_workers,
             "seconds": round(self.seconds, 3),
         }
 
 
-def _insert_nodes(conn: sqlite3.Connection, nodes: list[NodeRow]) -> None:
-    conn.executemany(
-        "INSERT OR REPLACE INTO nodes(id, file_key, label, labels, name, qualified_name, kind, path, lang, "
-        "start_byte, end_byte, start_line, end_line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                n.id,
-                n.file_key,
-                n.label,
-                n.labels,
-                n.name,
-                n.qualified_name,
-                n.kind,
-                n.path,
-                n.lang,
-                n.start_byte,
-                n.end_byte,
-                n.start_line,
-                n.end_line,
-                n.properties,
-            )
-            for n in nodes
-        ],
+INSERT_NODE = (
+    "INSERT OR REPLACE INTO nodes(id, file_key, label, labels, name, qualified_name, kind, path, lang, "
+    "start_byte, end_byte, start_line, end_line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def node_values(n: NodeRow) -> tuple[object, ...]:
+    return (
+        n.id,
+        n.file_key,
+        n.label,
+        n.labels,
+        n.name,
+        n.qualified_name,
+        n.kind,
+        n.path,
+        n.lang,
+        n.start_byte,
+        n.end_byte,
+        n.start_line,
+        n.end_line,
+        n.properties,
     )
+
+
+def _insert_nodes(conn: sqlite3.Connection, nodes: list[NodeRow]) -> None:
+    conn.executemany(INSERT_NODE, [node_values(n) for n in nodes])
+
+
+def edge_values(e: EdgeRow) -> tuple[object, ...]:
+    return (
+        e.file_key,
+        e.type,
+        e.src,
+        e.dst,
+        e.strategy,
+        e.confidence,
+        e.target,
+        e.path,
+        e.start_byte,
+        e.end_byte,
+        e.line,
+        e.properties,
+    )
+
+
+INSERT_EDGE = (
+    "INSERT INTO edges(file_key, type, src, dst, strategy, confidence, target, path, start_byte, end_byte, "
+    "line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+)
 
 
 def _insert_edges(conn: sqlite3.Connection, edges: list[EdgeRow]) -> None:
-    conn.executemany(
-        "INSERT INTO edges(file_key, type, src, dst, strategy, confidence, target, path, start_byte, end_byte, "
-        "line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                e.file_key,
-                e.type,
-                e.src,
-                e.dst,
-                e.strategy,
-                e.confidence,
-                e.target,
-                e.path,
-                e.start_byte,
-                e.end_byte,
-                e.line,
-                e.properties,
-            )
-            for e in edges
-        ],
-    )
+    conn.executemany(INSERT_EDGE, [edge_values(e) for e in edges])
+
+
+def _parse_interface(record: str | None) -> dict[str, str] | None:
+    """``{"": outline, "o:<facet>": digest, "r:<callable>": digest}`` of an interface record."""
+    if record is None:
+        return None
+    outline, *lines = record.split("\n")
+    parsed = {"": outline}
+    for line in lines:
+        kind, facet, digest = line.split("\t", 2)
+        parsed[f"{kind}:{facet}"] = digest
+    return parsed
+
+
+def interface_dirty_tokens(path: str, old: str | None, new: str | None) -> set[str]:
+    """What a change of ``path``'s interface record invalidates in other files' resolutions:
+    ``o:path:<facet>`` for each outline facet whose digest moved (a top-level name's definitions,
+    imports, values, members, bases, decorators; ``*`` for what no name owns), ``r:path:<callable>``
+    for each callable body whose flows moved, and ``f:path`` (a read no facet describes) when anything
+    moved. A body-only edit that changes no flow (a literal, a call's arguments) invalidates nothing;
+    adding a definition invalidates the files that looked its name up."""
+    before, after = _parse_interface(old), _parse_interface(new)
+    if before == after:
+        return set()
+    if before is None or after is None:  # the file appeared or left: every facet it has or had
+        keys = set(before or {}) | set(after or {})
+    else:
+        keys = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    tokens = {"f:" + path}
+    tokens |= {f"{key[0]}:{path}:{key[2:]}" for key in keys if key}
+    return tokens
 
 
 def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
@@ -181,8 +290,17 @@ def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
     return nodes, edges
 
 
-def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
-    """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction)."""
+def update_graph(
+    conn: sqlite3.Connection,
+    delta: GraphDelta,
+    resolver: GraphResolver | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> GraphReport:
+    """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction).
+
+    ``resolver`` (full builds only) resolves the files elsewhere; the result is the same store.
+    ``progress(done, total)`` is told how many files have had their edges resolved."""
     started = time.monotonic()
     report = GraphReport()
     files: dict[str, str] = {}
@@ -213,6 +331,13 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
     appeared_or_left: list[str] = []
     pending: list[str] = []
     interfaces: dict[str, tuple[str, set[str]] | None] = {}
+    parallel = delta.full and resolver is not None and resolver.describe_many is not None
+    outlines: dict[str, FileOutline] = {}
+    if parallel:
+        assert resolver is not None and resolver.describe_many is not None
+        resolver.publish_facts()  # the workers read the facts just written
+        jobs = [(path, *sizes[path]) for path in changed if path in files]
+        outlines = {o.path: o for o in resolver.describe_many(jobs, files)}
     for path in changed:
         key = file_key(path)
         old = None
@@ -223,24 +348,24 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
             conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
             conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
-        model = store.model(path) if path in files else None
+        if parallel:
+            outline = outlines.get(path)
+        else:
+            outline = describe_file(store, path, *sizes[path]) if path in files else None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
-        if model is None:
+        if outline is None:
             new_interface, new_definitions = None, set()
         else:
-            size, lines = sizes[path]
-            nodes = file_nodes(model, size, lines)
-            _insert_nodes(conn, nodes)
-            report.nodes += len(nodes)
-            new_interface = model.interface().digest()
-            new_definitions = set(model.definition_identities())
+            conn.executemany(INSERT_NODE, outline.nodes)
+            report.nodes += len(outline.nodes)
+            new_interface = outline.interface
+            new_definitions = set(outline.definitions)
             pending.append(path)
-        if (old is None) != (model is None):
+        if (old is None) != (outline is None):
             appeared_or_left.append(path)
-        if old_interface != new_interface:
-            dirty.add("f:" + path)
+        dirty |= interface_dirty_tokens(path, old_interface, new_interface)
         dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
-        interfaces[path] = (new_interface, new_definitions) if model is not None else None
+        interfaces[path] = (new_interface, new_definitions) if outline is not None else None
     for sql in indexes["nodes"]:  # name lookups during resolution need them
         conn.execute(sql)
     dirty |= dirty_tokens_for_paths(appeared_or_left)
@@ -256,20 +381,27 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
         module_nodes, module_edges = _module_rows(index)
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
-    for path in sorted(pending + dependents):
-        model = store.model(path)
-        if model is None:
-            continue
+    targets = sorted(pending + dependents)
+    if delta.full and resolver is not None:
+        resolver.publish_facts()
+        resolved = resolver.resolve_many(targets, files)
+        report.resolve_workers = resolver.workers
+    else:
+        resolved = resolve_serially(store)(targets, files)
+    dependent_set = set(dependents)
+    for done, result in enumerate(resolved):
+        if progress is not None:
+            progress(done, len(targets))
+        path = result.path
         key = file_key(path)
-        if path in dependents:
+        if path in dependent_set:
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
-        graph = resolve_file(store, model)
-        _insert_edges(conn, graph.edges)
-        report.edges += len(graph.edges)
-        if graph.exhausted:
+        conn.executemany(INSERT_EDGE, result.edges)
+        report.edges += len(result.edges)
+        if result.exhausted:
             report.exhausted.append(path)
-        deps = "\n".join(sorted(graph.deps))
-        if path in dependents:
+        deps = "\n".join(result.deps)
+        if path in dependent_set:
             conn.execute("UPDATE graph_files SET deps=? WHERE path=?", (deps, path))
         else:
             interface, definitions = interfaces[path] or ("", set())
@@ -277,10 +409,13 @@ def update_graph(conn: sqlite3.Connection, delta: GraphDelta) -> GraphReport:
                 "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
                 (path, key, interface, "\n".join(sorted(definitions)), deps),
             )
+    if progress is not None:
+        progress(len(targets), len(targets))
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)
     report.dependents = len(dependents)
+    report.dependent_paths = sorted(dependents)
     report.seconds = time.monotonic() - started
     if report.exhausted:
         logger.info(

@@ -182,6 +182,7 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
     text = render(expr)
     found, reason = classify(an, model, scope, expr, site)
     out: dict[int, Resolution] = {}
+    external: Resolution | None = None
     for found_value, strategy in found:
         # `Self` / `this` as a type: the enclosing type
         value = ("def", found_value[1]) if found_value[0] == "inst" and strategy == "self" else found_value
@@ -189,10 +190,14 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
             entry = an.p.symbol(value[1])
             if entry is not None and entry[1].label in TYPE_LABELS | {"Type"}:
                 out.setdefault(value[1], Resolution(value[1], strategy, CONFIDENCE.get(strategy, 0.5), text))
-        elif value[0] == "ext":
-            return [Resolution(None, "builtin" if strategy == "builtin" else "external", 0.0, value[1])]
+        elif value[0] == "ext" and external is None:
+            external = Resolution(None, "builtin" if strategy == "builtin" else "external", 0.0, value[1])
+    # a decorated class holds the class and what its decorators return (`@dataclass` is external):
+    # the class of the repository is what a base or annotation names
     if out:
         return sorted(out.values(), key=lambda r: r.dst or 0)
+    if external is not None:
+        return [external]
     name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
     if name and reason in ("unresolved", "unknown-receiver", "member"):
         fallback = by_unique_name(an, model, name, TYPE_KINDS, member=False)

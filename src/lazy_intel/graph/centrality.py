@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-import numpy as np
+from lazy_intel.lazy_import import lazy_module
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 N = TypeVar("N", bound=Hashable)
 

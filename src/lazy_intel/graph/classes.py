@@ -109,7 +109,7 @@ class ClassMixin:
         if entry is None:
             return frozenset()
         prefix = entry[1].qualified + "."
-        for flow in model.flows:
+        for flow in model.flows_with_top(prefix.split(".", 1)[0]):
             target = flow.target
             if flow.kind != "assign" or not target or target[0] != "a" or target[2] != name:
                 continue

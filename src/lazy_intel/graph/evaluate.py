@@ -17,6 +17,7 @@ from typing import Any
 
 from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
+from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import traits_of
@@ -37,6 +38,11 @@ class Evaluator(ClassMixin, ImportMixin):
         self.stack: list[tuple[Any, ...]] = []
         self.tainted: set[tuple[Any, ...]] = set()
         self._static: dict[tuple[str, str], tuple[frozenset[Value], str, frozenset[str]]] = {}
+        program.on_focus_read = self._focus_read
+
+    def _focus_read(self) -> None:
+        if self.stack:
+            self.taint()
 
     # ---- memoised demand computations
     def demand(self, key: tuple[Any, ...], compute: Callable[[], Any], empty: Any = EMPTY) -> Any:
@@ -94,13 +100,17 @@ class Evaluator(ClassMixin, ImportMixin):
 
     def model_at(self, path: str, full_allowed: bool) -> FileModel | None:
         if path == self.focus.path and not full_allowed:
-            self.p.deps.add("f:" + path)
-            return self.p.store.interface(path)
+            return self.p.interface_view(path)
         return self.p.model(path)
 
     # ---- scopes and names
     def declared(self, model: FileModel) -> dict[str, dict[str, list[Any]]]:
-        """Per scope: name -> what declares it there (definitions, imports, assigned variables)."""
+        """Per scope: name -> what declares it there (definitions, imports, assigned variables).
+
+        Computed once per file on the raw model; another file's is handed out as a view whose reads
+        record the facet of each ``(scope, name)`` looked up."""
+        if isinstance(model, InterfaceView):
+            return DeclaredView(self.declared(model.raw), self.p.deps, model.path)  # type: ignore[return-value]
         memo = model._memo.get("declared")
         if memo is not None:
             return memo
@@ -127,6 +137,10 @@ class Evaluator(ClassMixin, ImportMixin):
     def scope_chain(self, model: FileModel, scope: str) -> list[str]:
         """Where a bare name is looked up from ``scope``: enclosing functions, then the module
         (class bodies are skipped, as in Python and JavaScript)."""
+        if isinstance(model, InterfaceView):  # the chain lies inside the scope's top-level definition
+            if scope:
+                model.note(top(scope))
+            return self.scope_chain(model.raw, scope)
         chains = model._memo.setdefault("chains", {})
         chain = chains.get(scope)
         if chain is not None:
@@ -189,7 +203,15 @@ class Evaluator(ClassMixin, ImportMixin):
             self._static[(scope, name)] = (frozenset(values), how, tokens)
         return values, how
 
+    def read_body(self, model: FileModel, scope: str | None) -> None:
+        """Evaluating inside a callable of another file reads its body: record ``r:<path>:<callable>``
+        (the file's outline digest leaves bodies out, :meth:`FileModel.body_digests` has them)."""
+        facet = model.body_facet(scope)
+        if facet is not None:
+            self.p.deps.add(f"r:{model.path}:{facet}")
+
     def _lookup_frozen(self, model: FileModel, scope: str, name: str) -> tuple[frozenset[Value], str]:
+        self.read_body(model, scope)
         values, how = self._lookup_inner(model, scope, name)
         return frozenset(values), how
 
@@ -248,11 +270,12 @@ class Evaluator(ClassMixin, ImportMixin):
         return set(self.demand(("V", model.path, scope, name), lambda: self._var_values(model, scope, name)))
 
     def _var_values(self, model: FileModel, scope: str, name: str) -> frozenset[Value]:
+        self.read_body(model, scope)
         values: set[Value] = set()
         for entry in self.declared(model).get(scope, {}).get(name, ()):
             if isinstance(entry, Symbol) and entry.qualified in model.header_refs:
                 values |= self.decorated(model, entry)
-        for flow in model.flows_by_scope.get(scope, ()):
+        for flow in model.flows_binding(scope, name):
             if flow.kind == "parameter" and pattern_names(flow.target) == [name]:
                 values |= self.parameter_values(model, scope, flow)
             elif flow.kind in ("assign", "iterate") and name in pattern_names(flow.target):
@@ -357,6 +380,7 @@ class Evaluator(ClassMixin, ImportMixin):
         return set(self.demand(("R", model.path, symbol.qualified), lambda: self._returns(model, symbol)))
 
     def _returns(self, model: FileModel, symbol: Symbol) -> frozenset[Value]:
+        self.read_body(model, symbol.qualified)
         values: set[Value] = set()
         yielded: set[Value] = set()
         for flow in model.flows_by_scope.get(symbol.qualified, ()):
@@ -411,6 +435,9 @@ class Evaluator(ClassMixin, ImportMixin):
         if tag == "o" and len(expr[1]) == 1:  # `&x`, `*p`: the same object, for member lookup
             return self.eval(model, scope, expr[1][0], site)
         if tag == "l":
+            defined = model.lambda_at(expr[3]) if len(expr) > 3 else None
+            if defined is not None:  # a language whose lambdas are definitions (Python)
+                return {("def", defined.node_id)}
             return {("lam", model.path, scope, json.dumps(expr, separators=(",", ":")))}
         if tag == "s":
             return {("ext", "str")}

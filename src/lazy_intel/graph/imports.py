@@ -49,8 +49,8 @@ class ImportMixin:
 
     def wildcard_binding(self, model: FileModel, name: str) -> set[Value]:
         """``name`` through the module's ``from m import *`` / ``export * from`` / ``use m::*``."""
-        for imp in model.imports:
-            if imp.wildcard and model.scope_of(imp.scope) == "":
+        for imp in model.wildcard_imports():
+            if imp.wildcard:
                 for module in ordered(self.import_module_values(model, imp)):
                     if module != ("mod", model.path):
                         found = self.member(module, name)

@@ -31,6 +31,7 @@ LABEL_OF_KIND: dict[str, str] = {
     "trait": "Interface",
     "protocol": "Interface",
     "function": "Function",
+    "lambda": "Function",
     "macro": "Function",
     "method": "Method",
     "constructor": "Method",
@@ -43,8 +44,10 @@ LABEL_OF_KIND: dict[str, str] = {
 }
 CALLABLE_LABELS = frozenset({"Function", "Method"})
 TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
+CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 SCOPE_KINDS = frozenset(
-    {"function", "method", "constructor", "macro"} | {k for k, v in LABEL_OF_KIND.items() if v in TYPE_LABELS}
+    {"function", "method", "constructor", "macro", "lambda"}
+    | {k for k, v in LABEL_OF_KIND.items() if v in TYPE_LABELS}
 ) | {"module"}
 
 
@@ -223,6 +226,14 @@ class FileModel:
         return {s.node_id: s for s in self.symbols}
 
     @cached_property
+    def lambdas(self) -> dict[int, Symbol]:
+        """Anonymous functions that are definitions (Python), by start byte."""
+        return {s.start_byte: s for s in self.symbols if s.kind == "lambda"}
+
+    def lambda_at(self, start_byte: int) -> Symbol | None:
+        return self.lambdas.get(start_byte)
+
+    @cached_property
     def by_qualified(self) -> dict[str, Symbol]:
         out: dict[str, Symbol] = {}
         for s in self.symbols:
@@ -300,14 +311,99 @@ class FileModel:
             self.path, self.lang, self.sha256, self.symbols, keep_refs, self.imports, keep_flows, False
         )
 
+    def body_facet(self, scope: str | None) -> str | None:
+        """The outermost callable enclosing ``scope`` (or ``scope`` itself): whose body a lookup there
+        reads. ``None`` at module and class level, which belong to the file's outline."""
+        memo = self._memo.setdefault("facets", {})
+        if scope in memo:
+            return memo[scope]
+        facet = None
+        current = scope
+        while current:
+            symbol = self.by_qualified.get(current)
+            if symbol is None:
+                break
+            if symbol.kind in CALLABLE_KINDS:
+                facet = symbol.qualified
+            current = symbol.parent
+        memo[scope] = facet
+        return facet
+
+    def flow_body(self, flow: Flow) -> str | None:
+        """The body a flow belongs to; an attribute store (``self.x = …``) is the class's outline."""
+        if flow.kind == "assign" and flow.target is not None and flow.target[0] == "a":
+            return None
+        return self.body_facet(self.scope_of(flow.scope))
+
+    def body_digests(self) -> dict[str, str]:
+        """Per callable body (see :meth:`body_facet`): a digest of its flow facts without positions.
+
+        Other files read a body only by evaluating inside it (a return value, a local variable, an
+        attribute stored by a method); those reads record ``r:<path>:<callable>`` tokens, so a change
+        that only moves one body's digest re-resolves only the files that evaluated that body.
+        """
+        hashes: dict[str, Any] = {}
+        for flow in self.flows:
+            facet = self.flow_body(flow)
+            if facet is not None:
+                h = hashes.get(facet)
+                if h is None:
+                    h = hashes[facet] = hashlib.sha256()
+                h.update(f"F{flow.identity()}\x00".encode())
+        return {facet: h.hexdigest()[:16] for facet, h in sorted(hashes.items())}
+
+    def outline_digest(self) -> str:
+        """The digest of what other files may read without evaluating inside a callable body."""
+        return self.digest(skip_bodies=True)
+
+    def interface_record(self) -> str:
+        """What ``graph_files.interface_sha`` keeps, of the :meth:`interface` projection (what other
+        files can read): the outline digest, then ``o<TAB>facet<TAB>digest`` per outline facet
+        (:func:`lazy_intel.graph.interface_view.facet_digests`) and ``r<TAB>callable<TAB>digest`` per
+        callable body."""
+        from lazy_intel.graph.imports import import_bound_names
+        from lazy_intel.graph.interface_view import facet_digests
+        from lazy_intel.graph.values import pattern_names
+
+        projection = self.interface()
+        lines = [projection.outline_digest()]
+        facets = facet_digests(projection, import_bound_names, pattern_names)
+        lines += [f"o\t{facet}\t{digest}" for facet, digest in facets.items()]
+        lines += [f"r\t{facet}\t{digest}" for facet, digest in projection.body_digests().items()]
+        return "\n".join(lines)
+
+    # ---- name-keyed reads (an InterfaceView records the facet of each)
+    def wildcard_imports(self) -> list[Import]:
+        """Module-level ``from m import *`` / ``export * from`` / ``use m::*`` imports, in order."""
+        return [i for i in self.imports if i.wildcard and self.scope_of(i.scope) == ""]
+
+    def flows_binding(self, scope: str, name: str) -> list[Flow]:
+        """The flows of ``scope`` whose target binds ``name`` (parameters and assignments)."""
+        from lazy_intel.graph.values import pattern_names
+
+        return [f for f in self.flows_by_scope.get(scope, ()) if name in pattern_names(f.target)]
+
+    def flows_with_top(self, facet: str) -> list[Flow]:
+        """The flows whose scope lies under the top-level definition ``facet``."""
+        by_top = self._memo.get("flows_by_top")
+        if by_top is None:
+            by_top = {}
+            for flow in self.flows:
+                scope = self.scope_of(flow.scope)
+                if scope:
+                    by_top.setdefault(scope.split(".", 1)[0], []).append(flow)
+            self._memo["flows_by_top"] = by_top
+        return by_top.get(facet, [])
+
     def _is_type_level(self, scope: str) -> bool:
         if not scope:
             return True
         symbol = self.by_qualified.get(scope)
         return symbol is not None and symbol.label in TYPE_LABELS
 
-    def digest(self) -> str:
-        """Digest of this model's content without positions (so moving code does not change it)."""
+    def digest(self, *, skip_bodies: bool = False) -> str:
+        """Digest of this model's content without positions (so moving code does not change it);
+        ``skip_bodies``: without the flows of callable bodies (:meth:`body_digests` has those)."""
         h = hashlib.sha256()
         h.update(f"{self.path}\x00{self.lang}\x00".encode())
         for s in self.symbols:
@@ -319,6 +415,8 @@ class FileModel:
                 f"R{r.name}\x1f{r.kind}\x1f{r.scope}\x1f{r.receiver}\x1f{r.callee_json}\x1f{r.args_json}\x00".encode()
             )
         for f in self.flows:
+            if skip_bodies and self.flow_body(f) is not None:
+                continue
             h.update(f"F{f.identity()}\x00".encode())
 
         return h.hexdigest()

@@ -6,7 +6,9 @@ re-resolves exactly the files whose lookups it could change:
 ``s:<suffix>``   a path-suffix lookup (``a/b.py`` matches ``src/a/b.py``); exact paths are suffixes too
 ``d:<dir>``      a directory's file listing (package siblings)
 ``ds:<suffix>``  a directory-suffix lookup (Go packages, namespace packages)
-``f:<path>``     another file's facts were read (its interface)
+``o:<path>:<n>``  a top-level name ``n`` of another file was read (:mod:`.interface_view`)
+``r:<path>:<q>``  evaluation inside callable ``q`` of another file (its body's flows)
+``f:<path>``     another file was read in a way no facet describes
 ``n:<name>``     a global name lookup
 """
 

@@ -18,7 +18,7 @@ TEST_PATH = re.compile(
     r"|\.(test|spec)\.[a-z]+$|(^|/)[^/]*Tests?\.(java|kt|scala|cs|swift)$|(^|/)conftest\.py$"
 )
 TEST_NAME = re.compile(r"^(test|Test)")
-CALLABLE_SCOPE_KINDS = frozenset({"function", "method", "constructor"})
+CALLABLE_SCOPE_KINDS = frozenset({"function", "method", "constructor", "lambda"})
 
 
 def is_test_path(path: str) -> bool:

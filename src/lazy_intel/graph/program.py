@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import Deps, PathIndex
 
@@ -100,31 +102,52 @@ class FactStore:
 
 
 class Program:
-    """One resolution's window: ``focus`` in full, the others through their interfaces."""
+    """One resolution's window: ``focus`` in full, the others through recording interface views."""
 
     def __init__(self, store: FactStore, focus: FileModel) -> None:
         self.store = store
         self.focus = focus
         self.index = store.index
         self.deps = Deps()
+        self._views: dict[str, InterfaceView | None] = {}
         self._entries: dict[int, tuple[FileModel, Symbol, str]] = {}
+        # told whenever the focus file is read in full: a result computed from that read must not be
+        # shared with other files' resolutions (theirs see the file through a recording view, so the
+        # tokens a shared result carries never depend on which file was resolved first)
+        self.on_focus_read: Callable[[], None] = lambda: None
         for symbol in focus.symbols:
             store.where.setdefault(symbol.node_id, focus.path)
 
     def model(self, path: str) -> FileModel | None:
-        # Reads of the focus file are recorded too: a result computed here may be shared with the
-        # resolution of another file, which must then depend on this one. The build drops each
-        # file's own token from its deps.
-        self.deps.add("f:" + path)
+        """The focus file itself, or another file's interface as an :class:`InterfaceView` that records
+        which facets this resolution reads (``o:``/``f:`` tokens)."""
         if path == self.focus.path:
+            self.deps.add("f:" + path)  # dropped from the focus's own deps by the build
+            self.on_focus_read()
             return self.focus
-        return self.store.interface(path)
+        return self.interface_view(path)
+
+    def interface_view(self, path: str) -> FileModel | None:
+        """``path``'s interface, reads recorded (also for the focus file: a result computed through it
+        may be shared with another file's resolution, which then depends on the focus file)."""
+        if path in self._views:
+            view = self._views[path]
+        else:
+            raw = self.store.interface(path)
+            view = InterfaceView(raw, self.deps) if raw is not None else None
+            self._views[path] = view
+        if view is None:
+            self.deps.add("f:" + path)
+            return None
+        return view  # type: ignore[return-value]
 
     def symbol(self, node_id: int) -> tuple[FileModel, Symbol] | None:
-        """The definition with this node id and the model it belongs to (reading its file)."""
+        """The definition with this node id and the model it belongs to (recording its facet)."""
         cached = self._entries.get(node_id)
         if cached is not None:
             self.deps.add(cached[2])
+            if cached[0] is self.focus:
+                self.on_focus_read()
             return cached[0], cached[1]
         path = self.store.where.get(node_id)
         if path is None:
@@ -132,10 +155,11 @@ class Program:
         model = self.model(path)
         if model is None:
             return None
-        symbol = model.by_id.get(node_id)
+        symbol = model.by_id.get(node_id) if model is self.focus else model.symbol_by_id(node_id)  # type: ignore[attr-defined]
         if symbol is None:
             return None
-        self._entries[node_id] = (model, symbol, "f:" + path)
+        token = "f:" + path if model is self.focus else f"o:{path}:{top(symbol.qualified)}"
+        self._entries[node_id] = (model, symbol, token)
         return model, symbol
 
     def named(self, name: str) -> list[NamedDefinition]:

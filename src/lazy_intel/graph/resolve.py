@@ -13,6 +13,7 @@ from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
+from lazy_intel.graph.implicit import implicit_edges
 from lazy_intel.graph.imports import import_bound_names
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, file_node_id, module_node_id
 from lazy_intel.graph.nodes import (
@@ -50,10 +51,13 @@ def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
     imports = _import_edges(an, model)
     out.edges.extend(imports)
     out.edges.extend(_value_reference_edges(an, model))
+    out.edges.extend(implicit_edges(an, model, scope_node))
     out.edges.extend(_assigned_from_edges(an, model))
     out.edges.extend(_handles_edges(an, model))
     out.edges.extend(_tests_edges(an, model, calls, imports))
-    out.deps = program.deps.tokens - {"f:" + model.path}  # a changed file is always re-resolved
+    # a changed file is always re-resolved: its own tokens are not kept
+    own = (f"r:{model.path}:", f"o:{model.path}:")
+    out.deps = {t for t in program.deps.tokens if t != "f:" + model.path and not t.startswith(own)}
     return out
 
 

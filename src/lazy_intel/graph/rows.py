@@ -25,6 +25,9 @@ CONFIDENCE: dict[str, float] = {
     "lambda": 0.0,
 }
 MAX_AMBIGUOUS = 5
+# Strategies that tie a site to a definition by its name alone, with no scope, import or type
+# evidence: counted apart from resolved edges wherever structure is derived (architecture, status).
+NAME_GUESS_STRATEGIES: tuple[str, ...] = ("unique-name", "ambiguous")
 
 EDGE_TYPES = (
     "CONTAINS",

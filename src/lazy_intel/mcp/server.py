@@ -23,14 +23,16 @@ from mcp.server.stdio import stdio_server
 
 from lazy_intel import __version__
 from lazy_intel.errors import LazyIntelError
-from lazy_intel.evidence.budget import error_answer
+from lazy_intel.evidence.budget import error_answer, serialize
 from lazy_intel.evidence.model import NO_VIEW, Answer
 from lazy_intel.mcp.admission import MAX_ACTIVE, MAX_QUEUED, Admission, deadline_after, run_in_daemon_thread
+from lazy_intel.mcp.frames import AnswerUnreadableFrames, client_gone
 from lazy_intel.mcp.memory_trace import MemoryTrace
 from lazy_intel.semantic import SemanticLayer
 from lazy_intel.service.operations import OPERATIONS, execute
 from lazy_intel.service.parse_pool import terminate_parse_pools
 from lazy_intel.service.registry import WorkspaceRegistry
+from lazy_intel.service.requests import argument_depth_problem, operation_name, requested_budget
 from lazy_intel.service.schema import tool_description, tool_input_schema
 from lazy_intel.settings import Settings
 
@@ -103,26 +105,28 @@ class CodeIntelServer:
             answer = error_answer(
                 "unknown",
                 "INVALID_ARGUMENT",
-                f"unknown tool {params.name!r}; the tool is {TOOL_NAME}",
+                f"unknown tool {params.name[:64]!r}; the tool is {TOOL_NAME}",
                 view=NO_VIEW,
+                max_chars=self.settings.default_max_chars,
             )
             return self._result(answer)
         args = params.arguments or {}
-        operation = str(args.get("operation", "unknown"))
-        size = len(json.dumps(args, ensure_ascii=False))
-        if size > self.settings.max_input_chars:
+        operation = operation_name(args, tuple(OPERATIONS))
+        budget = requested_budget(args, self.settings)
+        refusal = argument_depth_problem(args)
+        if refusal is None:
+            size = len(json.dumps(args, ensure_ascii=False))
+            if size > self.settings.max_input_chars:
+                refusal = f"request is {size} characters; the limit is {self.settings.max_input_chars}"
+        if refusal is not None:
             return self._result(
-                error_answer(
-                    operation,
-                    "INVALID_ARGUMENT",
-                    f"request is {size} characters; the limit is {self.settings.max_input_chars}",
-                    view=NO_VIEW,
-                )
+                error_answer(operation, "INVALID_ARGUMENT", refusal, view=NO_VIEW, max_chars=budget)
             )
         return self._result(await self.run(args))
 
     async def run(self, args: dict[str, Any]) -> Answer:
-        operation = str(args.get("operation", "unknown"))
+        operation = operation_name(args, tuple(OPERATIONS))
+        budget = requested_budget(args, self.settings)
         if self.admission.full():
             return error_answer(
                 operation,
@@ -130,6 +134,7 @@ class CodeIntelServer:
                 f"{MAX_ACTIVE} requests are running and {MAX_QUEUED} waiting",
                 view=NO_VIEW,
                 next_step="retry shortly",
+                max_chars=budget,
             )
         timeout_s = self.settings.timeout_ms / 1000
         deadline = deadline_after(timeout_s)
@@ -147,6 +152,7 @@ class CodeIntelServer:
             f"{operation} did not finish within {timeout_s:.1f}s (LAZY_INTEL_TIMEOUT_MS)",
             view=NO_VIEW,
             next_step="retry; shared index work continues in the background",
+            max_chars=budget,
         )
 
     async def sweep_idle(self) -> None:
@@ -170,7 +176,8 @@ class CodeIntelServer:
     def _result(answer: Answer) -> types.CallToolResult:
         data = answer.to_dict()
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+            # the compact form: exactly the text budget.used_chars counts
+            content=[types.TextContent(type="text", text=serialize(answer))],
             structured_content=data,
             is_error=answer.status == "error",
         )
@@ -198,8 +205,21 @@ async def serve_stdio(
             app.admission.attach(group)
             group.start_soon(app.sweep_idle)
             async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+                await server.run(
+                    AnswerUnreadableFrames(read_stream, write_stream),
+                    write_stream,
+                    server.create_initialization_options(),
+                )
             group.cancel_scope.cancel()  # the client went away: stop waiting for anything
+    except BaseExceptionGroup as group_error:
+        if not client_gone(group_error):
+            raise
+        # the client closed its pipes with an answer still to write: the same as stdin closing
+        logger.info("the client closed its pipes; shutting down")
+    except OSError as exc:
+        if not client_gone(exc):
+            raise
+        logger.info("the client closed its pipes; shutting down")
     finally:
         await app.shutdown()
         if trace is not None:

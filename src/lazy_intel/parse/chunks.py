@@ -18,9 +18,10 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
+from lazy_intel.lazy_import import lazy_module
 from lazy_intel.parse.facts import CALLABLE_KINDS, CONTAINER_KINDS, SymbolFact
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 MAX_CHUNK_LINES = 150
 MAX_CHUNK_BYTES = 8_000

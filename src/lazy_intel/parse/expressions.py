@@ -288,7 +288,8 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
             names = [_text(source, single)]
         body = node.child_by_field_name("body")
         body_expr = UNKNOWN if body is None or body.type in ("block", "statement_block") else None
-        return ["l", names[:MAX_ITEMS], body_expr or expression(source, body, depth + 1)]
+        # the start byte names the lambda's own definition where the language has one (Python)
+        return ["l", names[:MAX_ITEMS], body_expr or expression(source, body, depth + 1), node.start_byte]
     if kind in UNION_TYPES:
         options = [node.child_by_field_name(f) for f in ("consequence", "alternative", "left", "right")]
         picked = [o for o in options if o is not None]

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from lazy_intel.parse.encoding import for_parsing, remap_offsets
 from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, call_parts, dumps, expression
 from lazy_intel.parse.facts import (
     CALLABLE_KINDS,
@@ -61,6 +62,7 @@ MAX_DOC_CHARS = 1200
 MAX_RECEIVER_CHARS = 200
 
 # When one node is captured as several kinds, the most specific wins.
+LAMBDA_NAME = "<lambda>"
 KIND_PRIORITY: dict[str, int] = {
     "constructor": 9,
     "method": 8,
@@ -76,6 +78,7 @@ KIND_PRIORITY: dict[str, int] = {
     "module": 5,
     "macro": 5,
     "function": 4,
+    "lambda": 4,
     "type": 3,
     "property": 2,
     "field": 2,
@@ -247,6 +250,17 @@ def _strip_module(text: str) -> str:
     return text.strip().strip("\"'`<>").strip()
 
 
+def _is_call_function(node: tree_sitter.Node) -> bool:
+    """Whether ``node`` is what a call calls (``obj.m`` in ``obj.m()``) or a decorator's expression."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "decorator":
+        return True
+    function = parent.child_by_field_name("function")
+    return function is not None and function.id == node.id
+
+
 class _Collector:
     def __init__(self, source: bytes) -> None:
         self.source = source
@@ -265,7 +279,14 @@ class _Collector:
             name_node = caps["callee"][0]
             self.computed.add((name_node.start_byte, name_node.end_byte))
         for capture, nodes in caps.items():
-            if capture.startswith("definition.") and name_node is not None:
+            if capture == "definition.lambda":  # an anonymous function: named `<lambda>`
+                self._add_def("lambda", nodes[0], nodes[0], None, name=LAMBDA_NAME)
+            elif capture == "reference.with" and (value := _first(caps, "receiver")) is not None:
+                # `with x as y:` calls x.__enter__() and x.__exit__(): the value is the receiver
+                if value.type == "as_pattern" and value.named_children:
+                    value = value.named_children[0]
+                self.refs.append(("with", nodes[0], value, None))
+            elif capture.startswith("definition.") and name_node is not None:
                 self._add_def(capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "parent"))
             elif capture == "scope" and name_node is not None:
                 key = (nodes[0].start_byte, nodes[0].end_byte, True)
@@ -276,6 +297,8 @@ class _Collector:
                 owner = _first(caps, "doc.owner")
                 if owner is not None:
                     self.docs.setdefault((owner.start_byte, owner.end_byte), _text(self.source, nodes[0]))
+            elif capture == "reference.read" and _is_call_function(nodes[0]):
+                continue  # `obj.m()`: the call's own reference covers the attribute
             elif capture.startswith("reference.") and name_node is not None:
                 self.refs.append((capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "receiver")))
             elif capture == "import":
@@ -289,6 +312,8 @@ class _Collector:
         node: tree_sitter.Node,
         name_node: tree_sitter.Node,
         parent_node: tree_sitter.Node | None,
+        *,
+        name: str | None = None,
     ) -> None:
         """One definition per name node: the more specific kind wins, then the larger node.
 
@@ -305,7 +330,7 @@ class _Collector:
             new_rank = (KIND_PRIORITY.get(kind, 0), node.end_byte - node.start_byte)
             if old_rank >= new_rank:
                 return
-        name = _text(self.source, name_node)
+        name = name if name is not None else _text(self.source, name_node)
         parent = _text(self.source, parent_node) if parent_node is not None else None
         self.defs[key] = _Def(kind, node, name, name_node, parent)
 
@@ -367,7 +392,10 @@ def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None
 def extract_facts(path: str, lang: str, source: bytes) -> FileFacts:
     """Parse ``source`` and extract its facts; never raises for bad input (the error is recorded)."""
     try:
-        return _extract(path, lang, source)
+        # the grammars read UTF-8: a file in another encoding is parsed transcoded, and its offsets
+        # are mapped back, so names keep their letters and anchors stay bytes of the file
+        readable = for_parsing(source)
+        return remap_offsets(_extract(path, lang, readable.utf8), readable)
     except Exception as exc:  # a grammar or query bug must not stop the index
         logger.warning("parse of %s failed: %s", path, exc)
         return FileFacts(path=path, lang=lang, error=f"{type(exc).__name__}: {exc}")
@@ -431,6 +459,23 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
     ref_scopes = _sweep_scopes(defs, [r[2].start_byte for r in unique_refs])
     references = []
     for (kind, node, name_node, receiver_node), scope in zip(unique_refs, ref_scopes, strict=True):
+        if kind == "with":
+            # the context manager's methods run: resolved as members of the value (graph.implicit)
+            references.append(
+                ReferenceFact(
+                    name="__enter__",
+                    kind="with",
+                    start_byte=node.start_byte,
+                    end_byte=node.end_byte,
+                    line=name_node.start_point[0] + 1,
+                    name_start_byte=name_node.start_byte,
+                    name_end_byte=name_node.end_byte,
+                    scope=scope,
+                    receiver=None,
+                    callee=dumps(expression(source, name_node)),
+                )
+            )
+            continue
         if (name_node.start_byte, name_node.end_byte) in collector.computed:
             qualifiers, name = [], ""
         else:
@@ -439,6 +484,8 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
         if receiver is None and qualifiers:
             receiver = ".".join(qualifiers)
         callee = args = None
+        if kind == "read":
+            callee = dumps(expression(source, node))
         if kind in ("call", "instantiate"):
             # args is None when the site is not call syntax (a decorator name, a struct literal)
             if node.type in CALL_TYPES:

@@ -41,6 +41,13 @@ class SymbolFact:
     parent: str | None  # qualified name of the enclosing definition, when there is one
 
 
+# what a ``@reference.<kind>`` capture may say (``with``: a context manager's __enter__/__exit__ run;
+# ``read``: an attribute read that is not a call, which runs a property's getter)
+REFERENCE_KINDS: frozenset[str] = frozenset(
+    {"call", "type", "inherit", "implement", "instantiate", "with", "read"}
+)
+
+
 @dataclass(frozen=True)
 class ReferenceFact:
     """A use of a name: a call, a type use, a base class, an instantiation.

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import importlib
 import importlib.metadata
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 5
+EXTRACTOR_VERSION = 7  # 7: non-UTF-8 files parsed transcoded (parse/encoding.py)
 
 
 @dataclass(frozen=True)
@@ -225,3 +226,26 @@ def parser_versions() -> dict[str, str]:
 
 def parser_fingerprint() -> str:
     return ";".join(f"{k}={v}" for k, v in sorted(parser_versions().items()))
+
+
+@functools.cache
+def known_languages() -> tuple[str, ...]:
+    """Every language a file can be indexed as: the parsed ones and the text types."""
+    return tuple(
+        sorted(
+            {spec.name for spec in LANGUAGES} | set(TEXT_EXTENSIONS.values()) | set(TEXT_FILENAMES.values())
+        )
+    )
+
+
+@functools.cache
+def definition_kinds() -> tuple[str, ...]:
+    """Every symbol kind extraction can record: the ``@definition.<kind>`` captures of the tag
+    queries, and ``method`` (a function inside a class)."""
+    kinds = {"method"}
+    for spec in LANGUAGES:
+        kinds.update(DEFINITION_CAPTURE.findall(spec.query_path.read_text(encoding="utf-8")))
+    return tuple(sorted(kinds))
+
+
+DEFINITION_CAPTURE = re.compile(r"@definition\.([a-z_]+)")

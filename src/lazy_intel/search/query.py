@@ -158,6 +158,19 @@ class _Weights:
         return out
 
 
+# A line number written in a query (a stack frame, ``path:line``) is positional text, not a request
+# argument: any digit string is read, and one past every real file is clamped here, so nothing
+# downstream sees a number SQLite cannot bind (or Python refuses to parse: over 4,300 digits).
+MAX_LINE_NUMBER = 10_000_000
+
+
+def line_number(digits: str) -> int:
+    """The line a run of digits names, clamped to ``MAX_LINE_NUMBER``."""
+    if len(digits) > len(str(MAX_LINE_NUMBER)):
+        return MAX_LINE_NUMBER
+    return min(int(digits), MAX_LINE_NUMBER)
+
+
 def is_code_shaped(word: str) -> bool:
     """``snake_case``, ``camelCase``, ``PascalCase`` with two humps, ``__dunder__``, ``CONSTANT_NAME``."""
     core = word.strip("_")
@@ -192,7 +205,12 @@ def _frames(text: str) -> list[Frame]:
             path = m.group(1)
             add(
                 m.start(1),
-                Frame(normalise_path(path), int(m.group(2)), m.group(3), bool(FOREIGN_PATH_RE.search(path))),
+                Frame(
+                    normalise_path(path),
+                    line_number(m.group(2)),
+                    m.group(3),
+                    bool(FOREIGN_PATH_RE.search(path)),
+                ),
             )
     for m in JAVA_FRAME_RE.finditer(text):
         dotted, file_name = m.group(1), m.group(2)
@@ -201,7 +219,7 @@ def _frames(text: str) -> list[Frame]:
             m.start(),
             Frame(
                 f"{package}/{file_name}",
-                int(m.group(3)),
+                line_number(m.group(3)),
                 dotted.rsplit(".", 1)[-1],
                 dotted.startswith("java."),
             ),
@@ -215,7 +233,9 @@ def _frames(text: str) -> list[Frame]:
         path = re.sub(r"^(?:file|webpack|https?)://[^/]*", "", m.group(2))
         add(
             m.start(),
-            Frame(normalise_path(path), int(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))),
+            Frame(
+                normalise_path(path), line_number(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))
+            ),
         )
     found.sort(key=lambda pf: pf[0])
     return [frame for _, frame in found]

@@ -19,9 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
+from lazy_intel.lazy_import import lazy_module
 from lazy_intel.search.embedders import Embedder
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +140,8 @@ def _copy_from(conn: sqlite3.Connection, previous: Path, profile: str, wanted: S
         conn.execute("DETACH DATABASE previous")
 
 
-def _texts(conn: sqlite3.Connection, shas: Sequence[str]) -> dict[str, str]:
+def embedding_texts(conn: sqlite3.Connection, shas: Sequence[str]) -> dict[str, str]:
+    """The embedding text (:func:`embedding_text`) of each of ``shas`` that a chunk of this store has."""
     out: dict[str, str] = {}
     for start in range(0, len(shas), 500):
         batch = list(shas[start : start + 500])
@@ -186,6 +188,9 @@ def refresh_vectors(
         _set_profile(conn, configured)
         conn.execute("COMMIT")
     missing = _missing(conn, configured)
+    prepare = getattr(embedder, "prepare", None)
+    if missing and prepare is not None:  # e.g. the static table: built once per machine, with progress
+        prepare(progress=(lambda done, total: progress("prepare", done, total)) if progress else None)
     reused = _copy_from(conn, previous_store, configured, missing) if previous_store is not None else 0
     if reused:
         missing = _missing(conn, configured)
@@ -196,7 +201,7 @@ def refresh_vectors(
         progress("embed", 0, total)
     for start in range(0, total, EMBED_BATCH):
         batch = missing[start : start + EMBED_BATCH]
-        texts = _texts(conn, batch)
+        texts = embedding_texts(conn, batch)
         keys = [sha for sha in batch if sha in texts]
         began = time.monotonic()
         matrix = embedder.embed([texts[k] for k in keys])

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lazy_intel import __version__
-from lazy_intel.checks import FAIL, OK, WARN, Check
+from lazy_intel.checks import FAIL, INFO, OK, WARN, Check
 from lazy_intel.errors import LazyIntelError
 from lazy_intel.parse.languages import LANGUAGES, grammar, parser_versions, tag_query
 from lazy_intel.settings import SETTINGS, load_settings
@@ -81,7 +81,11 @@ def store_checks(root: Path | None) -> list[Check]:
                 f"an interrupted publication (process {pids}) awaits recovery: run lazy-intel index {workspace.root}",
             )
         )
-    path = workspace.store_path()
+    try:
+        path = workspace.store_path()
+    except LazyIntelError as exc:  # a PostgreSQL store whose server cannot be reached
+        out.append(Check("store", FAIL, f"{exc.message}; next: {exc.next_step or 'retry'}"))
+        return out
     if path is None:
         out.append(
             Check("store", WARN, f"no index yet for {workspace.root}: run lazy-intel index {workspace.root}")
@@ -109,12 +113,24 @@ def embedding_checks(_root: Path | None) -> list[Check]:
     except LazyIntelError as exc:
         return [Check("embedding", FAIL, exc.message)]
     if spec.provider == "none":
-        why = (
-            "the dense extra is not installed"
-            if raw.strip().lower() == "auto"
-            else "LAZY_INTEL_EMBEDDING=none"
-        )
-        return [Check("embedding", WARN, f"no dense projection: {why} (lexical search only)")]
+        if raw.strip().lower() == "auto":  # asked for, and the dense extra is missing
+            return [
+                Check(
+                    "embedding",
+                    WARN,
+                    "LAZY_INTEL_EMBEDDING=auto but the dense extra is not installed: lexical search only "
+                    "(next: pip install 'lazy-intel[dense]', or LAZY_INTEL_EMBEDDING=none)",
+                )
+            ]
+        # the default install: dense retrieval is an optional extra, leaving it out is not a problem
+        return [
+            Check(
+                "embedding",
+                INFO,
+                "no dense projection (LAZY_INTEL_EMBEDDING=none, the default): lexical, symbol, path and "
+                "graph signals; optional: pip install 'lazy-intel[dense]' and LAZY_INTEL_EMBEDDING=auto",
+            )
+        ]
     began = time.monotonic()
     try:
         embedder = create_embedder(spec)

@@ -5,10 +5,15 @@
   background sync catches up.
 - ``strict``: sync first (waiting, within the request's time), read, then re-hash every file the
   answer quotes: ``SOURCE_CHANGED`` if one moved during the read. When another process owns
-  publication, wait (bounded) until its published view covers the files on disk, else
-  ``WORKSPACE_OWNED`` naming it.
+  publication, wait (``LAZY_INTEL_OWNER_WAIT_MS``) until its published view covers the files on disk;
+  if it has not caught up by then, answer from the published view, ``partial``, with exactly the
+  files it lacks in ``dirty_paths`` and a warning naming the owner.
 - ``fast``: the published view as it is; ``dirty`` is what the watcher knows, or ``null`` (not
   checked) without one.
+
+In ``auto`` and ``fast``, within one debounce interval of the last change the watcher reported, more
+of that burst may still be held unreported: the view then says ``pending: true`` with
+``last_event_ms_ago``, and never ``dirty: false``.
 
 Every answer's ``view`` names the generation it was read from, the mode, and whether it was dirty.
 """
@@ -19,9 +24,10 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from lazy_intel.errors import IndexBuilding, SourceChanged, StoreCorrupt, Timeout, WorkspaceOwned
 from lazy_intel.evidence.model import Answer, View
@@ -41,18 +47,36 @@ class Reading:
     view: ReadView | None
     info: View
     warnings: list[str] = field(default_factory=list)
+    behind: bool = False  # strict, but the view lacks files another process has not published yet
 
 
-def describe(view: ReadView | None, freshness: str, dirty: tuple[str, ...] | None = ()) -> View:
+def describe(
+    view: ReadView | None,
+    freshness: str,
+    dirty: tuple[str, ...] | None = (),
+    repository: Mapping[str, Any] | None = None,
+    settling_ms: int | None = None,
+) -> View:
+    """``settling_ms``: the watcher reported a change this long ago, under one debounce interval; a
+    view with no known dirty path then says ``dirty: null, pending: true`` rather than ``false``."""
     if view is None:
-        return View(generation=0, published_at=None, freshness=freshness)
+        return View(generation=0, published_at=None, freshness=freshness, repository=repository)
+    pending = settling_ms is not None
     return View(
         generation=view.generation,
         published_at=view.published_at,
         freshness=freshness,
-        dirty=None if dirty is None else bool(dirty),
+        dirty=None if dirty is None or (pending and not dirty) else bool(dirty),
         dirty_paths=dirty or (),
+        repository=repository,
+        pending=pending,
+        last_event_ms_ago=settling_ms,
     )
+
+
+def repository_of(workspace: Workspace, freshness: str) -> dict[str, Any]:
+    """What ``view.repository`` says: the git binding of the root at this answer."""
+    return workspace.repository_binding(fresh=freshness == "strict").to_dict()
 
 
 def _remaining(deadline: float | None, fallback_s: float) -> float:
@@ -94,27 +118,64 @@ def _outdated(workspace: Workspace, settings: Settings, version: int) -> str:
 
 def strict_sync(
     workspace: Workspace, settings: Settings, deadline: float | None, warnings: list[str]
-) -> None:
-    """Publish the files as they are now (or wait for the owner to), within the request's time."""
+) -> tuple[str, ...]:
+    """Publish the files as they are now (or wait for the owner to), within the request's time.
+
+    Returns the paths the published view has not caught up on: empty when it is current; else the
+    files another process that owns publication did not publish within ``LAZY_INTEL_OWNER_WAIT_MS``
+    (the answer then comes from the published view, ``partial``, and says which)."""
     fallback_s = settings.timeout_ms / 1000
     try:
         workspace.sync(timeout_s=_remaining(deadline, fallback_s) if deadline is not None else None)
-        return
+        return ()
     except Timeout:
         raise Timeout(
             f"the strict sync of {workspace.root} did not finish within the request's time; it continues",
             next_step="retry shortly, or use freshness=auto to read the published view",
         ) from None
     except WorkspaceOwned as owned:
-        pid = owned.pid
-    end = time.monotonic() + _remaining(deadline, fallback_s)
+        return await_owner(workspace, settings, deadline, warnings, owned.pid)
+
+
+def await_owner(
+    workspace: Workspace,
+    settings: Settings,
+    deadline: float | None,
+    warnings: list[str],
+    pid: int | None,
+) -> tuple[str, ...]:
+    """Wait (bounded) until the published view covers the files on disk while ``pid`` publishes.
+
+    The stat pass runs once per published generation, not per poll; when the owner lets go of the
+    lock this process publishes itself."""
+    bound = settings.owner_wait_ms / 1000
+    end = time.monotonic() + min(bound, _remaining(deadline, bound))
     pause = threading.Event()
+    checked: tuple[object, int] | None = None
+    dirty: tuple[str, ...] = ()
+    generation = 0
     while True:
         if workspace.has_view():
             with workspace.read(deadline=deadline) as view:
-                if not workspace.stat_dirty(view, 1):
-                    warnings.append(f"published by process {pid}, which owns this workspace")
-                    return
+                key = (view.store_path, view.generation)
+                if key != checked:
+                    checked, generation = key, view.generation
+                    dirty = workspace.stat_dirty(view)
+                    if not dirty:
+                        warnings.append(f"published by process {pid}, which owns this workspace")
+                        return ()
+        holder = workspace.lock.live_holder()
+        if holder is None or holder == os.getpid():  # the owner let go: publish ourselves
+            try:
+                workspace.sync(timeout_s=_remaining(deadline, settings.timeout_ms / 1000))
+                return ()
+            except WorkspaceOwned as owned:
+                pid = owned.pid
+            except Timeout:
+                raise Timeout(
+                    f"the strict sync of {workspace.root} did not finish within the request's time",
+                    next_step="retry shortly, or use freshness=auto to read the published view",
+                ) from None
         if time.monotonic() >= end:
             break
         pause.wait(OWNER_POLL_S)
@@ -123,11 +184,15 @@ def strict_sync(
             f"no index for {workspace.root} yet; process {pid} owns publication and is building it",
             next_step="retry shortly",
         )
-    raise WorkspaceOwned(
-        f"process {pid} owns publication of {workspace.root} and has not published the current files yet",
-        pid=pid,
-        next_step="retry shortly, or use freshness=auto to read the published view (marked dirty)",
+    shown = ", ".join(dirty[:10]) + (
+        f" and {len(dirty) - 10}{'+' if len(dirty) >= 50 else ''} more" if len(dirty) > 10 else ""
     )
+    warnings.append(
+        f"process {pid} owns publication of this workspace and has not published these changed "
+        f"file(s) within {bound:g}s (LAZY_INTEL_OWNER_WAIT_MS): {shown}; this answer is from "
+        f"generation {generation}, which does not have them"
+    )
+    return dirty
 
 
 @contextmanager
@@ -142,12 +207,14 @@ def reading(
 ) -> Iterator[Reading]:
     """Prepare the view an operation reads under ``freshness`` (see the module docstring)."""
     warnings: list[str] = []
+    behind: tuple[str, ...] = ()
     if needs_view and freshness == "strict":
-        strict_sync(workspace, settings, deadline, warnings)
+        behind = strict_sync(workspace, settings, deadline, warnings)
+    repository = repository_of(workspace, freshness)
     if not workspace.has_view():
         if needs_view:
             raise _index_building(workspace, settings)
-        yield Reading(None, describe(None, freshness), warnings)
+        yield Reading(None, describe(None, freshness, repository=repository), warnings)
         return
     with ExitStack() as stack:
         try:
@@ -156,12 +223,14 @@ def reading(
             if needs_view:
                 raise
             # status, verify and the control operations work without the store; they say why
-            yield Reading(None, describe(None, freshness), [*warnings, exc.message])
+            yield Reading(None, describe(None, freshness, repository=repository), [*warnings, exc.message])
             return
         if view.outdated:
             warnings.append(_outdated(workspace, settings, view.schema_version))
         dirty: tuple[str, ...] | None = ()
-        if not dirty_check:
+        if behind:
+            dirty = behind  # strict, and the owner has not published these yet
+        elif not dirty_check:
             dirty = ()
         elif freshness == "auto":
             dirty = workspace.dirty_paths(view)
@@ -175,17 +244,22 @@ def reading(
                 )
         elif freshness == "fast":
             dirty = workspace.watched_dirty()
-        yield Reading(view, describe(view, freshness, dirty), warnings)
+        settling = workspace.watch_settling() if dirty_check and freshness != "strict" else None
+        yield Reading(
+            view, describe(view, freshness, dirty, repository, settling), warnings, behind=bool(behind)
+        )
 
 
-def touched_changed(workspace: Workspace, answer: Answer) -> list[str]:
+def touched_changed(workspace: Workspace, answer: Answer, known: tuple[str, ...] = ()) -> list[str]:
     """Paths an answer quoted whose bytes on disk no longer hash to the anchor's hash."""
     moved: list[str] = []
-    seen: set[str] = set()
+    seen: set[str] = set(known)  # already declared changed (dirty_paths): not news
     for item in answer.items:
         anchor = item.anchor
         if anchor.path in seen or not anchor.sha256:
             continue
+        if item.extra and item.extra.get("side") == "old":
+            continue  # evidence about a revision's version of the file (changes), not the disk
         seen.add(anchor.path)
         try:
             data = read_regular_file(workspace.root / anchor.path)
@@ -201,7 +275,8 @@ def check_after_read(workspace: Workspace, freshness: str, answer: Answer) -> No
     """``strict``: refuse an answer whose quoted files changed while it was being read."""
     if freshness != "strict":
         return
-    changed = touched_changed(workspace, answer)
+    # files the owner had not published when the read began are named in dirty_paths already
+    changed = touched_changed(workspace, answer, tuple(answer.view.dirty_paths))
     if changed:
         raise SourceChanged(
             f"{', '.join(changed[:10])} changed on disk while the answer was read "

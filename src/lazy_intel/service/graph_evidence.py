@@ -19,6 +19,7 @@ from lazy_intel.graph.queries import (
     GraphNode,
     Traversal,
     definition_node,
+    edges_into,
     file_hashes,
     has_graph,
     nodes_by_ids,
@@ -130,7 +131,16 @@ def edge_info(edge: GraphEdge) -> dict[str, Any]:
     if edge.target:
         out["written"] = edge.target
     properties = edge.properties
-    for key in ("implicit", "instantiates", "via", "reason", "evidence", "condition_path"):
+    for key in (
+        "implicit",
+        "instantiates",
+        "via",
+        "reason",
+        "evidence",
+        "condition_path",
+        "confirmed_by",
+        "resolved_by",
+    ):
         if key in properties:
             out[key] = properties[key]
     return out
@@ -250,6 +260,37 @@ def target_nodes(ctx: OperationContext, symbol: str, path: str | None) -> tuple[
             next_step="use operation=search or a live language server",
         )
     return nodes, warnings
+
+
+CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor"})
+TYPE_NODE_LABELS = frozenset({"Class", "Interface", "Type"})
+
+
+def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
+    """The reference sites of ``targets``, best edge per site, in file order: resolved CALLS,
+    REFERENCES, IMPORTS, INHERITS and IMPLEMENTS edges into them, and for a class also the calls that
+    instantiate it — which resolve to its constructor (``Session()`` runs ``Session.__init__``) but
+    are uses of the class (the edge says ``instantiates``); ``super().__init__()`` and calls of an
+    inherited constructor for a subclass are not."""
+    from lazy_intel.graph.queries import REFERENCE_TYPES, members
+
+    edges = edges_into(conn, [t.id for t in targets], REFERENCE_TYPES)
+    types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]
+    if types_:
+        qualified = {t.qualified_name for t in types_}
+        inner = nodes_by_ids(conn, members(conn, [t.id for t in types_]))
+        constructors = [n.id for n in inner.values() if n.name in CONSTRUCTOR_NAMES]
+        edges.extend(
+            e
+            for e in edges_into(conn, constructors, ("CALLS",))
+            if e.properties.get("instantiates") in qualified
+        )
+    best: dict[tuple[Any, ...], GraphEdge] = {}
+    for edge in edges:
+        kept = best.get(edge.site)
+        if kept is None or edge.confidence > kept.confidence:
+            best[edge.site] = edge
+    return sorted(best.values(), key=lambda e: (e.path or "", e.start_byte or 0))
 
 
 # ---- coverage ----------------------------------------------------------------------------------

@@ -2,7 +2,10 @@
 the most central symbols (PageRank over resolved call/reference/inheritance/import edges).
 
 A package is a directory holding parsed files. Package A depends on package B when a file of A has
-a resolved IMPORTS, CALLS, REFERENCES, INHERITS or IMPLEMENTS edge to a node of a file of B. The
+a resolved IMPORTS, CALLS, REFERENCES, INHERITS or IMPLEMENTS edge to a node of a file of B. An edge
+tied by name alone (``unique-name``, ``ambiguous``) is no evidence of a dependency: such pairs are
+listed apart with their confidence, and layers and cycles ignore them (a test package whose helper
+names a call in the code under test resolves to is not a cycle). The
 structure goes into ``data`` (trimmed to fit the budget, saying so); entry points and central
 symbols are anchored items.
 """
@@ -14,20 +17,24 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from lazy_intel.errors import InvalidArgument, NotFound
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import Answer, Item
 from lazy_intel.graph.centrality import layers, pagerank_arrays, strongly_connected
 from lazy_intel.graph.queries import NODE_COLUMNS, GraphNode, nodes_by_ids
+from lazy_intel.graph.rows import NAME_GUESS_STRATEGIES
+from lazy_intel.lazy_import import lazy_module
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import GraphReader, describe, language_coverage, need_graph, node_item
+from lazy_intel.service.history import open_signals
+from lazy_intel.service.hotspots import hotspots
 from lazy_intel.store.reader import ReadView
 from lazy_intel.workspace.root import contained_relative_path
+
+np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
 DEPENDENCY_TYPES = ("IMPORTS", "CALLS", "REFERENCES", "INHERITS", "IMPLEMENTS")
 CENTRALITY_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPLEMENTS", "OVERRIDES", "IMPORTS")
@@ -63,21 +70,50 @@ def _file_langs(conn: sqlite3.Connection, prefix: str | None) -> dict[str, str |
     return {path: lang for path, lang in rows if _in_scope(path, prefix)}
 
 
+@dataclass
+class Guessed:
+    """Edges between two files (or packages) tied by name alone: counts, strategies, best confidence."""
+
+    edges: dict[str, int] = field(default_factory=dict)
+    strategies: dict[str, int] = field(default_factory=dict)
+    confidence: float = 0.0
+
+    def add(self, kind: str, strategy: str, count: int, confidence: float) -> None:
+        self.edges[kind] = self.edges.get(kind, 0) + count
+        self.strategies[strategy] = self.strategies.get(strategy, 0) + count
+        self.confidence = max(self.confidence, confidence)
+
+    def merge(self, other: Guessed) -> None:
+        for kind, n in other.edges.items():
+            self.edges[kind] = self.edges.get(kind, 0) + n
+        for strategy, n in other.strategies.items():
+            self.strategies[strategy] = self.strategies.get(strategy, 0) + n
+        self.confidence = max(self.confidence, other.confidence)
+
+
 def _file_dependencies(
     conn: sqlite3.Connection, files: dict[str, str | None]
-) -> dict[tuple[str, str], dict[str, int]]:
+) -> tuple[dict[tuple[str, str], dict[str, int]], dict[tuple[str, str], Guessed]]:
+    """(resolved dependencies, name guesses) between files: an edge whose strategy is a guess by
+    name alone (:data:`NAME_GUESS_STRATEGIES`) never counts as a dependency."""
     marks = ",".join("?" * len(DEPENDENCY_TYPES))
     rows = conn.execute(
-        "SELECT e.type, e.path, n.path, count(*) FROM edges e JOIN nodes n ON n.id = e.dst "
+        "SELECT e.type, e.strategy, e.path, n.path, count(*), max(e.confidence) FROM edges e "
+        "JOIN nodes n ON n.id = e.dst "
         f"WHERE e.dst IS NOT NULL AND e.type IN ({marks}) AND e.path IS NOT NULL AND n.path IS NOT NULL "
-        "AND n.path != e.path GROUP BY e.type, e.path, n.path",
+        "AND n.path != e.path GROUP BY e.type, e.strategy, e.path, n.path",
         DEPENDENCY_TYPES,
     )
     out: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
-    for kind, src, dst, count in rows:
-        if src in files and dst in files:
+    guessed: dict[tuple[str, str], Guessed] = defaultdict(Guessed)
+    for kind, strategy, src, dst, count, confidence in rows:
+        if src not in files or dst not in files:
+            continue
+        if strategy in NAME_GUESS_STRATEGIES:
+            guessed[(src, dst)].add(kind, strategy, count, confidence)
+        else:
             out[(src, dst)][kind] = out[(src, dst)].get(kind, 0) + count
-    return out
+    return out, guessed
 
 
 def _central(
@@ -139,6 +175,7 @@ class Structure:
     route_count: dict[str, int]
     package_cycles: list[list[str]]
     file_cycles: list[list[str]]
+    guesses_sorted: list[tuple[tuple[str, str], Guessed]]
 
 
 _CACHE: OrderedDict[tuple[str, int, str | None, int], Structure] = OrderedDict()
@@ -178,7 +215,7 @@ def _structure(view: ReadView, prefix: str | None, limit: int) -> Structure:
         entry["files"] += 1
         if lang:
             entry["languages"][lang] = entry["languages"].get(lang, 0) + 1
-    file_deps = _file_dependencies(conn, files)
+    file_deps, file_guesses = _file_dependencies(conn, files)
     package_deps: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     import_graph: dict[str, set[str]] = defaultdict(set)
     for (src, dst), kinds in file_deps.items():
@@ -188,6 +225,11 @@ def _structure(view: ReadView, prefix: str | None, limit: int) -> Structure:
         if a != b:
             for kind, n in kinds.items():
                 package_deps[(a, b)][kind] = package_deps[(a, b)].get(kind, 0) + n
+    package_guesses: dict[tuple[str, str], Guessed] = defaultdict(Guessed)
+    for (src, dst), guess in file_guesses.items():
+        a, b = _package(src), _package(dst)
+        if a != b and (a, b) not in package_deps:  # pairs linked by name guesses only
+            package_guesses[(a, b)].merge(guess)
     names = sorted(packages)
     adjacency: dict[str, set[str]] = defaultdict(set)
     for a, b in package_deps:
@@ -220,6 +262,16 @@ def _structure(view: ReadView, prefix: str | None, limit: int) -> Structure:
     coverage = [
         "graph: packages are directories of parsed files; dependencies are resolved edges between files "
         "(unresolved and external uses are not counted)",
+        *(
+            [
+                f"{len(package_guesses)} package dependenc(ies) rest only on edges tied by name alone "
+                f"({', '.join(NAME_GUESS_STRATEGIES)}, confidence at most "
+                f"{max(g.confidence for g in package_guesses.values()):.2f}): listed apart in "
+                "data.guessed_dependencies, not counted in dependencies, layers or cycles"
+            ]
+            if package_guesses
+            else []
+        ),
         f"central symbols: PageRank over {graph_size} nodes joined by resolved "
         + ", ".join(CENTRALITY_TYPES)
         + " edges",
@@ -229,6 +281,7 @@ def _structure(view: ReadView, prefix: str | None, limit: int) -> Structure:
         coverage.append(f"{sum(route_count.values())} HTTP route(s) recognised; see operation routes")
     ordered = sorted(names, key=lambda p: (-packages[p]["files"], p))
     deps_sorted = sorted(package_deps.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+    guesses_sorted = sorted(package_guesses.items(), key=lambda kv: (-sum(kv[1].edges.values()), kv[0]))
     return Structure(
         tuple(items),
         tuple(coverage),
@@ -241,6 +294,7 @@ def _structure(view: ReadView, prefix: str | None, limit: int) -> Structure:
         dict(route_count),
         package_cycles,
         file_cycles,
+        guesses_sorted,
     )
 
 
@@ -248,6 +302,8 @@ def op_architecture(ctx: OperationContext) -> Answer:
     view = need_graph(ctx)
     prefix = _scope(ctx)
     st = _cached_structure(view, prefix, ctx.request.limit)
+    with open_signals(ctx) as history:
+        spots = hotspots(ctx, history, prefix, ctx.request.limit)
     for cap in DATA_CAPS:
         shown = st.ordered[:cap] if cap else []
         data = {
@@ -269,11 +325,23 @@ def op_architecture(ctx: OperationContext) -> Answer:
             "dependencies": [
                 {"from": a, "to": b, "edges": kinds} for (a, b), kinds in st.deps_sorted[: cap * 2]
             ],
+            "guessed_dependency_count": len(st.guesses_sorted),
+            "guessed_dependencies": [
+                {
+                    "from": a,
+                    "to": b,
+                    "edges": dict(g.edges),
+                    "strategies": dict(g.strategies),
+                    "confidence": round(g.confidence, 3),
+                }
+                for (a, b), g in st.guesses_sorted[:cap]
+            ],
             "layers": _layer_lists(st.layer_of, cap),
             "package_cycles": st.package_cycles[: min(cap, MAX_CYCLES)],
             "import_cycles": st.file_cycles[: min(cap, MAX_CYCLES)],
+            **spots.data(cap),
         }
-        trimmed = list(st.coverage)
+        trimmed = [*st.coverage, spots.note]
         if len(shown) < len(st.names) or cap * 2 < len(st.deps_sorted):
             trimmed.append(
                 f"data shows {len(shown)} of {len(st.names)} packages (most files first) and "
@@ -283,7 +351,7 @@ def op_architecture(ctx: OperationContext) -> Answer:
         try:
             return fit_answer(
                 "architecture",
-                list(st.items),
+                [*st.items, *spots.items],
                 max_chars=ctx.request.max_chars,
                 view=ctx.view_info,
                 coverage=trimmed,

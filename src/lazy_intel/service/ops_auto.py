@@ -26,6 +26,8 @@ from lazy_intel.graph.queries import (
     innermost_definition,
 )
 from lazy_intel.search.lexical import build_lexical_query
+from lazy_intel.search.query import line_number
+from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items, last_changes
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import (
     GRAPH_COVERAGE,
@@ -35,6 +37,7 @@ from lazy_intel.service.graph_evidence import (
     request_path,
     site_item,
 )
+from lazy_intel.service.history import open_signals
 from lazy_intel.service.items import symbol_item
 from lazy_intel.service.ops_references import why_not_live
 from lazy_intel.service.ops_retrieval import resolve_symbol
@@ -44,6 +47,7 @@ from lazy_intel.store.reader import ReadView, SymbolRow
 CONTEXT_DEFINITIONS = 3
 CONTEXT_CALLS = 4
 CONTEXT_FILES = 6
+CONTEXT_COCHANGED = 3
 MAX_FRAMES = 5
 MAX_IDENTIFIERS = 4
 AUTO_LIVE_REFERENCES = 10
@@ -71,11 +75,11 @@ class Frame:
 def classify(query: str) -> tuple[str, list[Frame]]:
     """``stack_trace`` (with its frames, innermost last as written), ``path``, ``symbol`` or ``text``."""
     text = query.strip()
-    frames = [Frame(m["path"], int(m["line"])) for m in PY_FRAME.finditer(text)]
+    frames = [Frame(m["path"], line_number(m["line"])) for m in PY_FRAME.finditer(text)]
     if not frames:
-        frames = [Frame(m["path"], int(m["line"])) for m in JAVA_FRAME.finditer(text)]
+        frames = [Frame(m["path"], line_number(m["line"])) for m in JAVA_FRAME.finditer(text)]
     if not frames:
-        frames = [Frame(m["path"], int(m["line"])) for m in GENERIC_FRAME.finditer(text)]
+        frames = [Frame(m["path"], line_number(m["line"])) for m in GENERIC_FRAME.finditer(text)]
     if frames and ("Traceback" in text or len(frames) >= 2 or "\n" in text):
         return "stack_trace", frames
     if SYMBOL_QUERY.match(text) and not re.search(
@@ -84,7 +88,7 @@ def classify(query: str) -> tuple[str, list[Frame]]:
         return "symbol", []
     match = PATH_QUERY.match(text)
     if match:
-        line = int(match["line"]) if match["line"] else 0
+        line = line_number(match["line"]) if match["line"] else 0
         return "path", [Frame(match["path"], line)]
     return "text", []
 
@@ -172,7 +176,7 @@ def _search_symbols(view: ReadView, query: str, limit: int) -> list[SymbolRow]:
     lexical = build_lexical_query(query, limit=limit * 8, columns=view.fts_columns)
     if lexical is None:
         return []
-    hits = view.fts(lexical.sql, lexical.args)
+    hits = view.lexical(lexical)
     chunks = view.chunks_by_ids([cid for cid, _file, _score in hits])
     out: list[SymbolRow] = []
     seen: set[int] = set()
@@ -210,6 +214,13 @@ def op_context(ctx: OperationContext) -> Answer:
     rows, how = _definitions(ctx, text)
     view = ctx.need_view()
     items, coverage = context_items(view, rows)
+    with open_signals(ctx) as history:
+        pairs = co_changed_files(history, view, [r.path for r in rows], limit=CONTEXT_COCHANGED)
+        changed = last_changes(history, [(r.path, r.qualified_name) for r in rows])
+        coverage.append(co_change_coverage(history))
+    listed = {i.anchor.path for i in items if i.kind == "related_file"}
+    for item in co_changed_items(view, [p for p in pairs if p.path not in listed], kind="related_file"):
+        items.append(replace(item, extra={**(item.extra or {}), "role": "co_changed"}))
     if how == "search":
         coverage.insert(0, "definitions: best lexical matches for the query (ranked, not exhaustive)")
     message = None if rows else f"no definition matches {text[:80]!r}"
@@ -223,6 +234,8 @@ def op_context(ctx: OperationContext) -> Answer:
         data={
             "definitions": [f"{r.qualified_name} ({r.path}:{r.start_line})" for r in rows],
             "found_by": how,
+            "co_changed": [p.to_dict() for p in pairs],
+            "last_changes": changed,
         },
         message=message,
     )

@@ -12,6 +12,8 @@ from lazy_intel.evidence.verify import verify_anchor
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.readiness import StatusInputs, overall, projection_verdicts
 from lazy_intel.service.requests import require
+from lazy_intel.timestamps import shown_decision
+from lazy_intel.vcs.binding import STATE_STALE, BindingCheck, check_binding, describe_binding
 from lazy_intel.workspace.capture import read_regular_file
 from lazy_intel.workspace.root import contained_relative_path
 
@@ -48,11 +50,12 @@ def op_status(ctx: OperationContext) -> Answer:
         data["languages"] = view.languages()
         data["scope_source"] = view.meta("scope_source")
         data["parser_versions"] = view.meta("parser_versions")
+    data["repository"] = describe_binding(ws.repository_binding())
     data["watcher"] = ws.describe_watcher()
     data["writer"] = _writer_state(ctx)
     decisions = ws.journal.decisions()
     if decisions:
-        data["recovery"] = decisions[-1]
+        data["recovery"] = shown_decision(decisions[-1])
     if ws.last_report is not None:
         data["last_sync"] = ws.last_report.to_dict()
     if ws.last_vectors is not None:
@@ -71,13 +74,14 @@ def op_status(ctx: OperationContext) -> Answer:
 
 def _view_now(ctx: OperationContext) -> View:
     """The view after a control operation published (its generation is what the answer reports)."""
-    from lazy_intel.service.freshness import describe
+    from lazy_intel.service.freshness import describe, repository_of
 
     ws = ctx.workspace
+    repository = repository_of(ws, ctx.request.freshness)
     if not ws.has_view():
-        return describe(None, ctx.request.freshness)
+        return describe(None, ctx.request.freshness, repository=repository)
     with ws.read() as view:
-        return describe(view, ctx.request.freshness)
+        return describe(view, ctx.request.freshness, repository=repository)
 
 
 def _refuse_other_backends(ctx: OperationContext) -> None:
@@ -121,9 +125,18 @@ def op_repair(ctx: OperationContext) -> Answer:
     )
 
 
+def _binding_check(ctx: OperationContext) -> BindingCheck | None:
+    given = ctx.request.binding
+    if given is None:
+        return None
+    return check_binding(given, ctx.workspace.repository_binding(fresh=True))
+
+
 def op_verify(ctx: OperationContext) -> Answer:
     request = ctx.request
-    require(request, "anchors")
+    if not request.anchors and request.binding is None:
+        require(request, "anchors")
+    binding = _binding_check(ctx)
     root = ctx.workspace.root
     generation = ctx.view.generation if ctx.view is not None else 0
     items: list[Item] = []
@@ -155,20 +168,35 @@ def op_verify(ctx: OperationContext) -> Answer:
         except OSError as exc:
             raise InvalidArgument(f"anchors[{index}]: {rel} cannot be read: {exc.strerror}") from None
         verdict = verify_anchor(anchor, excerpt, current, generation)
+        extra: dict[str, Any] = {"verdict": verdict.verdict, "input_index": index}
+        if binding is not None:
+            extra["binding"] = binding.state
         items.append(
             Item(
                 kind="verification",
                 text_kind=TEXT_DESCRIPTION,
                 text=verdict.reason,
                 anchor=verdict.anchor,
-                extra={"verdict": verdict.verdict, "input_index": index},
+                extra=extra,
             )
         )
+    coverage = ["verified against the bytes on disk now"]
+    warnings = list(ctx.warnings)
+    data: dict[str, Any] | None = None
+    if binding is not None:
+        coverage.append(f"repository binding: {binding.state} ({binding.reason})")
+        data = {"binding": binding.to_dict()}
+        if binding.state == STATE_STALE:
+            warnings.append(
+                "the answer these anchors came from is stale: " + binding.reason + " (re-run the request)"
+            )
     return fit_answer(
         "verify",
         items,
         max_chars=request.max_chars,
         view=ctx.view_info,
-        coverage=["verified against the bytes on disk now"],
-        warnings=ctx.warnings,
+        coverage=coverage,
+        warnings=warnings,
+        data=data,
+        ok_without_items=binding is not None,
     )

@@ -8,11 +8,10 @@ have no import resolution — so "no callers" is told apart from "could not tell
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
 from typing import Any
 
-from lazy_intel.errors import InvalidArgument
+from lazy_intel.errors import InvalidArgument, LazyIntelError
 from lazy_intel.evidence.model import Answer, Item
 from lazy_intel.graph.queries import (
     CALL_TYPES,
@@ -30,7 +29,9 @@ from lazy_intel.graph.queries import (
     nodes_with_label,
     traverse,
 )
+from lazy_intel.service.cochange import co_change_coverage, co_changed_files, co_changed_items, last_changes
 from lazy_intel.service.context import OperationContext
+from lazy_intel.service.filters import check_path
 from lazy_intel.service.graph_evidence import (
     GRAPH_COVERAGE,
     GraphReader,
@@ -49,6 +50,9 @@ from lazy_intel.service.graph_evidence import (
     target_items,
     unresolved_lines,
 )
+from lazy_intel.service.history import open_signals
+from lazy_intel.service.ops_fused import fused_calls
+from lazy_intel.service.ops_references import live_in_full, live_targets, prime_server, why_not_live
 
 DEFAULT_CALL_DEPTH = 1
 DEFAULT_IMPACT_DEPTH = 3
@@ -130,6 +134,34 @@ def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
         "depth": depth,
         "total": len(entries),
     }
+    reason = why_not_live(ctx, "call_hierarchy")
+    if reason is None:
+        try:
+            prime_server(ctx, [e.path for e, distance, _ in entries if distance == 1])
+            live = live_in_full(ctx, "call_hierarchy", "incoming" if incoming else "outgoing")
+        except LazyIntelError as exc:
+            reason = f"the live server failed ({exc.code}: {exc.message})"
+        else:
+            if live.status != "error":
+                chosen, note = live_targets(ctx, targets)
+                kept = {t.id for t in chosen}
+                fused = [
+                    (edge, distance, confidence)
+                    for edge, distance, confidence in entries
+                    if distance > 1 or (edge.dst if incoming else edge.src) in kept or edge.dst is None
+                ]
+                return fused_calls(
+                    ctx,
+                    live,
+                    chosen,
+                    incoming=incoming,
+                    hops=fused,
+                    coverage=coverage,
+                    warnings=[*warnings, *note],
+                    data={"targets": [node_ref(t) for t in chosen], "depth": depth},
+                )
+            reason = f"the live server answered {live.code}: {live.message}"
+    coverage.append(f"source: index graph, because {reason}")
     return finish_answer(
         ctx,
         operation,
@@ -215,6 +247,14 @@ def op_impact(ctx: OperationContext) -> Answer:
     entries: list[Reached | tuple[int, float, str]] = [*reached]
     entries.extend((n, conf, why) for n, (conf, why) in test_list if n in test_nodes)
     head = target_items(reader, targets)
+    with open_signals(ctx) as history:
+        pairs = co_changed_files(history, view, [t.path for t in targets if t.path])
+        changed = last_changes(
+            history, [(t.path, t.qualified_name) for t in targets if t.path and t.label != "File"]
+        )
+        history_note = co_change_coverage(history)
+    if not ctx.request.cursor:  # the first page names the co-changed files after the targets
+        head.extend(co_changed_items(view, pairs))
     offset, cursor_for = paging(ctx, len(entries), head=len(head))
     page = entries[offset : offset + ctx.request.limit]
     reader.prefetch_paths(
@@ -249,6 +289,7 @@ def op_impact(ctx: OperationContext) -> Answer:
         "affected tests: tests that reach the target through the graph, plus TESTS edges (naming and imports)"
     )
     coverage.extend(language_coverage(nodes[r.node].lang for r in reached))
+    coverage.append(history_note)
     by_distance: dict[str, int] = {}
     for r in reached:
         by_distance[str(r.distance)] = by_distance.get(str(r.distance), 0) + 1
@@ -263,6 +304,8 @@ def op_impact(ctx: OperationContext) -> Answer:
             node_ref(test_nodes[n]) for n, _ in test_list[:MAX_TESTS_IN_DATA] if n in test_nodes
         ],
         "affected_test_count": len(tests),
+        "co_changed": [p.to_dict() for p in pairs],
+        "last_changes": changed,
     }
     return finish_answer(
         ctx, "impact", items, coverage=coverage, warnings=warnings, data=data, cursor_for=cursor_for
@@ -276,8 +319,11 @@ def op_routes(ctx: OperationContext) -> Answer:
     view = need_graph(ctx)
     request = ctx.request
     routes = nodes_with_label(view.conn, "Route")
-    if request.path_glob:
-        routes = [r for r in routes if r.path and fnmatch.fnmatch(r.path, request.path_glob)]
+    if request.path_glob is not None:  # refused when it matches no indexed file (service/filters.py)
+        glob = check_path(request.path_glob, view, ctx.workspace.root)
+        routes = [  # the same GLOB semantics as the check (and as search)
+            r for r in routes if r.path and view.conn.execute("SELECT ? GLOB ?", (r.path, glob)).fetchone()[0]
+        ]
     if request.query:
         needle = request.query.lower()
         routes = [r for r in routes if needle in r.name.lower()]

@@ -145,7 +145,13 @@ def op_query(ctx: OperationContext) -> Answer:
         compiled = compile_query(parsed, max_rows=settings.query_max_rows, max_hops=settings.query_max_hops)
     except CypherError as exc:
         return error_answer(
-            "query", exc.code, exc.message, view=ctx.view_info, next_step=exc.next_step, data=exc.details()
+            "query",
+            exc.code,
+            exc.message,
+            view=ctx.view_info,
+            next_step=exc.next_step,
+            data=exc.details(),
+            max_chars=ctx.request.max_chars,
         )
     result = run_query(view.conn, compiled, timeout_ms=settings.query_timeout_ms)
     offset = decode_cursor(request.cursor, view.generation, request.fingerprint()) if request.cursor else 0

@@ -1,21 +1,30 @@
-"""``references`` and ``implementations``: the live language server when one can answer, else the
-index graph — and the answer says which source answered and, for the graph, why not the server.
+"""``references`` and ``implementations``: the index graph and, when a trusted language server can
+answer, the server too, fused into one list (:mod:`lazy_intel.service.ops_fused`); without a server —
+or when it fails — the index graph alone, and the answer says why.
 
-The live answer keeps its ``SemanticObservation`` and is never relabelled as indexed evidence; the
-graph answer labels its items ``evidence: index`` with each edge's confidence (DESIGN §5, §6).
+Live items keep their ``SemanticObservation`` and are never relabelled as indexed evidence; index
+items are labelled ``evidence: index`` with each edge's confidence (DESIGN §5, §6). Name-only edges
+(``ambiguous``, ``unique-name``) are candidates, listed only with ``includeCandidates``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from lazy_intel.errors import IndexBuilding, InvalidArgument, LazyIntelError
 from lazy_intel.evidence.budget import serialize
 from lazy_intel.evidence.model import Answer, Item
-from lazy_intel.graph.queries import REFERENCE_TYPES, GraphEdge, edges_into, traverse
+from lazy_intel.graph.queries import (
+    REFERENCE_TYPES,
+    GraphEdge,
+    GraphNode,
+    has_graph,
+    nodes_by_ids,
+    traverse,
+)
+from lazy_intel.service.confirmations import CONFIRMED_STRATEGY, Confirmations, edge_key, upgraded
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.graph_evidence import (
     GRAPH_COVERAGE,
@@ -29,27 +38,34 @@ from lazy_intel.service.graph_evidence import (
     node_item,
     node_ref,
     paging,
+    reference_edges,
     request_targets,
     site_item,
     target_items,
     unresolved_lines,
 )
+from lazy_intel.service.ops_fused import NAME_ONLY_STRATEGIES, fused_implementations, fused_references
 from lazy_intel.service.ops_retrieval import resolve_symbol
 from lazy_intel.service.ops_semantic import live_answer
+from lazy_intel.workspace.capture import read_regular_file
 from lazy_intel.workspace.root import contained_relative_path
 
 # characters kept free in the live answer's budget for the line naming its source
 SOURCE_NOTE_RESERVE = 240
+LIVE_LIMIT = 500  # live results fetched to fuse with the index (the semantic layer's page limit)
+LIVE_MAX_CHARS = 5_000_000
+MAX_PRIMED_FILES = 20
+MAX_LIVE_RESULTS = 2_000  # the live answer is an intermediate: the fused answer fits the budget
 DEFAULT_HIERARCHY_DEPTH = 3
 TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
 
 
 def op_references(ctx: OperationContext) -> Answer:
-    return _prefer_live(ctx, graph_references)
+    return _answer(ctx)
 
 
 def op_implementations(ctx: OperationContext) -> Answer:
-    return _prefer_live(ctx, graph_implementations)
+    return _answer(ctx)
 
 
 def _subject_path(ctx: OperationContext) -> str | None:
@@ -64,10 +80,11 @@ def _subject_path(ctx: OperationContext) -> str | None:
     return None
 
 
-def why_not_live(ctx: OperationContext) -> str | None:
-    """``None`` when a live server would answer this request, else the reason it would not."""
+def why_not_live(ctx: OperationContext, operation: str | None = None) -> str | None:
+    """``None`` when a live server would answer ``operation`` (default: the request's) for this
+    request, else the reason it would not."""
     layer = ctx.semantic
-    operation = ctx.request.operation
+    operation = operation or ctx.request.operation
     if layer is None or not layer.configured:
         return "no trusted language server is configured"
     path = _subject_path(ctx)
@@ -99,19 +116,105 @@ def _labelled(answer: Answer, note: str, max_chars: int) -> Answer:
     return current
 
 
-def _prefer_live(ctx: OperationContext, from_index: Callable[[OperationContext, str], Answer]) -> Answer:
+def live_in_full(ctx: OperationContext, operation: str | None = None, direction: str | None = None) -> Answer:
+    """The live answer with every result (pages of the layer's limit, up to :data:`MAX_LIVE_RESULTS`),
+    to fuse with the index. More than that: the answer keeps the first ones and says so."""
+    request = replace(
+        ctx.request,
+        operation=operation or ctx.request.operation,
+        direction=direction if direction is not None else ctx.request.direction,
+        limit=LIVE_LIMIT,
+        cursor=None,
+        max_chars=LIVE_MAX_CHARS,
+    )
+    first = live_answer(replace(ctx, request=request))
+    items = list(first.items)
+    answer = first
+    while answer.status != "error" and answer.next_cursor and len(items) < MAX_LIVE_RESULTS:
+        answer = live_answer(replace(ctx, request=replace(request, cursor=answer.next_cursor)))
+        if answer.status == "error":
+            break
+        items.extend(answer.items)
+    if answer is first:
+        return first
+    warnings = list(first.warnings)
+    if answer.next_cursor or answer.status == "error":
+        warnings.append(
+            f"the live server reported more than {len(items)} results; the first {len(items)} are fused"
+        )
+    return replace(first, items=tuple(items), warnings=tuple(warnings), next_cursor=None)
+
+
+def prime_server(ctx: OperationContext, paths: Sequence[str | None]) -> int:
+    """Open (``didOpen``) up to :data:`MAX_PRIMED_FILES` files where the index found sites, so a
+    server that only searches the documents it has open (clangd without a background index, a
+    server still loading the project) can confirm them. Returns how many were opened."""
+    layer = ctx.semantic
+    subject = _subject_path(ctx)
+    if layer is None or subject is None:
+        return 0
+    root = ctx.workspace.root
+    server = layer.server_for_path(root, subject)
+    if server is None:
+        return 0
+    session = layer.session(root, server)
+    opened = 0
+    with session.in_use():
+        for path in dict.fromkeys(p for p in paths if p and p != subject):
+            if opened >= MAX_PRIMED_FILES:
+                break
+            if layer.server_for_path(root, path) is not server:
+                continue
+            try:
+                data = read_regular_file(root / path)
+                if len(data) > layer.max_file_bytes:
+                    continue
+                session.sync_document(path, data, server.language_for(path) or "plaintext")
+            except (OSError, UnicodeDecodeError, LazyIntelError):
+                continue
+            opened += 1
+    return opened
+
+
+def live_targets(ctx: OperationContext, targets: list[GraphNode]) -> tuple[list[GraphNode], list[str]]:
+    """The one target the live server is asked about (the index's first definition of the symbol)."""
+    view = ctx.need_view()
+    request = ctx.request
+    assert request.symbol is not None
+    path = (
+        contained_relative_path(ctx.workspace.root, request.relative_path) if request.relative_path else None
+    )
+    rows = resolve_symbol(view, request.symbol, path)
+    chosen = [t for t in targets if rows and t.path == rows[0].path and t.start_byte == rows[0].start_byte]
+    if not chosen or len(targets) == 1:
+        return targets[:1], []
+    return chosen, [
+        f"the live server was asked about {chosen[0].qualified_name} ({chosen[0].path}:{chosen[0].start_line}) "
+        "only; the answer fuses that definition"
+    ]
+
+
+def _answer(ctx: OperationContext) -> Answer:
     request = ctx.request
     reason = why_not_live(ctx)
+    fusable = bool(request.symbol) and ctx.view is not None and has_graph(ctx.view.conn)
     if reason is None:
-        budget = max(200, request.max_chars - SOURCE_NOTE_RESERVE)
         try:
-            live = live_answer(replace(ctx, request=replace(request, max_chars=budget)))
+            if fusable:
+                targets, _ = request_targets(ctx)
+                prime_server(ctx, _site_paths(ctx, targets))
+                live = live_in_full(ctx)
+            else:
+                budget = max(200, request.max_chars - SOURCE_NOTE_RESERVE)
+                live = live_answer(replace(ctx, request=replace(request, max_chars=budget)))
         except LazyIntelError as exc:
             reason = f"the live server failed ({exc.code}: {exc.message})"
         else:
             if live.status != "error":
+                if fusable:
+                    return _fused(ctx, live)
                 server = _server_id(live)
-                note = f"source: live language server {server} (preferred over the index graph)"
+                note = f"source: live language server {server} (the index was not consulted: position input)"
                 return _labelled(live, note, request.max_chars)
             reason = f"the live server answered {live.code}: {live.message}"
     if ctx.view is None:
@@ -124,7 +227,30 @@ def _prefer_live(ctx: OperationContext, from_index: Callable[[OperationContext, 
             f"{request.operation} from the index needs symbol (+ relativePath); {reason}",
             next_step="pass symbol, or configure a language server for position input",
         )
-    return from_index(ctx, f"source: index graph, because {reason}")
+    note = f"source: index graph, because {reason}"
+    if request.operation == "references":
+        return graph_references(ctx, note)
+    return graph_implementations(ctx, note)
+
+
+def _site_paths(ctx: OperationContext, targets: list[GraphNode]) -> list[str | None]:
+    """Files where the index has sites of the request: what to show the server before asking."""
+    conn = ctx.need_view().conn
+    if ctx.request.operation == "references":
+        return [e.path for e in reference_edges(conn, targets)]
+    found, _, _ = implementation_walk(ctx, targets)
+    return [n.path for n in nodes_by_ids(conn, [f[0] for f in found]).values()]
+
+
+def _fused(ctx: OperationContext, live: Answer) -> Answer:
+    targets, warnings = request_targets(ctx)
+    targets, note = live_targets(ctx, targets)
+    if ctx.request.operation == "references":
+        return fused_references(ctx, live, targets, [*warnings, *note])
+    found, coverage, _ = implementation_walk(ctx, targets)
+    return fused_implementations(
+        ctx, live, targets, found=found, warnings=[*warnings, *note], coverage=coverage
+    )
 
 
 def _server_id(answer: Answer) -> str:
@@ -142,42 +268,82 @@ def _server_id(answer: Answer) -> str:
 # ---- references / implementations from the index ------------------------------------------------
 
 
+def confirmed_edges(ctx: OperationContext, reader: GraphReader, edges: list[GraphEdge]) -> list[GraphEdge]:
+    """``edges`` with those a live server confirmed earlier (both files unchanged) upgraded."""
+    dst = reader.nodes([e.dst for e in edges if e.dst is not None])
+    paths = {e.path for e in edges if e.path} | {n.path for n in dst.values() if n.path}
+    reader.prefetch_paths(paths)
+    hashes = {p: sha for p in paths if (sha := reader.sha(p))}
+    found = Confirmations(ctx.workspace.state).lookup(
+        edges, hashes, {i: n.path for i, n in dst.items() if n.path}
+    )
+    if not found:
+        return edges
+    out = []
+    for edge in edges:
+        key = edge_key(edge)
+        out.append(upgraded(edge, found[key]) if key is not None and key in found else edge)
+    return out
+
+
 def graph_references(ctx: OperationContext, source_note: str) -> Answer:
     view = need_graph(ctx)
     targets, warnings = request_targets(ctx)
     reader = GraphReader(view)
-    best: dict[tuple[Any, ...], GraphEdge] = {}
-    for edge in edges_into(view.conn, [t.id for t in targets], REFERENCE_TYPES):
-        kept = best.get(edge.site)
-        if kept is None or edge.confidence > kept.confidence:
-            best[edge.site] = edge
-    edges = sorted(best.values(), key=lambda e: (e.path or "", e.start_byte or 0))
+    edges = reference_edges(view.conn, targets)
     reader.nodes([e.src for e in edges] + [e.dst for e in edges if e.dst is not None])
-    reader.prefetch_paths(e.path for e in edges)
+    edges = confirmed_edges(ctx, reader, edges)
+    candidates = [e for e in edges if e.strategy in NAME_ONLY_STRATEGIES]
+    references = [e for e in edges if e.strategy not in NAME_ONLY_STRATEGIES]
+    listed = [(e, "reference") for e in references]
+    if ctx.request.include_candidates:
+        listed.extend((e, "candidate") for e in candidates)
+    reader.prefetch_paths(e.path for e, _ in listed)
     items: list[Item] = []
     if ctx.request.include_declaration:
         for node in targets:
             item = node_item(reader, node, kind="declaration", text=f"declaration of {describe(node)}")
             if item is not None:
                 items.append(item)
-    offset, cursor_for = paging(ctx, len(edges), head=len(items))
-    for edge in edges[offset : offset + ctx.request.limit]:
+    offset, cursor_for = paging(ctx, len(listed), head=len(items))
+    for edge, kind in listed[offset : offset + ctx.request.limit]:
         extra = {
             "evidence": "index",
             "from": node_ref(reader.node(edge.src)),
             "to": node_ref(reader.node(edge.dst)),
         }
-        item = site_item(reader, edge, kind="reference", confidence=edge.confidence, extra=extra)
+        item = site_item(reader, edge, kind=kind, confidence=edge.confidence, extra=extra)
         if item is not None:
             items.append(item)
     coverage = [source_note, GRAPH_COVERAGE]
+    if candidates:
+        coverage.append(
+            f"{len(candidates)} candidate site(s) resolved by name only (strategy ambiguous or unique-name: "
+            "the only or one of several definitions of that name, rarely the right one) "
+            + (
+                "listed last as kind candidate"
+                if ctx.request.include_candidates
+                else "left out; pass includeCandidates=true to list them"
+            )
+        )
+    confirmed = sum(1 for e in references if e.strategy == CONFIRMED_STRATEGY)
+    if confirmed:
+        coverage.append(f"{confirmed} site(s) confirmed by a live language server earlier (lsp-confirmed)")
     coverage.extend(unresolved_lines(reader, targets, REFERENCE_TYPES))
     coverage.extend(
         language_coverage([t.lang for t in targets] + [n.lang for n in reader.nodes([]).values()])
     )
-    data = {"source": "index", "targets": [node_ref(t) for t in targets], "total": len(edges)}
+    data = {
+        "source": "index",
+        "targets": [node_ref(t) for t in targets],
+        "total": len(listed),
+        "candidates": len(candidates),
+    }
     message = (
-        None if edges else f"no references to {', '.join(t.qualified_name for t in targets)} in the index"
+        None
+        if references
+        else f"no references to {', '.join(t.qualified_name for t in targets)} in the index"
+        + (f" ({len(candidates)} name-only candidate site(s))" if candidates else "")
     )
     return finish_answer(
         ctx,
@@ -191,9 +357,11 @@ def graph_references(ctx: OperationContext, source_note: str) -> Answer:
     )
 
 
-def graph_implementations(ctx: OperationContext, source_note: str) -> Answer:
-    view = need_graph(ctx)
-    targets, warnings = request_targets(ctx)
+def implementation_walk(
+    ctx: OperationContext, targets: list[GraphNode]
+) -> tuple[list[tuple[int, int, float, GraphEdge]], list[str], int]:
+    """(subtypes/overriders reached: node, distance, confidence, edge), coverage lines, depth."""
+    view = ctx.need_view()
     depth = ctx.request.depth or DEFAULT_HIERARCHY_DEPTH
     types_ = [t for t in targets if t.label in TYPE_LABELS]
     methods = [t for t in targets if t.label == "Method"]
@@ -204,8 +372,7 @@ def graph_implementations(ctx: OperationContext, source_note: str) -> Answer:
             f"{others[0].label.lower()}",
             next_step="use callers or references for functions and variables",
         )
-    reader = GraphReader(view)
-    coverage = [source_note, GRAPH_COVERAGE]
+    coverage: list[str] = []
     found: list[tuple[int, int, float, GraphEdge]] = []
     for group, edge_types, what in (
         (types_, ("INHERITS", "IMPLEMENTS"), "subtypes"),
@@ -217,6 +384,15 @@ def graph_implementations(ctx: OperationContext, source_note: str) -> Answer:
         found.extend((r.node, r.distance, r.confidence, r.via) for r in walk.reached)
         coverage.extend(depth_coverage(walk, what))
     found.sort(key=lambda f: (f[1], -f[2]))
+    return found, coverage, depth
+
+
+def graph_implementations(ctx: OperationContext, source_note: str) -> Answer:
+    view = need_graph(ctx)
+    targets, warnings = request_targets(ctx)
+    found, walked, depth = implementation_walk(ctx, targets)
+    reader = GraphReader(view)
+    coverage = [source_note, GRAPH_COVERAGE, *walked]
     nodes = reader.nodes([f[0] for f in found])
     reader.prefetch_paths(n.path for n in nodes.values())
     items: list[Item] = target_items(reader, targets)

@@ -21,6 +21,7 @@ from lazy_intel.search.hybrid import (
 from lazy_intel.search.vectors import META_PROFILE
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.cursor import decode_cursor, encode_cursor
+from lazy_intel.service.filters import check_filters
 from lazy_intel.service.items import chunk_item, symbol_item
 from lazy_intel.service.requests import require
 from lazy_intel.store.reader import ChunkRow, ReadView, SymbolRow
@@ -89,6 +90,14 @@ def op_search(ctx: OperationContext) -> Answer:
         raise InvalidArgument(
             f"query {request.query[:80]!r} has no searchable terms (letters, digits, identifiers)"
         )
+    checked = check_filters(
+        view,
+        ctx.workspace.root,
+        lang=request.lang,
+        path_glob=request.path_glob,
+        kind=request.kind,
+        layer=request.layer,
+    )
     offset, cursor_factory = _paging(ctx)
     embedder, warnings = _embedder_for(ctx, config)
     result = hybrid_search(
@@ -96,10 +105,10 @@ def op_search(ctx: OperationContext) -> Answer:
         request.query,
         config=config,
         embedder=embedder,
-        filters=Filters(lang=request.lang, path_glob=request.path_glob, kind=request.kind),
+        filters=Filters(lang=checked.lang, path_glob=checked.path_glob, kind=checked.kind),
         weights=_weights(ctx, request.backend),
     )
-    warnings = [*ctx.warnings, *warnings, *result.warnings]
+    warnings = [*ctx.warnings, *checked.warnings, *warnings, *result.warnings]
     items: list[Item]
     if request.granularity == "file":
         total = len(result.files)

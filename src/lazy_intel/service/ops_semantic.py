@@ -14,21 +14,8 @@ from lazy_intel.evidence.model import Answer
 from lazy_intel.semantic import SemanticRequest, semantic_answer
 from lazy_intel.service.context import OperationContext
 from lazy_intel.service.ops_retrieval import resolve_symbol
+from lazy_intel.service.semantic_names import SEMANTIC_OPERATIONS
 from lazy_intel.workspace.root import contained_relative_path
-
-# the ten operations of the trusted LSP layer, with the summary the tool description shows
-SEMANTIC_OPERATIONS: dict[str, str] = {
-    "definition": "live LSP: where the symbol at a position (or a named symbol) is defined",
-    "references": "live LSP when a server negotiated it: reference sites of a symbol",
-    "implementations": "live LSP when a server negotiated it: implementations of an interface/method",
-    "hover": "live LSP: type and documentation at a position",
-    "signature_help": "live LSP: the signature of the call at a position",
-    "document_symbols": "live LSP: the outline of one file",
-    "workspace_symbols": "live LSP: symbols matching a query across the workspace",
-    "diagnostics": "live LSP: errors and warnings of one file, with completion state",
-    "call_hierarchy": "live LSP: incoming or outgoing calls of the function at a position",
-    "type_hierarchy": "live LSP: supertypes or subtypes of the type at a position",
-}
 
 
 def _resolver(ctx: OperationContext):  # type: ignore[no-untyped-def]
@@ -82,3 +69,6 @@ def live_answer(ctx: OperationContext) -> Answer:
         generation=ctx.view.generation if ctx.view is not None else 0,
     )
     return answer
+
+
+__all__ = ["SEMANTIC_OPERATIONS", "live_answer"]

@@ -1,4 +1,5 @@
-"""Parse a change set, in worker processes when it is large, without ever leaving a process behind.
+"""Parse a change set (and resolve a full build's graph, :mod:`.resolve_pool`) in worker processes
+when it is large, without ever leaving a process behind.
 
 - Workers come from a ``spawn`` :class:`~concurrent.futures.ProcessPoolExecutor`: a worker that dies
   (a crash in a grammar, the OOM killer) breaks the pool and fails the sync with an error, instead of
@@ -21,15 +22,19 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from lazy_intel.errors import Timeout
 from lazy_intel.faultpoints import pause_point
-from lazy_intel.service.parsing import parse_path
-from lazy_intel.store.writer import FileRecord
+
+if TYPE_CHECKING:  # the parsers are imported where they run (readers never load them)
+    from lazy_intel.store.writer import FileRecord
 
 Progress = Callable[[str, int, int], None]
+J = TypeVar("J")
+R = TypeVar("R")
 
 # Below this many files a change set is parsed in-process: starting workers costs more than it saves.
 POOL_MIN_FILES = 64
@@ -62,6 +67,8 @@ def _worker_init(parent_pid: int) -> None:
 
 
 def _parse_job(job: tuple[str, str, int]) -> FileRecord | None:
+    from lazy_intel.service.parsing import parse_path
+
     return parse_path(*job)
 
 
@@ -90,6 +97,8 @@ def parse_many(
             pause_point("parse")
         _check(cancel, "workspace closing or deadline passed")
 
+    from lazy_intel.service.parsing import parse_path
+
     if workers <= 1:
         for done, rel in enumerate(paths, 1):
             record = parse_path(str(root), rel, max_bytes)
@@ -97,21 +106,39 @@ def parse_many(
             if record is not None:
                 yield record
         return
+    jobs = [(str(root), rel, max_bytes) for rel in paths]
+    # closing(): a parse that stops early kills its workers now, not when the traceback is freed
+    with contextlib.closing(pooled_map(_parse_job, jobs, workers, chunksize=POOL_CHUNKSIZE)) as records:
+        for done, record in enumerate(records, 1):
+            step(done)
+            if record is not None:
+                yield record
+
+
+def pooled_map(
+    job: Callable[[J], R],
+    items: Sequence[J],
+    workers: int,
+    *,
+    chunksize: int = 1,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[object, ...] = (),
+) -> Iterator[R]:
+    """``map(job, items)`` in ``workers`` spawned processes (results in order), with this module's
+    guarantees: a worker crash fails the map, a map abandoned early kills its workers, and every live
+    pool is registered for :func:`terminate_parse_pools`. ``initializer(*initargs)`` runs in each
+    worker after the parent-death signal is armed."""
     pool = concurrent.futures.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_worker_init,
-        initargs=(os.getpid(),),
+        initializer=_worker_start,
+        initargs=(os.getpid(), initializer, initargs),
     )
     with _live_lock:
         _live_pools.add(pool)
     finished = False
     try:
-        jobs = [(str(root), rel, max_bytes) for rel in paths]
-        for done, record in enumerate(pool.map(_parse_job, jobs, chunksize=POOL_CHUNKSIZE), 1):
-            step(done)
-            if record is not None:
-                yield record
+        yield from pool.map(job, items, chunksize=chunksize)
         finished = True
     finally:
         if not finished:
@@ -119,6 +146,14 @@ def parse_many(
         pool.shutdown(wait=True, cancel_futures=True)
         with _live_lock:
             _live_pools.discard(pool)
+
+
+def _worker_start(
+    parent_pid: int, initializer: Callable[..., None] | None, initargs: tuple[object, ...]
+) -> None:
+    _worker_init(parent_pid)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def _kill_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import LazyIntelError, WorkspaceOwned
+from lazy_intel.graph.rows import NAME_GUESS_STRATEGIES
 from lazy_intel.search.embedders import parse_provider_spec, spec_text
 from lazy_intel.search.vectors import META_PROFILE, vector_coverage
 from lazy_intel.service.parse_pool import SyncCancelled
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.reader import ReadView
+from lazy_intel.timestamps import iso_utc
 
 if TYPE_CHECKING:
     from lazy_intel.semantic import SemanticLayer
@@ -102,7 +104,7 @@ def lexical_verdict(inputs: StatusInputs) -> Verdict:
             f"the next sync recovers it: run lazy-intel index {root} (serve does it on its own)",
             detail={
                 "interrupted": [
-                    {"kind": i.kind, "store": i.store, "pid": i.pid, "started_at": i.started_at}
+                    {"kind": i.kind, "store": i.store, "pid": i.pid, "started_at": iso_utc(i.started_at)}
                     for i in pending
                 ]
             },
@@ -195,7 +197,7 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
     if covered >= total:
         return Verdict("dense", READY, "ready: search fuses dense similarity", required=False, detail=detail)
     if building:
-        if ws.progress and ws.progress[0] == "embed":
+        if ws.progress and ws.progress[0] in ("prepare", "embed"):
             detail["progress"] = list(ws.progress)
         return Verdict("dense", BUILDING, "wait; status shows progress", required=False, detail=detail)
     return Verdict(
@@ -207,9 +209,62 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
     )
 
 
+def graph_counts(view: ReadView) -> dict[str, Any]:
+    """What the property graph of ``view`` holds: nodes, edges resolved by evidence, edges guessed by
+    name (``unique-name``/``ambiguous``), unresolved sites, and the files it covers."""
+    nodes = view.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    by_strategy = dict(
+        view.conn.execute("SELECT strategy, count(*) FROM edges WHERE dst IS NOT NULL GROUP BY strategy")
+    )
+    unresolved = view.conn.execute("SELECT count(*) FROM edges WHERE dst IS NULL").fetchone()[0]
+    guessed = sum(n for strategy, n in by_strategy.items() if strategy in NAME_GUESS_STRATEGIES)
+    return {
+        "nodes": nodes,
+        "edges": sum(by_strategy.values()) + unresolved,
+        "resolved_edges": sum(by_strategy.values()) - guessed,
+        "name_guessed_edges": guessed,
+        "unresolved_sites": unresolved,
+        "files": view.conn.execute("SELECT count(*) FROM graph_files").fetchone()[0],
+    }
+
+
 def _graph_verdict(inputs: StatusInputs) -> Verdict:
+    """The graph is derived in the same publication as the lexical projection: its verdict follows
+    the store (its resolver version and what it holds), not a constant."""
+    from lazy_intel.graph.build import RESOLVER_VERSION
+
+    ws, view = inputs.workspace, inputs.view
+    root = ws.root
+    if view is None:
+        building = ws.is_building() or ws.scheduler.running_since is not None
+        return Verdict(
+            "graph",
+            BUILDING if building else ABSENT,
+            "wait; status shows progress"
+            if building
+            else f"run lazy-intel index {root} (serve builds on first use)",
+            detail={"reason": "no index yet"},
+        )
+    built_by = view.meta("resolver_version")
+    if built_by != RESOLVER_VERSION:
+        return Verdict(
+            "graph",
+            ABSENT,
+            f"run lazy-intel index {root}: the store was built by another graph resolver",
+            detail={
+                "reason": f"built by resolver version {built_by}, this version writes {RESOLVER_VERSION}"
+            },
+        )
+    detail: dict[str, Any] = {
+        "generation": view.generation,
+        "resolver_version": built_by,
+        **graph_counts(view),
+    }
     return Verdict(
-        "graph", ABSENT, "none: not built by this version", required=False, detail={"reason": "not built"}
+        "graph",
+        READY,
+        "ready: callers, callees, impact, architecture, routes and query answer from the index graph",
+        detail=detail,
     )
 
 

@@ -11,6 +11,7 @@ from lazy_intel.service.requests import (
     GRANULARITIES,
     MAX_ANCHORS,
     MAX_LIMIT,
+    MIN_MAX_CHARS,
     POSITION_ENCODINGS,
 )
 
@@ -24,7 +25,7 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "maxChars": {
         "type": "integer",
-        "minimum": 200,
+        "minimum": MIN_MAX_CHARS,
         "description": "Output budget in characters (whole answer).",
     },
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Most results."},
@@ -44,12 +45,25 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "File relative to the root, to pick one definition; impact: the file whose "
         "definitions are asked about; architecture: a directory to zoom into.",
     },
-    "lang": {"type": "string", "description": "search filter: language (python, typescript, go, …)."},
-    "path": {"type": "string", "description": "search/routes filter: path glob, e.g. 'src/*.py'."},
-    "kind": {"type": "string", "description": "search filter: symbol kind (function, method, class, …)."},
+    "lang": {
+        "type": "string",
+        "description": "search filter: a language (python, typescript, go, markdown, …; any case) or a file "
+        "extension of one (py, ts); an unknown one is refused naming the accepted languages.",
+    },
+    "path": {
+        "type": "string",
+        "description": "search/routes filter: path glob relative to the root, e.g. 'src/*.py' (* crosses /); "
+        "one that matches no indexed file is refused.",
+    },
+    "kind": {
+        "type": "string",
+        "description": "search filter: symbol kind (function, method, class, interface, struct, variable, …); "
+        "an unknown one is refused naming the accepted kinds.",
+    },
     "layer": {
         "type": "string",
-        "description": "search filter: architectural layer (when the graph knows it).",
+        "description": "not applied by this index (no per-symbol layer is recorded): refused with UNSUPPORTED; "
+        "filter by path instead.",
     },
     "granularity": {
         "type": "string",
@@ -86,10 +100,25 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "Zero-based character (semantic operations).",
     },
     "includeDeclaration": {"type": "boolean", "description": "references: include the declaration."},
+    "includeCandidates": {
+        "type": "boolean",
+        "description": "references: also list sites the index resolved by name only (ambiguous, unique-name; "
+        "rarely right), after the references. Default false: they are counted in coverage.",
+    },
     "direction": {
         "type": "string",
         "enum": list(DIRECTIONS),
         "description": "call_hierarchy: incoming|outgoing; type_hierarchy: supertypes|subtypes.",
+    },
+    "binding": {
+        "type": "object",
+        "description": "verify: the view.repository of the answer the anchors came from; the answer says "
+        "whether the repository (commit, branch, dirty digest) moved since (stale) or not (current).",
+    },
+    "since": {
+        "type": "string",
+        "description": "changes: the git revision compared with the working tree (default HEAD), "
+        "e.g. main, HEAD~3, a tag or commit.",
     },
     "positionEncoding": {
         "type": "string",

@@ -21,31 +21,33 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.faultpoints import pause_point
-from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, GraphReport, update_graph
-from lazy_intel.parse.languages import parser_fingerprint, parser_versions
-from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
-from lazy_intel.store.writer import (
-    AppliedChange,
-    ChangeSet,
-    FileRecord,
-    StatRefresh,
-    StoreWriter,
-    compact_fulltext,
-)
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
-from lazy_intel.workspace.scope import list_scope, load_policy
+from lazy_intel.workspace.scope import ScopePolicy, list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
+
+if TYPE_CHECKING:
+    from lazy_intel.graph.build import GraphReport
+    from lazy_intel.store.writer import AppliedChange, FileRecord
+
+# The parse, graph and writer modules (tree-sitter, NumPy, the resolver) are imported by the
+# functions that sync, not here: a process that only reads a published view never loads them.
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
+# a sqlite3.Connection, or a store.pg PgConnection that speaks the same interface
+StoreConnection = Any
 
 CAPTURE_BATCH = 512
+# a change set smaller than this is parsed on this machine even with the Ray executor (a one-file
+# edit must not wait for the cluster)
+RAY_MIN_FILES = 64
 # reclaim free pages after a publication once they are this share of the file (auto_vacuum=INCREMENTAL)
 FREE_PAGE_SHARE = 0.25
 
@@ -92,6 +94,9 @@ def current_store_path(state: StateDir) -> Path | None:
 def store_profile(root: Path, max_file_bytes: int) -> str:
     """The scope digest a store built now would record: policy, parser fingerprint, limits, schema,
     graph resolver. ``run_sync`` records exactly this; recovery compares against it."""
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
     policy = load_policy(root)
     return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
 
@@ -114,6 +119,9 @@ def store_meta(path: Path) -> dict[str, str] | None:
 
 
 def _store_is_compatible(path: Path) -> bool:
+    from lazy_intel.graph.build import RESOLVER_VERSION
+    from lazy_intel.parse.languages import parser_fingerprint
+
     meta = store_meta(path)
     return (
         meta is not None
@@ -136,13 +144,16 @@ def run_sync(
     rebuild: bool = False,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    executor: str = "local",
+    ray_address: str = "local",
 ) -> SyncReport:
     """Bring the store up to date with the disk. The caller holds the writer lock."""
+    from lazy_intel.store.writer import compact_fulltext
+
     started = time.monotonic()
     state.ensure()
     journal = PublicationJournal(state.runtime)
     policy = load_policy(root)
-    fingerprint = parser_fingerprint()
     scope_digest = store_profile(root, max_file_bytes)
     live = current_store_path(state)
     full = rebuild or live is None or not _store_is_compatible(live)
@@ -164,82 +175,27 @@ def run_sync(
         if full:
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             create_schema(conn)
-        writer = StoreWriter(conn)
-        before = writer.generation()
-        priors = {
-            path: PriorStat(sha, size, mtime, captured)
-            for path, sha, size, mtime, captured in conn.execute(
-                "SELECT path, sha256, size, mtime_ns, captured_ns FROM files"
-            )
-        }
-        prior_class = {
-            path: _capture_class(status, reason)
-            for path, status, reason in conn.execute("SELECT path, status, reason FROM files")
-        }
-        listing = list_scope(policy)
-        capture_started = time.time_ns()
-        captured = []
-        for offset in range(0, len(listing.paths), CAPTURE_BATCH):
-            if cancel is not None and cancel.is_set():
-                raise SyncCancelled("sync cancelled during capture", next_step="the next sync starts over")
-            batch = listing.paths[offset : offset + CAPTURE_BATCH]
-            captured.extend(capture_all(root, batch, max_bytes=max_file_bytes, priors=priors))
-        if progress:
-            progress("capture", len(captured), len(captured))
-        seen = {c.path for c in captured}
-        removed = tuple(sorted(p for p in priors if p not in seen))
-        added: list[str] = []
-        modified: list[str] = []
-        refreshes: list[StatRefresh] = []
-        for c in captured:
-            prior = priors.get(c.path)
-            if prior is None:
-                added.append(c.path)
-                continue
-            moved_class = _capture_class(c.status, c.reason) != prior_class.get(c.path)
-            if c.sha256 != prior.sha256 or moved_class:
-                modified.append(c.path)
-            elif c.mtime_ns != prior.mtime_ns:
-                refreshes.append(StatRefresh(c.path, c.mtime_ns))
-        to_parse = sorted(added + modified)
-        workers = worker_count(parse_workers, len(to_parse))
-        parse_errors = 0
-        if intent is None and (to_parse or removed):
-            intent = Intent.new(KIND_INCREMENTAL, _relative(target), None, scope_digest, before)
-            journal.begin(intent)
 
-        def records() -> Iterator[FileRecord]:
-            nonlocal parse_errors
-            for record in parse_many(
-                root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel
-            ):
-                if record.status == "parse-error":
-                    parse_errors += 1
-                yield record
+        def record_intent(before: int) -> None:
+            nonlocal intent
+            if intent is None:
+                intent = Intent.new(KIND_INCREMENTAL, _relative(target), None, scope_digest, before)
+                journal.begin(intent)
 
-        meta = {
-            "schema_version": str(SCHEMA_VERSION),
-            "parser_fingerprint": fingerprint,
-            "parser_versions": ";".join(f"{k}={v}" for k, v in sorted(parser_versions().items())),
-            "scope_digest": scope_digest,
-            "scope_source": listing.source,
-            "root": str(root),
-            "resolver_version": RESOLVER_VERSION,
-        }
-        graph_reports: list[GraphReport] = []
-
-        def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
-            if progress:
-                progress("graph", 0, len(applied.upserted) + len(applied.removed))
-            graph_reports.append(
-                update_graph(conn, GraphDelta(applied.upserted, applied.removed, full=applied.full))
-            )
-
-        generation = writer.publish(
-            ChangeSet(upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full),
-            meta,
-            captured_ns=capture_started,
-            derive=derive_graph,
+        done = publish_sync(
+            conn,
+            root,
+            policy,
+            max_file_bytes=max_file_bytes,
+            parse_workers=parse_workers,
+            full=full,
+            scope_digest=scope_digest,
+            progress=progress,
+            cancel=cancel,
+            before_write=record_intent,
+            executor=executor,
+            ray_address=ray_address,
+            store_path=target if full else None,
         )
         if not full:
             compact_fulltext(conn)
@@ -263,19 +219,176 @@ def run_sync(
             mark_retired(live)
     if intent is not None:
         journal.finish(intent.id)
-    return SyncReport(
-        generation=generation,
-        published=generation != before,
-        full_rebuild=full,
-        added=len(added),
-        modified=len(modified),
-        removed=len(removed),
-        unchanged=len(captured) - len(added) - len(modified),
-        parse_errors=parse_errors,
-        seconds=time.monotonic() - started,
-        store=target.name,
-        changed_paths=tuple(sorted(added + modified + list(removed))),
-        graph=graph_reports[0] if graph_reports else None,
+    return done.report(full=full, seconds=time.monotonic() - started, store=target.name)
+
+
+@dataclass(frozen=True)
+class Published:
+    """What :func:`publish_sync` captured and wrote."""
+
+    generation: int
+    before: int
+    added: tuple[str, ...]
+    modified: tuple[str, ...]
+    removed: tuple[str, ...]
+    captured: int
+    parse_errors: int
+    graph: GraphReport | None
+
+    def report(self, *, full: bool, seconds: float, store: str) -> SyncReport:
+        return SyncReport(
+            generation=self.generation,
+            published=self.generation != self.before,
+            full_rebuild=full,
+            added=len(self.added),
+            modified=len(self.modified),
+            removed=len(self.removed),
+            unchanged=self.captured - len(self.added) - len(self.modified),
+            parse_errors=self.parse_errors,
+            seconds=seconds,
+            store=store,
+            changed_paths=tuple(sorted(self.added + self.modified + self.removed)),
+            graph=self.graph,
+        )
+
+
+def publish_sync(
+    conn: StoreConnection,
+    root: Path,
+    policy: ScopePolicy,
+    *,
+    max_file_bytes: int,
+    parse_workers: int,
+    full: bool,
+    scope_digest: str,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+    before_write: Callable[[int], None] | None = None,
+    executor: str = "local",
+    ray_address: str = "local",
+    store_path: Path | None = None,
+) -> Published:
+    """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
+    in one transaction (any store backend). ``before_write(generation)`` runs first when there is
+    something to write (the journal records the intent there). ``executor`` ``ray`` parses change
+    sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
+    the fresh SQLite store file of a full rebuild, which resolve workers may read."""
+    from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, update_graph
+    from lazy_intel.parse.languages import parser_fingerprint, parser_versions
+    from lazy_intel.service.parse_pool import SyncCancelled, parse_many, worker_count
+    from lazy_intel.store.writer import ChangeSet, StatRefresh, StoreWriter
+
+    fingerprint = parser_fingerprint()
+    writer = StoreWriter(conn)
+    before = writer.generation()
+    priors = {
+        path: PriorStat(sha, size, mtime, captured)
+        for path, sha, size, mtime, captured in conn.execute(
+            "SELECT path, sha256, size, mtime_ns, captured_ns FROM files"
+        )
+    }
+    prior_class = {
+        path: _capture_class(status, reason)
+        for path, status, reason in conn.execute("SELECT path, status, reason FROM files")
+    }
+    listing = list_scope(policy)
+    capture_started = time.time_ns()
+    captured = []
+    for offset in range(0, len(listing.paths), CAPTURE_BATCH):
+        if cancel is not None and cancel.is_set():
+            raise SyncCancelled("sync cancelled during capture", next_step="the next sync starts over")
+        batch = listing.paths[offset : offset + CAPTURE_BATCH]
+        captured.extend(capture_all(root, batch, max_bytes=max_file_bytes, priors=priors))
+        if progress and offset + CAPTURE_BATCH < len(listing.paths):
+            progress("capture", len(captured), len(listing.paths))
+    if progress:
+        progress("capture", len(captured), len(captured))
+    seen = {c.path for c in captured}
+    removed = tuple(sorted(p for p in priors if p not in seen))
+    added: list[str] = []
+    modified: list[str] = []
+    refreshes: list[StatRefresh] = []
+    for c in captured:
+        prior = priors.get(c.path)
+        if prior is None:
+            added.append(c.path)
+            continue
+        moved_class = _capture_class(c.status, c.reason) != prior_class.get(c.path)
+        if c.sha256 != prior.sha256 or moved_class:
+            modified.append(c.path)
+        elif c.mtime_ns != prior.mtime_ns:
+            refreshes.append(StatRefresh(c.path, c.mtime_ns))
+    to_parse = sorted(added + modified)
+    workers = worker_count(parse_workers, len(to_parse))
+    parse_errors = 0
+    if before_write is not None and (to_parse or removed):
+        before_write(before)
+
+    def records() -> Iterator[FileRecord]:
+        nonlocal parse_errors
+        if executor == "ray" and len(to_parse) >= RAY_MIN_FILES:
+            from lazy_intel.service.ray_executor import ray_parse_many
+
+            parsed = ray_parse_many(
+                root,
+                to_parse,
+                max_file_bytes,
+                address=ray_address,
+                workers=parse_workers,
+                progress=progress,
+                cancel=cancel,
+            )
+        else:
+            parsed = parse_many(root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel)
+        for record in parsed:
+            if record.status == "parse-error":
+                parse_errors += 1
+            yield record
+
+    meta = {
+        "schema_version": str(SCHEMA_VERSION),
+        "parser_fingerprint": fingerprint,
+        "parser_versions": ";".join(f"{k}={v}" for k, v in sorted(parser_versions().items())),
+        "scope_digest": scope_digest,
+        "scope_source": listing.source,
+        "root": str(root),
+        "resolver_version": RESOLVER_VERSION,
+    }
+    graph_reports: list[GraphReport] = []
+
+    def derive_graph(conn: sqlite3.Connection, applied: AppliedChange) -> None:
+        if progress:
+            progress("graph", 0, len(applied.upserted) + len(applied.removed))
+        resolver = None
+        if applied.full and store_path is not None:  # a fresh store no reader sees yet
+            from lazy_intel.service.resolve_pool import pool_resolver
+
+            resolver = pool_resolver(conn, store_path, len(applied.upserted), parse_workers, cancel=cancel)
+        resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
+        graph_reports.append(
+            update_graph(
+                conn,
+                GraphDelta(applied.upserted, applied.removed, full=applied.full),
+                resolver,
+                progress=resolved,
+            )
+        )
+
+    generation = writer.publish(
+        ChangeSet(upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full),
+        meta,
+        captured_ns=capture_started,
+        derive=derive_graph,
+    )
+    return Published(
+        generation,
+        before,
+        tuple(added),
+        tuple(modified),
+        removed,
+        len(captured),
+        parse_errors,
+        graph_reports[0] if graph_reports else None,
     )
 
 

@@ -99,6 +99,7 @@ class SourceWatcher:
         self.error: str | None = None
         self.batches = 0
         self.started_at: float | None = None
+        self.last_event_at: float | None = None  # time.monotonic() of the last relevant batch
         try:
             rel_state = state_dir.resolve().relative_to(root)
             self._state_rel: str | None = rel_state.as_posix()
@@ -126,11 +127,27 @@ class SourceWatcher:
         if self.state != FAILED:
             self.state = STOPPED
 
+    def last_event_ms_ago(self) -> int | None:
+        """Milliseconds since the last relevant change was reported, ``None`` before the first."""
+        at = self.last_event_at
+        return None if at is None else int((time.monotonic() - at) * 1000)
+
+    def settling(self) -> int | None:
+        """``last_event_ms_ago`` while it is under one debounce interval, else ``None``.
+
+        watchfiles groups the events of a burst for up to ``debounce_ms`` before it reports them, so
+        until one interval has passed since the last reported change, more of that burst may be held
+        unreported: an answer then must not claim the view is clean (issue 14).
+        """
+        ago = self.last_event_ms_ago()
+        return ago if ago is not None and ago < self.debounce_ms else None
+
     def describe(self) -> dict[str, object]:
         out: dict[str, object] = {
             "state": self.state,
             "debounce_ms": self.debounce_ms,
             "batches": self.batches,
+            "last_event_ms_ago": self.last_event_ms_ago(),
         }
         if self.error:
             out["error"] = self.error
@@ -176,6 +193,7 @@ class SourceWatcher:
                 if IGNORE_FILE in paths:
                     self._policy = load_policy(self.root)
                 if paths:
+                    self.last_event_at = time.monotonic()
                     self.batches += 1
                     self._on_change(paths)
             if not self._stop.is_set():

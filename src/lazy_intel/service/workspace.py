@@ -21,17 +21,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy_intel.allocator import release_free_memory
-from lazy_intel.errors import IndexBuilding, LazyIntelError, StoreCorrupt
-from lazy_intel.search.embedders import (
-    Embedder,
-    ProviderSpec,
-    create_embedder,
-    parse_provider_spec,
-    resolve_spec,
-)
-from lazy_intel.search.vectors import VectorReport, refresh_vectors
+from lazy_intel.errors import IndexBuilding, InvalidArgument, LazyIntelError, StoreCorrupt
+from lazy_intel.service import check_memo
 from lazy_intel.service.recovery import RecoveryResult, recover
 from lazy_intel.service.scheduler import SyncScheduler, Ticket
 from lazy_intel.service.sync import (
@@ -49,11 +43,17 @@ from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
 from lazy_intel.store.reader import ReadView, open_view
 from lazy_intel.store.schema import connect
-from lazy_intel.workspace.capture import PriorStat
+from lazy_intel.timestamps import iso_utc
+from lazy_intel.vcs.binding import BindingSource, RepositoryBinding
+from lazy_intel.workspace.capture import StatKey, recorded_kind, stat_changed, stat_key
 from lazy_intel.workspace.lock import shared_writer_lock
 from lazy_intel.workspace.root import canonical_root
 from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
+
+if TYPE_CHECKING:  # the dense modules (NumPy) are imported by the methods that embed
+    from lazy_intel.search.embedders import Embedder, ProviderSpec
+    from lazy_intel.search.vectors import VectorReport
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +63,12 @@ _checked_guard = threading.Lock()
 CHECKED_KEPT = 64
 
 
-def _first_problem(path: Path, *, quiescent: bool = False) -> str:
+def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = None) -> str:
     """'' when ``path`` may be served; checked fully once per file per process, header every time.
 
-    ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way."""
+    ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way. ``memo``: the
+    state directory's record of verdicts (:mod:`lazy_intel.service.check_memo`), so a process does not
+    re-check a file whose bytes another process already checked."""
     header = header_problem(path, quiescent=quiescent)
     if header is not None:
         return header
@@ -78,8 +80,12 @@ def _first_problem(path: Path, *, quiescent: bool = False) -> str:
     with _checked_guard:
         if key in _checked:
             return _checked[key]
-    problems = check_store(path, quiescent=quiescent)
-    verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
+    verdict = check_memo.recall(memo, path) if memo is not None else None
+    if verdict is None:
+        problems = check_store(path, quiescent=quiescent)
+        verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
+        if memo is not None:
+            check_memo.remember(memo, path, verdict)
     with _checked_guard:
         if len(_checked) >= CHECKED_KEPT:
             _checked.clear()
@@ -107,6 +113,7 @@ class Workspace:
         self.closed = False
         self._catalog_key: tuple[int, int, int] | None = None
         self._catalog_store: Path | None = None
+        self.binding_source = BindingSource(root)
         self.scheduler = SyncScheduler(
             root.name,
             self.lock,
@@ -127,7 +134,19 @@ class Workspace:
             allowed_roots=resolved_settings.allowed_roots,
             deny_roots=resolved_settings.deny_roots,
         )
-        return cls(canonical, StateDir.for_root(canonical, state_dir), resolved_settings)
+        state = StateDir.for_root(canonical, state_dir)
+        if resolved_settings.store:
+            from lazy_intel.store.pg.store import is_postgres_url
+
+            if not is_postgres_url(str(resolved_settings.store)):
+                raise InvalidArgument(
+                    f"LAZY_INTEL_STORE={resolved_settings.store!r} is not a postgresql:// URL",
+                    next_step="leave it empty for the embedded SQLite store, or name a PostgreSQL database",
+                )
+            from lazy_intel.service.workspace_pg import open_pg_workspace
+
+            return open_pg_workspace(canonical, state, resolved_settings)
+        return cls(canonical, state, resolved_settings)
 
     # ---- lifecycle
     def start_serving(self) -> None:
@@ -211,7 +230,7 @@ class Workspace:
                 f"no index for {self.root} yet" + (" (a build is running)" if self.is_building() else ""),
                 next_step="retry shortly, or run lazy-intel index " + str(self.root),
             )
-        problem = _first_problem(path)
+        problem = _first_problem(path, memo=self.state.runtime / check_memo.MEMO_FILE)
         if problem:
             self._store_failed(path, problem)
         try:
@@ -224,7 +243,7 @@ class Workspace:
         first = self.store_fault is None or self.store_fault.get("store") != path.name
         if first:
             logger.warning("store %s is unusable: %s; rebuilding", path.name, reason)
-            self.store_fault = {"store": path.name, "reason": reason, "detected_at": time.time()}
+            self.store_fault = {"store": path.name, "reason": reason, "detected_at": iso_utc()}
         scheduled = self.settings.auto_index and self.scheduler.request(rebuild=True)
         raise StoreCorrupt(
             f"store {path.name} is unusable ({reason}); nothing is served from it"
@@ -235,15 +254,21 @@ class Workspace:
     # ---- dense projection
     def embedding_spec(self) -> ProviderSpec:
         """The configured provider, ``auto`` resolved (``none`` when the dense extra is absent)."""
+        from lazy_intel.search.embedders import parse_provider_spec, resolve_spec
+
         return resolve_spec(parse_provider_spec(self.settings.embedding))
 
     def embedder(self) -> Embedder | None:
         """The configured embedder, loaded once per process; ``None`` when none is configured."""
+        from lazy_intel.search.embedders import create_embedder
+
         with self._embedder_lock:
-            return create_embedder(self.embedding_spec())
+            return create_embedder(self.embedding_spec(), cache_dir=self.settings.cache_dir)
 
     def _refresh_vectors(self, previous: Path | None, progress: Progress | None) -> None:
         """Bring the dense projection up to date after a publication; failures never undo the sync."""
+        from lazy_intel.search.vectors import refresh_vectors
+
         path = self.store_path()
         if path is None:
             return
@@ -340,13 +365,13 @@ class Workspace:
                 self.store_fault = {
                     "store": live.name,
                     "reason": findings[0]["detail"],
-                    "detected_at": time.time(),
+                    "detected_at": iso_utc(),
                 }
         elif not rebuild and not faulty and live is not None:
-            problem = _first_problem(live, quiescent=True)
+            problem = _first_problem(live, quiescent=True, memo=self.state.runtime / check_memo.MEMO_FILE)
             if problem:  # never write into a store that fails its checks
                 faulty = True
-                self.store_fault = {"store": live.name, "reason": problem, "detected_at": time.time()}
+                self.store_fault = {"store": live.name, "reason": problem, "detected_at": iso_utc()}
         seq = self.tracker.seq
         report = run_sync(
             self.root,
@@ -356,6 +381,8 @@ class Workspace:
             rebuild=rebuild or faulty,
             progress=progress,
             cancel=cancel,  # type: ignore[arg-type]
+            executor=self.settings.executor,
+            ray_address=self.settings.ray_address,
         )
         self.tracker.synced_through(seq)
         # vectors of the previous store are reused unless it was the faulty one
@@ -377,6 +404,12 @@ class Workspace:
         return report
 
     # ---- freshness
+    def repository_binding(self, *, fresh: bool = False) -> RepositoryBinding:
+        """The git binding of the root now; reused while the watcher saw nothing change and git's
+        HEAD, index and refs are untouched (``fresh``: always captured anew)."""
+        trusted = not fresh and self.watching() and self.scheduler.owner_pid is None
+        return self.binding_source.binding(self.tracker.seq if trusted else None)
+
     def dirty_paths(self, view: ReadView, limit: int = 50) -> tuple[str, ...]:
         """Paths changed on disk since ``view``: the watcher's record when it can be trusted, else a
         stat pass (size or mtime differ, new and deleted files)."""
@@ -384,6 +417,11 @@ class Workspace:
         if known is not None:
             return known
         return self.stat_dirty(view, limit)
+
+    def watch_settling(self) -> int | None:
+        """Milliseconds since the watcher's last reported change while under one debounce interval."""
+        watcher = self.watcher
+        return watcher.settling() if watcher is not None and self.watching() else None
 
     def watched_dirty(self, limit: int = 50) -> tuple[str, ...] | None:
         """What the watcher saw change and no sync of ours has published yet; ``None`` when the
@@ -394,23 +432,26 @@ class Workspace:
         return None if overflow else paths
 
     def stat_dirty(self, view: ReadView, limit: int = 50) -> tuple[str, ...]:
+        """Paths whose entry on disk differs from the published record (:func:`stat_changed`: entries
+        the scope lists but capture never records, and symlinks, are not changes), then published
+        paths the scope no longer lists."""
         listing = list_scope(load_policy(self.root))
         known = {
-            path: PriorStat(sha, size, mtime, captured)
-            for path, sha, size, mtime, captured in view.conn.execute(
-                "SELECT path, sha256, size, mtime_ns, captured_ns FROM files"
+            path: StatKey(recorded_kind(status, reason), size, mtime)
+            for path, status, reason, size, mtime in view.conn.execute(
+                "SELECT path, status, reason, size, mtime_ns FROM files"
             )
         }
         dirty: list[str] = []
         for rel in listing.paths:
-            prior = known.pop(rel, None)
+            recorded = known.pop(rel, None)
             if len(dirty) >= limit:
                 continue
             try:
-                info = os.lstat(self.root / rel)
+                now = stat_key(os.lstat(self.root / rel))
             except OSError:
-                continue
-            if prior is None or prior.size != info.st_size or prior.mtime_ns != info.st_mtime_ns:
+                now = None  # listed (a tracked file deleted on disk) but gone
+            if stat_changed(now, recorded):
                 dirty.append(rel)
         dirty.extend(sorted(known)[: max(0, limit - len(dirty))])  # published, gone from disk
         return tuple(dirty)

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy_intel.errors import StoreCorrupt, StoreError, Timeout
 from lazy_intel.store.schema import (
@@ -22,6 +23,9 @@ from lazy_intel.store.schema import (
     SCHEMA_VERSION,
     connect,
 )
+
+if TYPE_CHECKING:
+    from lazy_intel.search.lexical import LexicalQuery
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,8 @@ CHUNK_SELECT = (
 
 class ReadView:
     """Queries over one consistent snapshot. Use :func:`open_view` to get one."""
+
+    dialect = "sqlite"
 
     def __init__(self, conn: sqlite3.Connection, store_path: Path) -> None:
         self.conn = conn
@@ -216,6 +222,10 @@ class ReadView:
     def fts(self, sql: str, args: Sequence[object]) -> list[tuple[int, int, float]]:
         """Run a prepared FTS query (built by :mod:`lazy_intel.search.lexical`) -> (chunk, file, score)."""
         return [(int(r[0]), int(r[1]), float(r[2])) for r in self.conn.execute(sql, list(args))]
+
+    def lexical(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
+        """Run a ranked full-text query (``search/lexical.py``) -> (chunk, file, score), best first."""
+        return self.fts(query.sql, query.args)
 
     def chunk_count(self) -> int:
         """Rows of the full-text index (one per chunk), counted once per view."""

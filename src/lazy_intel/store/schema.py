@@ -194,7 +194,8 @@ CREATE INDEX edges_unresolved ON edges(target) WHERE dst IS NULL;
 CREATE TABLE graph_files (
     path          TEXT PRIMARY KEY,
     file_key      INTEGER NOT NULL,
-    interface_sha TEXT NOT NULL,       -- digest of what other files may read from this one
+    interface_sha TEXT NOT NULL,       -- digest of what other files may read from this one: the outline,
+                                       -- then one "callable<TAB>digest" line per body (graph/model.py)
     definitions   TEXT NOT NULL,       -- its definitions' identities, one per line
     deps          TEXT NOT NULL        -- lookup tokens of its last resolution, one per line
 );
@@ -210,7 +211,7 @@ WAL_SIZE_LIMIT = 64 * 1024 * 1024
 # per request, and the writer's lives for one sync: with at most a few requests at once, the
 # server's SQLite page caches stay under a few times this (SQLite's own default is about 2 MB).
 CACHE_KIB = 2048
-BULK_CACHE_KIB = 256 * 1024  # a full rebuild, for the length of the build only
+BULK_CACHE_KIB = 64 * 1024  # a full rebuild, for the length of the build only (issue 14: peak RSS)
 
 
 def connect(

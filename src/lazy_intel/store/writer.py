@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
+from lazy_intel.parse.encoding import decode_with, source_codec
 from lazy_intel.parse.facts import FileFacts
 from lazy_intel.search.vectors import embedding_text
 from lazy_intel.store.schema import FILE_TABLES, FTS_COLUMNS
@@ -54,9 +55,10 @@ def with_fts_rows(record: FileRecord) -> FileRecord:
     path_tokens = path_text(record.path)
     rows = []
     embed_shas = []
+    codec = source_codec(data)  # the index reads names as extraction did (parse/encoding.py)
     for chunk in record.chunks:
         symbol = symbols[chunk.symbol_index] if chunk.symbol_index is not None else None
-        text = data[chunk.start_byte : chunk.end_byte].decode("utf-8", "replace")
+        text = decode_with(data[chunk.start_byte : chunk.end_byte], codec)
         body = index_text(text)
         embed_shas.append(
             sha256_bytes(

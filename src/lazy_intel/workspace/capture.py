@@ -50,6 +50,48 @@ class CapturedFile:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class StatKey:
+    """What capture records about an entry, as far as ``lstat`` tells without reading it."""
+
+    kind: str  # KIND_FILE | KIND_SYMLINK
+    size: int
+    mtime_ns: int
+
+
+KIND_FILE = "file"
+KIND_SYMLINK = "symlink"
+
+
+def stat_key(info: os.stat_result) -> StatKey | None:
+    """The record capture would make of an entry with this ``lstat``; ``None`` when it records nothing
+    (a directory, a git submodule checkout, a FIFO, a socket, a device)."""
+    if stat.S_ISLNK(info.st_mode):
+        return StatKey(KIND_SYMLINK, 0, info.st_mtime_ns)
+    if stat.S_ISREG(info.st_mode):
+        return StatKey(KIND_FILE, info.st_size, info.st_mtime_ns)
+    return None
+
+
+def recorded_kind(status: str, reason: str | None) -> str:
+    """The :class:`StatKey` kind of a published file record."""
+    return KIND_SYMLINK if status == STATUS_EXCLUDED and reason == "symlink" else KIND_FILE
+
+
+def stat_changed(now: StatKey | None, recorded: StatKey | None) -> bool:
+    """Whether capturing the entry again could change what is published about it.
+
+    Entries capture records nothing of stay unchanged; a symlink is never followed or read, so one
+    that is still a symlink is unchanged whatever it points to (its own mtime moves when re-created)."""
+    if now is None or recorded is None:
+        return now != recorded
+    if now.kind != recorded.kind:
+        return True
+    if now.kind == KIND_SYMLINK:
+        return False
+    return now.size != recorded.size or now.mtime_ns != recorded.mtime_ns
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -95,10 +137,11 @@ def capture_file(
     except OSError:
         return None
     lang = language_for_path(rel)
-    if stat.S_ISLNK(info.st_mode):
-        return CapturedFile(rel, "", 0, info.st_mtime_ns, STATUS_EXCLUDED, lang, "symlink")
-    if not stat.S_ISREG(info.st_mode):
+    key = stat_key(info)
+    if key is None:
         return None
+    if key.kind == KIND_SYMLINK:
+        return CapturedFile(rel, "", 0, info.st_mtime_ns, STATUS_EXCLUDED, lang, "symlink")
     if (
         prior is not None
         and prior.size == info.st_size

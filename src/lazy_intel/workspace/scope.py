@@ -137,18 +137,47 @@ class ScopeListing:
     excluded: tuple[tuple[str, str], ...] = ()
 
 
-def _git_paths(root: Path) -> list[str] | None:
+SUBMODULE_REASON = "submodule: a separate repository, not indexed here (open it as its own root)"  # = vcs.binding.SUBMODULE_NOTE
+
+
+def _gitlinks(root: Path, toplevel: str) -> set[str]:
+    """Submodule checkouts under ``root`` (index entries of mode 160000), relative to the root.
+
+    ``git ls-files`` lists a submodule as one path, a directory: never a file to capture."""
+    if not os.path.isfile(os.path.join(toplevel, ".gitmodules")):
+        return set()
+    try:
+        staged = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "-s", "--cached"],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    out: set[str] = set()
+    for record in staged.stdout.split(b"\x00"):
+        meta, _, path = record.partition(b"\t")
+        if path and meta.startswith(b"160000 "):
+            out.add(os.fsdecode(path))
+    return out
+
+
+def _git_paths(root: Path) -> tuple[list[str], set[str]] | None:
+    """(paths git lists under the root, the submodule checkouts among them), or ``None``."""
     try:
         inside = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"],
+            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree", "--show-toplevel"],
             capture_output=True,
             timeout=GIT_TIMEOUT_S,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if inside.returncode != 0 or inside.stdout.strip() != b"true":
+    answer = inside.stdout.split(b"\n")
+    if inside.returncode != 0 or answer[0].strip() != b"true":
         return None
+    toplevel = os.fsdecode(answer[1].strip()) if len(answer) > 1 else str(root)
     # a root that the enclosing repository ignores (a build tree, a download inside a repo, a home
     # directory under a dotfiles repo) is not described by git: walk it instead
     try:
@@ -179,7 +208,7 @@ def _git_paths(root: Path) -> list[str] | None:
     for raw in listed.stdout.split(b"\x00"):
         if raw:
             out.append(os.fsdecode(raw))
-    return out
+    return out, _gitlinks(root, toplevel)
 
 
 def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
@@ -248,7 +277,10 @@ def list_scope(policy: ScopePolicy) -> ScopeListing:
     git = _git_paths(root)
     if git is not None:
         source = "git"
-        candidates: Iterator[tuple[str, str | None]] = ((p, None) for p in git)
+        listed, submodules = git
+        candidates: Iterator[tuple[str, str | None]] = (
+            (p, SUBMODULE_REASON if p in submodules else None) for p in listed
+        )
     else:
         source = "walk"
         candidates = _walk_paths(policy)

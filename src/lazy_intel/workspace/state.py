@@ -56,6 +56,13 @@ class StateDir:
         if not marker.exists():
             marker.write_text("# lazy-intel derived state\n*\n")
 
+    def subdir(self, name: str) -> Path:
+        """A real directory ``<state>/<name>`` (created if missing; a symlink is refused)."""
+        _ensure_real_dir(self.path)
+        path = self.path / name
+        _ensure_real_dir(path)
+        return path
+
     @property
     def catalog(self) -> Path:
         return self.path / "catalog.json"

@@ -34,6 +34,12 @@ from lazy_intel.graph.cypher.lexer import (
 )
 
 MAX_QUERY_CHARS = 20_000
+# Bounds that keep parsing and compiling iterative-safe (a deeper query is refused, never a crash):
+# brackets, NOT and unary minus nest at most MAX_NESTING deep; an expression tree (chains of AND, +, …
+# included) is at most MAX_EXPRESSION_DEPTH deep. Integers are 64-bit, as in Cypher and SQLite.
+MAX_NESTING = 64
+MAX_EXPRESSION_DEPTH = 128
+MAX_INTEGER = 2**63 - 1
 
 WRITE_CLAUSES = frozenset({"CREATE", "MERGE", "DELETE", "DETACH", "SET", "REMOVE", "DROP", "FOREACH", "LOAD"})
 UNSUPPORTED_CLAUSES = frozenset(
@@ -69,6 +75,25 @@ class _Parser:
         self.text = text
         self.tokens = tokenize(text)
         self.pos = 0
+        self.nesting = 0
+
+    def nest(self, token: Token) -> None:
+        """Enter one more level of nesting at ``token`` (leave with ``self.nesting -= 1``)."""
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise CypherError(
+                "unsupported",
+                "nesting",
+                token.offset,
+                self.text,
+                f"expressions nested more than {MAX_NESTING} levels deep are not supported",
+            )
+
+    def checked_integer(self, token: Token) -> int:
+        value = int(token.text)
+        if value > MAX_INTEGER:
+            raise self.error(f"integer {token.text[:30]} is out of range (at most {MAX_INTEGER})", token)
+        return value
 
     # ---- token helpers
     @property
@@ -133,7 +158,7 @@ class _Parser:
         if token.kind != INTEGER:
             raise self.error(f"expected an integer {what}, found {self.shown(token)!r}")
         self.advance()
-        return int(token.text)
+        return self.checked_integer(token)
 
     # ---- query
     def query(self) -> ast.Query:
@@ -247,13 +272,13 @@ class _Parser:
                 self.advance()
                 variable_length = True
                 if self.tok.kind == INTEGER:
-                    min_hops = int(self.advance().text)
+                    min_hops = self.checked_integer(self.advance())
                     if not self.tok.is_punct(".."):
                         max_hops = min_hops
                 if self.tok.is_punct(".."):
                     self.advance()
                     if self.tok.kind == INTEGER:
-                        max_hops = int(self.advance().text)
+                        max_hops = self.checked_integer(self.advance())
                 if min_hops is None:
                     min_hops = 1
             if self.tok.is_punct("{"):
@@ -313,12 +338,14 @@ class _Parser:
 
     # ---- expressions
     def expr(self) -> ast.Expr:
+        self.nest(self.tok)
         left = self.and_expr()
         while self.tok.is_keyword("OR", "XOR"):
             op = self.advance()
             if op.text.upper() == "XOR":
                 raise self.unsupported("XOR", op, "write (a OR b) AND NOT (a AND b)")
             left = ast.Binary("OR", left, self.and_expr(), op.offset)
+        self.nesting -= 1
         return left
 
     def and_expr(self) -> ast.Expr:
@@ -331,7 +358,10 @@ class _Parser:
     def not_expr(self) -> ast.Expr:
         if self.tok.is_keyword("NOT"):
             op = self.advance()
-            return ast.Unary("NOT", self.not_expr(), op.offset)
+            self.nest(op)
+            operand = self.not_expr()
+            self.nesting -= 1
+            return ast.Unary("NOT", operand, op.offset)
         return self.comparison()
 
     def comparison(self) -> ast.Expr:
@@ -377,7 +407,10 @@ class _Parser:
     def unary(self) -> ast.Expr:
         if self.tok.is_punct("-"):
             op = self.advance()
-            return ast.Unary("-", self.unary(), op.offset)
+            self.nest(op)
+            operand = self.unary()
+            self.nesting -= 1
+            return ast.Unary("-", operand, op.offset)
         if self.tok.is_punct("+"):
             self.advance()
         return self.atom()
@@ -389,7 +422,7 @@ class _Parser:
             return ast.Literal(token.text, token.offset)
         if token.kind == INTEGER:
             self.advance()
-            return ast.Literal(int(token.text), token.offset)
+            return ast.Literal(self.checked_integer(token), token.offset)
         if token.kind == FLOAT:
             self.advance()
             return ast.Literal(float(token.text), token.offset)
@@ -469,4 +502,31 @@ def parse_query(text: str) -> ast.Query:
         )
     if not text.strip():
         raise CypherError("syntax", "", 0, text, "empty query")
-    return _Parser(text).query()
+    query = _Parser(text).query()
+    _check_depth(query, text)
+    return query
+
+
+def _check_depth(query: ast.Query, text: str) -> None:
+    """Refuse an expression tree deeper than :data:`MAX_EXPRESSION_DEPTH` (long chains of ``AND`` or
+    ``+`` nest without brackets); walked without recursion."""
+    stack: list[tuple[object, int]] = [(query, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_EXPRESSION_DEPTH:
+            offset = getattr(node, "offset", 0)
+            raise CypherError(
+                "unsupported",
+                "expression depth",
+                offset if isinstance(offset, int) else 0,
+                text,
+                f"expressions more than {MAX_EXPRESSION_DEPTH} operators deep are not supported; "
+                "split the condition or use IN [list]",
+            )
+        if isinstance(node, tuple | list):
+            stack.extend((child, depth) for child in node)
+        elif hasattr(node, "__dataclass_fields__"):
+            for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
+                child = getattr(node, name)
+                if isinstance(child, tuple | list) or hasattr(child, "__dataclass_fields__"):
+                    stack.append((child, depth + 1))

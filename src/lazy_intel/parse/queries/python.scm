@@ -28,6 +28,10 @@
       (assignment
         left: (identifier) @name) @definition.field)))
 
+; an anonymous function is a definition of its own (named `<lambda>`): calls in its body are its
+; calls, and a call of the lambda (`f = lambda x: g(x)`, then `f(1)`) resolves to it
+(lambda) @definition.lambda
+
 ; ---- docstrings
 (function_definition
   body: (block . (expression_statement (string) @doc))) @doc.owner
@@ -68,6 +72,15 @@
 (decorator (identifier) @name @reference.call)
 
 (decorator (attribute attribute: (identifier) @name) @reference.call)
+
+; `obj.size` read (not called): a @property's getter runs; the extractor drops the attribute of a call
+(attribute
+  object: (_) @receiver
+  attribute: (identifier) @name) @reference.read
+
+; `with x as y:` / `with x:` runs x.__enter__() and x.__exit__() (resolved as members of x)
+(with_item
+  value: (_) @receiver) @reference.with
 
 ; ---- imports
 (import_statement
@@ -148,6 +161,20 @@
 
 (return_statement
   (_) @flow.value) @flow.return
+
+; a lambda's parameters, and its body is what it returns
+(lambda
+  parameters: (lambda_parameters
+    (identifier) @flow.target @flow.parameter))
+
+(lambda
+  parameters: (lambda_parameters
+    (default_parameter
+      name: (identifier) @flow.target
+      value: (_) @flow.value) @flow.parameter))
+
+(lambda
+  body: (_) @flow.value) @flow.return
 
 (yield
   (_) @flow.value) @flow.yield

@@ -1,0 +1,385 @@
+"""References against a type-checked truth: the index alone, a language server alone, and fused.
+
+A real repository (default: psf/requests at v2.32.3 from a mirror, materialised with ``git archive``)
+is indexed with lazy-intel. For every function, method and class defined under ``--package`` (minus
+dunder methods), the truth is what **basedpyright** (a type checker) reports as its references, with
+every Python file of the tree opened in it first so that nothing is missed for want of loading.
+Three answers are scored against it, in the same run:
+
+- ``index``: lazy-intel's ``references`` with no server (name-only candidates left out, the default);
+- ``server``: **jedi-language-server**'s references alone (asked as a user would: at the definition's
+  name, no files opened for it);
+- ``fused``: lazy-intel's ``references`` with jedi-language-server configured (index and server fused);
+- ``candidates`` (for reading, not a contender): the name-only sites (``ambiguous``, ``unique-name``)
+  the index leaves out by default, scored alone — how often such a site is right.
+
+Declarations are left out everywhere (``includeDeclaration: false``). A predicted site is a span (an
+index site is the whole call or import, a server site the name token); it is right when it holds a
+truth token of that symbol; recall is the share of truth tokens that some predicted span holds.
+Precision, recall and F1 are pooled over all symbols (micro), and the macro F1 (mean over symbols
+with a non-empty truth) is printed beside them.
+
+Usage:
+    python bench/references_accuracy.py --mirror /work/.mirror/psf+requests/repo [--commit v2.32.3]
+        [--package src/requests] [--limit N] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lazy_intel.semantic import SemanticLayer, SemanticRequest, semantic_answer
+from lazy_intel.semantic.config import load_config_file
+from lazy_intel.service.operations import execute
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+
+SETTLE_TRIES = 20
+
+
+@dataclass
+class Score:
+    tp_sites: int = 0
+    predicted: int = 0
+    found_truth: int = 0
+    truth: int = 0
+    per_symbol_f1: list[float] = field(default_factory=list)
+
+    def add(self, predicted: Sequence[tuple[str, int, int]], truth: set[tuple[str, int]]) -> None:
+        right = sum(1 for p in predicted if any(_holds(p, t) for t in truth))
+        found = sum(1 for t in truth if any(_holds(p, t) for p in predicted))
+        self.tp_sites += right
+        self.predicted += len(predicted)
+        self.found_truth += found
+        self.truth += len(truth)
+        if truth:
+            precision = right / len(predicted) if predicted else 0.0
+            recall = found / len(truth)
+            self.per_symbol_f1.append(_f1(precision, recall))
+
+    def row(self) -> dict[str, float]:
+        precision = self.tp_sites / self.predicted if self.predicted else 0.0
+        recall = self.found_truth / self.truth if self.truth else 0.0
+        macro = sum(self.per_symbol_f1) / len(self.per_symbol_f1) if self.per_symbol_f1 else 0.0
+        return {
+            "precision": 100 * precision,
+            "recall": 100 * recall,
+            "f1": 100 * _f1(precision, recall),
+            "macro_f1": 100 * macro,
+            "predicted": self.predicted,
+            "truth": self.truth,
+        }
+
+
+def _f1(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _holds(span: tuple[str, int, int], token: tuple[str, int]) -> bool:
+    return span[0] == token[0] and span[1] <= token[1] < max(span[2], span[1] + 1)
+
+
+def materialise(mirror: Path, commit: str, dest: Path) -> None:
+    data = subprocess.run(
+        ["git", "-C", str(mirror), "archive", commit], capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        archive.extractall(dest, filter="data")
+
+
+def server_entry(name: str) -> dict[str, Any]:
+    import hashlib
+    import sysconfig
+
+    scripts = Path(sysconfig.get_path("scripts"))
+    exe = Path(
+        os.path.realpath(
+            scripts / ("basedpyright-langserver" if name == "basedpyright" else "jedi-language-server")
+        )
+    )
+    if not exe.is_file():
+        raise SystemExit(f"{exe} missing: run .ci/lsp-install.sh")
+    return {
+        "protocol_version": "code-intel-lsp.v1",
+        "id": name,
+        "name": name,
+        "languages": [{"id": "python", "extensions": [".py"]}],
+        "executable": str(exe),
+        "arguments": ["--stdio"] if name == "basedpyright" else [],
+        "executable_sha256": hashlib.sha256(exe.read_bytes()).hexdigest(),
+        "request_timeout_ms": 60_000,
+        "reviewed_by": "bench",
+        "reviewed_at": "2026-01-01T00:00:00Z",
+    }
+
+
+def write_config(directory: Path, entries: list[dict[str, Any]]) -> Path:
+    path = Path(os.path.realpath(directory / "servers.json"))
+    path.write_text(json.dumps({"protocol_version": "code-intel-config.v1", "servers": entries}))
+    return path
+
+
+def symbols(ws: Workspace, package: str, limit: int) -> list[tuple[str, str, int, int]]:
+    """(path, qualified name, name start byte, name start line) of the definitions under ``package``."""
+    with ws.read() as view:
+        rows = view.conn.execute(
+            "SELECT f.path, s.qualified_name, s.name, s.name_start_byte, s.start_line, s.kind FROM symbols s "
+            "JOIN files f ON f.id = s.file_id WHERE f.path LIKE ? AND s.kind IN ('function', 'method', 'class') "
+            "ORDER BY f.path, s.start_byte",
+            (package.rstrip("/") + "/%",),
+        ).fetchall()
+    out = [
+        (path, qualified, start, line)
+        for path, qualified, name, start, line, _ in rows
+        if not (name.startswith("__") and name.endswith("__"))
+    ]
+    return out[:limit] if limit else out
+
+
+def live_tokens(layer: SemanticLayer, root: Path, path: str, offset: int) -> set[tuple[str, int]] | None:
+    """Every reference the server reports (all pages)."""
+    out: set[tuple[str, int]] = set()
+    cursor = None
+    while True:
+        request = SemanticRequest(
+            "references",
+            relative_path=path,
+            byte_offset=offset,
+            include_declaration=False,
+            limit=500,
+            cursor=cursor,
+            max_chars=5_000_000,
+        )
+        answer = semantic_answer(layer, root, request)
+        if answer.status == "error":
+            return None
+        for item in answer.items:
+            match = (item.extra or {}).get("match")
+            if isinstance(match, dict):
+                out.add((item.anchor.path, int(match["start_byte"])))
+        cursor = answer.next_cursor
+        if cursor is None:
+            return out
+
+
+def open_all(layer: SemanticLayer, root: Path, paths: Iterable[str]) -> None:
+    server = layer.server_for_path(root, "x.py")
+    assert server is not None
+    session = layer.session(root, server)
+    with session.in_use():
+        for path in paths:
+            data = (root / path).read_bytes()
+            try:
+                session.sync_document(path, data, "python")
+            except UnicodeDecodeError:
+                continue
+
+
+def settled_tokens(layer: SemanticLayer, root: Path, path: str, offset: int) -> set[tuple[str, int]] | None:
+    """The truth once the type checker has loaded the project (two equal answers in a row, bounded)."""
+    pause = threading.Event()
+    previous = None
+    for _ in range(SETTLE_TRIES):
+        now = live_tokens(layer, root, path, offset)
+        if now == previous:
+            return now
+        previous = now
+        pause.wait(0.5)
+    return previous
+
+
+def _sites(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for i in answer.get("items", ()) if i["kind"] in ("reference", "candidate")]
+
+
+def spans(answer: dict[str, Any]) -> list[tuple[str, int, int]]:
+    out = []
+    for item in answer.get("items", ()):
+        if item["kind"] not in ("reference", "candidate"):
+            continue
+        match = item.get("match") if item.get("evidence") == "lsp" else None
+        if match:
+            out.append((item["anchor"]["path"], match["start_byte"], match["end_byte"]))
+        else:
+            out.append((item["anchor"]["path"], item["anchor"]["start_byte"], item["anchor"]["end_byte"]))
+    return out
+
+
+def all_pages(run: Any, args: dict[str, Any]) -> dict[str, Any]:
+    answer = run(**args, limit=200, maxChars=200_000)
+    if answer["status"] == "error":
+        raise RuntimeError(f"{args}: {answer.get('code')} {answer.get('message')}")
+    items = list(answer.get("items", ()))
+    while answer.get("next_cursor"):
+        answer = run(**args, limit=200, maxChars=200_000, cursor=answer["next_cursor"])
+        items.extend(i for i in answer.get("items", ()) if i["kind"] != "declaration")
+    return {**answer, "items": items}
+
+
+def show(
+    root: Path,
+    name: str,
+    *,
+    symbol: str,
+    predicted: Sequence[tuple[str, int, int]],
+    truth: set[tuple[str, int]],
+    n: int,
+) -> None:
+    """Print the wrong and the missed sites of one answer (to read, not scored)."""
+
+    def line(path: str, start: int, end: int) -> str:
+        data = (root / path).read_bytes()
+        first = data.rfind(b"\n", 0, start) + 1
+        last = data.find(b"\n", start)
+        number = data.count(b"\n", 0, start) + 1
+        text = data[first : last if last >= 0 else None].decode().strip()[:100]
+        return f"{path}:{number}: {text}"
+
+    wrong = [p for p in predicted if not any(_holds(p, t) for t in truth)]
+    missed = [t for t in sorted(truth) if not any(_holds(p, t) for p in predicted)]
+    for p in wrong[:n]:
+        print(f"  {name} {symbol} WRONG  {line(*p)}", file=sys.stderr)
+    for t in missed[:n]:
+        print(f"  {name} {symbol} MISSED {line(t[0], t[1], t[1] + 1)}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--mirror", type=Path, required=True, help="git directory of the repository")
+    parser.add_argument("--commit", default="v2.32.3")
+    parser.add_argument(
+        "--package", default="src/requests", help="definitions under this directory are asked about"
+    )
+    parser.add_argument("--limit", type=int, default=0, help="only the first N definitions")
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--show", type=int, default=0, help="print up to N wrong and N missed sites per answer"
+    )
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="refs-acc-") as temp:
+        base = Path(os.path.realpath(temp))
+        root = base / "tree"
+        root.mkdir()
+        materialise(args.mirror, args.commit, root)
+        operator = base / "operator"
+        operator.mkdir()
+        truth_layer = SemanticLayer(
+            load_config_file(str(write_config(operator, [server_entry("basedpyright")])))
+        )
+        jedi_dir = operator / "jedi"
+        jedi_dir.mkdir()
+        jedi_config = write_config(jedi_dir, [server_entry("jedi")])
+        jedi_layer = SemanticLayer(load_config_file(str(jedi_config)))
+        fused_settings = load_settings(env={"LAZY_INTEL_LSP_CONFIG": str(jedi_config)})
+        fused_layer = SemanticLayer.from_settings(fused_settings)
+        plain = load_settings(env={"LAZY_INTEL_HISTORY_COMMITS": "0"})
+        ws = Workspace.open(root, settings=plain, state_dir=base / "state")
+        try:
+            ws.sync()
+            with ws.read() as view:
+                py_files = [f.path for f in view.files() if f.path.endswith(".py") and f.status == "indexed"]
+            open_all(truth_layer, root, py_files)
+            asked = symbols(ws, args.package, args.limit)
+            scores = {"index": Score(), "server": Score(), "fused": Score(), "candidates": Score()}
+            records = []
+
+            def index_run(**a: Any) -> dict[str, Any]:
+                return execute({"freshness": "fast", **a}, lambda _r: ws, plain).to_dict()
+
+            def fused_run(**a: Any) -> dict[str, Any]:
+                return execute(
+                    {"freshness": "fast", **a}, lambda _r: ws, fused_settings, semantic=fused_layer
+                ).to_dict()
+
+            skipped = 0
+            for path, qualified, offset, line in asked:
+                truth = settled_tokens(truth_layer, root, path, offset)
+                if truth is None:
+                    skipped += 1
+                    continue
+                request = {
+                    "operation": "references",
+                    "symbol": qualified,
+                    "relativePath": path,
+                    "includeDeclaration": False,
+                }
+                index = spans(all_pages(index_run, request))
+                with_candidates = all_pages(index_run, {**request, "includeCandidates": True})
+                candidates = [
+                    s
+                    for s, item in zip(spans(with_candidates), _sites(with_candidates), strict=True)
+                    if item["kind"] == "candidate"
+                ]
+                scores["candidates"].add(candidates, truth)
+                jedi = live_tokens(jedi_layer, root, path, offset)
+                server = [(p, s, s + 1) for p, s in sorted(jedi or set())]
+                fused_answer = all_pages(fused_run, request)
+                fused = spans(fused_answer)
+                scores["index"].add(index, truth)
+                scores["server"].add(server, truth)
+                scores["fused"].add(fused, truth)
+                if args.show:
+                    for name, predicted in (("index", index), ("server", server), ("fused", fused)):
+                        show(root, name, symbol=qualified, predicted=predicted, truth=truth, n=args.show)
+                records.append(
+                    {
+                        "symbol": f"{path}:{qualified}",
+                        "line": line,
+                        "truth": len(truth),
+                        "index": len(index),
+                        "server": len(server),
+                        "fused": len(fused),
+                        "fused_source": fused_answer.get("data", {}).get("source"),
+                    }
+                )
+        finally:
+            ws.close()
+            truth_layer.close()
+            jedi_layer.close()
+            fused_layer.close()
+    rows = {name: s.row() for name, s in scores.items()}
+    print(
+        f"psf/requests {args.commit}: {len(records)} definitions under {args.package} ({skipped} skipped: truth unavailable)"
+    )
+    print("truth: basedpyright references (every .py file opened first); server: jedi-language-server")
+    print("| answer | precision | recall | F1 | macro F1 | sites predicted | truth sites |")
+    print("|---|---|---|---|---|---|---|")
+    for name, row in rows.items():
+        print(
+            f"| {name} | {row['precision']:.1f} | {row['recall']:.1f} | {row['f1']:.1f} | {row['macro_f1']:.1f} | "
+            f"{row['predicted']} | {row['truth']} |"
+        )
+    print(
+        "(candidates: the name-only sites the index leaves out by default, scored alone; recall is of the "
+        "whole truth)"
+    )
+    best = max(rows["index"]["f1"], rows["server"]["f1"])
+    verdict = "met" if rows["fused"]["f1"] >= best else "NOT met"
+    print(f"fused F1 {rows['fused']['f1']:.1f} >= better single {best:.1f}: {verdict}")
+    print(f"elapsed {time.perf_counter() - began:.0f} s")
+    print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "symbols": records}, indent=1))
+    return 0 if rows["fused"]["f1"] >= best else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("LAZY_INTEL_LOG_LEVEL", "WARNING")
+    sys.exit(main())

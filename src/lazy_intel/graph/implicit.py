@@ -1,0 +1,147 @@
+"""Edges for uses that are not written as calls but run code, or create a definition:
+
+- ``obj.size`` where ``size`` is a ``@property``: a CALLS edge to the getter (``implicit: "property"``).
+- ``with x as y:`` runs ``x.__enter__()`` and ``x.__exit__()``: one CALLS edge to each, resolved as a
+  member of ``x`` (``implicit: "with"``); a context manager from outside the repository (``open``,
+  a lock) adds nothing — only resolved methods become edges.
+- an anonymous function (a Python ``lambda``) is a definition of its own (``<lambda>``): the scope
+  that creates it REFERENCES it (``implicit: "lambda"``), so what its body calls reaches the creator
+  in ``impact`` even when the lambda is called from outside the repository (``sorted(key=…)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lazy_intel.graph.analysis import Analysis
+from lazy_intel.graph.calls import call_targets, classify
+from lazy_intel.graph.model import FileModel
+from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
+
+CONTEXT_METHODS = ("__enter__", "__exit__")
+
+
+GETTER_DECORATORS = frozenset({"property", "cached_property", "getter"})  # `@x.setter` runs on writes
+READ_STRATEGIES = frozenset({"local", "import", "self", "member", "inheritance", "dataflow"})
+
+
+def implicit_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
+    return [
+        *_with_edges(an, model, scope_node),
+        *_lambda_edges(model, scope_node),
+        *_property_edges(an, model, scope_node),
+    ]
+
+
+def _is_property(an: Analysis, node_id: int) -> bool:
+    entry = an.p.symbol(node_id)
+    if entry is None:
+        return False
+    model, symbol = entry
+    return any(r.name in GETTER_DECORATORS for r in model.header_refs.get(symbol.qualified, ()))
+
+
+def _property_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
+    """``obj.size`` where ``size`` is a ``@property`` (or ``cached_property``) of the class of ``obj``:
+    a CALLS edge to the getter (``implicit: "property"``). Only reads whose name some
+    method of the repository has are looked at, and only resolutions through scopes, members and
+    data flow count (no name-only guesses)."""
+    out = []
+    properties: dict[str, set[int]] = {}
+    for ref in model.refs:
+        if ref.kind != "read":
+            continue
+        if ref.name not in properties:
+            # a getter and its `@x.setter` share one qualified name: the first one is the getter
+            first: dict[tuple[str, str], int] = {}
+            for d in an.p.named(ref.name):
+                if d.kind == "method":
+                    first.setdefault((d.path, d.qualified), d.node_id)
+            properties[ref.name] = {n for n in first.values() if _is_property(an, n)}
+        wanted = properties[ref.name]
+        if not wanted:
+            continue
+        scope = model.scope_of(ref.scope, ref.start_byte)
+        site = f"{model.path}:{ref.start_byte}"
+        found, _ = classify(an, model, scope, ref.callee(), site)
+        best: dict[int, str] = {}
+        for value, strategy in found:
+            if value[0] not in ("def", "bm") or value[1] not in wanted or strategy not in READ_STRATEGIES:
+                continue
+            if value[1] not in best or CONFIDENCE.get(strategy, 0) > CONFIDENCE.get(best[value[1]], 0):
+                best[value[1]] = strategy
+        for dst, strategy in sorted(best.items()):
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "CALLS",
+                    scope_node(model, scope),
+                    dst,
+                    strategy,
+                    CONFIDENCE.get(strategy, 0.5),
+                    ref.name,
+                    model.path,
+                    ref.start_byte,
+                    ref.end_byte,
+                    ref.line,
+                    props({"implicit": "property"}),
+                )
+            )
+    return out
+
+
+def _with_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
+    out = []
+    for ref in model.refs:
+        if ref.kind != "with":
+            continue
+        scope = model.scope_of(ref.scope, ref.start_byte)
+        src = scope_node(model, scope)
+        value = ref.callee()
+        for method in CONTEXT_METHODS:
+            site = f"{model.path}:{ref.start_byte}:{method}"
+            for r in call_targets(an, model, scope, ["a", value, method], site, kind="call"):
+                if r.dst is None:
+                    continue
+                extra = {**(r.extra or {}), "implicit": "with"}
+                out.append(
+                    EdgeRow(
+                        model.key,
+                        "CALLS",
+                        src,
+                        r.dst,
+                        r.strategy,
+                        r.confidence,
+                        method,
+                        model.path,
+                        ref.start_byte,
+                        ref.end_byte,
+                        ref.line,
+                        props(extra),
+                    )
+                )
+    return out
+
+
+def _lambda_edges(model: FileModel, scope_node: Any) -> list[EdgeRow]:
+    out = []
+    for symbol in model.symbols:
+        if symbol.kind != "lambda":
+            continue
+        out.append(
+            EdgeRow(
+                model.key,
+                "REFERENCES",
+                scope_node(model, symbol.parent or ""),
+                symbol.node_id,
+                "local",
+                CONFIDENCE["local"],
+                symbol.name,
+                model.path,
+                symbol.start_byte,
+                symbol.end_byte,
+                symbol.start_line,
+                props({"implicit": "lambda"}),
+            )
+        )
+    return out

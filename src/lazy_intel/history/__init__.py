@@ -1,0 +1,1 @@
+"""What changed and how often: symbol-level diffs, the bounded history walk and its signals."""

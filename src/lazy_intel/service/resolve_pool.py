@@ -1,0 +1,111 @@
+"""A full build's graph resolution in worker processes: the writer only writes the edges.
+
+Resolution of a file (:func:`lazy_intel.graph.resolve.resolve_file`) is a pure function of the
+file's facts and of what it reads of other files' interfaces and of the name table, so any process
+that can read the facts can resolve any file. A full build commits its facts and nodes into the
+fresh store first (no reader can see that store yet: the catalog names the old one) and switches it
+to WAL; each worker opens it read-only, resolves the files it is handed and sends back their edges
+and dependency tokens, while the writer appends them. The store is the same as a serial build's
+(``tests/service/test_parallel_build.py`` compares the dumps).
+
+Workers come from :func:`lazy_intel.service.parse_pool.pooled_map`: spawned, killed with the
+parent, killed when the build stops early, registered for shutdown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from lazy_intel.graph.build import FileOutline, GraphResolver, ResolvedFile, describe_file
+from lazy_intel.graph.modules import PathIndex
+from lazy_intel.graph.program import FactStore
+from lazy_intel.graph.resolve import resolve_file
+from lazy_intel.service.parse_pool import SyncCancelled, pooled_map, worker_count
+from lazy_intel.store.schema import connect
+
+# files per task: small, since one test module with thousands of call sites can take a second
+RESOLVE_CHUNK = 4
+# fewer files than this are resolved in the writer (starting workers costs more than it saves)
+POOL_MIN_FILES = 128
+
+
+# the worker's view of the store being built (one per worker process)
+_worker: dict[str, FactStore] = {}
+
+
+def _init(store_path: str, files: dict[str, str]) -> None:
+    _worker["store"] = FactStore(connect(store_path, readonly=True), PathIndex(files))
+
+
+def _describe(job: tuple[str, int, int]) -> FileOutline | None:
+    return describe_file(_worker["store"], *job)
+
+
+def _resolve(path: str) -> ResolvedFile | None:
+    store = _worker["store"]
+    model = store.model(path)
+    return ResolvedFile.of(path, resolve_file(store, model)) if model is not None else None
+
+
+def pool_resolver(
+    conn: sqlite3.Connection,
+    store_path: Path,
+    jobs: int,
+    setting: int,
+    *,
+    cancel: threading.Event | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> GraphResolver | None:
+    """A resolver that runs in workers, or ``None`` when the build is too small to gain from them."""
+    workers = worker_count(setting, jobs)
+    if workers <= 1 or jobs < POOL_MIN_FILES:
+        return None
+
+    def publish_facts() -> None:
+        conn.execute("COMMIT")  # the fresh store's generation is still 0: recovery never serves it
+        conn.execute("PRAGMA journal_mode=WAL")  # workers read while the writer appends edges
+        conn.execute("BEGIN IMMEDIATE")
+
+    def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
+        results = pooled_map(
+            _resolve,
+            paths,
+            workers,
+            chunksize=RESOLVE_CHUNK,
+            initializer=_init,
+            initargs=(str(store_path), files),
+        )
+        with contextlib.closing(results):
+            for done, result in enumerate(results, 1):
+                if progress is not None:
+                    progress("graph", done, len(paths))
+                if cancel is not None and cancel.is_set():
+                    raise SyncCancelled(
+                        "sync cancelled during graph resolution", next_step="the next sync starts over"
+                    )
+                if result is not None:
+                    yield result
+
+    def describe_many(jobs: list[tuple[str, int, int]], files: dict[str, str]) -> Iterator[FileOutline]:
+        results = pooled_map(
+            _describe,
+            jobs,
+            workers,
+            chunksize=RESOLVE_CHUNK * 4,
+            initializer=_init,
+            initargs=(str(store_path), files),
+        )
+        with contextlib.closing(results):
+            for result in results:
+                if cancel is not None and cancel.is_set():
+                    raise SyncCancelled(
+                        "sync cancelled while describing files", next_step="the next sync starts over"
+                    )
+                if result is not None:
+                    yield result
+
+    return GraphResolver(publish_facts, resolve_many, workers, describe_many)

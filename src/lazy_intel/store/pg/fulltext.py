@@ -1,0 +1,161 @@
+"""BM25 over ``tsvector`` columns, computed exactly as SQLite FTS5's ``bm25()`` (pure SQL building).
+
+FTS5 scores a row for the phrases ``p`` of a MATCH expression (a phrase repeated in the expression
+counts once per repetition) as::
+
+    sum_p idf(p) * (F(p) * (k1 + 1)) / (F(p) + k1 * (1 - b + b * D / avgdl))
+
+with ``k1 = 1.2``, ``b = 0.75``, ``F(p)`` the column-weighted count of the phrase's occurrences in
+the row, ``D`` the row's token count, ``avgdl`` the mean token count of all rows, and
+``idf(p) = ln((N - n(p) + 0.5) / (n(p) + 0.5))`` (``1e-6`` when not positive) over the ``N`` rows
+of which ``n(p)`` hold the phrase. The SQL below computes the same terms in the same order in
+double precision (the phrase sum ordered by position in the expression), so both backends rank
+item for item alike. Every intermediate is ``MATERIALIZED`` (the IDF once per phrase, not once per
+candidate row). Matching uses the GIN index over every column's lexemes (``v_all``);
+statistics come from ``fts_terms`` / ``fts_delta``, kept by the writer (:mod:`.functions`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+IDF_FLOOR = 1e-6
+
+_TOKEN_CHARS = re.compile(r"\w+")
+
+
+def phrase_tokens(text: str) -> tuple[str, ...]:
+    """Tokens FTS5 (``unicode61``, ``_`` a token character) reads from one quoted MATCH phrase."""
+    return tuple(_TOKEN_CHARS.findall(text.lower()))
+
+
+def _tsquery_lexeme(token: str) -> str:
+    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def bm25_sql(
+    phrases: Sequence[Sequence[str]],
+    columns: Sequence[str],
+    weights: Sequence[float],
+    *,
+    filters: Sequence[str],
+    filter_args: Sequence[object],
+    limit: int,
+    within: Sequence[int] | None = None,
+) -> tuple[str, list[object]]:
+    """``(chunk_id, file_id, score)`` best first for the phrases, the way ``-bm25()`` ranks them.
+
+    ``filters`` are ``AND …`` clauses over ``f`` (files) and ``s`` (symbols), with their arguments;
+    ``within`` limits the rows scored to these chunk ids. A column of weight 0 is not matched at
+    all, as FTS5's column filter (``- {col} : …``) that ``search/lexical.py`` writes for it: its
+    occurrences count neither for a row's frequencies nor for a phrase's document count.
+    """
+    phrases = [tuple(p) for p in phrases if p]
+    if not phrases:
+        raise ValueError("no phrase to match")
+    index = [i for i, w in enumerate(weights) if w > 0]
+    filtered_columns = len(index) < len(columns)
+    if not index:
+        raise ValueError("every column has weight 0: nothing can match")
+    args: list[object] = []
+    values = []
+    for ordinal, tokens in enumerate(phrases):
+        values.append("(?, CAST(? AS text[]), CAST(? AS tsquery), CAST(? AS tsquery))")
+        args.extend(
+            [
+                ordinal,
+                list(tokens),
+                " & ".join(_tsquery_lexeme(t) for t in tokens),
+                " <-> ".join(_tsquery_lexeme(t) for t in tokens),
+            ]
+        )
+    every = sorted({t for p in phrases for t in p})
+    filtered = ", ".join(
+        f"ts_filter(setweight(t.v_{c}, 'A', CAST(? AS text[])), '{{a}}') AS f{i}"
+        for i, c in enumerate(columns)
+    )
+    args.extend([every] * len(columns))
+    any_query = " | ".join(f"({' & '.join(_tsquery_lexeme(t) for t in p)})" for p in dict.fromkeys(phrases))
+    args.append(any_query)
+    args.extend(filter_args)
+    if filtered_columns:
+        args.extend([any_query] * len(index))
+    if within is not None:
+        args.append(list(within))
+    column_rows = ", ".join(f"({i}, CAST({float(weights[i])!r} AS float8), cand.f{i})" for i in index)
+    in_any_column = " OR ".join(f"t.v_{columns[i]} @@ q.tsq_phrase" for i in index)
+    phrase_freq = " + ".join(
+        f"CAST({float(weights[i])!r} AS float8) * lazy_intel.fts_instances(cand.f{i}, idf.toks, cand.tf_over, {i})"
+        for i in index
+    )
+    single_hits = (
+        "(SELECT count(*) FROM chunks_fts t WHERE t.v_all @@ q.tsq_all AND (" + in_any_column + "))"
+        if filtered_columns
+        else "coalesce((SELECT docs FROM fts_terms WHERE term = q.toks[1]), 0)"
+    )
+    extra: list[str] = []
+    if filtered_columns:
+        extra.append("AND (" + " OR ".join(f"t.v_{columns[i]} @@ CAST(? AS tsquery)" for i in index) + ")")
+    if within is not None:
+        extra.append("AND t.rowid = ANY(CAST(? AS bigint[]))")
+    k1 = f"CAST({BM25_K1!r} AS float8)"
+    b = f"CAST({BM25_B!r} AS float8)"
+    sql = f"""
+WITH q(ord, toks, tsq_all, tsq_phrase) AS (VALUES {", ".join(values)}),
+stats AS MATERIALIZED (
+  SELECT CAST(coalesce(sum(rows), 0) AS float8) AS nrow, CAST(coalesce(sum(tokens), 0) AS float8) AS ntok
+  FROM fts_delta
+),
+hits AS MATERIALIZED (
+  SELECT q.ord, q.toks, CAST(CASE WHEN cardinality(q.toks) = 1
+      THEN {single_hits}
+      ELSE (SELECT count(*) FROM chunks_fts t WHERE t.v_all @@ q.tsq_all AND ({in_any_column})) END AS float8) AS n
+  FROM q
+),
+idf AS MATERIALIZED (
+  SELECT hits.ord, hits.toks,
+         CASE WHEN ln((stats.nrow - hits.n + CAST(0.5 AS float8)) / (hits.n + CAST(0.5 AS float8))) <= 0
+              THEN CAST({IDF_FLOOR!r} AS float8)
+              ELSE ln((stats.nrow - hits.n + CAST(0.5 AS float8)) / (hits.n + CAST(0.5 AS float8))) END AS idf
+  FROM hits, stats
+),
+cand AS MATERIALIZED (
+  SELECT t.rowid, c.file_id, CAST(t.doc_len AS float8) AS doc_len, t.tf_over, {filtered}
+  FROM chunks_fts t JOIN chunks c ON c.id = t.rowid JOIN files f ON f.id = c.file_id
+  LEFT JOIN symbols s ON s.id = c.symbol_id
+  WHERE t.v_all @@ CAST(? AS tsquery) {" ".join(filters)} {" ".join(extra)}
+),
+tf AS MATERIALIZED (
+  SELECT cand.rowid, u.lexeme,
+         sum(w.weight * coalesce(CAST(cand.tf_over ->> (w.col || ':' || u.lexeme) AS float8),
+                                 CAST(cardinality(u.positions) AS float8))) AS f
+  FROM cand CROSS JOIN LATERAL (VALUES {column_rows}) AS w(col, weight, v) CROSS JOIN LATERAL unnest(w.v) AS u
+  GROUP BY cand.rowid, u.lexeme
+),
+freq AS (
+  SELECT cand.rowid, cand.file_id, cand.doc_len, idf.ord, idf.idf,
+         CASE WHEN cardinality(idf.toks) = 1 THEN coalesce(tf.f, CAST(0 AS float8)) ELSE {phrase_freq} END AS f
+  FROM cand CROSS JOIN idf
+  LEFT JOIN tf ON tf.rowid = cand.rowid AND cardinality(idf.toks) = 1 AND tf.lexeme = idf.toks[1]
+),
+scored AS (
+  SELECT freq.rowid, freq.file_id,
+         sum(freq.idf * ((freq.f * ({k1} + CAST(1.0 AS float8)))
+             / (freq.f + {k1} * (CAST(1 AS float8) - {b} + {b} * freq.doc_len / (stats.ntok / stats.nrow))))
+             ORDER BY freq.ord) AS score,
+         max(freq.f) AS top
+  FROM freq, stats
+  GROUP BY freq.rowid, freq.file_id
+)
+SELECT rowid, file_id, score FROM scored WHERE top > 0 ORDER BY score DESC, rowid LIMIT ?"""
+    args.append(limit)
+    return sql, args
+
+
+def document_counts_sql(count: int) -> str:
+    """``(term, docs)`` for ``count`` terms (the ``fts5vocab`` ``row`` table's ``doc`` column)."""
+    marks = ", ".join("?" for _ in range(count))
+    return f"SELECT term, docs FROM fts_terms WHERE term IN ({marks})"

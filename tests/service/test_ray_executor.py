@@ -1,0 +1,79 @@
+"""The Ray executor against a real local Ray instance: the store it builds is the local executor's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lazy_intel.service.operations import execute
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+from lazy_intel.store.dump import canonical_dump
+from tests.conftest import pg_env
+
+ray = pytest.importorskip("ray", reason="the [distributed] extra (Ray) is not installed")
+
+FILES = {
+    **{
+        f"pkg/mod_{i:03d}.py": (
+            f'"""Module {i}."""\n\nfrom pkg.mod_{(i + 1) % 90:03d} import helper_{(i + 1) % 90}\n\n\n'
+            f"class Thing{i}:\n    def run(self, x):\n        return helper_{(i + 1) % 90}(x) + {i}\n\n\n"
+            f"def helper_{i}(value):\n    return Thing{i}().run(value)\n"
+        )
+        for i in range(90)
+    },
+    "pkg/__init__.py": "",
+    "web/app.ts": "export function main(x: number): number {\n  return x + 1;\n}\n",
+    "README.md": "# Ray fixture\n\nThing and helper modules.\n",
+    "big.bin": "\x00" * 64,
+}
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """A real local Ray instance, started by the first Ray sync and stopped here."""
+    from lazy_intel.service import ray_executor
+
+    yield
+    ray_executor.shutdown()
+    assert not ray.is_initialized()
+
+
+def _build(root: Path, env: dict[str, str], state: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_PARSE_WORKERS": "2", **env})
+    ws = Workspace.open(root, settings=settings, state_dir=state)
+    try:
+        ws.sync()
+        with ws.read() as view:
+            dump = canonical_dump(view.conn)
+        answers = [
+            execute({**op, "freshness": "fast"}, lambda _r: ws, settings).to_dict()["items"]
+            for op in (
+                {"operation": "search", "query": "helper thing run"},
+                {"operation": "impact", "symbol": "helper_3", "depth": 3},
+            )
+        ]
+        return dump, answers
+    finally:
+        ws.close()
+
+
+@pytest.mark.slow
+def test_ray_executor_builds_the_local_executors_store(make_repo, tmp_path: Path, local_ray: None) -> None:
+    root = make_repo(FILES)
+    local = _build(root, {}, tmp_path / "local")
+    distributed = _build(root, {"LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray")
+    assert ray.is_initialized(), "the sync ran on Ray"
+    assert distributed == local
+    assert len(local[0]["files"]) == len(FILES)
+
+
+@pytest.mark.slow
+def test_ray_executor_into_postgresql(make_repo, tmp_path: Path, pg_dsn: str, local_ray: None) -> None:
+    root = make_repo(FILES)
+    local = _build(root, {}, tmp_path / "local")
+    distributed = _build(root, {**pg_env(pg_dsn), "LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray-pg")
+    assert distributed == local

@@ -181,3 +181,27 @@ def test_the_path_index_follows_the_published_generation(make_repo: Callable[...
         result = hybrid_search(view, 'File "/home/me/proj/pkg/c/util.py", line 1, in <module>')
     assert result.files[0].path == "pkg/c/util.py"
     ws.close()
+
+
+def test_term_counts_follow_the_published_generation(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"pkg/a.py": "def frobnicate():\n    return 1\n"})
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    with ws.read() as view:
+        first = view.term_document_counts(["frobnicate", "quuxify", "frobnicate"])
+        assert first == {"frobnicate": 1}  # absent terms are left out, duplicates asked once
+        assert view.term_document_counts(["frobnicate", "quuxify"]) == first  # the kept counts
+        generation = view.generation
+    (root / "pkg" / "b.py").write_text("def frobnicate_again():\n    frobnicate()\n    quuxify()\n")
+    ws.sync()
+    with ws.read() as view:
+        assert view.generation > generation
+        # a new generation counts again: the new file's chunks, and a term absent before
+        counts = view.term_document_counts(["quuxify", "frobnicate"])
+        fresh = dict(
+            view.conn.execute(
+                "SELECT term, doc FROM temp.chunks_vocab WHERE term IN ('quuxify', 'frobnicate')"
+            ).fetchall()
+        )
+    assert counts == fresh and counts["frobnicate"] > 1 and counts["quuxify"] >= 1
+    ws.close()

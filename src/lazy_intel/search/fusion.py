@@ -143,12 +143,15 @@ def _fuse(
         if signal.weight <= 0 or not signal.scores:
             continue
         part = contribution(signal)
-        for key, rank in ranks(signal.scores).items():
-            order.setdefault(key, len(order))
-            fused[key] = fused.get(key, 0.0) + signal.weight * part[key]
-            why = reasons.setdefault(key, {})
-            why[signal.name] = float(signal.scores[key])
-            why[f"{signal.name}_rank"] = float(rank)
+        name, rank_name, weight, raw = signal.name, f"{signal.name}_rank", signal.weight, signal.scores
+        for key, rank in ranks(raw).items():
+            if key not in order:
+                order[key] = len(order)
+                reasons[key] = {}
+            fused[key] = fused.get(key, 0.0) + weight * part[key]
+            why = reasons[key]
+            why[name] = float(raw[key])
+            why[rank_name] = float(rank)
     out = [Fused(key, score, reasons[key]) for key, score in fused.items()]
     out.sort(key=lambda f: (-f.score, order[f.key]))
     return out
@@ -167,10 +170,11 @@ def aggregate_by_file(
     per_file: dict[Hashable, list[float]] = {}
     for file_key, score in chunk_scores:
         per_file.setdefault(file_key, []).append(max(0.0, score))
+    powers = [decay**i for i in range(top)]
     out: dict[Hashable, float] = {}
     for file_key, scores in per_file.items():
         scores.sort(reverse=True)
-        out[file_key] = sum(s * decay**i for i, s in enumerate(scores[:top]))
+        out[file_key] = sum(s * p for s, p in zip(scores[:top], powers, strict=False))
     return out
 
 
@@ -325,12 +329,15 @@ def rank_stage(
             for k, v in scores.items()
         }
     chunks: list[FusedChunk] = []
+    chunk_file, chunk_reasons = evidence.chunk_file, stage.chunk_reasons
+    factor_of = {f: next(iter(v.values()), 1.0) for f, v in stage.factors.items()}  # FileStage.factor
+    with_file = file_context and bool(files_by)
     for chunk_id, score in scores.items():
-        file_id = evidence.chunk_file[chunk_id]
-        reasons = dict(stage.chunk_reasons[chunk_id])
-        if file_context and file_id in files_by:
+        file_id = chunk_file[chunk_id]
+        reasons = dict(chunk_reasons[chunk_id])
+        if with_file and file_id in files_by:
             reasons["file_score"] = files_by[file_id]
-        chunks.append(FusedChunk(chunk_id, file_id, score * stage.factor(file_id), reasons))
+        chunks.append(FusedChunk(chunk_id, file_id, score * factor_of.get(file_id, 1.0), reasons))
     chunks.sort(key=lambda c: (-c.score, c.chunk_id))
     best: dict[int, int] = {}
     for chunk in chunks:

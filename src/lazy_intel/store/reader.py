@@ -252,24 +252,41 @@ class ReadView:
         return found
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out."""
+        """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out.
+
+        FTS5 counts a term's chunks by reading its whole posting list (a common word of a large
+        repository: tens of milliseconds), so counts are kept per (store, generation) in this
+        process: a published generation never changes, and agents' reports share most words.
+        """
         if not terms:
             return {}
-        if not self._vocab_ready:
-            # fts5vocab reads the live index: no copy, and a temp table is private to this connection
-            self.conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)"
-            )
-            self._vocab_ready = True
-        out: dict[str, int] = {}
+        known = _term_counts_of(str(self.store_path), self.generation)
         unique = list(dict.fromkeys(terms))
-        for start in range(0, len(unique), 500):
-            batch = unique[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            for term, docs in self.conn.execute(
-                f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", batch
-            ):
-                out[str(term)] = int(docs)
+        missing = [t for t in unique if t not in known]
+        if missing:
+            if not self._vocab_ready:
+                # fts5vocab reads the live index: no copy, and a temp table is private to this connection
+                self.conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)"
+                )
+                self._vocab_ready = True
+            found: dict[str, int] = dict.fromkeys(missing, 0)  # 0: not in the index
+            for start in range(0, len(missing), 500):
+                batch = missing[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                for term, docs in self.conn.execute(
+                    f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", batch
+                ):
+                    found[str(term)] = int(docs)
+            if len(known) + len(found) <= TERM_COUNTS_KEPT:
+                known.update(found)
+        else:
+            found = {}
+        out: dict[str, int] = {}
+        for term in unique:
+            docs = known.get(term, found.get(term, 0))
+            if docs:
+                out[term] = docs
         return out
 
     # ---- counts
@@ -296,6 +313,23 @@ class ReadView:
 PATHS_BY_NAME_KEPT = 4
 _PATHS_BY_NAME: dict[tuple[str, int], dict[str, tuple[str, ...]]] = {}
 _PATHS_GUARD = threading.Lock()
+
+# document counts of the terms searched in the last few (store, generation) views, at most this
+# many terms each (ReadView.term_document_counts)
+TERM_COUNTS_KEPT = 200_000
+_TERM_COUNTS: dict[tuple[str, int], dict[str, int]] = {}
+
+
+def _term_counts_of(store: str, generation: int) -> dict[str, int]:
+    key = (store, generation)
+    found = _TERM_COUNTS.get(key)
+    if found is None:
+        with _PATHS_GUARD:
+            found = _TERM_COUNTS.setdefault(key, {})
+            while len(_TERM_COUNTS) > PATHS_BY_NAME_KEPT:
+                _TERM_COUNTS.pop(next(iter(_TERM_COUNTS)))
+    return found
+
 
 # SQLite calls the progress handler every this many virtual-machine steps (~1 ms of work)
 PROGRESS_STEPS = 20_000

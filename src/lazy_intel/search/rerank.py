@@ -154,6 +154,8 @@ def _same_dotted(mention: str, qualified: str) -> bool:
 
 def coverage(tokens: frozenset[str], query: QueryFacts) -> float:
     """Share of the query's term weight x IDF that occurs in ``tokens``."""
+    if not tokens:
+        return 0.0  # nothing found (search reads no tokens: TOKEN_FEATURES)
     total = 0.0
     found = 0.0
     for term, weight, docs in query.terms:

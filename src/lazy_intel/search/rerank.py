@@ -62,22 +62,22 @@ CANDIDATE_FEATURES: tuple[str, ...] = (
 TOKEN_FEATURES: tuple[str, ...] = ("coverage", "raises")
 FEATURES: tuple[str, ...] = tuple(f for f in CANDIDATE_FEATURES if f not in TOKEN_FEATURES)
 # Coefficients of the linear second-stage score, per shipped feature (see the module docstring): the
-# conditional logit fitted on all 63 SWE-bench Lite dev issues over FEATURES (L2 penalty 0.3, chosen
-# by the inner cross-validation), after the held-out figure was computed with per-fold fits over the
-# same features (docs/retrieval.md, `bench/swebench_loc.py`). ``dense`` is 0: no embedding model was
-# on for the fit.
+# conditional logit fitted over FEATURES on all 63 SWE-bench Lite dev issues (L2 penalty 0.3, chosen
+# by the inner cross-validation; evidence from the code merged with main at 1edf849), after the
+# held-out figure was computed with per-fold fits over the same features (docs/retrieval.md,
+# `bench/swebench_loc.py`). ``dense`` is 0: no embedding model was on for the fit.
 COEFFICIENTS: dict[str, float] = {
-    "first": 1.827,
-    "first_rank": 2.442,
-    "defines": -0.297,
-    "defines_qualified": 2.141,
+    "first": 1.825,
+    "first_rank": 2.444,
+    "defines": -0.295,
+    "defines_qualified": 2.147,
     "frame": 0.147,
-    "path": 0.063,
+    "path": 0.055,
     "breadth": 0.624,
-    "phrase": 1.347,
+    "phrase": 1.348,
     "test": -3.355,
     "auxiliary": -2.982,
-    "init": -0.922,
+    "init": -0.921,
     "dense": 0.0,
 }
 OWNER_FACTOR = 0.5  # the class of a ``Class.method`` mention counts half the mention

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import loc_cv
-from lazy_intel.search.rerank import FEATURES, candidates, stage_features
+from lazy_intel.search.rerank import CANDIDATE_FEATURES, candidates, stage_features
 from loc_cv import HeldOut, IssueScore
 from loc_fit import Query, fit
 from loc_scoring import Config, IssueRun, issue_score, outcome_of
@@ -74,17 +74,20 @@ class Evaluator:
 
     # ---- the second stage
     def matrix(self, variant: str, config: Config, instance: str) -> tuple[np.ndarray, np.ndarray]:
-        """Feature rows (every FEATURE) of the candidates the first stage hands on, and which are gold."""
+        """Feature rows (every candidate feature) of the candidates the first stage hands on, and
+        which are gold."""
         key = (variant, config, instance)
         if key not in self._matrix:
             run = self.runs[variant][instance]
             stage = run.table(config.weights.floor_rank).stage_scores(config.weights)
             chosen = candidates(stage, run.evidence.file_path, config.rerank_files)
             staged = stage_features(stage, chosen)
-            rows = [[{**run.static[f], **staged[f]}.get(name, 0.0) for name in FEATURES] for f in chosen]
+            rows = [
+                [{**run.static[f], **staged[f]}.get(name, 0.0) for name in CANDIDATE_FEATURES] for f in chosen
+            ]
             gold = set(run.issue.gold_files)
             self._matrix[key] = (
-                np.array(rows, dtype=float).reshape(len(chosen), len(FEATURES)),
+                np.array(rows, dtype=float).reshape(len(chosen), len(CANDIDATE_FEATURES)),
                 np.array([run.evidence.file_path.get(f) in gold for f in chosen], dtype=bool),
             )
         return self._matrix[key]
@@ -92,7 +95,7 @@ class Evaluator:
     def queries(
         self, variant: str, config: Config, ids: Sequence[str], features: Sequence[str]
     ) -> list[Query]:
-        columns = [FEATURES.index(f) for f in features]
+        columns = [CANDIDATE_FEATURES.index(f) for f in features]
         out = []
         for i in ids:
             x, gold = self.matrix(variant, config, i)

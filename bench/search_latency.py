@@ -12,7 +12,9 @@ default freshness ``auto``, limit 10). Queries are the 63 issue texts of the SWE
 (long bug reports: the shapes agents send; other repositories' words make them hard for django's
 index) plus short ones made of django identifiers. Rounds alternate the two configurations so that
 load from other jobs on the machine falls on both. Prints p50 / p95 / max per configuration, the
-ratio of both stages to the first stage alone, and the exact command.
+ratio of both stages to the first stage alone, and the exact command. Beside wall-clock times, the
+CPU time the server process spent on each request (user + system, from ``/proc/<pid>/stat``, 10 ms
+ticks): on a shared machine wall-clock time is mostly waiting for a core, CPU time is the work.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ SHORT_QUERIES = (
     "ManyToManyField through model clear()",
 )
 DATA = Path("shared") / "bench" / "swebench-lite-dev.jsonl"
+MAX_QUERY_CHARS = 19_000
 
 
 def django_tree(cache: Path = CACHE) -> Path:
@@ -86,7 +89,8 @@ def queries(data: Path | None) -> list[str]:
                 break
     if path is not None and path.is_file():
         out += [json.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
-    return out
+    # a request holds at most LAZY_INTEL_MAX_INPUT_CHARS (20,000): an agent cuts a longer report
+    return [q[:MAX_QUERY_CHARS] for q in out]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -94,12 +98,34 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
-async def serve_round(tree: Path, exe: str, rerank: bool, texts: list[str], warmup: int) -> list[float]:
+def server_pid(exe: str) -> int | None:
+    """The ``lazy-intel serve`` child of this process (``None`` without ``/proc``)."""
+    for children in Path("/proc/self/task").glob("*/children"):
+        for pid in children.read_text().split():
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"serve" in cmdline and any(part.endswith(b"lazy-intel") for part in cmdline):
+                return int(pid)
+    return None
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 when unknown)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def serve_round(
+    tree: Path, exe: str, rerank: bool, texts: list[str], warmup: int
+) -> tuple[list[float], list[float]]:
     env = {**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING", "LAZY_INTEL_RERANK": "1" if rerank else "0"}
     params = StdioServerParameters(command=exe, args=["serve", "--root", str(tree)], cwd=str(tree), env=env)
     times: list[float] = []
+    cpu: list[float] = []
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
+        pid = server_pid(exe)
         with anyio.fail_after(600):
             while True:
                 status = await session.call_tool("code_intel", {"operation": "status"})
@@ -109,11 +135,12 @@ async def serve_round(tree: Path, exe: str, rerank: bool, texts: list[str], warm
         for text in texts[:warmup]:
             await session.call_tool("code_intel", {"operation": "search", "query": text, "limit": 10})
         for text in texts:
-            began = time.perf_counter()
+            began, used = time.perf_counter(), cpu_seconds(pid)
             result = await session.call_tool(
                 "code_intel", {"operation": "search", "query": text, "limit": 10}
             )
             times.append(time.perf_counter() - began)
+            cpu.append(cpu_seconds(pid) - used)
             answer = result.structured_content or {}
             if answer.get("status") not in ("ok", "partial"):
                 raise RuntimeError(f"search failed: {answer.get('code')} {answer.get('message')}")
@@ -122,7 +149,7 @@ async def serve_round(tree: Path, exe: str, rerank: bool, texts: list[str], warm
                 raise RuntimeError(
                     f"LAZY_INTEL_RERANK={int(rerank)} but the answer's coverage says otherwise"
                 )
-    return times
+    return times, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,34 +163,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=5, help="searches before timing, per server")
     parser.add_argument("--data", type=Path, default=None, help="the dev set (its issue texts are queries)")
     args = parser.parse_args(argv)
-    tree = (args.tree or django_tree(args.cache)).resolve()
+    tree = (args.tree or django_tree()).resolve()
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
     began = time.perf_counter()
     subprocess.run(
-        [exe, "index", str(tree)], check=True, env={**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING"}
+        [exe, "index", str(tree)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING"},
     )
     indexed = time.perf_counter() - began
     texts = queries(args.data)
     times: dict[str, list[float]] = {"both stages": [], "first stage": []}
+    cpu: dict[str, list[float]] = {"both stages": [], "first stage": []}
     for _ in range(args.rounds):
         for rerank, name in ((True, "both stages"), (False, "first stage")):
-            times[name] += anyio.run(serve_round, tree, exe, rerank, texts, args.warmup)
+            wall, used = anyio.run(serve_round, tree, exe, rerank, texts, args.warmup)
+            times[name] += wall
+            cpu[name] += used
     print(
         f"tree {tree} (indexed in {indexed:.0f} s); {len(texts)} queries x {args.rounds} rounds per configuration"
     )
-    print("| configuration | p50 ms | p95 ms | max ms | mean ms |")
-    print("|---|---|---|---|---|")
+    print("| configuration | p50 ms | p95 ms | max ms | mean ms | CPU p50 ms | CPU p95 ms | CPU mean ms |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, values in times.items():
         ms = [v * 1000 for v in values]
+        used = [v * 1000 for v in cpu[name]]
         print(
             f"| {name} | {percentile(ms, 0.5):.0f} | {percentile(ms, 0.95):.0f} | {max(ms):.0f} | "
-            f"{statistics.fmean(ms):.0f} |"
+            f"{statistics.fmean(ms):.0f} | {percentile(used, 0.5):.0f} | {percentile(used, 0.95):.0f} | "
+            f"{statistics.fmean(used):.0f} |"
         )
-    both, first = times["both stages"], times["first stage"]
-    print(
-        f"ratio both / first: p50 {percentile(both, 0.5) / percentile(first, 0.5):.2f}x, "
-        f"p95 {percentile(both, 0.95) / percentile(first, 0.95):.2f}x"
-    )
+    for label, table in (("wall", times), ("CPU", cpu)):
+        both, first = table["both stages"], table["first stage"]
+        if percentile(first, 0.5) > 0 and percentile(first, 0.95) > 0:
+            print(
+                f"ratio both / first ({label}): p50 {percentile(both, 0.5) / percentile(first, 0.5):.2f}x, "
+                f"p95 {percentile(both, 0.95) / percentile(first, 0.95):.2f}x, "
+                f"mean {statistics.fmean(both) / statistics.fmean(first):.2f}x"
+            )
+    print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
     return 0
 

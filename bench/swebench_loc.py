@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import shlex
 import shutil
 import subprocess
@@ -50,7 +51,13 @@ from lazy_intel.parse.languages import is_parsed_language, language_for_path
 from lazy_intel.search.fusion import FusionWeights, is_test_path
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, SearchConfig, gather_evidence, hybrid_search
 from lazy_intel.search.lexical import ColumnWeights
-from lazy_intel.search.rerank import COEFFICIENTS, FEATURES, static_features, wanted_tokens
+from lazy_intel.search.rerank import (
+    CANDIDATE_FEATURES,
+    COEFFICIENTS,
+    FEATURES,
+    static_features,
+    wanted_tokens,
+)
 from lazy_intel.search.rerank_facts import read_file_facts, read_query_facts
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -114,7 +121,7 @@ VARIANTS: dict[str, SearchConfig] = {
     "no-stems": replace(DEFAULT_CONFIG, stem_weight=0.0, columns=ColumnWeights(stems=0.0)),
     "stems-terms-only": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.0)),
     "stems-column-only": replace(DEFAULT_CONFIG, stem_weight=0.0),
-    "stems-half": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=0.5)),
+    "stems-full": replace(DEFAULT_CONFIG, columns=ColumnWeights(stems=1.0)),  # the column as body text
     # the weighted BM25 query over every match instead of over the 2,000 prefiltered candidates
     "one-phase": replace(DEFAULT_CONFIG, lexical_prefilter=0),
 }
@@ -122,24 +129,24 @@ VARIANTS: dict[str, SearchConfig] = {
 # ---- grids of the cross-validation: parameter -> values, the shipped default first
 GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
     "fusion": {
-        "symbol": (0.1, 0.0, 0.2),
+        "symbol": (0.2, 0.0, 0.1),
         "path": (0.3, 0.0, 0.15, 0.6),
-        "phrase": (0.2, 0.0, 0.4),
-        "graph": (0.05, 0.0, 0.15),
+        "phrase": (0.0, 0.2, 0.4),
+        "graph": (0.0, 0.05, 0.15),
         "file_context": (1.0, 2.0),
         "test_file_factor": (0.5, 1.0),
         "auxiliary_file_factor": (0.5, 1.0),
     },
     "wide": {
-        "symbol": (0.1, 0.0, 0.05, 0.2, 0.4),
+        "symbol": (0.2, 0.0, 0.05, 0.1, 0.4),
         "path": (0.3, 0.0, 0.15, 0.6),
-        "phrase": (0.2, 0.0, 0.1, 0.4),
-        "graph": (0.05, 0.0, 0.1, 0.2),
+        "phrase": (0.0, 0.1, 0.2, 0.4),
+        "graph": (0.0, 0.05, 0.1, 0.2),
         "file_context": (1.0, 0.5, 2.0),
         "test_file_factor": (0.5, 0.25, 1.0),
         "auxiliary_file_factor": (0.5, 0.25, 1.0),
     },
-    "small": {"symbol": (0.1, 0.0, 0.2), "path": (0.3, 0.0, 0.6), "test_file_factor": (0.5, 1.0)},
+    "small": {"symbol": (0.2, 0.0, 0.1), "path": (0.3, 0.0, 0.6), "test_file_factor": (0.5, 1.0)},
 }
 
 
@@ -555,6 +562,9 @@ def pipelines(
     out = [Pipeline("first stage", every, None), Pipeline("two stages", every, FEATURES)]
     if not ablations:
         return out
+    if set(CANDIDATE_FEATURES) != set(FEATURES):
+        extra = ", ".join(f for f in CANDIDATE_FEATURES if f not in FEATURES)
+        out.append(Pipeline(f"two stages with {extra}", every, CANDIDATE_FEATURES))
     for feature in FEATURES:
         out.append(
             Pipeline(f"two stages without {feature}", every, tuple(f for f in FEATURES if f != feature))
@@ -564,7 +574,7 @@ def pipelines(
             kept = tuple((v, c) for v, c in every if getattr(c.weights, signal) == 0.0)
             out.append(Pipeline(f"two stages without the {signal} signal", kept, FEATURES))
     for variant in variants:
-        if variant != "default" and (variant in COMPARISON_VARIANTS or len(tunable) > 1):
+        if len(variants) > 1:
             only = tuple((variant, c) for c in grid)
             out.append(Pipeline(f"two stages, {variant} evidence only", only, FEATURES))
     return out
@@ -702,6 +712,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"evidence variants searched per issue (tunable, CV chooses): {', '.join(VARIANTS)}",
     )
     parser.add_argument("--no-ablations", action="store_true", help="skip the held-out ablation pipelines")
+    parser.add_argument(
+        "--runs-cache",
+        type=Path,
+        default=None,
+        help="pickle of the gathered evidence: loaded when it exists (no indexing, no search), else written",
+    )
     parser.add_argument("--only", default=None, help="only this repository (owner/name)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N issues")
     parser.add_argument("--json", type=Path, default=None, help="write per-issue scores and choices here")
@@ -732,17 +748,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         temp = tempfile.TemporaryDirectory(prefix="swebench-loc-")
         work = Path(temp.name)
     began = time.perf_counter()
-    runs, stats = collect(
-        issues,
-        repos=args.repos,
-        work=work,
-        scope=args.scope,
-        embedding=args.embedding,
-        baselines=[c for c in configs if c in BASELINES],
-        variants={v: VARIANTS[v] for v in variant_names},
-        pool=grid_candidates(space),
-        log=lambda s: print(s, file=sys.stderr),
-    )
+    if args.runs_cache is not None and args.runs_cache.is_file():
+        with args.runs_cache.open("rb") as fh:
+            runs, stats = pickle.load(fh)  # our own file, written below
+        wanted = {i.instance_id for i in issues}
+        runs = {
+            v: [r for r in rs if r.issue.instance_id in wanted]
+            for v, rs in runs.items()
+            if v in variant_names
+        }
+    else:
+        runs, stats = collect(
+            issues,
+            repos=args.repos,
+            work=work,
+            scope=args.scope,
+            embedding=args.embedding,
+            baselines=[c for c in configs if c in BASELINES],
+            variants={v: VARIANTS[v] for v in variant_names},
+            pool=grid_candidates(space),
+            log=lambda s: print(s, file=sys.stderr),
+        )
+        if args.runs_cache is not None:
+            with args.runs_cache.open("wb") as fh:
+                pickle.dump((runs, stats), fh)
     collected = time.perf_counter()
     grid_name = args.grid if args.grid in GRIDS else "custom"
     text, record = report(runs, configs, grid_name, space, ablations=not args.no_ablations)

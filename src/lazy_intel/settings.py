@@ -337,7 +337,7 @@ SETTINGS: tuple[Setting, ...] = (
         "rerank",
         "LAZY_INTEL_RERANK",
         "bool",
-        False,
+        True,
         "Second stage of search: re-order the first stage's best 30 files by whole-file features "
         "(definitions of the names a report mentions, stack-frame functions, term coverage, …). "
         "See docs/retrieval.md for its held-out figures and its latency.",

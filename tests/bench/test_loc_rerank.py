@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lazy_intel.search.fusion import Evidence, FusionWeights
+from lazy_intel.search.fusion import WEIGHT_SYMBOL, Evidence, FusionWeights
 from lazy_intel.search.rerank import FEATURES
 from tests.bench import load_bench
 
@@ -50,7 +50,7 @@ def test_the_second_stage_learns_a_feature_that_holds_across_repositories() -> N
     blind = evaluator.cross_validate(pipes.Pipeline("blind", candidates, ("first", "first_rank")))
     assert cv.summary(list(blind.scores.values()))["file@1"] <= 100 / 3 + 1e-9
     text = pipes.describe(pipes.Pipeline("two", candidates, ("coverage",)), two.in_sample, ["symbol"])
-    assert text.startswith("variant default; symbol 0.1; penalty ") and "coverage " in text
+    assert text.startswith(f"variant default; symbol {WEIGHT_SYMBOL:g}; penalty ") and "coverage " in text
 
 
 def test_a_feature_that_only_fits_the_training_repositories_does_not_help_held_out() -> None:

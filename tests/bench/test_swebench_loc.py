@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -199,7 +200,9 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
             assert set(top) <= set(run.static)
     names = [p.name for p in loc.pipelines(space, list(runs))]
     assert names[:2] == ["first stage", "two stages"]
-    assert "two stages without coverage" in names and "two stages without the symbol signal" in names
+    assert "two stages without breadth" in names and "two stages without the symbol signal" in names
+    # the features search leaves out (they need the candidates' tokens) get a held-out row of their own
+    assert "two stages with coverage, raises" in names and "two stages without coverage" not in names
     assert (
         "two stages, no-stems evidence only" in names and "two stages without the phrase signal" not in names
     )
@@ -225,6 +228,16 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     assert "| all | fixed: lexical | 3 |" in printed and "search latency (default" in printed
     assert "consistency: the in-memory ranking equals the real search on 3/3 issues" in printed
     assert "command: " in printed and "(2 full builds)" in printed
+    # the gathered evidence, pickled, re-scores without indexing or searching
+    cache = tmp_path / "runs.pickle"
+    assert loc.main([*args, "--grid", "symbol=0.1,0", "--no-ablations", "--runs-cache", str(cache)]) == 0
+    first = capsys.readouterr().out
+    shutil.rmtree(work)
+    assert loc.main([*args, "--grid", "symbol=0.1,0", "--no-ablations", "--runs-cache", str(cache)]) == 0
+    again = capsys.readouterr().out
+    assert not work.exists()
+    table = lambda text: [line for line in text.splitlines() if line.startswith("| all |")]  # noqa: E731
+    assert table(again) == table(first) and table(first)
     assert set(json.loads(out_json.read_text())["configs"]["lexical"]) == {
         "acme__acme-1",
         "acme__acme-2",

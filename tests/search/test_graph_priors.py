@@ -90,7 +90,7 @@ def test_no_graph_means_no_graph_signal_and_a_coverage_line(workspace: Workspace
         conn.execute("DELETE FROM nodes")
     conn.close()
     with workspace.read() as view:
-        result = hybrid_search(view, QUERY, config=GRAPH_ON)
+        result = hybrid_search(view, QUERY, config=GRAPH_ON, weights=FusionWeights(graph=1.0))
         priors = compute_priors(view, analyze_query(QUERY), ["pkg/archive.py"])
     assert NO_GRAPH_COVERAGE in result.coverage
     assert "graph" not in result.used and "centrality" not in result.used

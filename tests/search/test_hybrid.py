@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from lazy_intel.search.embedders import OnnxEmbedder
+from lazy_intel.search.fusion import FusionWeights
 from lazy_intel.search.hybrid import (
     DEFAULT_CONFIG,
     DENSE_ONLY,
@@ -128,10 +130,13 @@ def test_structural_priors_are_one_more_signal(workspace: Workspace) -> None:
     with workspace.read() as view:
         plain = hybrid_search(view, "stream chunks of a response")
         symbol_id = view.symbols_by_qualified("Session.resolve_redirects")[0].id
+        # the first stage's mechanism (the shipped graph weight is 0: held out, it changed nothing)
         primed = hybrid_search(
             view,
             "stream chunks of a response",
+            config=replace(DEFAULT_CONFIG, rerank=False),
             priors=StructuralPriors(files={"pkg/sessions.py": 1.0}, symbols={symbol_id: 1.0}),
+            weights=FusionWeights(graph=1.0),
         )
     assert "graph" in primed.used and "graph" not in plain.used
     plain_rank = (
@@ -158,3 +163,45 @@ def test_dense_signal_and_profile_mismatch(make_repo: Callable[..., Path], tmp_p
     assert "dense" in both.used and "lexical" in both.used
     # vectors of another model are never compared with this query's vector
     assert mismatch.chunks == [] and any("rebuild the dense projection" in w for w in mismatch.warnings)
+
+
+def test_the_path_index_follows_the_published_generation(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"pkg/a/util.py": "x = 1\n", "pkg/b/util.py": "y = 2\n"})
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    with ws.read() as view:
+        assert sorted(view.indexed_paths_by_name()["util.py"]) == ["pkg/a/util.py", "pkg/b/util.py"]
+        first = view.generation
+    (root / "pkg" / "c").mkdir()
+    (root / "pkg" / "c" / "util.py").write_text("z = 3\n")
+    ws.sync()
+    with ws.read() as view:
+        assert view.generation > first
+        assert len(view.indexed_paths_by_name()["util.py"]) == 3  # a new generation, a new index
+        result = hybrid_search(view, 'File "/home/me/proj/pkg/c/util.py", line 1, in <module>')
+    assert result.files[0].path == "pkg/c/util.py"
+    ws.close()
+
+
+def test_term_counts_follow_the_published_generation(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"pkg/a.py": "def frobnicate():\n    return 1\n"})
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    with ws.read() as view:
+        first = view.term_document_counts(["frobnicate", "quuxify", "frobnicate"])
+        assert first == {"frobnicate": 1}  # absent terms are left out, duplicates asked once
+        assert view.term_document_counts(["frobnicate", "quuxify"]) == first  # the kept counts
+        generation = view.generation
+    (root / "pkg" / "b.py").write_text("def frobnicate_again():\n    frobnicate()\n    quuxify()\n")
+    ws.sync()
+    with ws.read() as view:
+        assert view.generation > generation
+        # a new generation counts again: the new file's chunks, and a term absent before
+        counts = view.term_document_counts(["quuxify", "frobnicate"])
+        fresh = dict(
+            view.conn.execute(
+                "SELECT term, doc FROM temp.chunks_vocab WHERE term IN ('quuxify', 'frobnicate')"
+            ).fetchall()
+        )
+    assert counts == fresh and counts["frobnicate"] > 1 and counts["quuxify"] >= 1
+    ws.close()

@@ -83,6 +83,8 @@ def test_a_quoted_warning_finds_the_code_that_prints_it(make_repo: Callable[...,
         without = hybrid_search(view, report, config=replace(no_stems, phrase=False))
     assert without.files[0].path == "pkg/tables.py"
     assert with_phrases.files[0].path == "pkg/refs.py"
-    assert with_phrases.files[0].signals["phrase_rank"] == 1
+    # the phrase evidence ranks it through the second stage (the first stage weighs phrases 0)
+    assert with_phrases.files[0].signals["rerank_phrase"] == 1.0
+    assert "phrase_rank" not in without.files[0].signals
     assert "phrase" not in without.used and "phrase" in with_phrases.used
     ws.close()

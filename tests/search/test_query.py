@@ -133,3 +133,19 @@ def test_site_packages_paths_are_kept_apart() -> None:
     a = analyze_query("it fails in /venv/lib/python3.9/site-packages/proj/models.py and proj/api.py")
     assert a.paths == ("proj/api.py",)
     assert a.foreign_paths == ("venv/lib/python3.9/site-packages/proj/models.py",)
+
+
+def test_machine_paths_and_traceback_boilerplate_give_no_words() -> None:
+    text = (
+        "Writer fails\nTraceback (most recent call last):\n"
+        '  File "/usr/lib/python3/dist-packages/astropy/io/ascii/core.py", line 1719, in _get_writer\n'
+        "    writer = Writer(**writer_kwargs)\n"
+        "During handling of the above exception, another exception occurred:\n"
+        "TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'\n"
+    )
+    terms = {t for t, _ in analyze_query(text).terms}
+    assert not terms & {"usr", "lib", "dist", "packages", "traceback", "recent", "handling", "occurred"}
+    assert {"ascii", "core", "get_writer", "header_rows", "writer"} <= terms
+    # a project path keeps its words
+    own = {t for t, _ in analyze_query("crash in src/astropy/io/ascii/core.py when writing").terms}
+    assert {"ascii", "core", "writing"} <= own

@@ -9,7 +9,9 @@ import pytest
 from lazy_intel.search.fusion import Evidence
 from lazy_intel.search.query import analyze_query
 from lazy_intel.search.rerank import (
+    CANDIDATE_FEATURES,
     FEATURES,
+    TOKEN_FEATURES,
     FileFacts,
     QueryFacts,
     coverage,
@@ -90,7 +92,7 @@ def test_coverage_is_the_weight_times_idf_share_found() -> None:
 def test_static_features_describe_each_file() -> None:
     features = static_features(analyze_query(TRACE), _evidence(), _query(), _facts())
     sessions, api, tests, init = (features[i] for i in (1, 2, 3, 4))
-    assert set(sessions) | set(stage_features({1: 1.0}, [1])[1]) == set(FEATURES)
+    assert set(sessions) | set(stage_features({1: 1.0}, [1])[1]) == set(CANDIDATE_FEATURES)
     assert sessions["defines"] == pytest.approx(1.0)  # defined once: full specificity
     # Session.resolve_redirects is not SessionRedirectMixin.resolve_redirects: no qualified match
     assert sessions["defines_qualified"] == 0.0
@@ -141,3 +143,10 @@ def test_the_setting_and_the_default_search_agree() -> None:
     from lazy_intel.settings import load_settings
 
     assert load_settings(env={}).rerank is RERANK_DEFAULT is DEFAULT_CONFIG.rerank
+
+
+def test_search_uses_the_features_it_ships_and_reads_tokens_only_for_token_features() -> None:
+    from lazy_intel.search.rerank import COEFFICIENTS
+
+    assert set(FEATURES) | set(TOKEN_FEATURES) == set(CANDIDATE_FEATURES)
+    assert set(COEFFICIENTS) == set(FEATURES)  # a named, documented constant per shipped feature

@@ -43,18 +43,21 @@ WEIGHT_LEXICAL = 1.0  # BM25 over name / qualified / signature / doc / body / pa
 # counts half; not re-tuned since fusion became score-based (dense is opt-in).
 WEIGHT_DENSE = 0.5
 # The query names this symbol (exact name or Class.method suffix). Reports name many symbols that are
-# not where the bug is (the user's calls, library APIs): a tie-breaker (0.05-0.1 ranked files alike
-# on the dev set; 0.2 cost file Acc@1).
-WEIGHT_SYMBOL = 0.1
+# not where the bug is (the user's calls, library APIs): a tie-breaker. Chosen by the
+# cross-validated grid (0, 0.1, 0.2) on all 63 dev issues: 0.2 (docs/retrieval.md).
+WEIGHT_SYMBOL = 0.2
 # A phrase the report quotes (a message, inline code, a quoted string) occurs in this chunk in order.
 # It finds where a warning is printed or an option parsed; where an error is raised is not always
-# where it is fixed, so it is a tie-breaker too (0-0.3 ranked files alike on the dev set).
-WEIGHT_PHRASE = 0.2
+# where it is fixed. The cross-validated grid (0, 0.2, 0.4) chose 0 for the first stage: the
+# phrase evidence counts through the second stage's ``phrase`` feature instead (search/rerank.py).
+WEIGHT_PHRASE = 0.0
 WEIGHT_PATH = 0.3  # the query names this file (path, module, stack frame); also often the caller's file
 # Structural priors from the graph (``search/graph_priors.py``); both absent without a graph.
-# proximity: one resolved call/reference/inheritance edge from a named identifier; at 0.05 it adds
-# file Acc@5 on the dev set, at 0.2 and above it costs file Acc@1.
-WEIGHT_PRIOR = 0.05
+# proximity: one resolved call/reference/inheritance edge from a named identifier. The
+# cross-validated grid (0, 0.05, 0.15) chose 0 and holding it at 0 changed no held-out figure, so
+# the default search does not compute it; ``backend=graph`` weighs it GRAPH_BACKEND_WEIGHT.
+WEIGHT_PRIOR = 0.0
+GRAPH_BACKEND_WEIGHT = 0.05
 # resolved in-degree of a candidate file: at 0.1 or 0.05 it cost file Acc@1 (-1.6, with rank
 # fusion), so it is off and not computed; kept as a switch for other corpora.
 WEIGHT_CENTRALITY = 0.0
@@ -140,12 +143,15 @@ def _fuse(
         if signal.weight <= 0 or not signal.scores:
             continue
         part = contribution(signal)
-        for key, rank in ranks(signal.scores).items():
-            order.setdefault(key, len(order))
-            fused[key] = fused.get(key, 0.0) + signal.weight * part[key]
-            why = reasons.setdefault(key, {})
-            why[signal.name] = float(signal.scores[key])
-            why[f"{signal.name}_rank"] = float(rank)
+        name, rank_name, weight, raw = signal.name, f"{signal.name}_rank", signal.weight, signal.scores
+        for key, rank in ranks(raw).items():
+            if key not in order:
+                order[key] = len(order)
+                reasons[key] = {}
+            fused[key] = fused.get(key, 0.0) + weight * part[key]
+            why = reasons[key]
+            why[name] = float(raw[key])
+            why[rank_name] = float(rank)
     out = [Fused(key, score, reasons[key]) for key, score in fused.items()]
     out.sort(key=lambda f: (-f.score, order[f.key]))
     return out
@@ -164,10 +170,11 @@ def aggregate_by_file(
     per_file: dict[Hashable, list[float]] = {}
     for file_key, score in chunk_scores:
         per_file.setdefault(file_key, []).append(max(0.0, score))
+    powers = [decay**i for i in range(top)]
     out: dict[Hashable, float] = {}
     for file_key, scores in per_file.items():
         scores.sort(reverse=True)
-        out[file_key] = sum(s * decay**i for i, s in enumerate(scores[:top]))
+        out[file_key] = sum(s * p for s, p in zip(scores[:top], powers, strict=False))
     return out
 
 
@@ -322,12 +329,15 @@ def rank_stage(
             for k, v in scores.items()
         }
     chunks: list[FusedChunk] = []
+    chunk_file, chunk_reasons = evidence.chunk_file, stage.chunk_reasons
+    factor_of = {f: next(iter(v.values()), 1.0) for f, v in stage.factors.items()}  # FileStage.factor
+    with_file = file_context and bool(files_by)
     for chunk_id, score in scores.items():
-        file_id = evidence.chunk_file[chunk_id]
-        reasons = dict(stage.chunk_reasons[chunk_id])
-        if file_context and file_id in files_by:
+        file_id = chunk_file[chunk_id]
+        reasons = dict(chunk_reasons[chunk_id])
+        if with_file and file_id in files_by:
             reasons["file_score"] = files_by[file_id]
-        chunks.append(FusedChunk(chunk_id, file_id, score * stage.factor(file_id), reasons))
+        chunks.append(FusedChunk(chunk_id, file_id, score * factor_of.get(file_id, 1.0), reasons))
     chunks.sort(key=lambda c: (-c.score, c.chunk_id))
     best: dict[int, int] = {}
     for chunk in chunks:

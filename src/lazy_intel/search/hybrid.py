@@ -59,7 +59,7 @@ MIN_WORD_SYMBOL_CHARS = 5
 # See the ablation in docs/retrieval.md (SWE-bench Lite dev set). ``backend=graph`` forces them on.
 GRAPH_PRIOR_DEFAULT = True
 # The second stage (search/rerank.py) in the default search; docs/retrieval.md has its held-out figures.
-RERANK_DEFAULT = False  # until its coefficients are fitted (held-out figures in docs/retrieval.md)
+RERANK_DEFAULT = True
 # Files whose centrality is looked up: the best files of each gathered signal, this many per signal.
 CENTRALITY_CANDIDATES_PER_SIGNAL = 50
 
@@ -373,13 +373,13 @@ def _symbols(
 
 
 def _indexed_with_suffix(view: ReadView, suffix: str) -> list[str]:
-    """Indexed paths equal to ``suffix`` or ending with ``/suffix`` (at most 20)."""
-    escaped = suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    rows = view.conn.execute(
-        "SELECT path FROM files WHERE status = 'indexed' AND (path = ? OR path LIKE ? ESCAPE '\\') LIMIT 20",
-        (suffix, "%/" + escaped),
-    ).fetchall()
-    return [r[0] for r in rows]
+    """Indexed paths equal to ``suffix`` or ending with ``/suffix`` (at most 20, in id order).
+
+    Looked up by file name in the view's path index (read once per generation): a traceback names
+    dozens of suffixes, and a ``LIKE '%/suffix'`` per suffix scanned every file row each time.
+    """
+    same_name = view.indexed_paths_by_name().get(suffix.rsplit("/", 1)[-1], ())
+    return [p for p in same_name if p == suffix or p.endswith("/" + suffix)][:20]
 
 
 def _paths(view: ReadView, analysis: QueryAnalysis, filters: Filters, cands: _Candidates) -> dict[int, float]:
@@ -493,7 +493,7 @@ def gather_evidence(
     if config.path:
         file_signals["path"] = _paths(view, analysis, filters, cands)
     _fill_paths(view, cands)
-    if priors is None and config.graph:
+    if priors is None and config.graph and (weights.graph > 0 or weights.centrality > 0):
         central = weights.centrality > 0
         priors = compute_priors(
             view, analysis, _candidate_paths(chunk_signals, file_signals, cands) if central else []

@@ -88,6 +88,10 @@ VERSION_LINE_RE = re.compile(
     r"(?:(?:==|>=|<=|~=|:)?\s*v?\d+\.\d+[\w.+\-]*\s*(?:\(.*|[^\s(]+)?|:\s+None)\s*$",
     re.I,
 )
+TRACEBACK_BOILERPLATE_RE = re.compile(
+    r"Traceback \(most recent call last\):|During handling of the above exception, another exception "
+    r"occurred:|The above exception was the direct cause of the following exception:"
+)
 URL_RE = re.compile(r"\b(?:https?|ftp)://\S+")
 MARKDOWN_DUNDER_RE = re.compile(r"\*\*([A-Za-z][A-Za-z0-9_]*)\*\*")  # **init** is how __init__ renders
 CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
@@ -261,6 +265,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     """Weighted search terms and code mentions of ``text`` (see module docstring)."""
     text = MARKDOWN_DUNDER_RE.sub(r"__\1__", text)
     text = URL_RE.sub(" ", text)
+    text = TRACEBACK_BOILERPLATE_RE.sub(" ", text)  # printed by every Python traceback: no words
     text = without_version_lines(text)
     terms = _Weights()
     idents = _Weights()
@@ -342,7 +347,10 @@ def analyze_query(text: str) -> QueryAnalysis:
     quoted_words = {w for w in IDENTIFIER.findall(code_text)}
     lines = text.split("\n", 1)
     title_end = len(lines[0]) if len(lines) > 1 else -1
-    for m in IDENTIFIER.finditer(text):
+    # the words of a path under site-packages or the standard library (``usr``, ``lib``, ``dist``,
+    # ``packages``) describe the reporter's machine, not the code: its last parts were added above
+    foreign_spans = [m.span() for m in PATH_RE.finditer(text) if FOREIGN_PATH_RE.search(m.group(1))]
+    for m in IDENTIFIER.finditer(_without(text, foreign_spans) if foreign_spans else text):
         word = m.group()
         boost = TITLE_BOOST if m.start() < title_end else 1.0
         if word.isdigit():

@@ -14,6 +14,7 @@ from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import (
     COEFFICIENTS,
     RERANK_FILES,
+    TOKEN_FEATURES,
     FileFacts,
     QueryFacts,
     candidates,
@@ -65,7 +66,7 @@ def read_file_facts(
     names = mentioned_names(analysis)[:MAX_NAMES]
     definitions: dict[int, list[tuple[str, str]]] = {f: [] for f in ids}
     texts: dict[int, list[str]] = {f: [path_text(paths.get(f, ""))] for f in ids}
-    columns = ", ".join(f"t.{c}" for c in ("body", "stems") if c in view.fts_columns)
+    columns = ", ".join(f"t.{c}" for c in ("body", "stems") if c in view.fts_columns) if tokens else ""
     for start in range(0, len(ids), 200):
         batch = ids[start : start + 200]
         if names:
@@ -75,6 +76,8 @@ def read_file_facts(
                 [*batch, *names],
             ):
                 definitions[int(file_id)].append((str(name), str(qualified)))
+        if not columns:
+            continue  # no token asked about: the full-text rows are not read
         for row in view.conn.execute(
             f"SELECT c.file_id, {columns} FROM chunks c JOIN chunks_fts t ON t.rowid = c.id "
             f"WHERE c.file_id IN ({_marks(len(batch))})",
@@ -102,6 +105,10 @@ def second_stage(
     """Second-stage file scores for the first stage's best ``n`` files, and their features."""
     paths = dict(evidence.file_path)
     chosen = candidates(stage.file_scores, paths, n)
-    facts = read_file_facts(view, analysis, chosen, paths, wanted_tokens(analysis, terms))
+    # the files' tokens only when a feature that needs them counts (TOKEN_FEATURES)
+    needs_tokens = any(coefficients.get(f, 0.0) for f in TOKEN_FEATURES)
+    facts = read_file_facts(
+        view, analysis, chosen, paths, wanted_tokens(analysis, terms) if needs_tokens else []
+    )
     static = static_features(analysis, evidence, read_query_facts(view, analysis, terms), facts)
     return rerank(stage.file_scores, paths, static, coefficients, n)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -232,25 +233,60 @@ class ReadView:
             self._chunk_count = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
         return self._chunk_count
 
+    def indexed_paths_by_name(self) -> dict[str, tuple[str, ...]]:
+        """Indexed paths by file name, in id order; read once per (store, generation) per process.
+
+        A published generation never changes, so the index is shared by every view of it.
+        """
+        key = (str(self.store_path), self.generation)
+        found = _PATHS_BY_NAME.get(key)
+        if found is None:
+            by_name: dict[str, list[str]] = {}
+            for (path,) in self.conn.execute("SELECT path FROM files WHERE status = 'indexed' ORDER BY id"):
+                by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+            found = {name: tuple(paths) for name, paths in by_name.items()}
+            with _PATHS_GUARD:
+                _PATHS_BY_NAME[key] = found
+                while len(_PATHS_BY_NAME) > PATHS_BY_NAME_KEPT:
+                    _PATHS_BY_NAME.pop(next(iter(_PATHS_BY_NAME)))
+        return found
+
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out."""
+        """How many chunks hold each of ``terms`` (full-text index tokens); absent terms are left out.
+
+        FTS5 counts a term's chunks by reading its whole posting list (a common word of a large
+        repository: tens of milliseconds), so counts are kept per (store, generation) in this
+        process: a published generation never changes, and agents' reports share most words.
+        """
         if not terms:
             return {}
-        if not self._vocab_ready:
-            # fts5vocab reads the live index: no copy, and a temp table is private to this connection
-            self.conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)"
-            )
-            self._vocab_ready = True
-        out: dict[str, int] = {}
+        known = _term_counts_of(str(self.store_path), self.generation)
         unique = list(dict.fromkeys(terms))
-        for start in range(0, len(unique), 500):
-            batch = unique[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            for term, docs in self.conn.execute(
-                f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", batch
-            ):
-                out[str(term)] = int(docs)
+        missing = [t for t in unique if t not in known]
+        if missing:
+            if not self._vocab_ready:
+                # fts5vocab reads the live index: no copy, and a temp table is private to this connection
+                self.conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)"
+                )
+                self._vocab_ready = True
+            found: dict[str, int] = dict.fromkeys(missing, 0)  # 0: not in the index
+            for start in range(0, len(missing), 500):
+                batch = missing[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                for term, docs in self.conn.execute(
+                    f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", batch
+                ):
+                    found[str(term)] = int(docs)
+            if len(known) + len(found) <= TERM_COUNTS_KEPT:
+                known.update(found)
+        else:
+            found = {}
+        out: dict[str, int] = {}
+        for term in unique:
+            docs = known.get(term, found.get(term, 0))
+            if docs:
+                out[term] = docs
         return out
 
     # ---- counts
@@ -273,6 +309,28 @@ class ReadView:
             "ORDER BY 2 DESC, 1"
         )
         return {lang: n for lang, n in rows}
+
+
+# indexed paths by file name of the last few (store, generation) views (ReadView.indexed_paths_by_name)
+PATHS_BY_NAME_KEPT = 4
+_PATHS_BY_NAME: dict[tuple[str, int], dict[str, tuple[str, ...]]] = {}
+_PATHS_GUARD = threading.Lock()
+
+# document counts of the terms searched in the last few (store, generation) views, at most this
+# many terms each (ReadView.term_document_counts)
+TERM_COUNTS_KEPT = 200_000
+_TERM_COUNTS: dict[tuple[str, int], dict[str, int]] = {}
+
+
+def _term_counts_of(store: str, generation: int) -> dict[str, int]:
+    key = (store, generation)
+    found = _TERM_COUNTS.get(key)
+    if found is None:
+        with _PATHS_GUARD:
+            found = _TERM_COUNTS.setdefault(key, {})
+            while len(_TERM_COUNTS) > PATHS_BY_NAME_KEPT:
+                _TERM_COUNTS.pop(next(iter(_TERM_COUNTS)))
+    return found
 
 
 # SQLite calls the progress handler every this many virtual-machine steps (~1 ms of work)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from lazy_intel.search.fusion import RRF_K, WEIGHT_SYMBOL
+from lazy_intel.search.fusion import RRF_K, WEIGHT_PRIOR, WEIGHT_SYMBOL
 from lazy_intel.search.hybrid import GRAPH_PRIOR_DEFAULT
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
@@ -130,7 +130,7 @@ def test_backend_graph_adds_the_graph_signals_and_says_so(make_repo) -> None:
     assert all("graph" not in i["signals"] for i in plain["items"])
     assert not any(c.startswith("graph:") for c in plain["coverage"])
     in_default = any(c.startswith("graph: proximity") for c in default["coverage"])
-    assert in_default == GRAPH_PRIOR_DEFAULT
+    assert in_default == (GRAPH_PRIOR_DEFAULT and WEIGHT_PRIOR > 0)  # not computed at weight 0
     caller = next(i for i in graph["items"] if i["anchor"]["path"] == "pkg/session.py")
     assert caller["signals"]["graph_rank"] == 1 and caller["signals"]["graph"] > 0
     assert any(c.startswith("graph: proximity") for c in graph["coverage"])
@@ -140,7 +140,10 @@ def test_the_fusion_setting_chooses_how_signals_combine(make_repo) -> None:
     root = make_repo(FILES)
     scores = {}
     for method in ("score", "rrf"):
-        settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_FUSION": method})
+        # the first stage's scores (the second stage would report its own)
+        settings = load_settings(
+            env={"LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_FUSION": method, "LAZY_INTEL_RERANK": "0"}
+        )
         ws = Workspace.open(root, settings=settings)
         ws.sync()
         answer = execute(
@@ -156,3 +159,20 @@ def test_the_fusion_setting_chooses_how_signals_combine(make_repo) -> None:
     # first of both signals: rescaled 1 + 0.1, or 1/(10 + 1) + 0.1/(10 + 1)
     assert scores["score"] == pytest.approx(1.0 + WEIGHT_SYMBOL)
     assert scores["rrf"] == pytest.approx((1.0 + WEIGHT_SYMBOL) / (RRF_K + 1))
+
+
+@pytest.mark.parametrize("rerank", ["1", "0"])
+def test_the_second_stage_setting(make_repo, rerank: str) -> None:
+    settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_RERANK": rerank})
+    ws = Workspace.open(make_repo(FILES), settings=settings)
+    ws.sync()
+    run = lambda **a: execute({"freshness": "fast", **a}, lambda _r: ws, settings).to_dict()  # noqa: E731
+    files = run(operation="search", query=QUERY, granularity="file")
+    lexical = run(operation="search", query=QUERY, granularity="file", backend="lexical")
+    reranked = any(c.startswith("rerank:") for c in files["coverage"])
+    assert reranked is (rerank == "1")
+    top = files["items"][0]
+    assert top["anchor"]["path"] == "pkg/models.py"
+    assert ("rerank_first" in top["signals"]) is (rerank == "1")  # why it ranked: the features
+    assert not any(c.startswith("rerank:") for c in lexical["coverage"])  # a lexical search stays one
+    ws.close()

@@ -56,9 +56,8 @@ def check_lang(value: str, view: ReadView | None) -> tuple[str, list[str]]:
     if view is not None:
         held = view.languages()
         if lang not in held:
-            # most files first, ties by name: the same words from every store backend
-            ranked = sorted(held.items(), key=lambda item: (-item[1], item[0]))[:10]
-            shown = ", ".join(f"{name} ({n})" for name, n in ranked) or "no parsed files"
+            ordered = sorted(held.items(), key=lambda kv: (-kv[1], kv[0]))  # ties by name: any backend
+            shown = ", ".join(f"{name} ({n})" for name, n in ordered[:10]) or "no parsed files"
             warnings.append(f"no indexed file is in {lang}; the index holds {shown}")
     return lang, warnings
 

@@ -9,7 +9,7 @@ from lazy_intel.errors import InvalidArgument, LazyIntelError, NotFound, Unsuppo
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item
 from lazy_intel.search.embedders import Embedder
-from lazy_intel.search.fusion import FusionWeights
+from lazy_intel.search.fusion import GRAPH_BACKEND_WEIGHT, FusionWeights
 from lazy_intel.search.hybrid import (
     PRESETS,
     RERANKED_PRESETS,
@@ -106,7 +106,7 @@ def op_search(ctx: OperationContext) -> Answer:
         config=config,
         embedder=embedder,
         filters=Filters(lang=checked.lang, path_glob=checked.path_glob, kind=checked.kind),
-        weights=FusionWeights(method=ctx.settings.fusion),
+        weights=_weights(ctx, request.backend),
     )
     warnings = [*ctx.warnings, *checked.warnings, *warnings, *result.warnings]
     items: list[Item]
@@ -158,6 +158,14 @@ def op_search(ctx: OperationContext) -> Answer:
         warnings=warnings,
         cursor_for=cursor_factory(len(items), total),
     )
+
+
+def _weights(ctx: OperationContext, backend: str) -> FusionWeights:
+    """The fusion weights of a request: the setting's method; ``backend=graph`` weighs the priors."""
+    weights = FusionWeights(method=ctx.settings.fusion)
+    if backend == "graph" and weights.graph <= 0:
+        weights = replace(weights, graph=GRAPH_BACKEND_WEIGHT)
+    return weights
 
 
 def _rounded(signals: dict[str, float]) -> dict[str, float]:

@@ -30,34 +30,42 @@ from lazy_intel.workspace.capture import (
 )
 
 
-def parse_path(root: str, rel: str, max_bytes: int) -> FileRecord | None:
-    """The record for ``root/rel`` as it is on disk now; ``None`` when it vanished."""
+def read_path(root: str | Path, rel: str, max_bytes: int) -> FileRecord | tuple[bytes, int] | None:
+    """What is on disk at ``root/rel`` now, before parsing: a record decided from the entry alone (a
+    symlink, a file over the size limit), or its bytes and mtime, or ``None`` when it vanished."""
     full = Path(root) / rel
     try:
         info = os.lstat(full)
     except OSError:
         return None
-    lang = language_for_path(rel)
     if stat.S_ISLNK(info.st_mode):
+        lang = language_for_path(rel)
         return FileRecord(rel, "", 0, info.st_mtime_ns, lang, STATUS_EXCLUDED, reason="symlink")
     if not stat.S_ISREG(info.st_mode):
         return None
     try:
         if info.st_size > max_bytes:
-            sha = sha256_file(full)
             return FileRecord(
                 rel,
-                sha,
+                sha256_file(full),
                 info.st_size,
                 info.st_mtime_ns,
-                lang,
+                language_for_path(rel),
                 STATUS_TOO_LARGE,
                 reason=f"larger than {max_bytes} bytes",
             )
-        data = read_regular_file(full)
+        return read_regular_file(full), info.st_mtime_ns
     except OSError:
         return None
-    return record_for_bytes(rel, data, info.st_mtime_ns, max_bytes)
+
+
+def parse_path(root: str, rel: str, max_bytes: int) -> FileRecord | None:
+    """The record for ``root/rel`` as it is on disk now; ``None`` when it vanished."""
+    found = read_path(root, rel, max_bytes)
+    if found is None or isinstance(found, FileRecord):
+        return found
+    data, mtime_ns = found
+    return record_for_bytes(rel, data, mtime_ns, max_bytes)
 
 
 def record_for_bytes(rel: str, data: bytes, mtime_ns: int, max_bytes: int) -> FileRecord:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import stat
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -29,7 +28,6 @@ from typing import Any
 from lazy_intel.errors import Unsupported
 from lazy_intel.faultpoints import pause_point
 from lazy_intel.store.writer import FileRecord
-from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, read_regular_file, sha256_file
 
 logger = logging.getLogger(__name__)
 
@@ -145,33 +143,14 @@ def _parse_batch(items: list[tuple[str, bytes, int, int]]) -> list[FileRecord]:
 
 def _read(root: Path, rel: str, max_bytes: int) -> FileRecord | tuple[str, bytes, int, int] | None:
     """What the writer ships for ``rel``: its bytes, or a record decided without parsing (a symlink,
-    a file over the size limit), or ``None`` when it vanished — as :func:`parsing.parse_path`."""
-    from lazy_intel.parse.languages import language_for_path
+    a file over the size limit), or ``None`` when it vanished (:func:`parsing.read_path`)."""
+    from lazy_intel.service.indexing.parsing import read_path
 
-    full = root / rel
-    try:
-        info = os.lstat(full)
-    except OSError:
-        return None
-    lang = language_for_path(rel)
-    if stat.S_ISLNK(info.st_mode):
-        return FileRecord(rel, "", 0, info.st_mtime_ns, lang, STATUS_EXCLUDED, reason="symlink")
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    try:
-        if info.st_size > max_bytes:
-            return FileRecord(
-                rel,
-                sha256_file(full),
-                info.st_size,
-                info.st_mtime_ns,
-                lang,
-                STATUS_TOO_LARGE,
-                reason=f"larger than {max_bytes} bytes",
-            )
-        return (rel, read_regular_file(full), info.st_mtime_ns, max_bytes)
-    except OSError:
-        return None
+    found = read_path(root, rel, max_bytes)
+    if found is None or isinstance(found, FileRecord):
+        return found
+    data, mtime_ns = found
+    return (rel, data, mtime_ns, max_bytes)
 
 
 def ray_parse_many(

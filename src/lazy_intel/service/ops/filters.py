@@ -56,8 +56,8 @@ def check_lang(value: str, view: ReadView | None) -> tuple[str, list[str]]:
     if view is not None:
         held = view.languages()
         if lang not in held:
-            ordered = sorted(held.items(), key=lambda kv: (-kv[1], kv[0]))  # ties by name: any backend
-            shown = ", ".join(f"{name} ({n})" for name, n in ordered[:10]) or "no parsed files"
+            # most files first, ties by name (ReadView.languages), whichever store backend
+            shown = ", ".join(f"{name} ({n})" for name, n in list(held.items())[:10]) or "no parsed files"
             warnings.append(f"no indexed file is in {lang}; the index holds {shown}")
     return lang, warnings
 

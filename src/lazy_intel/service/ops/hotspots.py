@@ -20,6 +20,7 @@ from lazy_intel.history.signals import (
 )
 from lazy_intel.service.ops.context import OperationContext
 from lazy_intel.service.ops.history import History
+from lazy_intel.service.ops.items import row_anchor
 
 MAX_HOTSPOTS = 10
 
@@ -106,15 +107,7 @@ def hotspots(ctx: OperationContext, history: History | str, prefix: str | None, 
                 text_kind=TEXT_DESCRIPTION,
                 text=f"{row.kind} {row.qualified_name} ({row.path}:{row.start_line}): {spot.commits} commit(s) "
                 f"in the window, {size} lines; last changed in {last.last_hash[:12]} ({last.last_subject})",
-                anchor=Anchor(
-                    row.path,
-                    row.file_sha256,
-                    row.start_byte,
-                    row.end_byte,
-                    row.start_line,
-                    row.end_line,
-                    view.generation,
-                ),
+                anchor=row_anchor(view, row),
                 symbol=SymbolInfo(row.name, row.qualified_name, row.kind, row.lang),
                 score=score,
                 extra={"commits": spot.commits, "lines": size, "last_commit": last.last_hash},

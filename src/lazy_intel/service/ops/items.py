@@ -20,6 +20,13 @@ def slice_text(view: ReadView, sha256: str, start: int, end: int) -> tuple[str |
         return raw.decode("utf-8", "replace"), True
 
 
+def row_anchor(view: ReadView, row: ChunkRow | SymbolRow) -> Anchor:
+    """The anchor of a chunk's or a symbol's bytes in the view's generation."""
+    return Anchor(
+        row.path, row.file_sha256, row.start_byte, row.end_byte, row.start_line, row.end_line, view.generation
+    )
+
+
 def _lossy_extra(lossy: bool, extra: Mapping[str, object] | None) -> Mapping[str, object] | None:
     if not lossy:
         return extra
@@ -54,15 +61,7 @@ def chunk_item(
         kind="chunk",
         text_kind=TEXT_SOURCE,
         text=text,
-        anchor=Anchor(
-            row.path,
-            row.file_sha256,
-            row.start_byte,
-            row.end_byte,
-            row.start_line,
-            row.end_line,
-            view.generation,
-        ),
+        anchor=row_anchor(view, row),
         symbol=symbol,
         score=score,
         signals=signals,
@@ -78,15 +77,7 @@ def symbol_item(
         kind="symbol",
         text_kind=TEXT_SOURCE,
         text=text,
-        anchor=Anchor(
-            row.path,
-            row.file_sha256,
-            row.start_byte,
-            row.end_byte,
-            row.start_line,
-            row.end_line,
-            view.generation,
-        ),
+        anchor=row_anchor(view, row),
         symbol=SymbolInfo(
             name=row.name,
             qualified_name=row.qualified_name,

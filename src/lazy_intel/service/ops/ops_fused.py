@@ -15,18 +15,27 @@ Which sites are the same use is :func:`lazy_intel.service.ops.site_match.match_s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import Answer, Item
 from lazy_intel.graph.queries import CALL_TYPES, REFERENCE_TYPES, GraphEdge, GraphNode
-from lazy_intel.service.ops.confirmations import Confirmations, upgraded
+from lazy_intel.service.ops.confirmations import upgraded
 from lazy_intel.service.ops.context import OperationContext
-from lazy_intel.service.ops.cursor import decode_cursor, encode_cursor
+from lazy_intel.service.ops.fused_list import (
+    BOTH,
+    INDEX,
+    LSP,
+    NAME_ONLY_STRATEGIES,
+    Entry,
+    confirm_edges,
+    finish_fused,
+    labelled,
+    live_site_items,
+    name_span,
+    server_of,
+)
 from lazy_intel.service.ops.graph_evidence import (
-    GRAPH_COVERAGE,
     GraphReader,
     describe,
     edge_info,
@@ -39,169 +48,6 @@ from lazy_intel.service.ops.graph_evidence import (
 )
 from lazy_intel.service.ops.site_match import Site, match_sites
 
-NAME_ONLY_STRATEGIES = frozenset({"ambiguous", "unique-name"})
-MAX_MISSES_SHOWN = 5
-MAX_MISSES_IN_DATA = 20
-BOTH, INDEX, LSP = "both", "index", "lsp"
-
-
-@dataclass
-class Entry:
-    """One row of a fused list: where it sorts, and how to build its item."""
-
-    path: str
-    start: int
-    evidence: str
-    build: Callable[[], Item | None]
-    candidate: bool = False
-
-
-def _server(live: Answer) -> str:
-    for item in live.items:
-        if item.observation is not None:
-            return item.observation.server_id
-    semantic = (live.data or {}).get("semantic", {})
-    server = semantic.get("server") if isinstance(semantic, dict) else None
-    return str(server.get("id")) if isinstance(server, dict) else "?"
-
-
-def _live_sites(live: Answer) -> list[tuple[Item, dict[str, int]]]:
-    out = []
-    for item in live.items:
-        match = (item.extra or {}).get("match")
-        if isinstance(match, dict) and "start_byte" in match:
-            out.append((item, match))
-    return out
-
-
-def _labelled(item: Item | None, evidence: str, **extra: Any) -> Item | None:
-    if item is None:
-        return None
-    return replace(item, extra={**(item.extra or {}), "evidence": evidence, **extra})
-
-
-def _paging(
-    ctx: OperationContext, total: int, head: int, live: Answer
-) -> tuple[int, Callable[[int], str | None]]:
-    view = ctx.need_view()
-    semantic = (live.data or {}).get("semantic", {})
-    fingerprint = "\x1f".join(
-        [
-            ctx.request.fingerprint(),
-            "fused",
-            str(semantic.get("query_fingerprint") if isinstance(semantic, dict) else ""),
-        ]
-    )
-    offset = decode_cursor(ctx.request.cursor, view.generation, fingerprint) if ctx.request.cursor else 0
-
-    def cursor_for(consumed: int) -> str | None:
-        results = max(0, consumed - head)
-        if offset + results >= total:
-            return None
-        return encode_cursor(view.generation, offset + results, fingerprint)
-
-    return offset, cursor_for
-
-
-def _misses(entries: Sequence[Entry]) -> list[str]:
-    return [f"{e.path}:{e.start}" for e in entries if e.evidence == LSP]
-
-
-def _finish(
-    ctx: OperationContext,
-    operation: str,
-    live: Answer,
-    *,
-    head: list[Item],
-    entries: list[Entry],
-    candidates: list[Entry],
-    coverage: list[str],
-    warnings: list[str],
-    data: dict[str, Any],
-    miss_lines: list[str],
-) -> Answer:
-    server = _server(live)
-    rows = sorted(entries, key=lambda e: (e.path, e.start, e.evidence))
-    counts = {BOTH: 0, INDEX: 0, LSP: 0}
-    for entry in rows:
-        counts[entry.evidence] += 1
-    listed = rows + (
-        sorted(candidates, key=lambda e: (e.path, e.start)) if ctx.request.include_candidates else []
-    )
-    offset, cursor_for = _paging(ctx, len(listed), len(head), live)
-    items = list(head)
-    for entry in listed[offset : offset + ctx.request.limit]:
-        item = entry.build()
-        if item is not None:
-            items.append(item)
-    lines = [
-        f"source: index graph and live language server {server}, fused: {counts[BOTH]} site(s) both, "
-        f"{counts[INDEX]} index only, {counts[LSP]} live only",
-        GRAPH_COVERAGE,
-    ]
-    if counts[LSP]:
-        lines.append(
-            f"graph misses: {counts[LSP]} site(s) only the server found (e.g. {', '.join(miss_lines[:MAX_MISSES_SHOWN])}): "
-            "uses the index did not resolve to this definition"
-        )
-    else:
-        lines.append("graph misses: none (every site the server reported is an indexed edge)")
-    if candidates:
-        lines.append(
-            f"{len(candidates)} name-only candidate site(s) (strategy ambiguous or unique-name) the server did not "
-            + (
-                "confirm: listed last with evidence index"
-                if ctx.request.include_candidates
-                else "confirm: left out; pass includeCandidates=true to list them"
-            )
-        )
-    lines.extend(line for line in coverage if line != GRAPH_COVERAGE)
-    lines.extend(live.coverage)
-    semantic = (live.data or {}).get("semantic")
-    payload = {
-        "source": "fused",
-        **data,
-        "total": len(listed),
-        "counts": {**counts, "candidates": len(candidates)},
-        "graph_misses": miss_lines[:MAX_MISSES_IN_DATA],
-        "semantic": semantic,
-    }
-    return fit_answer(
-        operation,
-        items,
-        max_chars=ctx.request.max_chars,
-        view=ctx.view_info,
-        coverage=lines,
-        warnings=[*ctx.warnings, *warnings, *live.warnings],
-        data=payload,
-        cursor_for=cursor_for,
-        force_partial=live.status == "partial" and bool(live.items),
-    )
-
-
-def _confirm(ctx: OperationContext, reader: GraphReader, edges: Sequence[GraphEdge], server: str) -> None:
-    if not edges:
-        return
-    dst = reader.nodes([e.dst for e in edges if e.dst is not None])
-    paths = {e.path for e in edges if e.path} | {n.path for n in dst.values() if n.path}
-    reader.prefetch_paths(paths)
-    hashes = {p: reader.sha(p) for p in paths}
-    Confirmations(ctx.workspace.state).record(
-        edges,
-        {p: s for p, s in hashes.items() if s},
-        {i: n.path for i, n in dst.items() if n.path},
-        server,
-    )
-
-
-def _name_span(ctx: OperationContext, node: GraphNode) -> tuple[int, int] | None:
-    view = ctx.need_view()
-    for row in view.symbols_by_qualified(node.qualified_name, node.path):
-        if row.start_byte == node.start_byte:
-            return row.name_start_byte, row.name_start_byte + len(row.name.encode("utf-8"))
-    return None
-
-
 # ---- references ----------------------------------------------------------------------------------
 
 
@@ -210,7 +56,7 @@ def fused_references(
 ) -> Answer:
     view = ctx.need_view()
     reader = GraphReader(view)
-    server = _server(live)
+    server = server_of(live)
     edges = reference_edges(view.conn, targets)
     reader.nodes([e.src for e in edges] + [e.dst for e in edges if e.dst is not None])
     reader.prefetch_paths([e.path for e in edges] + [t.path for t in targets])
@@ -218,10 +64,10 @@ def fused_references(
         Site(("edge", n), e.path or "", e.start_byte or 0, e.end_byte or 0) for n, e in enumerate(edges)
     ]
     for t in targets:
-        span = _name_span(ctx, t)
+        span = name_span(ctx, t)
         if span is not None and t.path:
             index_sites.append(Site(("decl", t.id), t.path, *span))
-    live_sites = _live_sites(live)
+    live_sites = live_site_items(live)
     matching = match_sites(
         index_sites,
         [
@@ -241,11 +87,11 @@ def fused_references(
                 observation = live_sites[matched[0]][0].observation
                 head.append(
                     replace(
-                        _labelled(item, BOTH, lsp_match=live_sites[matched[0]][1]), observation=observation
+                        labelled(item, BOTH, lsp_match=live_sites[matched[0]][1]), observation=observation
                     )
                 )  # type: ignore[arg-type]
             elif item is not None:
-                head.append(_labelled(item, INDEX))  # type: ignore[arg-type]
+                head.append(labelled(item, INDEX))  # type: ignore[arg-type]
     entries: list[Entry] = []
     candidates: list[Entry] = []
     confirmed_edges: list[GraphEdge] = []
@@ -306,14 +152,14 @@ def fused_references(
                 live_item.anchor.path,
                 match["start_byte"],
                 LSP,
-                lambda live_item=live_item: _labelled(live_item, LSP),
+                lambda live_item=live_item: labelled(live_item, LSP),
             )
         )
-    _confirm(ctx, reader, confirmed_edges, server)
+    confirm_edges(ctx, reader, confirmed_edges, server)
     coverage = unresolved_lines(reader, targets, REFERENCE_TYPES)
     coverage.extend(language_coverage([t.lang for t in targets]))
     data = {"targets": [node_ref(t) for t in targets]}
-    return _finish(
+    return finish_fused(
         ctx,
         "references",
         live,
@@ -341,7 +187,7 @@ def fused_implementations(
 ) -> Answer:
     view = ctx.need_view()
     reader = GraphReader(view)
-    server = _server(live)
+    server = server_of(live)
     nodes = reader.nodes([f[0] for f in found] + [f[3].dst for f in found if f[3].dst is not None])
     reader.prefetch_paths([n.path for n in nodes.values()])
     index_sites = [
@@ -353,7 +199,7 @@ def fused_implementations(
     index_sites.extend(
         Site(("target", t.id), t.path or "", t.start_byte or 0, t.end_byte or 0) for t in targets
     )
-    live_sites = _live_sites(live)
+    live_sites = live_site_items(live)
     matching = match_sites(
         index_sites,
         [
@@ -415,17 +261,17 @@ def fused_implementations(
                 live_item.anchor.path,
                 match["start_byte"],
                 LSP,
-                lambda live_item=live_item: _labelled(live_item, LSP),
+                lambda live_item=live_item: labelled(live_item, LSP),
             )
         )
-    _confirm(ctx, reader, confirmed_edges, server)
+    confirm_edges(ctx, reader, confirmed_edges, server)
     head = [
         i
         for i in (node_item(reader, t, kind="target", text=f"asked about {describe(t)}") for t in targets)
         if i is not None
     ]
     data = {"targets": [node_ref(t) for t in targets]}
-    return _finish(
+    return finish_fused(
         ctx,
         "implementations",
         live,
@@ -456,7 +302,7 @@ def fused_calls(
     """Direct calls (distance 1) fused with the server's call hierarchy; deeper hops are the index's."""
     view = ctx.need_view()
     reader = GraphReader(view)
-    server = _server(live)
+    server = server_of(live)
     operation = "callers" if incoming else "callees"
     reader.nodes([e.src for e, _, _ in hops] + [e.dst for e, _, _ in hops if e.dst is not None])
     reader.prefetch_paths(e.path for e, _, _ in hops)
@@ -526,10 +372,10 @@ def fused_calls(
                 first["path"],
                 first["start_byte"],
                 LSP,
-                lambda item=item, sites=sites: _labelled(item, LSP, unmatched_sites=sites),
+                lambda item=item, sites=sites: labelled(item, LSP, unmatched_sites=sites),
             )
         )
-    _confirm(ctx, reader, confirmed_edges, server)
+    confirm_edges(ctx, reader, confirmed_edges, server)
     head = [
         i
         for i in (node_item(reader, t, kind="target", text=f"asked about {describe(t)}") for t in targets)
@@ -540,7 +386,7 @@ def fused_calls(
     ]
     if incoming:
         extra_coverage.extend(unresolved_lines(reader, targets, CALL_TYPES))
-    return _finish(
+    return finish_fused(
         ctx,
         operation,
         live,

@@ -26,6 +26,7 @@ from lazy_intel.graph.queries import (
 )
 from lazy_intel.service.ops.confirmations import CONFIRMED_STRATEGY, Confirmations, edge_key, upgraded
 from lazy_intel.service.ops.context import OperationContext
+from lazy_intel.service.ops.fused_list import NAME_ONLY_STRATEGIES
 from lazy_intel.service.ops.graph_evidence import (
     GRAPH_COVERAGE,
     GraphReader,
@@ -44,7 +45,7 @@ from lazy_intel.service.ops.graph_evidence import (
     target_items,
     unresolved_lines,
 )
-from lazy_intel.service.ops.ops_fused import NAME_ONLY_STRATEGIES, fused_implementations, fused_references
+from lazy_intel.service.ops.ops_fused import fused_implementations, fused_references
 from lazy_intel.service.ops.ops_retrieval import resolve_symbol
 from lazy_intel.service.ops.ops_semantic import live_answer
 from lazy_intel.workspace.capture import read_regular_file

@@ -389,6 +389,17 @@ SETTINGS: tuple[Setting, ...] = (
         60_000,
     ),
     Setting(
+        "postings_mb",
+        "LAZY_INTEL_POSTINGS_MB",
+        "int",
+        256,
+        "Bound (MiB) of the full-text postings a process keeps in memory to rank search terms itself, "
+        "exactly as FTS5's bm25() does (read once per index generation, least recently used out first); "
+        "a query whose postings do not fit is ranked by SQLite FTS5. 0 = FTS5 only.",
+        0,
+        65_536,
+    ),
+    Setting(
         "malloc_arenas",
         "LAZY_INTEL_MALLOC_ARENAS",
         "int",

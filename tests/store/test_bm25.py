@@ -144,7 +144,7 @@ def test_filters_and_zero_weights_are_left_to_fts5(store: Path) -> None:
         build_lexical_query("alpha beta", limit=10, column_weights=ColumnWeights(body=0.0)),
     ):
         assert query is not None and not servable(query)
-        memory, sql = _both(store, query, cache)
+        memory, _ = _both(store, query, cache)
         assert memory is None  # the view then runs the SQL
     assert cache.nbytes == 0
 

@@ -392,10 +392,11 @@ SETTINGS: tuple[Setting, ...] = (
         "postings_mb",
         "LAZY_INTEL_POSTINGS_MB",
         "int",
-        256,
-        "Bound (MiB) of the full-text postings a process keeps in memory to rank search terms itself, "
-        "exactly as FTS5's bm25() does (read once per index generation, least recently used out first); "
-        "a query whose postings do not fit is ranked by SQLite FTS5. 0 = FTS5 only.",
+        64,
+        "Bound (MiB) of the full-text postings (each search phrase's bm25() score in every chunk holding "
+        "it, read once per index generation) a process keeps in memory to rank searches itself, exactly "
+        "as SQLite FTS5 does; least recently used out first. A query whose phrases do not fit is ranked "
+        "by FTS5. 0 = FTS5 only.",
         0,
         65_536,
     ),

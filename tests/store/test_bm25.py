@@ -15,15 +15,11 @@ from lazy_intel.search.hybrid import DEFAULT_CONFIG, hybrid_search
 from lazy_intel.search.lexical import ColumnWeights, build_lexical_query, build_phrase_query
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
-from lazy_intel.store import postings
 from lazy_intel.store.bm25 import PhraseScores, ranked, summed_scores
 from lazy_intel.store.postings import (
     PostingsCache,
-    frequent_terms,
     memory_lexical,
     servable,
-    warm,
-    warm_quietly,
 )
 from lazy_intel.store.reader import open_view
 from lazy_intel.store.schema import FTS_COLUMNS, connect, create_schema
@@ -231,61 +227,6 @@ def test_search_answers_are_identical_with_and_without_memory(make_repo: Callabl
             cached = hybrid_search(view, text, config=DEFAULT_CONFIG)
         assert cached == plain and plain.files
     ws.close()
-
-
-def test_the_warm_up_reads_the_frequent_tokens_and_answers_stay_the_same(
-    store: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(postings, "WARM_MIN_DOCS", 20)
-    query = build_lexical_query("alpha beta gamma model self café w1 w2 w3 w4", limit=30)
-    assert query is not None
-    weights = tuple(query.weights)
-    conn = connect(str(store), readonly=True)
-    try:
-        conn.execute("BEGIN")
-        sql = [(int(a), int(b), float(c)) for a, b, c in conn.execute(query.sql, query.args)]
-        frequent = frequent_terms(conn)
-        rows = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        counts = dict(conn.execute("SELECT term, doc FROM temp.chunks_vocab").fetchall())
-        assert frequent and all(counts[t] >= 20 and 2 * counts[t] < rows for t in frequent)
-        assert [counts[t] for t in frequent] == sorted((counts[t] for t in frequent), reverse=True)
-        cache = PostingsCache()
-        key = (str(store), 0)
-        assert cache.chunk_files(conn, key, BIG) is not None
-        assert warm(cache, conn, key, weights, BIG) == len(frequent)
-        assert all(cache.has(key, weights, t) for t in frequent)
-        assert warm(cache, conn, key, weights, BIG) == 0  # nothing read twice
-        assert memory_lexical(conn, key, query, BIG, cache) == sql
-        # the warm-up fills at most its share of the bound
-        small = PostingsCache()
-        bound = cache.nbytes
-        small.chunk_files(conn, key, bound)
-        added = warm(small, conn, key, weights, bound)
-        assert 0 < added < len(frequent) and small.nbytes <= bound * postings.WARM_BOUND_SHARE
-    finally:
-        conn.close()
-
-
-def test_the_background_warm_up_reads_only_the_generation_it_was_started_for(
-    store: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(postings, "WARM_MIN_DOCS", 20)
-    conn = connect(str(store), readonly=True)
-    try:
-        weights = tuple(ColumnWeights().for_columns())
-        stale = PostingsCache()
-        stale.chunk_files(conn, (str(store), 7), BIG)
-        warm_quietly(stale, (str(store), 7), weights, BIG)  # the store is at generation 0
-        assert len(stale) == 0
-        current = PostingsCache()
-        current.chunk_files(conn, (str(store), 0), BIG)
-        warm_quietly(current, (str(store), 0), weights, BIG)
-        assert len(current) > 0
-        gone = PostingsCache()
-        warm_quietly(gone, (str(store.parent / "missing.sqlite"), 0), weights, BIG)  # no error
-        assert len(gone) == 0
-    finally:
-        conn.close()
 
 
 def test_a_newer_generation_of_a_store_drops_the_older_ones(store: Path) -> None:

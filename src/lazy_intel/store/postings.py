@@ -16,10 +16,8 @@ column filter), and what it needs within the bound. Otherwise :func:`memory_lexi
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -27,29 +25,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lazy_intel.store.bm25 import (
-    FTS_TABLE,
     PhraseScores,
     phrase_scores_sql,
     quoted_phrase,
     ranked,
     summed_scores,
 )
-from lazy_intel.store.schema import connect
 
 if TYPE_CHECKING:
     from lazy_intel.search.lexical import LexicalQuery
 
-logger = logging.getLogger(__name__)
-
 GENERATIONS_KEPT = 4  # stores (their newest generation) whose phrase scores are kept
-# The first ranked query of a (store, generation, weights) starts a background read of the phrases
-# of the tokens held by at least this many rows (most frequent first; not those in half the rows or
-# more, which search leaves out), up to a half of the bound: a reader's most common words are the
-# costliest to read on demand (a django token in 1,000+ chunks: 2-30 ms each, two thirds of
-# the reads of the dev set's 71 queries) and come back in nearly every report.
-WARM_MIN_DOCS = 1_000
-WARM_BOUND_SHARE = 0.5
-WARM_MAX_SECONDS = 30.0  # the warm-up's read transaction ends after this long, done or not
 
 
 def read_chunk_files(conn: sqlite3.Connection) -> np.ndarray:
@@ -81,7 +67,6 @@ class PostingsCache:
         self._phrases: OrderedDict[tuple[str, int, tuple[float, ...], str], PhraseScores] = OrderedDict()
         self._bytes = 0
         self._generations = generations
-        self._warmed: set[tuple[str, int, tuple[float, ...]]] = set()
 
     @property
     def nbytes(self) -> int:
@@ -96,7 +81,6 @@ class PostingsCache:
             self._files.clear()
             self._phrases.clear()
             self._bytes = 0
-            self._warmed.clear()
 
     def _shrink(self, max_bytes: int) -> None:
         while self._bytes > max_bytes and self._phrases:
@@ -169,100 +153,6 @@ class PostingsCache:
             self._shrink(max_bytes)
         return out
 
-    def add(
-        self,
-        key: tuple[str, int],
-        weights: tuple[float, ...],
-        part: str,
-        scores: PhraseScores,
-        max_bytes: int,
-    ) -> bool:
-        """Keep ``scores`` (the warm-up's reads) if they fit in ``max_bytes``; whether they did."""
-        with self._lock:
-            if key not in self._files or self._bytes + scores.nbytes > max_bytes:
-                return False
-            cache_key = (*key, weights, part)
-            if cache_key not in self._phrases:
-                self._phrases[cache_key] = scores
-                self._phrases.move_to_end(cache_key, last=False)  # behind what queries asked for
-                self._bytes += scores.nbytes
-            return True
-
-    def has(self, key: tuple[str, int], weights: tuple[float, ...], part: str) -> bool:
-        with self._lock:
-            return (*key, weights, part) in self._phrases
-
-    def start_warming(self, key: tuple[str, int], weights: tuple[float, ...], max_bytes: int) -> bool:
-        """Start :func:`warm` in a daemon thread once per (store, generation, weights); whether it did."""
-        with self._lock:
-            if (*key, weights) in self._warmed:
-                return False
-            self._warmed.add((*key, weights))
-        thread = threading.Thread(
-            target=warm_quietly, args=(self, key, weights, max_bytes), name="postings-warm", daemon=True
-        )
-        thread.start()
-        return True
-
-
-def frequent_terms(conn: sqlite3.Connection) -> list[str]:
-    """Tokens held by at least :data:`WARM_MIN_DOCS` rows but fewer than half, most frequent first."""
-    rows = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-    conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, {FTS_TABLE}, row)"
-    )
-    found = conn.execute(
-        "SELECT term FROM temp.chunks_vocab WHERE doc >= ? AND 2 * doc < ? ORDER BY doc DESC, term",
-        (WARM_MIN_DOCS, rows),
-    )
-    return [str(term) for (term,) in found]
-
-
-def warm(
-    cache: PostingsCache,
-    conn: sqlite3.Connection,
-    key: tuple[str, int],
-    weights: tuple[float, ...],
-    max_bytes: int,
-    *,
-    deadline: float | None = None,
-) -> int:
-    """Read the phrase scores of :func:`frequent_terms` of generation ``key`` into ``cache`` (within
-    ``WARM_BOUND_SHARE`` of ``max_bytes``; ``conn`` must be in a read transaction on that generation).
-    How many were added."""
-    bound = int(max_bytes * WARM_BOUND_SHARE)
-    added = 0
-    for term in frequent_terms(conn):
-        if deadline is not None and time.monotonic() > deadline:
-            break
-        if cache.has(key, weights, term):
-            continue
-        if not cache.add(key, weights, term, read_phrase_scores(conn, term, weights), bound):
-            break
-        added += 1
-    return added
-
-
-def warm_quietly(
-    cache: PostingsCache, key: tuple[str, int], weights: tuple[float, ...], max_bytes: int
-) -> None:
-    """:func:`warm` over a connection of its own that sees generation ``key[1]`` (else nothing is read)."""
-    try:
-        conn = connect(key[0], readonly=True)
-    except sqlite3.Error:
-        return
-    try:
-        conn.execute("BEGIN")
-        found = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        if found is None or int(found[0]) != key[1]:
-            return  # a newer generation is published: its own first query warms it
-        added = warm(cache, conn, key, weights, max_bytes, deadline=time.monotonic() + WARM_MAX_SECONDS)
-        logger.debug("warmed %d phrases of %s generation %d", added, key[0], key[1])
-    except (sqlite3.Error, ValueError) as exc:  # the store went away or changed: the warm-up stops
-        logger.debug("warm-up of %s stopped: %s", key[0], exc)
-    finally:
-        conn.close()
-
 
 CACHE = PostingsCache()
 
@@ -307,5 +197,4 @@ def memory_lexical(
         inside[ids] = True
         eligible &= inside
     ids, values = ranked(score, matched, eligible, query.limit)
-    cache.start_warming(key, tuple(query.weights), max_bytes)
     return list(zip(ids.tolist(), files[ids].tolist(), values.tolist(), strict=True))

@@ -14,12 +14,16 @@ index) plus short ones made of django identifiers. Rounds alternate the two conf
 load from other jobs on the machine falls on both. Prints p50 / p95 / max per configuration, the
 ratio of both stages to the first stage alone, and the exact command. Beside wall-clock times, the
 CPU time the server process spent on each request (user + system, from ``/proc/<pid>/stat``, 10 ms
-ticks): on a shared machine wall-clock time is mostly waiting for a core, CPU time is the work.
+ticks): on a shared machine wall-clock time is mostly waiting for a core, CPU time is the work. Also
+the server's resident memory after its last search and its peak (``/proc/<pid>/status``), and a
+digest of every answer's items per configuration: two builds that answer alike print the same one.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import json
 import os
 import shlex
@@ -108,6 +112,16 @@ def server_pid(exe: str) -> int | None:
     return None
 
 
+def memory_kib(pid: int | None) -> tuple[int, int]:
+    """``(VmRSS, VmHWM)`` of process ``pid`` in KiB: resident now, and its peak (0 when unknown)."""
+    if pid is None:
+        return 0, 0
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line
+    )
+    return tuple(int(fields.get(k, "0 kB").split()[0]) for k in ("VmRSS", "VmHWM"))  # type: ignore[return-value]
+
+
 def cpu_seconds(pid: int | None) -> float:
     """User + system CPU seconds of process ``pid`` so far (0 when unknown)."""
     if pid is None:
@@ -117,8 +131,10 @@ def cpu_seconds(pid: int | None) -> float:
 
 
 async def serve_round(
-    tree: Path, exe: str, rerank: bool, texts: list[str], warmup: int
-) -> tuple[list[float], list[float]]:
+    tree: Path, exe: str, rerank: bool, texts: list[str], warmup: int, *, digest: hashlib._Hash
+) -> tuple[list[float], list[float], tuple[int, int]]:
+    """Wall and CPU seconds of each search, the server's ``(VmRSS, VmHWM)`` after the last one; every
+    answer's items go into ``digest`` (the same answers hash the same)."""
     env = {**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING", "LAZY_INTEL_RERANK": "1" if rerank else "0"}
     params = StdioServerParameters(command=exe, args=["serve", "--root", str(tree)], cwd=str(tree), env=env)
     times: list[float] = []
@@ -142,6 +158,7 @@ async def serve_round(
             times.append(time.perf_counter() - began)
             cpu.append(cpu_seconds(pid) - used)
             answer = result.structured_content or {}
+            digest.update(json.dumps(answer.get("items"), sort_keys=True).encode())
             if answer.get("status") not in ("ok", "partial"):
                 raise RuntimeError(f"search failed: {answer.get('code')} {answer.get('message')}")
             used_rerank = any(c.startswith("rerank:") for c in answer.get("coverage", []))
@@ -149,7 +166,8 @@ async def serve_round(
                 raise RuntimeError(
                     f"LAZY_INTEL_RERANK={int(rerank)} but the answer's coverage says otherwise"
                 )
-    return times, cpu
+        memory = memory_kib(pid)
+    return times, cpu, memory
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,11 +194,16 @@ def main(argv: list[str] | None = None) -> int:
     texts = queries(args.data)
     times: dict[str, list[float]] = {"both stages": [], "first stage": []}
     cpu: dict[str, list[float]] = {"both stages": [], "first stage": []}
+    memory: dict[str, list[tuple[int, int]]] = {"both stages": [], "first stage": []}
+    digests = {name: hashlib.sha256() for name in times}
     for _ in range(args.rounds):
         for rerank, name in ((True, "both stages"), (False, "first stage")):
-            wall, used = anyio.run(serve_round, tree, exe, rerank, texts, args.warmup)
+            wall, used, rss = anyio.run(
+                functools.partial(serve_round, digest=digests[name]), tree, exe, rerank, texts, args.warmup
+            )
             times[name] += wall
             cpu[name] += used
+            memory[name].append(rss)
     print(
         f"tree {tree} (indexed in {indexed:.0f} s); {len(texts)} queries x {args.rounds} rounds per configuration"
     )
@@ -193,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
             f"| {name} | {percentile(ms, 0.5):.0f} | {percentile(ms, 0.95):.0f} | {max(ms):.0f} | "
             f"{statistics.fmean(ms):.0f} | {percentile(used, 0.5):.0f} | {percentile(used, 0.95):.0f} | "
             f"{statistics.fmean(used):.0f} |"
+        )
+    for name, rounds in memory.items():
+        print(
+            f"{name}: server RSS after the last search {max(r for r, _ in rounds) / 1024:.0f} MiB, "
+            f"peak {max(h for _, h in rounds) / 1024:.0f} MiB; answers sha256 "
+            f"{digests[name].hexdigest()[:16]} (over {args.rounds} rounds)"
         )
     for label, table in (("wall", times), ("CPU", cpu)):
         both, first = table["both stages"], table["first stage"]

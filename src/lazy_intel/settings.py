@@ -389,6 +389,18 @@ SETTINGS: tuple[Setting, ...] = (
         60_000,
     ),
     Setting(
+        "postings_mb",
+        "LAZY_INTEL_POSTINGS_MB",
+        "int",
+        64,
+        "Bound (MiB) of the full-text postings (each search phrase's bm25() score in every chunk holding "
+        "it, read once per index generation) a process keeps in memory to rank searches itself, exactly "
+        "as SQLite FTS5 does; least recently used out first. A query whose phrases do not fit is ranked "
+        "by FTS5. 0 = FTS5 only.",
+        0,
+        65_536,
+    ),
+    Setting(
         "malloc_arenas",
         "LAZY_INTEL_MALLOC_ARENAS",
         "int",

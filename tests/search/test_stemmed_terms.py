@@ -76,7 +76,7 @@ def test_terms_in_half_the_chunks_or_more_stay_out_of_the_bm25_query() -> None:
 
 
 def test_two_phase_bm25_scores_the_prefiltered_candidates_like_one_phase(make_repo, monkeypatch) -> None:
-    from lazy_intel.search import hybrid
+    from lazy_intel.search import hybrid, signals
 
     files = {
         f"pkg/m{i}.py": f"def handler_{i}(request):\n    return request.session.get({i})  # retry\n"
@@ -85,7 +85,7 @@ def test_two_phase_bm25_scores_the_prefiltered_candidates_like_one_phase(make_re
     files["pkg/retry.py"] = "def retry_request(request, session):\n    return session.retry(request)\n"
     ws = Workspace.open(make_repo(files), settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
     ws.sync()
-    monkeypatch.setattr(hybrid, "LEXICAL_TWO_PHASE_MIN_ROWS", 0)
+    monkeypatch.setattr(signals, "LEXICAL_TWO_PHASE_MIN_ROWS", 0)
     query = "`retry_request` loses the session of a request on retry"
     one = replace(DEFAULT_CONFIG, lexical_prefilter=0, rerank=False)
     with ws.read() as view:

@@ -54,9 +54,10 @@ MAX_TERM_REPEAT = 6
 
 @dataclass(frozen=True)
 class LexicalQuery:
-    """A ranked full-text query: SQLite SQL, and the same query as data for other store backends
-    (the MATCH expression's phrases in order, repetitions included; the columns with their weights;
-    the filter clauses; the chunk ids it is limited to; the limit)."""
+    """A ranked full-text query: SQLite SQL, and the same query as data for other store backends and
+    the in-memory ranking of ``store/postings.py`` (the MATCH expression's phrases in order,
+    repetitions included, as token sequences and as written; the columns with their weights; the
+    filter clauses; the chunk ids it is limited to; the limit)."""
 
     sql: str
     args: tuple[object, ...]
@@ -68,6 +69,7 @@ class LexicalQuery:
     filter_args: tuple[object, ...] = ()
     within: tuple[int, ...] | None = None
     limit: int = 0
+    parts: tuple[str, ...] = ()  # the MATCH expression's phrases as written (unquoted), in order
 
 
 def expression_phrases(parts: Sequence[str]) -> tuple[tuple[str, ...], ...]:
@@ -105,6 +107,7 @@ def _as_data(
         tuple(filter_args),
         tuple(within) if within is not None else None,
         limit,
+        tuple(parts),
     )
 
 

@@ -42,7 +42,7 @@ from lazy_intel.service.indexing.watcher import FAILED, DirtyTracker, SourceWatc
 from lazy_intel.settings import Settings, load_settings
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
-from lazy_intel.store.reader import ReadView, open_view
+from lazy_intel.store.reader import MIB, ReadView, open_view
 from lazy_intel.store.schema import connect
 from lazy_intel.timestamps import iso_utc
 from lazy_intel.vcs.binding import BindingSource, RepositoryBinding
@@ -239,7 +239,7 @@ class Workspace:
         if problem:
             self._store_failed(path, problem)
         try:
-            with open_view(path, deadline=deadline) as view:
+            with open_view(path, deadline=deadline, postings_bytes=self.settings.postings_mb * MIB) as view:
                 yield view
         except StoreCorrupt as exc:
             self._store_failed(path, exc.message)

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lazy_intel.errors import StoreCorrupt, StoreError, Timeout
+from lazy_intel.settings import SETTINGS_BY_NAME
+from lazy_intel.store.postings import memory_lexical
 from lazy_intel.store.schema import (
     FTS_COLUMNS_BY_VERSION,
     READABLE_SCHEMA_VERSIONS,
@@ -105,9 +107,10 @@ class ReadView:
 
     dialect = "sqlite"
 
-    def __init__(self, conn: sqlite3.Connection, store_path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, store_path: Path, *, postings_bytes: int = 0) -> None:
         self.conn = conn
         self.store_path = store_path
+        self.postings_bytes = postings_bytes  # bound of the in-memory postings (store/postings.py); 0: off
         self._meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         self._content_cache: dict[str, bytes] = {}
         self._vocab_ready = False
@@ -224,7 +227,17 @@ class ReadView:
         return [(int(r[0]), int(r[1]), float(r[2])) for r in self.conn.execute(sql, list(args))]
 
     def lexical(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
-        """Run a ranked full-text query (``search/lexical.py``) -> (chunk, file, score), best first."""
+        """Run a ranked full-text query (``search/lexical.py``) -> (chunk, file, score), best first.
+
+        Answered from the in-memory postings of this generation when they can give FTS5's exact
+        answer within their bound (``store/postings.py``), else by FTS5.
+        """
+        if self.postings_bytes > 0 and query.columns == self.fts_columns:
+            found = memory_lexical(
+                self.conn, (str(self.store_path), self.generation), query, self.postings_bytes
+            )
+            if found is not None:
+                return found
         return self.fts(query.sql, query.args)
 
     def chunk_count(self) -> int:
@@ -333,20 +346,27 @@ def _term_counts_of(store: str, generation: int) -> dict[str, int]:
     return found
 
 
+MIB = 1 << 20
+
 # SQLite calls the progress handler every this many virtual-machine steps (~1 ms of work)
 PROGRESS_STEPS = 20_000
 TRANSIENT_ERRORS = ("database is locked", "database is busy", "unable to open database file")
 
 
 @contextmanager
-def open_view(store_path: Path, *, deadline: float | None = None) -> Iterator[ReadView]:
+def open_view(
+    store_path: Path, *, deadline: float | None = None, postings_bytes: int | None = None
+) -> Iterator[ReadView]:
     """A read view inside one transaction; closed on exit.
 
     ``deadline`` (``time.monotonic()`` seconds) interrupts any query still running after it
     (``TIMEOUT``). A store SQLite cannot read is ``STORE_CORRUPT``; a missing file or a
     schema this build cannot read (not in ``READABLE_SCHEMA_VERSIONS``) is ``STORE_CORRUPT`` too,
-    since either way the store must be rebuilt.
+    since either way the store must be rebuilt. ``postings_bytes``: the bound of the in-memory
+    postings full-text queries may use (default: ``LAZY_INTEL_POSTINGS_MB``'s default; 0: FTS5 only).
     """
+    if postings_bytes is None:
+        postings_bytes = SETTINGS_BY_NAME["postings_mb"].default * MIB
     if not store_path.is_file():
         raise StoreCorrupt(f"store file {store_path} is missing", next_step="run lazy-intel index")
     conn = connect(str(store_path), readonly=True)
@@ -354,7 +374,7 @@ def open_view(store_path: Path, *, deadline: float | None = None) -> Iterator[Re
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_STEPS)
     try:
         conn.execute("BEGIN")
-        view = ReadView(conn, store_path)
+        view = ReadView(conn, store_path, postings_bytes=postings_bytes)
         version = view.meta("schema_version")
         if version not in {str(v) for v in READABLE_SCHEMA_VERSIONS}:
             raise StoreCorrupt(

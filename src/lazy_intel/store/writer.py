@@ -192,10 +192,9 @@ class StoreWriter:
                 self._delete_file(path)
             # a store filled from empty: rows go in without the secondary indexes of the file tables,
             # each index is then built once (a sort) instead of updated row by row
-            rebuilt = []
-            if change.changes_content and self._empty():
-                rebuilt = _drop_file_indexes(conn)
-                build.enter_context(relaxed_collection())  # a full build: fewer GC passes
+            rebuilt = _drop_file_indexes(conn) if change.changes_content and self._empty() else []
+            if change.changes_content:  # a full build (its graph too): fewer GC passes
+                build.enter_context(relaxed_collection())
             upserted: list[str] = []
             for record in change.upserts:
                 self._delete_file(record.path)

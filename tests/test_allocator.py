@@ -110,3 +110,25 @@ def test_release_hands_back_the_holes_no_threshold_returns() -> None:
     )
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["before"] - figures["after"] > 30_000  # kB: most of the 48 MB freed between blocks
+
+
+def test_relaxed_collection_restores_the_thresholds_and_still_collects_cycles() -> None:
+    import gc
+    import weakref
+
+    from lazy_intel.allocator import BUILD_GC_THRESHOLDS, relaxed_collection
+
+    class Node:
+        pass
+
+    before = gc.get_threshold()
+    with relaxed_collection():
+        assert gc.get_threshold() == BUILD_GC_THRESHOLDS
+        cycle = Node()
+        cycle.self = cycle  # type: ignore[attr-defined]
+        alive = weakref.ref(cycle)
+        del cycle
+        gc.collect()  # a cycle made during a build is still garbage
+        assert alive() is None
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0  # what the build froze is collectable again

@@ -21,16 +21,26 @@ longer-lived blocks stay: no trim threshold can return those holes, so :func:`re
 (``malloc_trim(0)``, which hands every whole free page of every arena back) runs after each one.
 :func:`arena_usage` reads the arenas (``malloc_info``) for tests and debugging. Other C libraries
 have none of these calls: there they do nothing.
+
+Python's cyclic garbage collector is the other cost of a build: with the default thresholds (a
+young collection every 700 new containers, a full one whenever the long-lived objects grew by a
+quarter) a resolve worker holding its interface and demand caches spent about a third of its CPU in
+collections (issue 14, docs/design/indexing.md "Third round"). :func:`relax_collection` (index
+workers, for their lifetime) and :func:`relaxed_collection` (a full build's writer, for the build)
+freeze what start-up allocated and collect young objects every :data:`BUILD_GC_THRESHOLDS` [0] new
+containers: cycles are still collected, far less often.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import logging
 import os
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lazy_intel.settings import Settings
@@ -97,6 +107,31 @@ def release_free_memory() -> bool:
         return False
     libc.malloc_trim(0)
     return True
+
+
+# (young, middle, old) thresholds of the cyclic collector during a build (Python's default: 700, 10, 10)
+BUILD_GC_THRESHOLDS = (100_000, 20, 100)
+
+
+def relax_collection() -> None:
+    """For a process that only builds (an index worker): what exists now is never collected
+    (``gc.freeze``) and collections run at :data:`BUILD_GC_THRESHOLDS`."""
+    gc.freeze()
+    gc.set_threshold(*BUILD_GC_THRESHOLDS)
+
+
+@contextlib.contextmanager
+def relaxed_collection() -> Iterator[None]:
+    """:data:`BUILD_GC_THRESHOLDS` while the block runs, the previous thresholds after it (and the
+    objects frozen meanwhile collectable again)."""
+    before = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*BUILD_GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
 
 
 def _size(node: ET.Element, tag: str, kind: str) -> int:

@@ -34,6 +34,7 @@ class Graph:
         self.names: dict[int, str] = {}
         self.labels: dict[str, str] = {}
         self.node_props: dict[str, dict[str, object]] = {}
+        self.every_node_props: list[tuple[str, dict[str, object]]] = []  # names may repeat (a setter)
         for node_id, label, labels, qualified, path, properties in conn.execute(
             "SELECT id, label, labels, qualified_name, path, properties FROM nodes"
         ):
@@ -46,6 +47,7 @@ class Graph:
             self.names[node_id] = name
             self.labels[name] = labels
             self.node_props[name] = json.loads(properties) if properties else {}
+            self.every_node_props.append((name, self.node_props[name]))
         self.edges: list[Edge] = []
         for type_, src, dst, strategy, confidence, target, line, properties in conn.execute(
             "SELECT type, src, dst, strategy, confidence, target, line, properties FROM edges"

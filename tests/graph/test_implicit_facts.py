@@ -104,6 +104,10 @@ def test_property_reads_call_the_getter_and_plain_attributes_add_nothing(tmp_pat
     ]
     # one edge per read (the getter, not the setter of the same name), none for `b.count` / `b.items`
     assert graph.labels[getter]
+    # the name table marks the getters (what the property edges read instead of each interface);
+    # the setter shares the getter's qualified name, so one node of the two says so
+    flagged = sorted(name for name, values in graph.every_node_props if values.get("getter"))
+    assert flagged == ["box.py::Box.size", "box.py::Box.total"]
     assert all(
         e.target in ("size", "total") for e in graph.of("CALLS") if e.props.get("implicit") == "property"
     )

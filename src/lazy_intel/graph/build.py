@@ -36,7 +36,7 @@ from lazy_intel.parse.languages import is_parsed_language
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "6"
+RESOLVER_VERSION = "7"
 MODULE_KEY = 0
 
 

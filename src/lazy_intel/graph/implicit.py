@@ -15,13 +15,13 @@ from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import call_targets, classify
+from lazy_intel.graph.interface_view import top
 from lazy_intel.graph.model import FileModel
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
 
 CONTEXT_METHODS = ("__enter__", "__exit__")
 
 
-GETTER_DECORATORS = frozenset({"property", "cached_property", "getter"})  # `@x.setter` runs on writes
 READ_STRATEGIES = frozenset({"local", "import", "self", "member", "inheritance", "dataflow"})
 
 
@@ -33,12 +33,16 @@ def implicit_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edge
     ]
 
 
-def _is_property(an: Analysis, node_id: int) -> bool:
-    entry = an.p.symbol(node_id)
-    if entry is None:
-        return False
-    model, symbol = entry
-    return any(r.name in GETTER_DECORATORS for r in model.header_refs.get(symbol.qualified, ()))
+def _is_property(an: Analysis, path: str, qualified: str, getter: bool) -> bool:
+    """Whether the method ``qualified`` of ``path`` is a getter, from the name table (the node's
+    ``getter`` flag) rather than by loading that file's interface; the read is recorded as that
+    interface read would be (the facet of the method's top-level name: its decorators are in it)."""
+    if path == an.p.focus.path:
+        an.p.deps.add("f:" + path)  # dropped from the focus's own deps by the build
+        an.p.on_focus_read()
+    else:
+        an.p.deps.add(f"o:{path}:{top(qualified)}")
+    return getter
 
 
 def _property_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
@@ -53,11 +57,16 @@ def _property_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edg
             continue
         if ref.name not in properties:
             # a getter and its `@x.setter` share one qualified name: the first one is the getter
+            # the getter's node carries the flag; the edge goes to the first of the ids, as before
             first: dict[tuple[str, str], int] = {}
+            getter: dict[tuple[str, str], bool] = {}
             for d in an.p.named(ref.name):
                 if d.kind == "method":
                     first.setdefault((d.path, d.qualified), d.node_id)
-            properties[ref.name] = {n for n in first.values() if _is_property(an, n)}
+                    getter[(d.path, d.qualified)] = getter.get((d.path, d.qualified), False) or d.getter
+            properties[ref.name] = {
+                node_id for site, node_id in first.items() if _is_property(an, *site, getter[site])
+            }
         wanted = properties[ref.name]
         if not wanted:
             continue

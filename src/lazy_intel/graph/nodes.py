@@ -19,6 +19,9 @@ TEST_PATH = re.compile(
 )
 TEST_NAME = re.compile(r"^(test|Test)")
 CALLABLE_SCOPE_KINDS = frozenset({"function", "method", "constructor", "lambda"})
+# decorators that make a method a getter (``@x.setter`` runs on writes): such a method's node says
+# ``"getter": true``, which the implicit property-read edges read from the name table
+GETTER_DECORATORS = frozenset({"property", "cached_property", "getter"})
 
 
 def is_test_path(path: str) -> bool:
@@ -48,6 +51,12 @@ def numbered_routes(model: FileModel) -> list[tuple[RouteSite, int]]:
     return out
 
 
+def is_getter(model: FileModel, qualified: str) -> bool:
+    """Whether the (first) definition named ``qualified`` has a getter decorator; only that
+    occurrence's node carries the flag."""
+    return any(r.name in GETTER_DECORATORS for r in model.header_refs.get(qualified, ()))
+
+
 def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
     path, key, lang = model.path, model.key, model.lang
     test_file = is_test_path(path)
@@ -69,7 +78,10 @@ def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
             props({"test": True} if test_file else None),
         )
     ]
+    seen: set[str] = set()
     for symbol in model.symbols:
+        first = symbol.qualified not in seen  # a getter and its `@x.setter` share a qualified name
+        seen.add(symbol.qualified)
         label = symbol.label
         test = is_test_symbol(test_file, symbol.name, symbol.kind)
         extra: dict[str, object] = {}
@@ -77,6 +89,8 @@ def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
             extra["parent"] = symbol.parent
         if test:
             extra["test"] = True
+        if first and symbol.kind == "method" and is_getter(model, symbol.qualified):
+            extra["getter"] = True
         nodes.append(
             NodeRow(
                 symbol.node_id,

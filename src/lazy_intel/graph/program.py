@@ -35,6 +35,7 @@ class NamedDefinition:
     qualified: str
     kind: str
     parent: str | None
+    getter: bool = False  # a method with a getter decorator (graph/nodes.py ``is_getter``)
 
 
 class FactStore:
@@ -99,9 +100,10 @@ class FactStore:
         found = self._names.get(name)
         if found is None:
             found = [
-                NamedDefinition(*row)
+                NamedDefinition(*row[:5], bool(row[5]))
                 for row in self.conn.execute(
-                    "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent') FROM nodes "
+                    "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent'), "
+                    "json_extract(properties, '$.getter') IS NOT NULL FROM nodes "
                     "WHERE name=? AND file_key != 0 AND kind IS NOT NULL AND kind NOT IN (?, ?) "
                     "AND label NOT IN ('File', 'Route') ORDER BY path, qualified_name, id",
                     (name, *LOCAL_KINDS),

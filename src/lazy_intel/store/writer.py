@@ -6,12 +6,14 @@ The writer never commits a partial view: :meth:`StoreWriter.publish` wraps the w
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from lazy_intel.allocator import relaxed_collection
 from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.encoding import decode_with, source_codec
@@ -184,12 +186,15 @@ class StoreWriter:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         self._fts_deleted = 0
+        build = contextlib.ExitStack()
         try:
             for path in change.removals:
                 self._delete_file(path)
             # a store filled from empty: rows go in without the secondary indexes of the file tables,
             # each index is then built once (a sort) instead of updated row by row
             rebuilt = _drop_file_indexes(conn) if change.changes_content and self._empty() else []
+            if change.changes_content:  # a full build (its graph too): fewer GC passes
+                build.enter_context(relaxed_collection())
             upserted: list[str] = []
             for record in change.upserts:
                 self._delete_file(record.path)
@@ -221,6 +226,8 @@ class StoreWriter:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            build.close()
         return generation
 
     def _empty(self) -> bool:
@@ -259,17 +266,18 @@ class StoreWriter:
         try:
             for path in removals:
                 self._delete_file(path)
-            for record in records:
-                self._delete_file(record.path)
-                self._insert_file(record, captured_ns)
-                written.append(record.path)
-                in_batch += 1
-                if in_batch >= batch_files:
-                    commit()
-                    in_batch = 0
-                    if on_commit is not None:
-                        on_commit(len(written))
-                    conn.execute("BEGIN IMMEDIATE")
+            with relaxed_collection():  # a fresh store's files: fewer GC passes
+                for record in records:
+                    self._delete_file(record.path)
+                    self._insert_file(record, captured_ns)
+                    written.append(record.path)
+                    in_batch += 1
+                    if in_batch >= batch_files:
+                        commit()
+                        in_batch = 0
+                        if on_commit is not None:
+                            on_commit(len(written))
+                        conn.execute("BEGIN IMMEDIATE")
             commit()
         except BaseException:
             if conn.in_transaction:

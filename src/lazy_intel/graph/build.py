@@ -38,6 +38,8 @@ logger = logging.getLogger(__name__)
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
 RESOLVER_VERSION = "7"
 MODULE_KEY = 0
+# at most this many dirty tokens are looked for as substrings before a file's deps are split
+DIRTY_PREFILTER_MAX = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,7 +388,12 @@ def update_graph(
     dependents: list[str] = []
     if dirty and not delta.full:
         changed_set = set(changed)
+        # a token can only be one of a file's deps lines if it occurs in the text: for the few tokens
+        # of an edit, the substring test skips splitting the deps of nearly every file
+        few = len(dirty) <= DIRTY_PREFILTER_MAX
         for path, deps in conn.execute("SELECT path, deps FROM graph_files"):
+            if few and not any(token in deps for token in dirty):
+                continue
             if path not in changed_set and not dirty.isdisjoint(deps.split("\n")):
                 dependents.append(path)
     if delta.full or appeared_or_left:

@@ -11,6 +11,8 @@
   publications. ``WORKSPACE_OWNED`` fails the waiting tickets at once (naming the pid) and, if the
   sync was wanted by the watcher or a background request, is retried every :data:`OWNED_RETRY_S`.
 - **Reconciliation.** Without a watcher, a sync runs every ``LAZY_INTEL_RECONCILE_MS``.
+- **Clean-up.** ``after_sync`` runs on this thread after every sync, once its tickets are answered
+  and the writer mutex is released (the workspace frees the sync's garbage there).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ class SyncScheduler:
         on_lock_taken: LockHook,
         *,
         before_lock: Callable[[], None] = lambda: None,
+        after_sync: Callable[[], None] = lambda: None,
         idle_release_s: float,
         sync_timeout_s: float,
     ) -> None:
@@ -87,6 +90,7 @@ class SyncScheduler:
         self._runner = runner
         self._on_lock_taken = on_lock_taken
         self._before_lock = before_lock
+        self._after_sync = after_sync
         self.idle_release_s = idle_release_s
         self.sync_timeout_s = sync_timeout_s
         self._cond = threading.Condition()
@@ -236,6 +240,10 @@ class SyncScheduler:
         try:
             with self.lock.mutex:
                 self._run_locked(tickets, rebuild, retry_on_owned=retry_on_owned)
+            try:  # the tickets are answered: clean-up never delays a caller
+                self._after_sync()
+            except Exception:
+                logger.exception("%s: clean-up after the sync failed", self.name)
         finally:
             with self._cond:
                 self.running_since = None

@@ -56,6 +56,8 @@ BUILD_BATCH_FILES = 1000
 RAY_MIN_FILES = 64
 # a scoped sync (the watcher's changed paths only, see scoped_paths) takes at most this many paths
 SCOPED_MAX_PATHS = 256
+# bound parameters per statement when reading records by path (SQLite's default limit is 32766)
+SQL_PARAMS = 500
 # reclaim free pages after a publication once they are this share of the file (auto_vacuum=INCREMENTAL)
 FREE_PAGE_SHARE = 0.25
 
@@ -319,21 +321,22 @@ def publish_sync(
     fingerprint = parser_fingerprint()
     writer = StoreWriter(conn)
     before = writer.generation()
-    priors: dict[str, PriorStat] = {}
-    prior_class: dict[str, str] = {}
-    for path, sha, size, mtime, captured_ns, status, reason in conn.execute(
-        "SELECT path, sha256, size, mtime_ns, captured_ns, status, reason FROM files"
-    ):
-        priors[path] = PriorStat(sha, size, mtime, captured_ns)
-        prior_class[path] = _capture_class(status, reason)
-    only = scoped_paths(only, priors, root)
+    # a scoped sync reads the published records of the hinted paths only (an edit in serve must not
+    # cost a pass over every file's row); anything else, or a hint scoped_paths refuses, reads all
+    hinted = only is not None and 0 < len(only) <= SCOPED_MAX_PATHS
+    priors, prior_class = _published_stats(conn, only if hinted else None)
+    only = scoped_paths(only, priors, root) if hinted else None
     if only is None:
+        if hinted:
+            priors, prior_class = _published_stats(conn, None)
         listing = list_scope(policy)
         listed, scope_source = listing.paths, listing.source
+        published_count = len(priors)
     else:  # published files only: what is in scope cannot have changed
         listed = only
         row = conn.execute("SELECT value FROM meta WHERE key='scope_source'").fetchone()
         scope_source = row[0] if row else "walk"
+        published_count = conn.execute("SELECT count(*) FROM files").fetchone()[0]
     capture_started = time.time_ns()
     captured = []
     for offset in range(0, len(listed), CAPTURE_BATCH):
@@ -348,7 +351,7 @@ def publish_sync(
     seen = {c.path for c in captured}
     removed = tuple(sorted(p for p in (priors if only is None else listed) if p not in seen))
     # files in scope now: what was captured, and (scoped) every published file not looked at
-    in_scope = len(captured) if only is None else len(priors) - len(listed) + len(captured)
+    in_scope = len(captured) if only is None else published_count - len(listed) + len(captured)
     added: list[str] = []
     modified: list[str] = []
     refreshes: list[StatRefresh] = []
@@ -464,6 +467,31 @@ def publish_sync(
         graph_reports[0] if graph_reports else None,
         only is not None,
     )
+
+
+def _published_stats(
+    conn: StoreConnection, paths: tuple[str, ...] | None
+) -> tuple[dict[str, PriorStat], dict[str, str]]:
+    """The published stat record and capture class of ``paths`` (``None``: of every file)."""
+    sql = "SELECT path, sha256, size, mtime_ns, captured_ns, status, reason FROM files"
+    rows: Any
+    if paths is None:
+        rows = conn.execute(sql)
+    else:
+        rows = [
+            row
+            for offset in range(0, len(paths), SQL_PARAMS)
+            for row in conn.execute(
+                f"{sql} WHERE path IN ({','.join('?' * len(paths[offset : offset + SQL_PARAMS]))})",
+                paths[offset : offset + SQL_PARAMS],
+            ).fetchall()
+        ]
+    priors: dict[str, PriorStat] = {}
+    prior_class: dict[str, str] = {}
+    for path, sha, size, mtime, captured_ns, status, reason in rows:
+        priors[path] = PriorStat(sha, size, mtime, captured_ns)
+        prior_class[path] = _capture_class(status, reason)
+    return priors, prior_class
 
 
 def _interrupted(exc: BaseException) -> bool:

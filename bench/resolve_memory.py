@@ -4,8 +4,8 @@ Usage:
     python bench/resolve_memory.py --tree /tmp/scale-100k/tree --sizes 2500,5000,10000 \\
         --version before=/tmp/snap-main/src --version after=src --work /tmp/resolve-memory
 
-Each size is a tree of the first N files (path order) of ``--tree`` (hard links: nothing is
-copied or written in the source). For each size the versions are built one after the other (a
+Each size is a tree of whole exports of ``--tree``, round-robin over its repositories, of at
+least N files (hard links: nothing is copied or written in the source). For each size the versions are built one after the other (a
 fresh state directory each, ``lazy-intel index`` with ``PYTHONPATH`` set to the version's ``src``),
 so the machine's load is as alike as it can be for the pair. Sampled every 0.2 s: the summed RSS
 of the indexing process tree, the largest single process (the writer or a worker), both split by
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -33,18 +34,36 @@ SAMPLE_S = 0.2
 
 
 def subset_tree(source: Path, dest: Path, files: int) -> int:
-    """The first ``files`` files of ``source`` in path order, hard-linked into ``dest`` (kept)."""
+    """Whole ``<repo>@<commit>`` exports of ``source`` (bench/scale.py's tree), taken round-robin
+    over the repositories (each one's first export, then each one's second, ...) until ``dest``
+    holds at least ``files`` files — the mix of the whole tree at a smaller size. Hard links,
+    built once and kept."""
     marker = dest / ".subset-files"
-    if marker.is_file() and int(marker.read_text()) == files:
-        return files
+    if marker.is_file():
+        return int(marker.read_text())
     shutil.rmtree(dest, ignore_errors=True)
-    paths = sorted(p for p in source.rglob("*") if p.is_file() and not p.is_symlink())[:files]
-    for path in paths:
-        target = dest / path.relative_to(source)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.link(path, target)
-    marker.write_text(str(len(paths)))
-    return len(paths)
+    by_repo: dict[str, list[Path]] = {}
+    for export in sorted(p for p in source.iterdir() if p.is_dir()):
+        by_repo.setdefault(export.name.split("@", 1)[0], []).append(export)
+    order = [e for row in itertools.zip_longest(*by_repo.values()) for e in row if e is not None]
+    count = 0
+    for export in order:
+        if count >= files:
+            break
+        for path in sorted(p for p in export.rglob("*") if p.is_file() and not p.is_symlink()):
+            target = dest / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, target)
+            count += 1
+    marker.write_text(str(count))
+    return count
+
+
+def scope_files(tree: Path) -> int:
+    """How many files a build of ``tree`` writes (its scope, as the indexer lists it)."""
+    from lazy_intel.workspace.scope import list_scope, load_policy
+
+    return len(list_scope(load_policy(tree)).paths)
 
 
 def _journal_files(state: Path) -> int | None:
@@ -59,7 +78,8 @@ def _journal_files(state: Path) -> int | None:
     return None
 
 
-def build(tree: Path, state: Path, src: Path, files: int) -> dict[str, Any]:
+def build(tree: Path, state: Path, src: Path, in_scope: int) -> dict[str, Any]:
+    """One full build; ``in_scope``: the files the build writes (the graph phase starts after)."""
     shutil.rmtree(state, ignore_errors=True)
     env = {
         **os.environ,
@@ -88,7 +108,7 @@ def build(tree: Path, state: Path, src: Path, files: int) -> dict[str, Any]:
                 largest = max(largest, rss)
         if phase == "parse":
             written = _journal_files(state)
-            if written is not None and written >= files - 50:  # a few files are out of scope
+            if written is not None and written >= in_scope:
                 phase, resolving_since = "graph", time.perf_counter()
         peak = peaks[phase]
         peak["tree_mb"] = max(peak["tree_mb"], round(total / 2**20, 1))
@@ -122,9 +142,10 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         tree = args.work / f"tree-{size}"
         files = subset_tree(args.tree, tree, size)
+        in_scope = scope_files(tree)
         figures = {}
         for name, src in versions.items():
-            figures[name] = build(tree, args.work / f"state-{size}-{name}", Path(src), files)
+            figures[name] = build(tree, args.work / f"state-{size}-{name}", Path(src), in_scope)
             print(f"{size} {name}: {figures[name]}", file=sys.stderr, flush=True)
         if len(versions) == 2:
             first, second = (figures[name] for name in versions)
@@ -134,7 +155,7 @@ def main() -> None:
                 if first["graph_wall_s"] and second["graph_wall_s"]
                 else None
             )
-        result["sizes"][size] = {"files": files, **figures}
+        result["sizes"][size] = {"files": files, "in_scope": in_scope, **figures}
     print(json.dumps(result, indent=2))
 
 

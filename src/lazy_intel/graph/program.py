@@ -33,7 +33,7 @@ WHERE_ENTRIES = 200_000
 LOCAL_KINDS = ("local", "parameter")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NamedDefinition:
     node_id: int
     path: str

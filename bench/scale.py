@@ -5,6 +5,7 @@ Usage:
     python bench/scale.py --files 20000 --work /tmp/scale  # a smaller tree
     python bench/scale.py --no-postgres                    # SQLite only
     python bench/scale.py --kill-at 0.5                    # also: kill -9 the build half-way, resume
+    python bench/scale.py --existing TREE STATE_DIR        # only edits and queries, on a build made there
 
 The tree is built from the benchmark mirrors (``/work/.mirror/<owner>+<name>/repo``): each
 repository exported with ``git archive`` at several commits spread over its history, side by side
@@ -234,6 +235,68 @@ def edit_visible(tree: Path, state: Path, env: dict[str, str]) -> dict[str, Any]
         ws.close()
 
 
+def edit_visible_serving(tree: Path, state: Path, env: dict[str, str], edits: int = 5) -> dict[str, Any]:
+    """A one-file edit seen the way ``serve`` sees it: the workspace watches the tree
+    (``start_serving``), the edit is written, and the time until a read view shows the new
+    generation is taken (the watcher's debounce, a scoped sync and the publication included).
+    ``edits`` different files, each edited once and restored."""
+    from lazy_intel.service.workspace import Workspace
+    from lazy_intel.settings import load_settings
+
+    settings = load_settings(env={**os.environ, **env, "LAZY_INTEL_EMBEDDING": "none"})
+    ws = Workspace.open(tree, settings=settings, state_dir=state)
+
+    def generation() -> int:
+        with ws.read() as view:
+            return view.generation
+
+    def wait_past(before: int, limit_s: float = 120) -> float:
+        started = time.perf_counter()
+        while generation() <= before:
+            if time.perf_counter() - started > limit_s:
+                raise SystemExit(f"the edit was not published within {limit_s} s")
+            time.sleep(0.01)
+        return time.perf_counter() - started
+
+    try:
+        ws.start_serving()
+        targets = [p for p in sorted(tree.rglob("*.py")) if p.stat().st_size > 2000][::997][:edits]
+        seconds = []
+        for target in targets:
+            original = target.read_bytes()
+            before = generation()
+            try:
+                started = time.perf_counter()
+                target.write_bytes(original + b"\n\ndef scale_bench_added_function(x):\n    return x\n")
+                wait_past(before)
+                seconds.append(time.perf_counter() - started)
+            finally:
+                restored = generation()
+                target.write_bytes(original)
+                wait_past(restored)
+        return {
+            "edits": len(seconds),
+            "median_s": round(statistics.median(seconds), 3),
+            "max_s": round(max(seconds), 3),
+            "each_s": [round(x, 3) for x in seconds],
+        }
+    finally:
+        ws.close()
+
+
+def measure_existing(tree: Path, state: Path, repeat: int) -> dict[str, Any]:
+    """The query part alone, on a build made elsewhere (e.g. a 100k build run in the background)."""
+    result: dict[str, Any] = {"tree": str(tree), "state": str(state)}
+    result["edit_serving"] = edit_visible_serving(tree, state, {})
+    print(f"one-file edit, watched: {result['edit_serving']}", flush=True)
+    symbols = pick_symbols(tree, state, {}, 5)
+    result["sqlite_latency"] = warm_latency(tree, state, {}, repeat, symbols)
+    print(f"sqlite latency: {result['sqlite_latency']}", flush=True)
+    result["edit"] = edit_visible(tree, state, {})
+    print(f"one-file edit, sync listing the scope: {result['edit']}", flush=True)
+    return result
+
+
 def pick_symbols(tree: Path, state: Path, env: dict[str, str], count: int) -> list[str]:
     from lazy_intel.service.workspace import Workspace
     from lazy_intel.settings import load_settings
@@ -263,7 +326,21 @@ def main() -> None:
     parser.add_argument("--ray", action="store_true", help="also: local vs Ray executor, 1 and 2 workers")
     parser.add_argument("--executors-only", action="store_true", help="only the local vs Ray builds")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--existing",
+        type=Path,
+        nargs=2,
+        metavar=("TREE", "STATE_DIR"),
+        help="only measure edits and queries on a build already made there",
+    )
     args = parser.parse_args()
+    if args.existing:
+        result = {"command": " ".join([Path(sys.executable).name, *sys.argv])}
+        result |= measure_existing(*args.existing, args.repeat)
+        print(json.dumps(result, indent=2))
+        if args.out:
+            args.out.write_text(json.dumps(result, indent=2))
+        return
 
     tree = args.work / "tree"
     count = build_tree(tree, args.files, args.commits_per_repo)

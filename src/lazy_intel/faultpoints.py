@@ -19,6 +19,7 @@ MARKER = "LAZY_INTEL_PAUSED"
 PAUSE_POINTS: dict[str, str] = {
     "parse": "half of the changed files parsed, their rows written, the transaction open",
     "batch": "half of a full build's files committed in batches to its fresh store, the rest not yet",
+    "resolved": "half of a full build's files resolved, their edges committed to its fresh store",
     "commit": "every row of the publication written, just before COMMIT",
     "switch": "a rebuilt store committed, the catalog not yet switched to it",
     "retire": "the catalog switched, the replaced store not yet stamped retired, the journal not cleared",

@@ -171,7 +171,7 @@ SETTINGS: tuple[Setting, ...] = (
         "LAZY_INTEL_BUILD_BATCH_FILES",
         "int",
         1_000,
-        "A full build commits its fresh store every this many files; a killed build resumes from them.",
+        "A full build commits its fresh store every this many files written, then resolved; a killed build resumes from them.",
         1,
         1_000_000,
     ),

@@ -33,6 +33,45 @@ def test_tiny_caches_build_the_same_store(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(program, "INTERFACE_CACHE", 3)
     monkeypatch.setattr(program, "SHARED_RESULTS", 4)
     monkeypatch.setattr(program, "MODEL_CACHE", 2)
+    monkeypatch.setattr(program, "NAMED_DEFINITIONS", 1)
+    monkeypatch.setattr(program, "WHERE_ENTRIES", 2)
     tiny, _ = _build(root, tmp_path / "tiny", 1)
     for table in roomy:
         assert tiny[table] == roomy[table], table
+
+
+def test_name_and_node_lookups_stay_within_their_bounds_and_answer_from_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name table and the node-id -> path map are read from the store on demand: past their
+    bounds the oldest entries go, and a lookup answers the same from the store (issue 15: kept
+    whole, they were gigabytes per process at 100k files)."""
+    import sqlite3
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, _tree())
+    _build(root, tmp_path / "state", 1)
+    (store_path,) = (tmp_path / "state" / "stores").glob("store-*.sqlite")
+    conn = sqlite3.connect(f"file:{store_path}?mode=ro", uri=True)
+    names = [
+        row[0] for row in conn.execute("SELECT DISTINCT name FROM nodes WHERE kind='function' ORDER BY name")
+    ]
+    symbols = conn.execute(
+        "SELECT id, path FROM nodes WHERE file_key != 0 AND label NOT IN ('File', 'Route') ORDER BY id"
+    ).fetchall()
+    assert len(names) > 6 and len(symbols) > 6
+    roomy = FactStore(conn, PathIndex({}))
+    expected = {name: roomy.named(name) for name in names}
+    monkeypatch.setattr(program, "NAMED_DEFINITIONS", 3)
+    monkeypatch.setattr(program, "WHERE_ENTRIES", 4)
+    store = FactStore(conn, PathIndex({}))
+    for _ in range(2):
+        for name in names:
+            assert store.named(name) == expected[name]
+            assert sum(len(found) for found in store._names.values()) <= max(3, len(expected[name]))
+        for node_id, path in symbols:
+            assert store.where.get(node_id) == path
+            assert len(store.where) <= 4
+    assert store.where.get(12345) is None  # no such node
+    conn.close()

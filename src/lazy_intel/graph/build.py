@@ -32,6 +32,7 @@ from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text
 from lazy_intel.parse.languages import is_parsed_language
+from lazy_intel.store.schema import index_statements
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +103,27 @@ class GraphResolver:
     resolved_all: Callable[[], None] = lambda: None
 
 
+# graph_files.deps of a file described but not resolved yet (no join of real tokens is this)
+PENDING_DEPS = "\x00"
+
+
+@dataclass(frozen=True)
+class GraphJournal:
+    """A full build into a fresh store (one no reader sees) that commits its graph in steps, so that a
+    build killed while resolving continues from its last commit instead of starting over (issue 15;
+    :mod:`lazy_intel.service.indexing.resume` keeps the steps in the store's meta).
+
+    ``described()``: the store holds a committed description — every file's nodes and its
+    ``graph_files`` row (deps :data:`PENDING_DEPS` until resolved), the module rows, the node
+    indexes — written from the facts it holds now. ``commit(resolved, total)`` commits the open
+    transaction, recording that the description is complete and how many of the files are resolved,
+    and opens the next; it runs after the description and after every ``batch_files`` resolved files."""
+
+    described: Callable[[], bool]
+    commit: Callable[[int, int], None]
+    batch_files: int = 1000
+
+
 def resolve_serially(store: FactStore) -> ResolveMany:
     def run(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
         for path in paths:
@@ -129,6 +151,7 @@ class GraphReport:
     seconds: float = 0.0
     resolve_workers: int = 0  # worker processes that resolved the files (0: this process)
     dependent_paths: list[str] = field(default_factory=list)  # the unchanged files re-resolved
+    resumed_files: int = 0  # files whose edges a killed build had committed (not resolved again)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -137,6 +160,7 @@ class GraphReport:
             "nodes_written": self.nodes,
             "edges_written": self.edges,
             "resolve_workers": self.resolve_workers,
+            "resumed_files": self.resumed_files,
             "seconds": round(self.seconds, 3),
         }
 
@@ -297,17 +321,39 @@ def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
     return nodes, edges
 
 
+def _graph_indexes(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """The secondary indexes of the graph tables, dropped now (a bulk insert builds each once at the
+    end): their statements from the store, and from the schema for any the store no longer has (a
+    resumed build whose killed predecessor had dropped them)."""
+    present: dict[str, dict[str, str]] = {"nodes": {}, "edges": {}}
+    for name, table, sql in conn.execute(
+        "SELECT name, tbl_name, sql FROM sqlite_master WHERE type='index' "
+        "AND tbl_name IN ('nodes', 'edges') AND sql IS NOT NULL ORDER BY name"
+    ).fetchall():
+        conn.execute(f"DROP INDEX {name}")
+        present[table][name] = sql
+    return {
+        table: [*indexes.values(), *(sql for name, sql in index_statements(table) if name not in indexes)]
+        for table, indexes in present.items()
+    }
+
+
 def update_graph(
     conn: sqlite3.Connection,
     delta: GraphDelta,
     resolver: GraphResolver | None = None,
     *,
+    journal: GraphJournal | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> GraphReport:
     """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction).
 
     ``resolver`` (full builds only) resolves the files elsewhere; the result is the same store.
-    ``progress(done, total)`` is told how many files have had their edges resolved."""
+    ``journal`` (full builds into a fresh store only) commits the graph in steps and continues a
+    killed build's committed ones. ``progress(done, total)`` is told how many files have had their
+    edges resolved."""
+    if journal is not None and delta.full and journal.described():
+        return _resume_graph(conn, resolver, journal, progress)
     started = time.monotonic()
     report = GraphReport()
     files: dict[str, str] = {}
@@ -325,19 +371,14 @@ def update_graph(
         for table in ("nodes", "edges", "graph_files"):
             conn.execute(f"DELETE FROM {table}")
         changed = sorted(files)
-        # bulk insert without the secondary indexes, then build each index once
-        for name, table, sql in conn.execute(
-            "SELECT name, tbl_name, sql FROM sqlite_master WHERE type='index' "
-            "AND tbl_name IN ('nodes', 'edges') AND sql IS NOT NULL ORDER BY name"
-        ).fetchall():
-            conn.execute(f"DROP INDEX {name}")
-            indexes[table].append(sql)
+        indexes = _graph_indexes(conn)  # bulk insert without them, then build each index once
     else:
         changed = sorted(set(delta.upserted) | set(delta.removed))
+    # what the changes invalidate in other files' resolutions (a full build re-resolves every file:
+    # it keeps none of it, which at 100k files was most of the writer's memory)
     dirty: set[str] = set()
     appeared_or_left: list[str] = []
     pending: list[str] = []
-    interfaces: dict[str, tuple[str, set[str]] | None] = {}
     parallel = delta.full and resolver is not None and resolver.describe_many is not None
     # the workers' outlines arrive in the order of ``changed`` (files without one are skipped): they
     # are written as they come, never all held at once (the nodes of a large tree are ~100 MB)
@@ -374,12 +415,18 @@ def update_graph(
             report.nodes += len(outline.nodes)
             new_interface = outline.interface
             new_definitions = set(outline.definitions)
+            # its row now, its deps once resolved: nothing per file is held until then
+            conn.execute(
+                "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
+                (path, key, new_interface, "\n".join(sorted(new_definitions)), PENDING_DEPS),
+            )
             pending.append(path)
+        if delta.full:
+            continue
         if (old is None) != (outline is None):
             appeared_or_left.append(path)
         dirty |= interface_dirty_tokens(path, old_interface, new_interface)
         dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
-        interfaces[path] = (new_interface, new_definitions) if outline is not None else None
     if parallel and (ahead is not None or next(streamed, None) is not None):  # also ends the pool
         raise RuntimeError("file outlines arrived out of order")
     for sql in indexes["nodes"]:  # name lookups during resolution need them
@@ -403,45 +450,130 @@ def update_graph(
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
     targets = sorted(pending + dependents)
-    if delta.full and resolver is not None:
-        resolver.publish_facts()
-        resolved = resolver.resolve_many(targets, files)
-        report.resolve_workers = resolver.workers
-    else:
-        resolved = resolve_serially(store)(targets, files)
-    dependent_set = set(dependents)
-    for done, result in enumerate(resolved):
-        if progress is not None:
-            progress(done, len(targets))
-        path = result.path
-        key = file_key(path)
-        if path in dependent_set:
-            conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
-        conn.executemany(INSERT_EDGE, result.edges)
-        report.edges += len(result.edges)
-        if result.exhausted:
-            report.exhausted.append(path)
-        deps = "\n".join(result.deps)
-        if path in dependent_set:
-            conn.execute("UPDATE graph_files SET deps=? WHERE path=?", (deps, path))
-        else:
-            interface, definitions = interfaces[path] or ("", set())
-            conn.execute(
-                "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
-                (path, key, interface, "\n".join(sorted(definitions)), deps),
-            )
-    if progress is not None:
-        progress(len(targets), len(targets))
-    if delta.full and resolver is not None:
-        resolver.resolved_all()
+    if journal is not None and delta.full:
+        journal.commit(0, len(targets))  # the description: a build killed from here on resumes its resolution
+    _resolve_targets(
+        conn,
+        store,
+        targets,
+        files=files,
+        dependents=set(dependents),
+        report=report,
+        resolver=resolver if delta.full else None,
+        journal=journal if delta.full else None,
+        progress=progress,
+    )
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)
     report.dependents = len(dependents)
     report.dependent_paths = sorted(dependents)
     report.seconds = time.monotonic() - started
+    _log_exhausted(report)
+    return report
+
+
+def _resolve_targets(
+    conn: sqlite3.Connection,
+    store: FactStore,
+    targets: list[str],
+    *,
+    files: dict[str, str],
+    dependents: set[str],
+    report: GraphReport,
+    resolver: GraphResolver | None,
+    journal: GraphJournal | None,
+    progress: Callable[[int, int], None] | None,
+    resolved_before: int = 0,
+) -> None:
+    """Resolve ``targets`` and write their edges and deps as the results arrive (a journal commits
+    them every ``batch_files`` files); a target whose facts are gone loses its graph_files row."""
+    if resolver is not None:
+        resolver.publish_facts()
+        resolved = resolver.resolve_many(targets, files)
+        report.resolve_workers = resolver.workers
+    else:
+        resolved = resolve_serially(store)(targets, files)
+    written: set[str] = set()
+    for done, result in enumerate(resolved, 1):
+        if progress is not None:
+            progress(done - 1, len(targets))
+        path = result.path
+        written.add(path)
+        if path in dependents:
+            conn.execute("DELETE FROM edges WHERE file_key=?", (file_key(path),))
+        conn.executemany(INSERT_EDGE, result.edges)
+        report.edges += len(result.edges)
+        if result.exhausted:
+            report.exhausted.append(path)
+        conn.execute("UPDATE graph_files SET deps=? WHERE path=?", ("\n".join(result.deps), path))
+        if journal is not None and done % journal.batch_files == 0:
+            journal.commit(resolved_before + done, resolved_before + len(targets))
+    # by path: a scan of graph_files for pending deps would read every row (an edit at 100k files)
+    conn.executemany(
+        "DELETE FROM graph_files WHERE path=? AND deps=?",
+        [(path, PENDING_DEPS) for path in targets if path not in written and path not in dependents],
+    )
+    if progress is not None:
+        progress(len(targets), len(targets))
+    if resolver is not None:
+        resolver.resolved_all()
+
+
+def _resume_graph(
+    conn: sqlite3.Connection,
+    resolver: GraphResolver | None,
+    journal: GraphJournal,
+    progress: Callable[[int, int], None] | None,
+) -> GraphReport:
+    """Continue a killed full build's graph: its description is committed, so resolve the files it
+    had not resolved (deps still pending) and build the edge indexes. The store equals a clean
+    build's: each file's resolution reads only facts and nodes, which are the same."""
+    started = time.monotonic()
+    report = GraphReport()
+    files = {
+        path: lang
+        for path, lang in conn.execute(
+            "SELECT path, lang FROM files WHERE status='indexed' AND lang IS NOT NULL"
+        )
+        if is_parsed_language(lang)
+    }
+    store = FactStore(conn, PathIndex(files))
+    targets = [
+        row[0]
+        for row in conn.execute("SELECT path FROM graph_files WHERE deps=? ORDER BY path", (PENDING_DEPS,))
+    ]
+    total = conn.execute("SELECT count(*) FROM graph_files").fetchone()[0]
+    report.nodes = conn.execute("SELECT count(*) FROM nodes WHERE file_key != ?", (MODULE_KEY,)).fetchone()[0]
+    report.resumed_files = total - len(targets)
+    logger.info("resuming graph resolution: %d of %d files left to resolve", len(targets), total)
+    _resolve_targets(
+        conn,
+        store,
+        targets,
+        files=files,
+        dependents=set(),
+        report=report,
+        resolver=resolver,
+        journal=journal,
+        progress=progress,
+        resolved_before=report.resumed_files,
+    )
+    existing = {
+        row[0]
+        for row in conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='edges'")
+    }
+    for name, sql in index_statements("edges"):
+        if name not in existing:
+            conn.execute(sql)
+    report.changed = len(files)
+    report.seconds = time.monotonic() - started
+    _log_exhausted(report)
+    return report
+
+
+def _log_exhausted(report: GraphReport) -> None:
     if report.exhausted:
         logger.info(
             "value-flow budget exhausted in %d file(s): %s", len(report.exhausted), report.exhausted[:5]
         )
-    return report

@@ -24,11 +24,16 @@ MODEL_CACHE = 64  # full models: the focus file and a few recent ones
 INTERFACE_CACHE = 512
 # pure demand results kept per process (FactStore.share)
 SHARED_RESULTS = 16384
+# definitions kept by name lookups (FactStore.named), counted over all names held: a 100k-file tree
+# has millions, and a worker that kept every name it looked up grew past 1 GB (issue 15)
+NAMED_DEFINITIONS = 200_000
+# node id -> path entries kept (FactStore.where); a miss reads the nodes table
+WHERE_ENTRIES = 200_000
 # node kinds that are not definitions other files can name
 LOCAL_KINDS = ("local", "parameter")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NamedDefinition:
     node_id: int
     path: str
@@ -38,16 +43,54 @@ class NamedDefinition:
     getter: bool = False  # a method with a getter decorator (graph/nodes.py ``is_getter``)
 
 
+class NodePaths:
+    """Node id -> path of the symbol nodes, read from the store's ``nodes`` table on a miss and kept
+    in a bounded cache (models seen add theirs: they are in the table too). Every symbol of a file
+    the resolution can name has its node row before resolution starts, so a bounded cache answers
+    exactly what an unbounded map of every symbol seen would."""
+
+    def __init__(self, conn: sqlite3.Connection, limit: int) -> None:
+        self.conn = conn
+        self.limit = limit
+        self._paths: OrderedDict[int, str | None] = OrderedDict()
+
+    def setdefault(self, node_id: int, path: str) -> None:
+        if node_id not in self._paths:
+            self._keep(node_id, path)
+
+    def get(self, node_id: int) -> str | None:
+        paths = self._paths
+        if node_id in paths:
+            paths.move_to_end(node_id)
+            return paths[node_id]
+        row = self.conn.execute(
+            "SELECT path FROM nodes WHERE id=? AND file_key != 0 AND label NOT IN ('File', 'Route')",
+            (node_id,),
+        ).fetchone()
+        path = row[0] if row else None
+        self._keep(node_id, path)
+        return path
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def _keep(self, node_id: int, path: str | None) -> None:
+        self._paths[node_id] = path
+        if len(self._paths) > self.limit:
+            self._paths.popitem(last=False)
+
+
 class FactStore:
-    """Models of the files in one store, loaded on demand and kept in a bounded cache."""
+    """Models of the files in one store, loaded on demand and kept in bounded caches."""
 
     def __init__(self, conn: sqlite3.Connection, index: PathIndex) -> None:
         self.conn = conn
         self.index = index
         self._models: OrderedDict[str, FileModel | None] = OrderedDict()
         self._interfaces: OrderedDict[str, FileModel | None] = OrderedDict()
-        self._names: dict[str, list[NamedDefinition]] = {}
-        self.where: dict[int, str] = {}  # node id -> path, for every symbol seen so far
+        self._names: OrderedDict[str, list[NamedDefinition]] = OrderedDict()
+        self._named_held = 0  # definitions held in _names
+        self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
         # pure demand results shared by the resolutions of one build: key -> (value, tokens)
         self.shared: dict[tuple[object, ...], tuple[object, frozenset[str]]] = {}
 
@@ -97,8 +140,11 @@ class FactStore:
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Every definition called ``name`` (symbol nodes of the current view), in a stable order."""
-        found = self._names.get(name)
-        if found is None:
+        names = self._names
+        found = names.get(name)
+        if found is not None:
+            names.move_to_end(name)
+        else:
             found = [
                 NamedDefinition(*row[:5], bool(row[5]))
                 for row in self.conn.execute(
@@ -109,13 +155,15 @@ class FactStore:
                     (name, *LOCAL_KINDS),
                 )
             ]
-            self._names[name] = found
-            for definition in found:
-                self.where.setdefault(definition.node_id, definition.path)
+            names[name] = found
+            self._named_held += len(found)
+            while self._named_held > NAMED_DEFINITIONS and len(names) > 1:
+                self._named_held -= len(names.popitem(last=False)[1])
         return found
 
     def clear_names(self) -> None:
         self._names.clear()
+        self._named_held = 0
 
 
 class Program:

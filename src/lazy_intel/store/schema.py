@@ -201,6 +201,19 @@ CREATE TABLE graph_files (
 );
 """
 
+
+def index_statements(table: str) -> list[tuple[str, str]]:
+    """``(name, CREATE INDEX statement)`` of each secondary index the schema gives ``table``, in
+    name order (what ``sqlite_master`` lists for a fresh store)."""
+    found = []
+    for text in SCHEMA_SQL.split(";"):
+        statement = "\n".join(line.split("--", 1)[0] for line in text.splitlines())
+        words = statement.split()
+        if words[:2] == ["CREATE", "INDEX"] and words[3] == "ON" and words[4].split("(", 1)[0] == table:
+            found.append((words[2], " ".join(statement.split())))
+    return sorted(found)
+
+
 # Per-file tables: deleting a file means deleting its rows from each of these.
 FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports", "flows")
 

@@ -242,16 +242,25 @@ class StoreWriter:
         captured_ns: int,
         count_key: str,
         on_commit: Callable[[int], None] | None = None,
+        forget: tuple[str, ...] = (),
     ) -> list[str]:
         """Write files into a fresh store (one no reader sees) in transactions of at most
         ``batch_files`` files, each also recording under meta ``count_key`` how many files the store
         holds; :meth:`publish` then derives and publishes. A process killed meanwhile leaves every
         committed batch whole (the store keeps a write-ahead log). Returns the paths written;
-        ``on_commit(written)`` runs after each commit."""
+        ``on_commit(written)`` runs after each commit. The meta keys ``forget`` are deleted in the
+        first transaction that writes or removes a file (what was derived from the old facts)."""
         conn = self.conn
         written: list[str] = []
         in_batch = 0
         self._fts_deleted = 0
+        forgotten = False
+
+        def changing() -> None:
+            nonlocal forgotten
+            if forget and not forgotten:
+                conn.executemany("DELETE FROM meta WHERE key=?", [(key,) for key in forget])
+                forgotten = True
 
         def commit() -> None:
             held = conn.execute("SELECT count(*) FROM files").fetchone()[0]
@@ -265,9 +274,11 @@ class StoreWriter:
         conn.execute("BEGIN IMMEDIATE")
         try:
             for path in removals:
+                changing()
                 self._delete_file(path)
             with relaxed_collection():  # a fresh store's files: fewer GC passes
                 for record in records:
+                    changing()
                     self._delete_file(record.path)
                     self._insert_file(record, captured_ns)
                     written.append(record.path)

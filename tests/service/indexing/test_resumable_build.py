@@ -222,3 +222,64 @@ def test_a_cancelled_build_keeps_its_batches_for_the_next(make_repo, tmp_path: P
     assert journal.decisions()[-1]["decision"] == "resumed"
     assert journal.resumable() == []
     assert store_dump(state.path) == clean_dump(root, tmp_path / "clean")
+
+
+def _meta(store: Path, key: str) -> str | None:
+    conn = connect(str(store), readonly=True)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_a_build_killed_while_resolving_resumes_from_its_last_committed_batch(
+    make_repo, tmp_path: Path
+) -> None:
+    """Graph resolution commits every batch of files: a build killed with ``kill -9`` half way through
+    resolving (its resolve workers with it) resumes there — nothing parsed, nothing described or
+    resolved again but the files past its last commit — and its store equals a clean build's."""
+    root = make_repo(_files())
+    state = root / ".lazy-intel"
+    paused = Paused("resolved", "index", str(root), env=ENV)
+    store = _fresh_store(state)
+    paused.kill9()
+    assert wait_gone(paused.descendants, 30) == []
+    assert not (state / "catalog.json").exists(), "the unfinished store was never published"
+    assert _meta(store, "build_graph") == "described"
+    resolved = int(_meta(store, "build_resolved") or 0)
+    parsed_files = len(_files()) - 1  # README.md has no graph
+    assert BATCH <= resolved < parsed_files
+    assert _meta(store, "generation") == "0"
+
+    code, after = run_json("index", str(root), env=ENV)
+    assert code == 0, after
+    assert after["data"]["recovery"]["decision"] == "resumed", after["data"]["recovery"]
+    report = after["data"]["last_sync"]
+    assert report["full_rebuild"] is True and report["added"] + report["modified"] == 0, report
+    assert report["graph"]["resumed_files"] == resolved, report["graph"]
+    assert report["graph"]["resolve_workers"] == 2
+    assert store_dump(state) == clean_dump(root, tmp_path / "clean")
+    live = json.loads((state / "catalog.json").read_text())["store"]
+    assert _meta(state / live, "build_graph") is None and _meta(state / live, "build_resolved") is None
+
+
+@pytest.mark.slow
+def test_a_build_killed_while_resolving_describes_again_when_a_file_changed(
+    make_repo, tmp_path: Path
+) -> None:
+    """The committed resolution read the facts as they were: once a resumed build writes a changed
+    file, it forgets the graph's steps in that same commit and resolves every file again."""
+    root = make_repo(_files())
+    state = root / ".lazy-intel"
+    paused = Paused("resolved", "index", str(root), env=ENV)
+    paused.kill9()
+    assert wait_gone(paused.descendants, 30) == []
+    (root / "pkg" / "mod_100.py").write_text("def helper_100(value):\n    return value\n")
+    code, after = run_json("index", str(root), env=ENV)
+    assert code == 0, after
+    assert after["data"]["recovery"]["decision"] == "resumed"
+    report = after["data"]["last_sync"]
+    assert report["modified"] == 1 and report["graph"]["resumed_files"] == 0, report
+    assert store_dump(state) == clean_dump(root, tmp_path / "clean")

@@ -95,7 +95,8 @@ def pool_resolver(
                     progress("graph", done, len(paths))
                 if cancel is not None and cancel.is_set():
                     raise SyncCancelled(
-                        "sync cancelled during graph resolution", next_step="the next sync starts over"
+                        "sync cancelled during graph resolution",
+                        next_step="the next sync continues from its last committed batch",
                     )
                 if result is not None:
                     yield result

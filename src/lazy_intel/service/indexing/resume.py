@@ -25,16 +25,28 @@ import contextlib
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from lazy_intel.faultpoints import pause_point
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import ABANDONED, RESUMED, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect
 from lazy_intel.workspace.state import StateDir
 
+if TYPE_CHECKING:  # recovery imports this module; the graph is loaded where a build runs
+    from lazy_intel.graph.build import GraphJournal
+
 # meta keys of the build journal; removed by the final publication (a published store has none)
 BUILD_PROFILE_KEY = "build_profile"
 BUILD_FILES_KEY = "build_files"
-BUILD_KEYS = (BUILD_PROFILE_KEY, BUILD_FILES_KEY)
+# the graph's steps (graph/build.py GraphJournal): "described" once every file's nodes and graph row
+# are committed, then how many files have their edges committed
+BUILD_GRAPH_KEY = "build_graph"
+BUILD_RESOLVED_KEY = "build_resolved"
+# what a resumed build that writes or removes any file forgets (the description read the old facts)
+GRAPH_KEYS = (BUILD_GRAPH_KEY, BUILD_RESOLVED_KEY)
+BUILD_KEYS = (BUILD_PROFILE_KEY, BUILD_FILES_KEY, *GRAPH_KEYS)
+DESCRIBED = "described"
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,29 @@ def start_build_journal(conn: sqlite3.Connection, profile: str) -> None:
         [(BUILD_PROFILE_KEY, profile), (BUILD_FILES_KEY, "0")],
     )
     conn.execute("COMMIT")
+
+
+def graph_journal(conn: sqlite3.Connection, batch_files: int) -> GraphJournal:
+    """The graph steps of a full build into the fresh store on ``conn``, kept in its meta: the
+    description, then a commit every ``batch_files`` resolved files. The store's generation stays 0
+    (recovery never serves it) until the final publication, which drops these keys."""
+    from lazy_intel.graph.build import GraphJournal
+
+    def described() -> bool:
+        row = conn.execute("SELECT value FROM meta WHERE key=?", (BUILD_GRAPH_KEY,)).fetchone()
+        return row is not None and row[0] == DESCRIBED
+
+    def commit(resolved: int, total: int) -> None:
+        conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            [(BUILD_GRAPH_KEY, DESCRIBED), (BUILD_RESOLVED_KEY, str(resolved))],
+        )
+        conn.execute("COMMIT")
+        if resolved >= total // 2 > resolved - batch_files:
+            pause_point("resolved")
+        conn.execute("BEGIN IMMEDIATE")
+
+    return GraphJournal(described, commit, max(1, batch_files))
 
 
 def resume_problem(path: Path, profile: str) -> tuple[str | None, int]:

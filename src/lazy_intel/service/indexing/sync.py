@@ -419,19 +419,25 @@ def publish_sync(
                 )
             else:
                 resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel)
+        journal = None
+        if applied.full and store_path is not None and batch_files > 0:  # resumable resolution
+            from lazy_intel.service.indexing.resume import graph_journal
+
+            journal = graph_journal(conn, batch_files)
         resolved = (lambda done, total: progress("resolve", done, total)) if progress else None
         graph_reports.append(
             update_graph(
                 conn,
                 GraphDelta(applied.upserted, applied.removed, full=applied.full),
                 resolver,
+                journal=journal,
                 progress=resolved,
             )
         )
 
     drop_meta: tuple[str, ...] = ()
     if full and batch_files > 0:
-        from lazy_intel.service.indexing.resume import BUILD_FILES_KEY, BUILD_KEYS
+        from lazy_intel.service.indexing.resume import BUILD_FILES_KEY, BUILD_KEYS, GRAPH_KEYS
 
         half = max(1, len(to_parse) // 2)
 
@@ -446,6 +452,7 @@ def publish_sync(
             captured_ns=capture_started,
             count_key=BUILD_FILES_KEY,
             on_commit=committed,
+            forget=GRAPH_KEYS,
         )
         change = ChangeSet(refreshes=tuple(refreshes), changes_content=True)
         drop_meta = BUILD_KEYS

@@ -1,11 +1,14 @@
-"""A full rebuild in a long-running process hands the freed bulk page cache back to the system.
+"""Memory a long-running process gets back after a sync.
 
-Runs in a fresh interpreter (malloc state is process-wide) with serve's malloc bounds: after the
-rebuild, one more ``malloc_trim(0)`` must find next to nothing left to return.
+- A full rebuild hands the freed bulk page cache back to the system: run in a fresh interpreter
+  (malloc state is process-wide) with serve's malloc bounds, one more ``malloc_trim(0)`` after the
+  rebuild must find next to nothing left to return.
+- An edit's sync leaves none of its graph working set behind (it is built in reference cycles).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -14,6 +17,9 @@ from pathlib import Path
 import pytest
 
 from lazy_intel.allocator import arena_usage
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+from tests.faults import WAIT_S
 
 REBUILD = """
 import json, sys
@@ -60,3 +66,41 @@ def test_a_full_rebuild_leaves_no_free_page_cache_resident(tmp_path: Path) -> No
     )
     left_kb = json.loads(done.stdout.strip().splitlines()[-1])["left_kb"]
     assert left_kb < 2048  # it was about 8 MB before the rebuild released it
+
+
+def _alive(*names: str) -> dict[str, int]:
+    """How many objects of each named lazy_intel.graph class are reachable or uncollected now."""
+    counts = dict.fromkeys(names, 0)
+    for obj in gc.get_objects():
+        kind = type(obj)
+        module = kind.__dict__.get("__module__")
+        if isinstance(module, str) and module.startswith("lazy_intel.graph.") and kind.__name__ in counts:
+            counts[kind.__name__] += 1
+    return counts
+
+
+def test_an_edit_sync_leaves_none_of_its_graph_working_set_behind(make_repo) -> None:
+    """The graph update of an edit builds its fact store, file models and flows in reference cycles;
+    once the sync is over (its clean-up included) none of them may be left, collected or not."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "class Base:\n    @property\n    def size(self):\n        return 1\n",
+        "pkg/use.py": "from pkg.base import Base\n\n\ndef use(b: Base):\n    return b.size + helper()\n\n\n"
+        "def helper():\n    return [x for x in range(3)]\n",
+    }
+    root = make_repo(files)
+    ws = Workspace.open(root, settings=load_settings(env={}))
+    try:
+        ws.sync()
+        (root / "pkg/base.py").write_text(files["pkg/base.py"] + "\n\ndef added():\n    return Base()\n")
+        report = ws.sync()
+        assert report.modified == 1 and report.graph is not None and report.graph.nodes > 0
+        assert ws.wait_background(WAIT_S)
+        assert _alive("FactStore", "FileModel", "Flow", "Program") == {
+            "FactStore": 0,
+            "FileModel": 0,
+            "Flow": 0,
+            "Program": 0,
+        }
+    finally:
+        ws.close()

@@ -58,7 +58,16 @@ def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
     # a changed file is always re-resolved: its own tokens are not kept
     own = (f"r:{model.path}:", f"o:{model.path}:")
     out.deps = {t for t in program.deps.tokens if t != "f:" + model.path and not t.startswith(own)}
+    # the analysis refers to itself (its work items) and to the program, which refers back to it:
+    # without these cycles the resolution's temporaries are freed when it returns, not when the
+    # cyclic garbage collector next runs (index workers run it rarely, lazy_intel/allocator.py)
+    an.items.clear()
+    program.on_focus_read = _nothing
     return out
+
+
+def _nothing() -> None:
+    pass
 
 
 def scope_node(model: FileModel, scope: str) -> int:

@@ -108,7 +108,13 @@ def release_sync_garbage() -> None:
     right after the sync (tens of ms, on the sync thread, after its callers were answered) frees it
     while it is still one block of arenas; ``malloc_trim(0)`` then returns glibc's free pages (the
     large strings and SQLite buffers of the sync). Measured in docs/design/indexing.md ("The serve
-    edit path")."""
+    edit path"). The word and stem caches of the tokenizer are emptied first: they would otherwise
+    keep the entries this sync added, scattered over the arenas it freed, for the server's life (a
+    cache pays off within one sync's files, not between edits of different files)."""
+    from lazy_intel.text import stems, tokens
+
+    tokens.clear_caches()
+    stems.clear_caches()
     gc.collect()
     release_free_memory()
 

@@ -9,7 +9,9 @@ inflected ("fitted", "retries", "deprecation") while the code names the base for
 are not plain letters (``max_retries``, ``http2``) and short ones are kept as they are.
 
 The stemmer is PyStemmer's (the Snowball C library); stemmer objects are not thread-safe, so each
-thread has its own.
+thread has its own. PyStemmer's own word cache is turned off: :func:`stem` already remembers recent
+stems, and the stemmer's cache (10,000 ``[stem, counter]`` lists per thread, kept for the thread's
+life) spread long-lived blocks over the memory every sync of a server freed (issue 14).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ def _stemmer() -> Stemmer.Stemmer:
     stemmer = getattr(_local, "stemmer", None)
     if stemmer is None:
         stemmer = _local.stemmer = Stemmer.Stemmer(STEMMER_LANGUAGE)
+        stemmer.maxCacheSize = 0  # stem() is the cache
     return stemmer
 
 
@@ -50,3 +53,8 @@ def stems_text(token_text: str) -> str:
         if s != token:
             out.append(s)
     return " ".join(out)
+
+
+def clear_caches() -> None:
+    """Forget the remembered stems (a server does this after each sync, see ``release_sync_garbage``)."""
+    stem.cache_clear()

@@ -47,6 +47,12 @@ def _word_text(word: str) -> str:
     return " ".join(identifier_tokens(word))
 
 
+def clear_caches() -> None:
+    """Forget the remembered word tokens (a server does this after each sync, see
+    ``release_sync_garbage``)."""
+    _word_text.cache_clear()
+
+
 def index_text(text: str) -> str:
     """The token stream stored in FTS5 for ``text`` (space separated)."""
     return " ".join(filter(None, map(_word_text, IDENTIFIER.findall(text))))

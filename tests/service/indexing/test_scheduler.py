@@ -123,3 +123,41 @@ def test_more_roots_than_allowed_close_the_least_recent(make_repo) -> None:
     closed = registry.close_idle(now=10**9)
     assert closed == [roots[1], roots[2]] and registry.workspaces() == []
     assert registry.close_all()
+
+
+def test_clean_up_runs_after_the_callers_are_answered_and_its_failure_fails_nobody(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from lazy_intel.service.indexing.scheduler import SyncScheduler
+    from lazy_intel.service.indexing.sync import SyncReport
+    from lazy_intel.workspace.lock import WriterLock
+
+    def runner(rebuild: bool, repair: bool, progress: object, cancel: object) -> SyncReport:
+        return SyncReport(1, True, False, 1, 0, 0, 0, 0, 0.0, "store.sqlite")
+
+    seen: list[bool] = []
+    tickets = []
+
+    def after_sync() -> None:
+        seen.append(tickets[-1].done.is_set() and not scheduler.lock.mutex._is_owned())  # type: ignore[attr-defined]
+        if len(seen) == 1:
+            raise RuntimeError("clean-up broke")
+
+    scheduler = SyncScheduler(
+        "t",
+        WriterLock(tmp_path / "writer.lock"),
+        runner,
+        lambda: False,
+        after_sync=after_sync,
+        idle_release_s=0,
+        sync_timeout_s=WAIT_S,
+    )
+    try:
+        for _ in range(2):
+            tickets.append(scheduler.submit())
+            assert tickets[-1].wait(WAIT_S).generation == 1
+            assert scheduler.wait_until(lambda: not scheduler.busy, WAIT_S)
+        assert seen == [True, True]
+        assert "clean-up after the sync failed" in caplog.text and scheduler.last_error is None
+    finally:
+        scheduler.close()

@@ -55,6 +55,7 @@ from lazy_intel.search.rerank import (
     CANDIDATE_FEATURES,
     COEFFICIENTS,
     FEATURES,
+    RERANK_FILE_CONTEXT,
     static_features,
     wanted_tokens,
 )
@@ -95,7 +96,11 @@ def default_data() -> Path:
 
 # ---- configurations: weight settings over the same evidence (fusion.FusionWeights fields)
 _NO_EXTRAS = {"dense": 0.0, "symbol": 0.0, "path": 0.0, "phrase": 0.0, "graph": 0.0, "centrality": 0.0}
-_SHIPPED = Config(FusionWeights(), rerank=COEFFICIENTS if DEFAULT_CONFIG.rerank else None)
+_SHIPPED = (
+    Config(FusionWeights(file_context=RERANK_FILE_CONTEXT), rerank=COEFFICIENTS)
+    if DEFAULT_CONFIG.rerank
+    else Config(FusionWeights())
+)
 
 CONFIGS: dict[str, Config] = {
     "default": _SHIPPED,  # what search ships: first stage, second stage when on by default

@@ -12,7 +12,7 @@ import fnmatch
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lazy_intel.search import fusion
 from lazy_intel.search.embedders import Embedder
@@ -28,6 +28,7 @@ from lazy_intel.search.lexical import (
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.phrases import quoted_phrases
 from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query, stem_terms
+from lazy_intel.search.rerank import RERANK_FILE_CONTEXT
 from lazy_intel.search.rerank_facts import second_stage
 from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
 from lazy_intel.store.reader import ReadView
@@ -544,8 +545,11 @@ def hybrid_search(
         coverage.append(
             f"rerank: the first stage's best {len(features)} files re-ordered by whole-file features"
         )
+    ranked = weights
+    if second is not None:  # chunks lean on the second stage's file scores harder (rerank.py)
+        ranked = replace(weights or fusion.FusionWeights(), file_context=RERANK_FILE_CONTEXT)
     fused_chunks, fused_files = fusion.rank_stage(
-        evidence, stage, weights, file_context=config.file_context, file_scores=second, file_reasons=reasons
+        evidence, stage, ranked, file_context=config.file_context, file_scores=second, file_reasons=reasons
     )
     chunks = [
         RankedChunk(c.chunk_id, c.file_id, found.chunk_symbol.get(c.chunk_id), c.score, c.signals)

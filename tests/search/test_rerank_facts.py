@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from lazy_intel.search.fusion import fuse_files
+from lazy_intel.search.fusion import FusionWeights, fuse_files, rank_stage
 from lazy_intel.search.graph_priors import compute_priors
-from lazy_intel.search.hybrid import gather_evidence
+from lazy_intel.search.hybrid import gather_evidence, hybrid_search
 from lazy_intel.search.query import analyze_query
-from lazy_intel.search.rerank import COEFFICIENTS
+from lazy_intel.search.rerank import COEFFICIENTS, RERANK_FILE_CONTEXT
 from lazy_intel.search.rerank_facts import read_file_facts, second_stage
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -76,3 +76,19 @@ def test_search_reads_in_degrees_only_when_central_counts(workspace: Workspace) 
     checksums = next(f for f, p in found.evidence.file_path.items() if p == "pkg/checksums.py")
     assert runs[1.0][1][checksums]["central"] > 0
     assert runs[0.0][1][checksums]["central"] == 0.0  # not read: the feature does not count
+
+
+def test_search_ranks_chunks_with_the_second_stages_file_context_weight(workspace: Workspace) -> None:
+    query = "Wrong value from `compute_checksum` in pack"
+    with workspace.read() as view:
+        result = hybrid_search(view, query)
+        found = gather_evidence(view, query)
+        stage = fuse_files(found.evidence)
+        second, _ = second_stage(view, found.analysis, found.evidence, found.terms, stage)
+    expected = {
+        weight: rank_stage(found.evidence, stage, FusionWeights(file_context=weight), file_scores=second)[0]
+        for weight in (RERANK_FILE_CONTEXT, 1.0)
+    }
+    got = [(c.chunk_id, c.score) for c in result.chunks]
+    assert got == [(c.chunk_id, pytest.approx(c.score)) for c in expected[RERANK_FILE_CONTEXT]]
+    assert got != [(c.chunk_id, pytest.approx(c.score)) for c in expected[1.0]]  # the weight matters here

@@ -6,9 +6,11 @@ weights) and the second-stage features (``None``: no second stage). Fitting on a
 issues (``Evaluator.fit``):
 
 1. the first-stage candidate with the best objective on the training issues (``loc_cv.select``);
-2. the L2 penalty of the conditional logit by an inner leave-one-repository-out over the training
-   repositories (pooled inner held-out objective; ties to the stronger penalty; the strongest when
-   only one repository trains);
+2. the L2 penalty of the conditional logit — and, when the pipeline names ``optional`` features,
+   which of them join the ``features`` (none, each one alone, or all) — by an inner
+   leave-one-repository-out over the training repositories (pooled inner held-out objective; ties
+   to fewer optional features, then to the stronger penalty; the strongest penalty and no optional
+   feature when only one repository trains);
 3. the coefficients fitted on every training issue with that penalty (``loc_fit.fit``);
 4. the file-context weight chunks use after the second stage, by the objective on the training issues.
 
@@ -40,6 +42,17 @@ class Pipeline:
     features: tuple[str, ...] | None  # second-stage features; None: the first stage alone
     penalties: tuple[float, ...] = PENALTIES
     contexts: tuple[float, ...] = CONTEXTS
+    optional: tuple[str, ...] = ()  # features the inner cross-validation may add (see fit)
+
+    def feature_sets(self) -> list[tuple[str, ...]]:
+        """The feature sets the inner cross-validation chooses among: ``features``, then with each
+        optional feature alone, then with all of them (fewer first: ties keep the smaller)."""
+        base = self.features or ()
+        extra = [f for f in self.optional if f not in base]
+        sets = [base, *((*base, f) for f in extra)]
+        if len(extra) > 1:
+            sets.append((*base, *extra))
+        return sets
 
 
 @dataclass(frozen=True)
@@ -114,12 +127,11 @@ class Evaluator:
         return issue_score(run.issue, outcome_of(run, second))
 
     def _fitted(
-        self, pipeline: Pipeline, candidate: int, ids: Sequence[str], penalty: float
+        self, pipeline: Pipeline, candidate: int, ids: Sequence[str], penalty: float, features: Sequence[str]
     ) -> tuple[tuple[str, float], ...]:
-        assert pipeline.features is not None
         variant, config = pipeline.candidates[candidate]
-        beta = fit(self.queries(variant, config, ids, pipeline.features), penalty)
-        return tuple(zip(pipeline.features, (float(b) for b in beta), strict=True))
+        beta = fit(self.queries(variant, config, ids, features), penalty)
+        return tuple(zip(features, (float(b) for b in beta), strict=True))
 
     def fit(self, pipeline: Pipeline, train: Sequence[str]) -> Choice:
         first = loc_cv.select(
@@ -132,17 +144,19 @@ class Evaluator:
         train_repos = {i: self.repos[i] for i in train}
         # one training repository leaves no inner fold: the strongest penalty, untuned
         inner = loc_cv.leave_one_repository_out(train_repos) if len(set(train_repos.values())) > 1 else []
-        best_penalty, best_value = pipeline.penalties[0], None
-        for penalty in pipeline.penalties if inner else ():
-            pooled: list[IssueScore] = []
-            for fold in inner:
-                coefficients = self._fitted(pipeline, first, fold.train, penalty)
-                choice = Choice(first, penalty, coefficients, default_context)
-                pooled += [self.score(pipeline, choice, i) for i in fold.test]
-            value = loc_cv.objective(pooled)
-            if best_value is None or value > best_value:
-                best_penalty, best_value = penalty, value
-        coefficients = self._fitted(pipeline, first, train, best_penalty)
+        sets = pipeline.feature_sets()
+        best_features, best_penalty, best_value = sets[0], pipeline.penalties[0], None
+        for features in sets if inner else ():
+            for penalty in pipeline.penalties:
+                pooled: list[IssueScore] = []
+                for fold in inner:
+                    coefficients = self._fitted(pipeline, first, fold.train, penalty, features)
+                    choice = Choice(first, penalty, coefficients, default_context)
+                    pooled += [self.score(pipeline, choice, i) for i in fold.test]
+                value = loc_cv.objective(pooled)
+                if best_value is None or value > best_value:
+                    best_features, best_penalty, best_value = features, penalty, value
+        coefficients = self._fitted(pipeline, first, train, best_penalty, best_features)
         contexts = [Choice(first, best_penalty, coefficients, c) for c in pipeline.contexts]
         chosen = loc_cv.select(
             contexts, lambda k: {i: self.score(pipeline, contexts[k], i) for i in train}, train

@@ -55,6 +55,7 @@ from lazy_intel.search.rerank import (
     CANDIDATE_FEATURES,
     COEFFICIENTS,
     FEATURES,
+    RERANK_FILE_CONTEXT,
     static_features,
     wanted_tokens,
 )
@@ -95,7 +96,11 @@ def default_data() -> Path:
 
 # ---- configurations: weight settings over the same evidence (fusion.FusionWeights fields)
 _NO_EXTRAS = {"dense": 0.0, "symbol": 0.0, "path": 0.0, "phrase": 0.0, "graph": 0.0, "centrality": 0.0}
-_SHIPPED = Config(FusionWeights(), rerank=COEFFICIENTS if DEFAULT_CONFIG.rerank else None)
+_SHIPPED = (
+    Config(FusionWeights(file_context=RERANK_FILE_CONTEXT), rerank=COEFFICIENTS)
+    if DEFAULT_CONFIG.rerank
+    else Config(FusionWeights())
+)
 
 CONFIGS: dict[str, Config] = {
     "default": _SHIPPED,  # what search ships: first stage, second stage when on by default
@@ -538,6 +543,10 @@ def parse_grid(spec: str) -> dict[str, tuple[float, ...]]:
     return space
 
 
+# Second-stage features each fold's inner cross-validation may add to the others (none, each alone,
+# or all: ``loc_rerank.Pipeline.optional``); the shipped ones are those chosen on all 63 issues.
+OPTIONAL_FEATURES = ("prose", "named_stem", "named_dir", "central")
+
 # first-stage signals whose held-out ablation is computed when the grid offers them weight 0
 SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
 
@@ -559,7 +568,15 @@ def pipelines(
     grid = grid_candidates(space)
     tunable = [v for v in variants if v not in COMPARISON_VARIANTS]
     every = tuple((v, c) for v in tunable for c in grid)
-    out = [Pipeline("first stage", every, None), Pipeline("two stages", every, FEATURES)]
+    base = tuple(f for f in FEATURES if f not in OPTIONAL_FEATURES)
+    optional = tuple(f for f in OPTIONAL_FEATURES if f in CANDIDATE_FEATURES)
+    out = [
+        Pipeline("first stage", every, None),
+        Pipeline("two stages", every, base, optional=optional),
+    ]
+    if optional:  # the choice of optional features, against both fixed extremes
+        out.append(Pipeline("two stages, no optional feature", every, base))
+        out.append(Pipeline(f"two stages, always with {', '.join(optional)}", every, (*base, *optional)))
     if not ablations:
         return out
     if set(CANDIDATE_FEATURES) != set(FEATURES):

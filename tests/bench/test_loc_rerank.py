@@ -69,3 +69,39 @@ def test_a_feature_that_only_fits_the_training_repositories_does_not_help_held_o
     held = evaluator.cross_validate(pipes.Pipeline("two", candidates, ("first", "first_rank", "coverage")))
     x_scores = [s for i, s in held.scores.items() if i.startswith("o/x")]
     assert cv.summary(x_scores)["file@1"] == 0.0
+
+
+def test_optional_feature_sets_go_from_none_to_each_alone_to_all() -> None:
+    p = pipes.Pipeline("p", (), ("first",), optional=("a", "b", "first"))
+    assert p.feature_sets() == [("first",), ("first", "a"), ("first", "b"), ("first", "a", "b")]
+    assert pipes.Pipeline("q", (), ("first",), optional=("a",)).feature_sets() == [("first",), ("first", "a")]
+    assert pipes.Pipeline("r", (), ("first",)).feature_sets() == [("first",)]
+
+
+def test_the_inner_cross_validation_adds_an_optional_feature_that_holds_across_repositories() -> None:
+    runs = {}
+    for r, repo in enumerate(("o/x", "o/y", "o/z", "o/w")):
+        for k in range(4):
+            run = _run(f"{repo}-{k}", repo, gold_at=2 + (k + r) % 3)
+            runs[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    pipeline = pipes.Pipeline("two", candidates, ("first", "first_rank"), optional=("coverage",))
+    held = evaluator.cross_validate(pipeline)
+    assert cv.summary(list(held.scores.values()))["file@1"] == 100.0
+    for choice in [*held.chosen.values(), held.in_sample]:
+        assert [name for name, _ in choice.coefficients] == ["first", "first_rank", "coverage"]
+
+
+def test_an_optional_feature_that_changes_nothing_is_left_out() -> None:
+    runs = {}
+    for r, repo in enumerate(("o/x", "o/y", "o/z")):
+        for k in range(3):
+            run = _run(f"{repo}-{k}", repo, gold_at=2 + (k + r) % 3)
+            runs[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    base = ("first", "first_rank", "coverage")
+    held = evaluator.cross_validate(pipes.Pipeline("two", candidates, base, optional=("dense",)))
+    for choice in [*held.chosen.values(), held.in_sample]:  # dense is 0 everywhere: a tie keeps fewer
+        assert tuple(name for name, _ in choice.coefficients) == base

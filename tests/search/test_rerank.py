@@ -14,13 +14,18 @@ from lazy_intel.search.rerank import (
     TOKEN_FEATURES,
     FileFacts,
     QueryFacts,
+    central,
     coverage,
+    is_prose_path,
     linear_scores,
     mentioned_names,
+    named_weight,
+    path_parts,
     rerank,
     second_stage_scores,
     stage_features,
     static_features,
+    term_weights,
 )
 
 TRACE = """Session.resolve_redirects drops the method
@@ -150,3 +155,60 @@ def test_search_uses_the_features_it_ships_and_reads_tokens_only_for_token_featu
 
     assert set(FEATURES) | set(TOKEN_FEATURES) == set(CANDIDATE_FEATURES)
     assert set(COEFFICIENTS) == set(FEATURES)  # a named, documented constant per shipped feature
+
+
+def test_path_parts_leave_out_the_package_and_name_a_package_by_its_directory() -> None:
+    assert path_parts("src/_pytest/skipping.py") == ("skipping", [])
+    assert path_parts("sphinx/ext/napoleon/__init__.py") == ("napoleon", ["ext"])
+    assert path_parts("sphinx/ext/napoleon/docstring.py") == ("docstring", ["ext", "napoleon"])
+    assert path_parts("lib/pkg/a/b.py") == ("b", ["a"])
+    assert path_parts("CHANGES") == ("CHANGES", [])
+    assert path_parts(".gitignore") == (".gitignore", [])
+
+
+def test_a_path_part_is_named_exactly_or_by_its_stem_at_half() -> None:
+    terms = term_weights(analyze_query("napoleon: skipped attributes in docstrings"))
+    exact, _ = terms
+    assert named_weight("napoleon", terms) == pytest.approx(exact["napoleon"])
+    # "skipped" and "skipping" share the stem "skip": named at half the term's weight
+    assert named_weight("skipping", terms) == pytest.approx(0.5 * exact["skipped"])
+    assert named_weight("_napoleon_", terms) == named_weight("napoleon", terms)  # underscores aside
+    assert named_weight("autodoc", terms) == 0.0 and named_weight("__", terms) == 0.0
+
+
+def test_named_stem_and_named_dir_features() -> None:
+    analysis = analyze_query("napoleon escapes the trailing underscore of an attribute in docstring")
+    facts = {
+        1: FileFacts("sphinx/ext/napoleon/docstring.py", (), frozenset()),
+        2: FileFacts("sphinx/ext/napoleon/__init__.py", (), frozenset()),
+        3: FileFacts("sphinx/ext/autodoc/__init__.py", (), frozenset()),
+        4: FileFacts("sphinx/napoleon.py", (), frozenset()),
+    }
+    evidence = Evidence({}, {}, {}, {f: x.path for f, x in facts.items()}, False)
+    features = static_features(analysis, evidence, QueryFacts((), 1, {}), facts)
+    assert features[1]["named_stem"] > 0 and features[1]["named_dir"] > 0  # docstring, in napoleon/
+    assert features[2]["named_stem"] > 0 and features[2]["named_dir"] == 0.0  # the package napoleon
+    assert features[3]["named_stem"] == features[3]["named_dir"] == 0.0
+    # the top-level package (every file's) never counts as a named directory
+    sphinx = analyze_query("sphinx napoleon")
+    assert static_features(sphinx, evidence, QueryFacts((), 1, {}), {4: facts[4]})[4]["named_dir"] == 0.0
+
+
+def test_prose_is_whatever_is_not_parsed_source() -> None:
+    assert is_prose_path("CHANGES") and is_prose_path("CHANGELOG.rst") and is_prose_path("doc/usage.md")
+    assert is_prose_path("HISTORY.rst") and is_prose_path("setup.cfg")
+    assert not is_prose_path("src/flask/cli.py") and not is_prose_path("lib/index.ts")
+    features = static_features(analyze_query("x"), _evidence(), _query(), _facts())
+    assert {f: v["prose"] for f, v in features.items()} == {1: 0.0, 2: 0.0, 3: 0.0, 4: 0.0}
+
+
+def test_central_grows_with_the_in_degree_and_saturates() -> None:
+    from lazy_intel.search.rerank import CENTRAL_SATURATION
+
+    values = [central(d) for d in (0, 1, 5, 20, CENTRAL_SATURATION, 10 * CENTRAL_SATURATION)]
+    assert values[0] == 0.0 and values == sorted(values) and len(set(values[:5])) == 5
+    assert values[4] == pytest.approx(1.0) and values[5] == 1.0
+    facts = {1: FileFacts("a.py", (), frozenset(), in_degree=7), 2: FileFacts("b.py", (), frozenset())}
+    evidence = Evidence({}, {}, {}, {1: "a.py", 2: "b.py"}, False)
+    features = static_features(analyze_query("x"), evidence, QueryFacts((), 1, {}), facts)
+    assert features[1]["central"] == pytest.approx(central(7)) and features[2]["central"] == 0.0

@@ -11,13 +11,14 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lazy_intel.search import fusion, signals
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
 from lazy_intel.search.lexical import ColumnWeights
 from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query
+from lazy_intel.search.rerank import RERANK_FILE_CONTEXT
 from lazy_intel.search.rerank_facts import second_stage
 from lazy_intel.search.signals import (  # the signals' names, for the callers of this module
     LEXICAL_PREFILTER,
@@ -255,8 +256,11 @@ def hybrid_search(
         coverage.append(
             f"rerank: the first stage's best {len(features)} files re-ordered by whole-file features"
         )
+    ranked = weights
+    if second is not None:  # chunks lean on the second stage's file scores harder (rerank.py)
+        ranked = replace(weights or fusion.FusionWeights(), file_context=RERANK_FILE_CONTEXT)
     fused_chunks, fused_files = fusion.rank_stage(
-        evidence, stage, weights, file_context=config.file_context, file_scores=second, file_reasons=reasons
+        evidence, stage, ranked, file_context=config.file_context, file_scores=second, file_reasons=reasons
     )
     chunks = [
         RankedChunk(c.chunk_id, c.file_id, found.chunk_symbol.get(c.chunk_id), c.score, c.signals)

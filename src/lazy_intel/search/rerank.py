@@ -16,7 +16,15 @@ file as a whole (``search/rerank_facts.py`` reads it; everything here is pure):
 - ``breadth`` — how many of its chunks the lexical signal found;
 - ``phrase`` — a quoted message or code fragment occurs in it in order; ``raises`` — that, and
   it names an error type the report names (where the error is raised);
-- ``test``, ``auxiliary``, ``init`` — what kind of file it is;
+- ``test``, ``auxiliary``, ``init`` — what kind of file it is; ``prose`` — it is not source code of
+  a parsed language (a changelog, documentation, data: the report's words are there, the fix rarely);
+- ``named_stem`` — the report names the file's stem (``skipping`` for ``skipping.py``; a package's
+  ``__init__.py`` goes by its directory), exactly or by its English stem (at half), weighted like the
+  term over the query's best term; ``named_dir`` — the same for its directories below the top-level
+  package (``napoleon`` in ``sphinx/ext/napoleon/docstring.py``; a leading ``src``/``lib`` and the
+  package itself, which every file of the project shares, are left out);
+- ``central`` — how many resolved references reach the file from other files (``ln(1 + in-degree)``
+  over ``ln(1 + CENTRAL_SATURATION)``, at most 1): a file much of the project uses;
 - ``dense`` — the dense signal's best chunk of the file, rescaled (0 without an embedding model):
   the seam where a dense projection enters the second stage as one more feature.
 
@@ -34,8 +42,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from lazy_intel.parse.languages import is_parsed_language, language_for_path
 from lazy_intel.search.fusion import Evidence, is_auxiliary_path, is_test_path, rescaled
 from lazy_intel.search.query import QueryAnalysis
+from lazy_intel.text.stems import stem
 
 RERANK_FILES = 30  # the first stage's best files the second stage re-orders
 # Every feature :func:`static_features` and :func:`stage_features` compute (the benchmark evaluates
@@ -55,6 +65,10 @@ CANDIDATE_FEATURES: tuple[str, ...] = (
     "auxiliary",
     "init",
     "dense",
+    "prose",
+    "named_stem",
+    "named_dir",
+    "central",
 )
 # Features that need the candidate files' tokens (the costliest read of the second stage: on django
 # a fifth of a search). Held out, neither changed a figure (docs/retrieval.md), so search leaves them
@@ -63,25 +77,38 @@ TOKEN_FEATURES: tuple[str, ...] = ("coverage", "raises")
 FEATURES: tuple[str, ...] = tuple(f for f in CANDIDATE_FEATURES if f not in TOKEN_FEATURES)
 # Coefficients of the linear second-stage score, per shipped feature (see the module docstring): the
 # conditional logit fitted over FEATURES on all 63 SWE-bench Lite dev issues (L2 penalty 0.3, chosen
-# by the inner cross-validation; evidence from the code merged with main at 1edf849), after the
-# held-out figure was computed with per-fold fits over the same features (docs/retrieval.md,
+# by the inner cross-validation together with the optional features ``prose``, ``named_stem``,
+# ``named_dir`` and ``central``, all four of which it chose; evidence from the code at 3d48336),
+# after the held-out figure was computed with per-fold choices and fits (docs/retrieval.md,
 # `bench/swebench_loc.py`). ``dense`` is 0: no embedding model was on for the fit.
 COEFFICIENTS: dict[str, float] = {
-    "first": 1.825,
-    "first_rank": 2.444,
-    "defines": -0.295,
-    "defines_qualified": 2.147,
-    "frame": 0.147,
-    "path": 0.055,
-    "breadth": 0.624,
-    "phrase": 1.348,
-    "test": -3.355,
-    "auxiliary": -2.982,
-    "init": -0.921,
+    "first": 1.662,
+    "first_rank": 2.381,
+    "defines": -0.519,
+    "defines_qualified": 2.193,
+    "frame": 0.187,
+    "path": -0.363,
+    "breadth": 0.212,
+    "phrase": 1.456,
+    "test": -3.006,
+    "auxiliary": -2.210,
+    "init": -0.978,
     "dense": 0.0,
+    "prose": -1.665,
+    "named_stem": 0.389,
+    "named_dir": 1.908,
+    "central": 0.577,
 }
+# The weight of a chunk's file context (``FusionWeights.file_context``, 1 by default) once the second
+# stage has scored the files: chosen with the coefficients (1, 0.5, 2 or 4, by the objective on the
+# training issues). A second-stage score is exp(score - best), so files below the best fall off fast
+# and the best file's chunks need a stronger pull to lead the function ranking.
+RERANK_FILE_CONTEXT = 4.0
 OWNER_FACTOR = 0.5  # the class of a ``Class.method`` mention counts half the mention
 BREADTH_SATURATION = 20  # this many lexical chunks of a file make breadth 1
+CENTRAL_SATURATION = 50  # this many resolved references from other files make central 1
+STEM_NAME_FACTOR = 0.5  # a path part the report names only by its English stem counts half
+PACKAGE_ROOTS = frozenset({"src", "lib"})  # directories above a project's top-level package
 MAX_PATH_SCORE = 3.0  # the path signal's strongest raw score (the innermost frame's file)
 INIT_RE = re.compile(r"(^|/)__init__\.py$")
 
@@ -94,6 +121,7 @@ class FileFacts:
     # definitions in the file whose name the query mentions: (name, qualified name)
     definitions: tuple[tuple[str, str], ...]
     tokens: frozenset[str]  # the query's tokens (terms, error types) that occur in the file
+    in_degree: int = 0  # resolved references to the file's definitions from other files
 
 
 @dataclass(frozen=True)
@@ -166,6 +194,52 @@ def coverage(tokens: frozenset[str], query: QueryFacts) -> float:
     return found / total if total > 0 else 0.0
 
 
+def term_weights(analysis: QueryAnalysis) -> tuple[dict[str, float], dict[str, float]]:
+    """The query's terms and their English stems, each with its weight over the best term's."""
+    top = max((w for _, w in analysis.terms), default=1.0) or 1.0
+    exact: dict[str, float] = {}
+    stems: dict[str, float] = {}
+    for term, weight in analysis.terms:
+        exact[term] = max(exact.get(term, 0.0), weight / top)
+        s = stem(term)
+        stems[s] = max(stems.get(s, 0.0), weight / top)
+    return exact, stems
+
+
+def named_weight(part: str, terms: tuple[dict[str, float], dict[str, float]]) -> float:
+    """How strongly the query names one path part (a stem or directory): exactly, else by its stem."""
+    exact, stems = terms
+    token = part.strip("_").lower()
+    if not token:
+        return 0.0
+    return max(exact.get(token, 0.0), STEM_NAME_FACTOR * stems.get(stem(token), 0.0))
+
+
+def path_parts(path: str) -> tuple[str, list[str]]:
+    """A file's stem and its directories below the top-level package (see ``named_dir``).
+
+    ``src/_pytest/skipping.py`` -> (``skipping``, []); ``sphinx/ext/napoleon/__init__.py`` ->
+    (``napoleon``, [``ext``]).
+    """
+    parts = path.split("/")
+    name, dirs = parts[-1], parts[:-1]
+    base = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    if base == "__init__" and dirs:
+        base, dirs = dirs[-1], dirs[:-1]
+    if dirs and dirs[0] in PACKAGE_ROOTS:
+        dirs = dirs[1:]
+    return base, dirs[1:]
+
+
+def is_prose_path(path: str) -> bool:
+    """Not source code of a parsed language: documentation, changelogs, configuration, data."""
+    return not is_parsed_language(language_for_path(path))
+
+
+def central(in_degree: int) -> float:
+    return min(1.0, math.log1p(max(0, in_degree)) / math.log1p(CENTRAL_SATURATION))
+
+
 def static_features(
     analysis: QueryAnalysis,
     evidence: Evidence,
@@ -186,8 +260,10 @@ def static_features(
         dense[file_id] = max(dense.get(file_id, 0.0), value)
     path_scores = evidence.file_signals.get("path", {})
     error_tokens = {e.lower() for e in analysis.errors}
+    terms = term_weights(analysis)
     out: dict[int, dict[str, float]] = {}
     for file_id, fact in facts.items():
+        base, dirs = path_parts(fact.path)
         defines = 0.0
         qualified = 0.0
         frame = 0.0
@@ -212,6 +288,10 @@ def static_features(
             "auxiliary": 1.0 if is_auxiliary_path(fact.path) else 0.0,
             "init": 1.0 if INIT_RE.search(fact.path) else 0.0,
             "dense": dense.get(file_id, 0.0),
+            "prose": 1.0 if is_prose_path(fact.path) else 0.0,
+            "named_stem": named_weight(base, terms),
+            "named_dir": max((named_weight(d, terms) for d in dirs), default=0.0),
+            "central": central(fact.in_degree),
         }
     return out
 

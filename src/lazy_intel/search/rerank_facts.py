@@ -1,8 +1,10 @@
 """What the second stage reads from the index for its candidates (``search/rerank.py`` scores it).
 
-Three bounded queries over one read view: the definitions in the candidate files whose names the
-query mentions, how often each such name is defined anywhere, and the distinct index tokens of each
-candidate file (its full-text rows: every column, stems included).
+Bounded, batched queries over one read view (never one per candidate): the definitions in the
+candidate files whose names the query mentions, how often each such name is defined anywhere, the
+resolved in-degree of each candidate file in the code graph (when the ``central`` feature counts),
+and the distinct index tokens of each candidate file (its full-text rows: every column, stems
+included; when a token feature counts).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from lazy_intel.search.fusion import Evidence, FileStage
+from lazy_intel.search.graph_priors import in_degree_sql
 from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import (
     COEFFICIENTS,
@@ -53,8 +56,11 @@ def read_file_facts(
     file_ids: Sequence[int],
     paths: Mapping[int, str],
     tokens: Sequence[str],
+    *,
+    in_degrees: bool = True,
 ) -> dict[int, FileFacts]:
-    """Definitions of mentioned names in each file of ``file_ids``, and which of ``tokens`` it holds.
+    """Definitions of mentioned names in each file of ``file_ids``, which of ``tokens`` it holds, and
+    (``in_degrees``) its resolved in-degree from other files (0 without a code graph).
 
     A file's tokens are its chunks' ``body`` and ``stems`` full-text rows (a definition's name,
     signature and docstring are in its body) and its path; a token is looked up whole, as the space-
@@ -65,6 +71,7 @@ def read_file_facts(
         return {}
     names = mentioned_names(analysis)[:MAX_NAMES]
     definitions: dict[int, list[tuple[str, str]]] = {f: [] for f in ids}
+    degrees: dict[str, int] = {}
     texts: dict[int, list[str]] = {f: [path_text(paths.get(f, ""))] for f in ids}
     columns = ", ".join(f"t.{c}" for c in ("body", "stems") if c in view.fts_columns) if tokens else ""
     for start in range(0, len(ids), 200):
@@ -76,6 +83,10 @@ def read_file_facts(
                 [*batch, *names],
             ):
                 definitions[int(file_id)].append((str(name), str(qualified)))
+        if in_degrees:
+            wanted = [paths.get(f, "") for f in batch]
+            sql, fixed = in_degree_sql(len(wanted))
+            degrees.update((str(p), int(d)) for p, d in view.conn.execute(sql, (*fixed, *wanted)))
         if not columns:
             continue  # no token asked about: the full-text rows are not read
         for row in view.conn.execute(
@@ -88,7 +99,8 @@ def read_file_facts(
     for f in ids:
         joined = " " + " ".join(texts[f]) + " "
         present = frozenset(t for t in tokens if f" {t} " in joined)
-        out[f] = FileFacts(paths.get(f, ""), tuple(definitions[f]), present)
+        path = paths.get(f, "")
+        out[f] = FileFacts(path, tuple(definitions[f]), present, degrees.get(path, 0))
     return out
 
 
@@ -108,7 +120,12 @@ def second_stage(
     # the files' tokens only when a feature that needs them counts (TOKEN_FEATURES)
     needs_tokens = any(coefficients.get(f, 0.0) for f in TOKEN_FEATURES)
     facts = read_file_facts(
-        view, analysis, chosen, paths, wanted_tokens(analysis, terms) if needs_tokens else []
+        view,
+        analysis,
+        chosen,
+        paths,
+        wanted_tokens(analysis, terms) if needs_tokens else [],
+        in_degrees=bool(coefficients.get("central", 0.0)),
     )
     static = static_features(analysis, evidence, read_query_facts(view, analysis, terms), facts)
     return rerank(stage.file_scores, paths, static, coefficients, n)

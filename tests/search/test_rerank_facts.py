@@ -1,0 +1,94 @@
+"""What the second stage reads (search/rerank_facts.py), over a real indexed store."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lazy_intel.search.fusion import FusionWeights, fuse_files, rank_stage
+from lazy_intel.search.graph_priors import compute_priors
+from lazy_intel.search.hybrid import gather_evidence, hybrid_search
+from lazy_intel.search.query import analyze_query
+from lazy_intel.search.rerank import COEFFICIENTS, RERANK_FILE_CONTEXT
+from lazy_intel.search.rerank_facts import read_file_facts, second_stage
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/checksums.py": "def compute_checksum(data):\n    return sum(data) % 251\n",
+    "pkg/archive.py": (
+        "from pkg.checksums import compute_checksum\n\ndef pack(blob):\n    return compute_checksum(blob)\n"
+    ),
+    "pkg/more.py": (
+        "from pkg.checksums import compute_checksum\n\n"
+        "def twice(x):\n    return compute_checksum(x) + compute_checksum(x)\n"
+    ),
+    "pkg/render.py": "def paint(canvas):\n    return canvas.fill()\n",
+    "CHANGES": "compute_checksum is faster\n",
+}
+
+
+@pytest.fixture
+def workspace(make_repo: Callable[..., Path]) -> Workspace:
+    ws = Workspace.open(make_repo(FILES), settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    return ws
+
+
+def test_file_facts_hold_definitions_and_the_resolved_in_degree(workspace: Workspace) -> None:
+    analysis = analyze_query("Wrong value from `compute_checksum`")
+    with workspace.read() as view:
+        paths = {int(i): str(p) for i, p in view.conn.execute("SELECT id, path FROM files")}
+        ids = sorted(paths)
+        facts = read_file_facts(view, analysis, ids, paths, [])
+        without = read_file_facts(view, analysis, ids, paths, [], in_degrees=False)
+        # the same count the centrality prior reads (one batched query, not one per file)
+        priors = compute_priors(view, analysis, list(paths.values()))
+    by_path = {f.path: f for f in facts.values()}
+    assert by_path["pkg/checksums.py"].definitions == (("compute_checksum", "compute_checksum"),)
+    assert by_path["pkg/checksums.py"].in_degree >= 2  # called from archive.py and more.py
+    assert by_path["pkg/render.py"].in_degree == 0 and by_path["CHANGES"].in_degree == 0
+    for path, value in priors.central_files.items():
+        assert value == pytest.approx(math.log1p(by_path[path].in_degree))
+    assert all(f.in_degree == 0 for f in without.values())
+
+
+def test_search_reads_in_degrees_only_when_central_counts(workspace: Workspace) -> None:
+    query = "Wrong value from `compute_checksum`"
+    with workspace.read() as view:
+        found = gather_evidence(view, query)
+        stage = fuse_files(found.evidence)
+        runs = {
+            weight: second_stage(
+                view,
+                found.analysis,
+                found.evidence,
+                found.terms,
+                stage,
+                coefficients={**COEFFICIENTS, "central": weight},
+            )
+            for weight in (0.0, 1.0)
+        }
+    checksums = next(f for f, p in found.evidence.file_path.items() if p == "pkg/checksums.py")
+    assert runs[1.0][1][checksums]["central"] > 0
+    assert runs[0.0][1][checksums]["central"] == 0.0  # not read: the feature does not count
+
+
+def test_search_ranks_chunks_with_the_second_stages_file_context_weight(workspace: Workspace) -> None:
+    query = "Wrong value from `compute_checksum` in pack"
+    with workspace.read() as view:
+        result = hybrid_search(view, query)
+        found = gather_evidence(view, query)
+        stage = fuse_files(found.evidence)
+        second, _ = second_stage(view, found.analysis, found.evidence, found.terms, stage)
+    expected = {
+        weight: rank_stage(found.evidence, stage, FusionWeights(file_context=weight), file_scores=second)[0]
+        for weight in (RERANK_FILE_CONTEXT, 1.0)
+    }
+    got = [(c.chunk_id, c.score) for c in result.chunks]
+    assert got == [(c.chunk_id, pytest.approx(c.score)) for c in expected[RERANK_FILE_CONTEXT]]
+    assert got != [(c.chunk_id, pytest.approx(c.score)) for c in expected[1.0]]  # the weight matters here

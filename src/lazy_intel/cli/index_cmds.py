@@ -42,11 +42,12 @@ def emit(answer: Answer, as_json: bool, render: Callable[[Answer], str] | None =
 
 def open_workspace_or_exit(root: str, state_dir: str | None, as_json: bool, operation: str) -> Workspace:
     """The workspace of one CLI command. It never syncs in the background (``auto_index`` off): the
-    process exits right after answering, and would kill a background sync mid-publication."""
+    process exits right after answering, and would kill a background sync mid-publication. It keeps
+    no in-memory postings (``postings_mb`` 0): a process that answers once would read each phrase's
+    scores to use them once, and FTS5 ranks the same (nor does it import NumPy for them)."""
     try:
-        return Workspace.open(
-            root, settings=load_settings(auto_index=False), state_dir=Path(state_dir) if state_dir else None
-        )
+        settings = load_settings(auto_index=False, postings_mb=0)
+        return Workspace.open(root, settings=settings, state_dir=Path(state_dir) if state_dir else None)
     except LazyIntelError as exc:
         emit(error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
         raise AssertionError("unreachable") from None

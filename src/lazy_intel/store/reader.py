@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from lazy_intel.errors import StoreCorrupt, StoreError, Timeout
 from lazy_intel.settings import SETTINGS_BY_NAME
-from lazy_intel.store.postings import memory_lexical
 from lazy_intel.store.schema import (
     FTS_COLUMNS_BY_VERSION,
     READABLE_SCHEMA_VERSIONS,
@@ -233,6 +232,8 @@ class ReadView:
         answer within their bound (``store/postings.py``), else by FTS5.
         """
         if self.postings_bytes > 0 and query.columns == self.fts_columns:
+            from lazy_intel.store.postings import memory_lexical  # NumPy, only where postings are kept
+
             found = memory_lexical(
                 self.conn, (str(self.store_path), self.generation), query, self.postings_bytes
             )

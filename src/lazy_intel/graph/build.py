@@ -103,8 +103,9 @@ class GraphResolver:
     resolved_all: Callable[[], None] = lambda: None
 
 
-# graph_files.deps of a file described but not resolved yet (no join of real tokens is this)
-PENDING_DEPS = "\x00"
+# graph_files.deps of a file described but not resolved yet (no join of real tokens is this; not NUL,
+# which PostgreSQL's text cannot hold)
+PENDING_DEPS = "\x01pending"
 
 
 @dataclass(frozen=True)

@@ -102,12 +102,15 @@ def neighbours_sql() -> tuple[str, tuple[object, ...]]:
 
 
 def in_degree_sql(n_paths: int) -> tuple[str, tuple[object, ...]]:
-    """Rows (path, resolved in-degree from other files) for ``n_paths`` paths given after the fixed args."""
+    """Rows (path, resolved in-degree from other files) for ``n_paths`` paths given after the fixed args.
+
+    "From another file" is written with ``COALESCE`` and ``<>``, not ``IS NOT``: PostgreSQL has no
+    ``IS NOT`` between values, and ``IS DISTINCT FROM`` needs SQLite 3.39."""
     types = ",".join("?" * len(PROXIMITY_EDGE_TYPES))
     marks = ",".join("?" * n_paths)
     sql = (
         "SELECT n.path, count(*) FROM nodes n JOIN edges e ON e.dst = n.id "
-        f"WHERE e.type IN ({types}) AND e.confidence >= ? AND e.path IS NOT n.path "
+        f"WHERE e.type IN ({types}) AND e.confidence >= ? AND COALESCE(e.path, '') <> COALESCE(n.path, '') "
         f"AND n.path IN ({marks}) GROUP BY n.path"
     )
     return sql, (*PROXIMITY_EDGE_TYPES, MIN_CONFIDENCE)

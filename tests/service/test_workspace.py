@@ -68,15 +68,22 @@ def test_a_full_rebuild_leaves_no_free_page_cache_resident(tmp_path: Path) -> No
     assert left_kb < 2048  # it was about 8 MB before the rebuild released it
 
 
-def _alive(*names: str) -> dict[str, int]:
-    """How many objects of each named lazy_intel.graph class are reachable or uncollected now."""
-    counts = dict.fromkeys(names, 0)
+GRAPH_WORKING_SET = ("FactStore", "FileModel", "Flow", "Program")
+
+
+def _graph_objects() -> list[object]:
+    """The objects of the graph's working-set classes alive (reachable or uncollected) now."""
+    found = []
     for obj in gc.get_objects():
         kind = type(obj)
         module = kind.__dict__.get("__module__")
-        if isinstance(module, str) and module.startswith("lazy_intel.graph.") and kind.__name__ in counts:
-            counts[kind.__name__] += 1
-    return counts
+        if (
+            isinstance(module, str)
+            and module.startswith("lazy_intel.graph.")
+            and kind.__name__ in GRAPH_WORKING_SET
+        ):
+            found.append(obj)
+    return found
 
 
 def test_an_edit_sync_leaves_none_of_its_graph_working_set_behind(make_repo) -> None:
@@ -92,15 +99,14 @@ def test_an_edit_sync_leaves_none_of_its_graph_working_set_behind(make_repo) -> 
     ws = Workspace.open(root, settings=load_settings(env={}))
     try:
         ws.sync()
+        # held, so their ids stay theirs: what other tests left alive is not this sync's
+        before = _graph_objects()
         (root / "pkg/base.py").write_text(files["pkg/base.py"] + "\n\ndef added():\n    return Base()\n")
         report = ws.sync()
         assert report.modified == 1 and report.graph is not None and report.graph.nodes > 0
         assert ws.wait_background(WAIT_S)
-        assert _alive("FactStore", "FileModel", "Flow", "Program") == {
-            "FactStore": 0,
-            "FileModel": 0,
-            "Flow": 0,
-            "Program": 0,
-        }
+        known = {id(obj) for obj in before}
+        left = sorted(type(obj).__name__ for obj in _graph_objects() if id(obj) not in known)
+        assert left == []
     finally:
         ws.close()

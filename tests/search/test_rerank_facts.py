@@ -12,7 +12,7 @@ from lazy_intel.search.fusion import FusionWeights, fuse_files, rank_stage
 from lazy_intel.search.graph_priors import compute_priors
 from lazy_intel.search.hybrid import gather_evidence, hybrid_search
 from lazy_intel.search.query import analyze_query
-from lazy_intel.search.rerank import COEFFICIENTS, RERANK_FILE_CONTEXT
+from lazy_intel.search.rerank import CENTRAL_SATURATION, COEFFICIENTS, RERANK_FILE_CONTEXT
 from lazy_intel.search.rerank_facts import read_file_facts, second_stage
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -28,6 +28,9 @@ FILES = {
         "def twice(x):\n    return compute_checksum(x) + compute_checksum(x)\n"
     ),
     "pkg/render.py": "def paint(canvas):\n    return canvas.fill()\n",
+    # more references to one function than the in-degree is counted to (CENTRAL_SATURATION)
+    "pkg/hot.py": "def hot():\n    return 1\n",
+    "pkg/busy.py": "from pkg.hot import hot\n\ndef busy():\n    return [" + ", ".join(["hot()"] * 60) + "]\n",
     "CHANGES": "compute_checksum is faster\n",
 }
 
@@ -46,14 +49,19 @@ def test_file_facts_hold_definitions_and_the_resolved_in_degree(workspace: Works
         ids = sorted(paths)
         facts = read_file_facts(view, analysis, ids, paths, [])
         without = read_file_facts(view, analysis, ids, paths, [], in_degrees=False)
-        # the same count the centrality prior reads (one batched query, not one per file)
+        # the count the centrality prior reads, up to where the central feature saturates
         priors = compute_priors(view, analysis, list(paths.values()))
     by_path = {f.path: f for f in facts.values()}
     assert by_path["pkg/checksums.py"].definitions == (("compute_checksum", "compute_checksum"),)
     assert by_path["pkg/checksums.py"].in_degree >= 2  # called from archive.py and more.py
     assert by_path["pkg/render.py"].in_degree == 0 and by_path["CHANGES"].in_degree == 0
+    assert by_path["pkg/hot.py"].in_degree == CENTRAL_SATURATION  # 60 calls, counted up to the cap
+    assert priors.central_files["pkg/hot.py"] >= math.log1p(60)
     for path, value in priors.central_files.items():
-        assert value == pytest.approx(math.log1p(by_path[path].in_degree))
+        expected = math.log1p(by_path[path].in_degree)
+        assert (
+            value == pytest.approx(expected) if value < math.log1p(CENTRAL_SATURATION) else value >= expected
+        )
     assert all(f.in_degree == 0 for f in without.values())
 
 

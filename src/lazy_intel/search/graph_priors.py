@@ -116,6 +116,19 @@ def in_degree_sql(n_paths: int) -> tuple[str, tuple[object, ...]]:
     return sql, (*PROXIMITY_EDGE_TYPES, MIN_CONFIDENCE)
 
 
+def capped_in_degree_sql() -> tuple[str, tuple[object, ...]]:
+    """One row (the resolved in-degree of one path from other files, counted up to a cap): the path
+    and the cap are given after the fixed args. The count stops at the cap, so a file much of the
+    project uses (Django's ``fields/__init__.py``: 5,655 references) costs the cap, not its fan-in."""
+    types = ",".join("?" * len(PROXIMITY_EDGE_TYPES))
+    sql = (
+        "SELECT count(*) FROM (SELECT 1 FROM nodes n JOIN edges e ON e.dst = n.id "
+        f"WHERE n.path = ? AND e.type IN ({types}) AND e.confidence >= ? "
+        "AND COALESCE(e.path, '') <> COALESCE(n.path, '') LIMIT ?) AS hits"
+    )
+    return sql, (*PROXIMITY_EDGE_TYPES, MIN_CONFIDENCE)
+
+
 # ---- scoring (pure)
 def seed_identifiers(analysis: QueryAnalysis, limit: int = MAX_PRIOR_IDENTIFIERS) -> list[tuple[str, float]]:
     """(bare name, weight) of the query's identifiers, best first, distinct, at most ``limit``."""

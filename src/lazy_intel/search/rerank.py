@@ -121,7 +121,9 @@ class FileFacts:
     # definitions in the file whose name the query mentions: (name, qualified name)
     definitions: tuple[tuple[str, str], ...]
     tokens: frozenset[str]  # the query's tokens (terms, error types) that occur in the file
-    in_degree: int = 0  # resolved references to the file's definitions from other files
+    in_degree: int = (
+        0  # resolved references to the file's definitions from other files, up to CENTRAL_SATURATION
+    )
 
 
 @dataclass(frozen=True)

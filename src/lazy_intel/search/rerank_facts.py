@@ -1,8 +1,8 @@
 """What the second stage reads from the index for its candidates (``search/rerank.py`` scores it).
 
-Bounded, batched queries over one read view (never one per candidate): the definitions in the
-candidate files whose names the query mentions, how often each such name is defined anywhere, the
-resolved in-degree of each candidate file in the code graph (when the ``central`` feature counts),
+Bounded, batched queries over one read view: the definitions in the candidate files whose names the query mentions, how often each such name is defined anywhere, the
+resolved in-degree of each candidate file in the code graph up to where ``central`` saturates (one
+small query per candidate, each stopping at that count; when the ``central`` feature counts),
 and the distinct index tokens of each candidate file (its full-text rows: every column, stems
 included; when a token feature counts).
 """
@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from lazy_intel.search.fusion import Evidence, FileStage
-from lazy_intel.search.graph_priors import in_degree_sql
+from lazy_intel.search.graph_priors import capped_in_degree_sql
 from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import (
+    CENTRAL_SATURATION,
     COEFFICIENTS,
     RERANK_FILES,
     TOKEN_FEATURES,
@@ -60,7 +61,8 @@ def read_file_facts(
     in_degrees: bool = True,
 ) -> dict[int, FileFacts]:
     """Definitions of mentioned names in each file of ``file_ids``, which of ``tokens`` it holds, and
-    (``in_degrees``) its resolved in-degree from other files (0 without a code graph).
+    (``in_degrees``) its resolved in-degree from other files, counted up to ``CENTRAL_SATURATION``
+    where the ``central`` feature saturates (0 without a code graph).
 
     A file's tokens are its chunks' ``body`` and ``stems`` full-text rows (a definition's name,
     signature and docstring are in its body) and its path; a token is looked up whole, as the space-
@@ -83,10 +85,12 @@ def read_file_facts(
                 [*batch, *names],
             ):
                 definitions[int(file_id)].append((str(name), str(qualified)))
-        if in_degrees:
-            wanted = [paths.get(f, "") for f in batch]
-            sql, fixed = in_degree_sql(len(wanted))
-            degrees.update((str(p), int(d)) for p, d in view.conn.execute(sql, (*fixed, *wanted)))
+        if in_degrees:  # counted up to where ``central`` saturates: the same feature, bounded cost
+            sql, fixed = capped_in_degree_sql()
+            for path in dict.fromkeys(paths.get(f, "") for f in batch):
+                row = view.conn.execute(sql, (path, *fixed, CENTRAL_SATURATION)).fetchone()
+                if row and int(row[0]):
+                    degrees[path] = int(row[0])
         if not columns:
             continue  # no token asked about: the full-text rows are not read
         for row in view.conn.execute(

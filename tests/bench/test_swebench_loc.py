@@ -200,6 +200,13 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
             assert set(top) <= set(run.static)
     names = [p.name for p in loc.pipelines(space, list(runs))]
     assert names[:2] == ["first stage", "two stages"]
+    assert "two stages without the same-file decay" in names
+    assert "two stages without the same-file decay" not in [
+        p.name for p in loc.pipelines(space, list(runs), decays=(1.0,))
+    ]
+    decays = {p.name: p.decays for p in loc.pipelines(space, list(runs))}
+    assert decays["two stages"][0] == 1.0 and len(decays["two stages"]) > 1  # off first: ties keep it off
+    assert decays["two stages without the same-file decay"] == (1.0,)
     assert "two stages without breadth" in names and "two stages without the symbol signal" in names
     # the features search leaves out (they need the candidates' tokens) get a held-out row of their own
     assert "two stages with coverage, raises" in names and "two stages without coverage" not in names

@@ -12,9 +12,7 @@ issues (``Evaluator.fit``):
    to fewer optional features, then to the stronger penalty; the strongest penalty and no optional
    feature when only one repository trains);
 3. the coefficients fitted on every training issue with that penalty (``loc_fit.fit``);
-4. the file-context weight chunks use after the second stage and (when the pipeline offers
-   ``decays``) the same-file decay of their chunks (``FusionWeights.same_file_decay``), together, by
-   the objective on the training issues (ties to the earlier: the first context, no decay).
+4. the file-context weight chunks use after the second stage, by the objective on the training issues.
 
 Everything runs on the evidence gathered once per issue (``loc_scoring``), so a pipeline costs
 fits and in-memory re-ranking, never a search.
@@ -35,8 +33,6 @@ from loc_scoring import Config, IssueRun, issue_score, outcome_of
 
 PENALTIES = (10.0, 3.0, 1.0, 0.3)  # strongest first: an inner tie keeps the stronger penalty
 CONTEXTS = (1.0, 0.5, 2.0, 4.0)  # file-context weight after the second stage (the default first)
-# same-file decay of the chunks after the second stage (1: off, first so that a tie keeps it off)
-DECAYS = (1.0, 0.8, 0.6, 0.4)
 
 
 @dataclass(frozen=True)
@@ -47,7 +43,6 @@ class Pipeline:
     penalties: tuple[float, ...] = PENALTIES
     contexts: tuple[float, ...] = CONTEXTS
     optional: tuple[str, ...] = ()  # features the inner cross-validation may add (see fit)
-    decays: tuple[float, ...] = (1.0,)  # same-file decays chosen with the file context (1: off)
 
     def feature_sets(self) -> list[tuple[str, ...]]:
         """The feature sets the inner cross-validation chooses among: ``features``, then with each
@@ -69,7 +64,6 @@ class Choice:
     penalty: float | None = None
     coefficients: tuple[tuple[str, float], ...] | None = None
     file_context: float | None = None
-    decay: float = 1.0
 
 
 class Evaluator:
@@ -126,9 +120,7 @@ class Evaluator:
         run = self.runs[variant][instance]
         if choice.coefficients is None:
             return self.first_scores(variant, config)[instance]
-        weights = replace(
-            config.weights, file_context=choice.file_context or 0.0, same_file_decay=choice.decay
-        )
+        weights = replace(config.weights, file_context=choice.file_context or 0.0)
         second = Config(
             weights, file_context=True, rerank=dict(choice.coefficients), rerank_files=config.rerank_files
         )
@@ -165,11 +157,7 @@ class Evaluator:
                 if best_value is None or value > best_value:
                     best_features, best_penalty, best_value = features, penalty, value
         coefficients = self._fitted(pipeline, first, train, best_penalty, best_features)
-        contexts = [
-            Choice(first, best_penalty, coefficients, c, d)
-            for c in pipeline.contexts
-            for d in pipeline.decays
-        ]
+        contexts = [Choice(first, best_penalty, coefficients, c) for c in pipeline.contexts]
         chosen = loc_cv.select(
             contexts, lambda k: {i: self.score(pipeline, contexts[k], i) for i in train}, train
         )
@@ -189,8 +177,6 @@ def describe(pipeline: Pipeline, choice: Choice, space: Sequence[str]) -> str:
     variant, config = pipeline.candidates[choice.candidate]
     parts = [f"variant {variant}"] + [f"{n} {getattr(config.weights, n):g}" for n in space]
     if choice.coefficients is not None:
-        parts.append(
-            f"penalty {choice.penalty:g}, file_context {choice.file_context:g}, same_file_decay {choice.decay:g}"
-        )
+        parts.append(f"penalty {choice.penalty:g}, file_context {choice.file_context:g}")
         parts.append("coefficients " + ", ".join(f"{n} {v:.3f}" for n, v in choice.coefficients))
     return "; ".join(parts)

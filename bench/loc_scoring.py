@@ -27,7 +27,6 @@ from lazy_intel.search.fusion import (
     is_test_path,
     rank_stage,
     rescaled,
-    same_file_positions,
 )
 from lazy_intel.search.rerank import RERANK_FILES, rerank
 from loc_cv import FILE_KS, FUNCTION_KS, IssueScore
@@ -99,7 +98,6 @@ class FusionTable:
         self.chunk_file = np.array(
             [file_index.get(evidence.chunk_file[c], -1) for c in self.chunk_ids], dtype=int
         )
-        self.chunk_file_id = np.array([evidence.chunk_file[c] for c in self.chunk_ids], dtype=np.int64)
         self.chunk_key = [chunk_keys.get(c) for c in self.chunk_ids]
         by_path = sorted(range(len(self.paths)), key=lambda i: self.paths[i])
         self.path_order = np.empty(len(self.paths), dtype=int)
@@ -187,12 +185,7 @@ class FusionTable:
         factor[self.chunk_class == AUXILIARY] = weights.auxiliary_file_factor
         chunk = chunk * factor
         chunk_order = np.lexsort((self.chunk_id_array, -chunk))
-        chunk_order = chunk_order[chunk_present[chunk_order]]
-        if weights.same_file_decay != 1.0:  # as fusion.decayed_within_files
-            positions = np.array(same_file_positions(self.chunk_file_id[chunk_order].tolist()), dtype=float)
-            decayed = chunk[chunk_order] * weights.same_file_decay**positions
-            chunk_order = chunk_order[np.lexsort((self.chunk_id_array[chunk_order], -decayed))]
-        chunk_order = chunk_order[: self.ranked_functions * 4]
+        chunk_order = chunk_order[chunk_present[chunk_order]][: self.ranked_functions * 4]
         functions: dict[str, None] = {}
         for i in chunk_order:
             key = self.chunk_key[i]

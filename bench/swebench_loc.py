@@ -56,7 +56,6 @@ from lazy_intel.search.rerank import (
     COEFFICIENTS,
     FEATURES,
     RERANK_FILE_CONTEXT,
-    RERANK_SAME_FILE_DECAY,
     static_features,
     wanted_tokens,
 )
@@ -65,7 +64,7 @@ from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import SCHEMA_VERSION
 from loc_cv import IssueScore
-from loc_rerank import DECAYS, Evaluator, Pipeline, describe
+from loc_rerank import Evaluator, Pipeline, describe
 from loc_scoring import (
     RANKED_FILES,
     RANKED_FUNCTIONS,
@@ -98,10 +97,7 @@ def default_data() -> Path:
 # ---- configurations: weight settings over the same evidence (fusion.FusionWeights fields)
 _NO_EXTRAS = {"dense": 0.0, "symbol": 0.0, "path": 0.0, "phrase": 0.0, "graph": 0.0, "centrality": 0.0}
 _SHIPPED = (
-    Config(
-        FusionWeights(file_context=RERANK_FILE_CONTEXT, same_file_decay=RERANK_SAME_FILE_DECAY),
-        rerank=COEFFICIENTS,
-    )
+    Config(FusionWeights(file_context=RERANK_FILE_CONTEXT), rerank=COEFFICIENTS)
     if DEFAULT_CONFIG.rerank
     else Config(FusionWeights())
 )
@@ -561,16 +557,10 @@ COMPARISON_VARIANTS = frozenset({"no-stems", "one-phase"})
 
 
 def pipelines(
-    space: Mapping[str, Sequence[float]],
-    variants: Sequence[str],
-    *,
-    ablations: bool = True,
-    decays: Sequence[float] = DECAYS,
+    space: Mapping[str, Sequence[float]], variants: Sequence[str], *, ablations: bool = True
 ) -> list[Pipeline]:
     """The cross-validated pipelines: first stage alone, both stages, and the held-out ablations
-    (each second-stage feature left out; each first-stage signal held at 0; each variant alone;
-    without the same-file decay when ``decays`` offers one). Every two-stage pipeline chooses its
-    same-file decay among ``decays`` (with the file context, ``loc_rerank``).
+    (each second-stage feature left out; each first-stage signal held at 0; each variant alone).
 
     The main pipelines choose among the tunable variants (``default`` and any not in
     :data:`COMPARISON_VARIANTS`) x the grid; a variant's own pipeline uses its evidence only.
@@ -580,37 +570,30 @@ def pipelines(
     every = tuple((v, c) for v in tunable for c in grid)
     base = tuple(f for f in FEATURES if f not in OPTIONAL_FEATURES)
     optional = tuple(f for f in OPTIONAL_FEATURES if f in CANDIDATE_FEATURES)
-    d = tuple(dict.fromkeys([1.0, *decays]))  # 1 (off) first: a tie keeps it off
     out = [
         Pipeline("first stage", every, None),
-        Pipeline("two stages", every, base, optional=optional, decays=d),
+        Pipeline("two stages", every, base, optional=optional),
     ]
     if optional:  # the choice of optional features, against both fixed extremes
-        out.append(Pipeline("two stages, no optional feature", every, base, decays=d))
-        out.append(
-            Pipeline(f"two stages, always with {', '.join(optional)}", every, (*base, *optional), decays=d)
-        )
-    if len(d) > 1:
-        out.append(Pipeline("two stages without the same-file decay", every, base, optional=optional))
+        out.append(Pipeline("two stages, no optional feature", every, base))
+        out.append(Pipeline(f"two stages, always with {', '.join(optional)}", every, (*base, *optional)))
     if not ablations:
         return out
     if set(CANDIDATE_FEATURES) != set(FEATURES):
         extra = ", ".join(f for f in CANDIDATE_FEATURES if f not in FEATURES)
-        out.append(Pipeline(f"two stages with {extra}", every, CANDIDATE_FEATURES, decays=d))
+        out.append(Pipeline(f"two stages with {extra}", every, CANDIDATE_FEATURES))
     for feature in FEATURES:
         out.append(
-            Pipeline(
-                f"two stages without {feature}", every, tuple(f for f in FEATURES if f != feature), decays=d
-            )
+            Pipeline(f"two stages without {feature}", every, tuple(f for f in FEATURES if f != feature))
         )
     for signal in SIGNAL_ABLATIONS:
         if 0.0 in space.get(signal, ()):
             kept = tuple((v, c) for v, c in every if getattr(c.weights, signal) == 0.0)
-            out.append(Pipeline(f"two stages without the {signal} signal", kept, FEATURES, decays=d))
+            out.append(Pipeline(f"two stages without the {signal} signal", kept, FEATURES))
     for variant in variants:
         if len(variants) > 1:
             only = tuple((variant, c) for c in grid)
-            out.append(Pipeline(f"two stages, {variant} evidence only", only, FEATURES, decays=d))
+            out.append(Pipeline(f"two stages, {variant} evidence only", only, FEATURES))
     return out
 
 
@@ -656,7 +639,6 @@ def report(
     space: Mapping[str, Sequence[float]],
     *,
     ablations: bool = True,
-    decays: Sequence[float] = DECAYS,
 ) -> tuple[str, dict[str, object]]:
     """The printed tables and a JSON-able record of every figure (held-out first)."""
     default_runs = runs["default"]
@@ -678,7 +660,7 @@ def report(
         chosen_record: dict[str, object] = {}
         ablation_lines: list[str] = []
         main: dict[str, loc_cv.HeldOut] = {}
-        for pipeline in pipelines(space, list(runs), ablations=ablations, decays=decays):
+        for pipeline in pipelines(space, list(runs), ablations=ablations):
             held = evaluator.cross_validate(pipeline)
             if pipeline.name in ("first stage", "two stages"):
                 main[pipeline.name] = held
@@ -748,11 +730,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-ablations", action="store_true", help="skip the held-out ablation pipelines")
     parser.add_argument(
-        "--decays",
-        default=",".join(f"{d:g}" for d in DECAYS),
-        help="same-file decays of chunks the two-stage pipelines choose among (1 = off; '1': none)",
-    )
-    parser.add_argument(
         "--runs-cache",
         type=Path,
         default=None,
@@ -817,8 +794,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pickle.dump((runs, stats), fh)
     collected = time.perf_counter()
     grid_name = args.grid if args.grid in GRIDS else "custom"
-    decays = [float(d) for d in args.decays.split(",") if d.strip()]
-    text, record = report(runs, configs, grid_name, space, ablations=not args.no_ablations, decays=decays)
+    text, record = report(runs, configs, grid_name, space, ablations=not args.no_ablations)
     print(text)
     print()
     default_runs = runs["default"]

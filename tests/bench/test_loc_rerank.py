@@ -105,34 +105,3 @@ def test_an_optional_feature_that_changes_nothing_is_left_out() -> None:
     held = evaluator.cross_validate(pipes.Pipeline("two", candidates, base, optional=("dense",)))
     for choice in [*held.chosen.values(), held.in_sample]:  # dense is 0 everywhere: a tie keeps fewer
         assert tuple(name for name, _ in choice.coefficients) == base
-
-
-def _crowded_run(instance: str, repo: str) -> object:
-    """The fix touches a.py (the first file: ten chunks) and one function of b.py, whose only chunk
-    ranks below all ten of a.py's: 11th unless the same-file decay lets it up."""
-    paths = {0: "pkg/a.py", 1: "pkg/b.py"}
-    lexical = {c: 20.0 - c for c in range(10)} | {10: 9.0}
-    chunk_file = {c: 0 for c in range(10)} | {10: 1}
-    evidence = Evidence({"lexical": lexical}, {}, chunk_file, paths, False)
-    keys = {c: f"pkg/a.py:f{c}" for c in range(10)} | {10: "pkg/b.py:gold"}
-    static = {f: {name: 0.0 for name in FEATURES} for f in paths}
-    issue = _Issue(instance, repo, ("pkg/a.py",), ("pkg/a.py:f0", "pkg/b.py:gold"))
-    return scoring.IssueRun(issue, evidence, keys, static)
-
-
-def test_the_same_file_decay_is_chosen_on_the_training_repositories() -> None:
-    runs = {}
-    for repo in ("o/x", "o/y", "o/z"):
-        for k in range(2):
-            run = _crowded_run(f"{repo}-{k}", repo)
-            runs[run.issue.instance_id] = run
-    evaluator = pipes.Evaluator({"default": runs})
-    candidates = (("default", scoring.Config(FusionWeights(floor_rank=0))),)
-    off = evaluator.cross_validate(pipes.Pipeline("off", candidates, ("first", "first_rank")))
-    assert cv.summary(list(off.scores.values()))["func@10"] == 0.0
-    on = pipes.Pipeline("on", candidates, ("first", "first_rank"), decays=pipes.DECAYS)
-    held = evaluator.cross_validate(on)
-    assert cv.summary(list(held.scores.values()))["func@10"] == 100.0
-    for choice in [*held.chosen.values(), held.in_sample]:
-        assert choice.decay < 1.0
-    assert "same_file_decay " in pipes.describe(on, held.in_sample, [])

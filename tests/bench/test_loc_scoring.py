@@ -21,7 +21,6 @@ weights = st.builds(
     phrase=st.sampled_from([0.0, 0.2]),
     graph=st.sampled_from([0.0, 0.05, 1.0]),
     file_context=st.sampled_from([0.0, 1.0, 2.0]),
-    same_file_decay=st.sampled_from([1.0, 0.5, 0.8]),
     floor_rank=st.sampled_from([0, 2, 50]),
     test_file_factor=st.sampled_from([0.25, 1.0]),
     auxiliary_file_factor=st.sampled_from([0.5, 1.0]),

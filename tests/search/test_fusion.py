@@ -17,14 +17,12 @@ from lazy_intel.search.fusion import (
     FusionWeights,
     Signal,
     aggregate_by_file,
-    decayed_within_files,
     fuse_evidence,
     is_auxiliary_path,
     is_test_path,
     ranks,
     reciprocal_rank_fusion,
     rescaled,
-    same_file_positions,
     score_fusion,
 )
 
@@ -217,41 +215,3 @@ def test_auxiliary_files_count_less_for_failure_reports() -> None:
     assert "auxiliary_file_factor" not in files[0].signals
     _, calm = fuse_evidence(replace(evidence, locate_bug=False))
     assert calm[0].path == "docs/examples/demo.py"  # not a failure report: BM25 order stands
-
-
-def _one_strong_file() -> Evidence:
-    """File 10 holds chunks 1-4 (BM25 9, 8, 7, 6); file 20 holds chunk 5 (BM25 5)."""
-    return Evidence(
-        chunk_signals={"lexical": {1: 9.0, 2: 8.0, 3: 7.0, 4: 6.0, 5: 5.0}},
-        file_signals={},
-        chunk_file={1: 10, 2: 10, 3: 10, 4: 10, 5: 20},
-        file_path={10: "pkg/a.py", 20: "pkg/b.py"},
-        locate_bug=False,
-    )
-
-
-def test_same_file_positions_count_the_better_chunks_of_each_file() -> None:
-    assert same_file_positions([10, 10, 20, 10, 20, 30]) == [0, 1, 0, 2, 1, 0]
-    assert same_file_positions([]) == []
-
-
-def test_same_file_decay_brings_the_next_files_best_chunk_up() -> None:
-    w = FusionWeights(symbol=0.0, path=0.0, floor_rank=0)
-    plain, plain_files = fuse_evidence(_one_strong_file(), w, file_context=False)
-    assert [c.chunk_id for c in plain] == [1, 2, 3, 4, 5]
-    decayed, decayed_files = fuse_evidence(
-        _one_strong_file(), replace(w, same_file_decay=0.5), file_context=False
-    )
-    order = [c.chunk_id for c in decayed]
-    assert order.index(5) < order.index(3)  # b.py's best above a.py's third
-    assert [c for c in order if c != 5] == [1, 2, 3, 4]  # a file's own order is kept
-    by_id = {c.chunk_id: c.score for c in decayed}
-    plain_by_id = {c.chunk_id: c.score for c in plain}
-    assert by_id[1] == plain_by_id[1] and by_id[5] == plain_by_id[5]  # each file's best keeps its score
-    assert by_id[3] == pytest.approx(plain_by_id[3] * 0.25)
-    assert decayed_files == plain_files  # files are ranked by their own scores, not the chunks'
-
-
-def test_decayed_within_files_with_no_decay_changes_nothing() -> None:
-    chunks, _ = fuse_evidence(_one_strong_file())
-    assert decayed_within_files(chunks, 1.0) == chunks

@@ -12,7 +12,7 @@ from lazy_intel.search.fusion import FusionWeights, fuse_files, rank_stage
 from lazy_intel.search.graph_priors import compute_priors
 from lazy_intel.search.hybrid import gather_evidence, hybrid_search
 from lazy_intel.search.query import analyze_query
-from lazy_intel.search.rerank import COEFFICIENTS, RERANK_FILE_CONTEXT, RERANK_SAME_FILE_DECAY
+from lazy_intel.search.rerank import COEFFICIENTS, RERANK_FILE_CONTEXT
 from lazy_intel.search.rerank_facts import read_file_facts, second_stage
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -85,14 +85,10 @@ def test_search_ranks_chunks_with_the_second_stages_file_context_weight(workspac
         found = gather_evidence(view, query)
         stage = fuse_files(found.evidence)
         second, _ = second_stage(view, found.analysis, found.evidence, found.terms, stage)
-
-    def ranked(context: float, decay: float) -> list[tuple[int, object]]:
-        weights = FusionWeights(file_context=context, same_file_decay=decay)
-        chunks = rank_stage(found.evidence, stage, weights, file_scores=second)[0]
-        return [(c.chunk_id, pytest.approx(c.score)) for c in chunks]
-
+    expected = {
+        weight: rank_stage(found.evidence, stage, FusionWeights(file_context=weight), file_scores=second)[0]
+        for weight in (RERANK_FILE_CONTEXT, 1.0)
+    }
     got = [(c.chunk_id, c.score) for c in result.chunks]
-    assert got == ranked(RERANK_FILE_CONTEXT, RERANK_SAME_FILE_DECAY)
-    assert got != ranked(1.0, RERANK_SAME_FILE_DECAY)  # the weight matters here
-    if RERANK_SAME_FILE_DECAY != 1.0:
-        assert got != ranked(RERANK_FILE_CONTEXT, 1.0)  # so does the decay
+    assert got == [(c.chunk_id, pytest.approx(c.score)) for c in expected[RERANK_FILE_CONTEXT]]
+    assert got != [(c.chunk_id, pytest.approx(c.score)) for c in expected[1.0]]  # the weight matters here

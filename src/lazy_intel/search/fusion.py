@@ -66,10 +66,6 @@ WEIGHT_FILE_CONTEXT = 1.0
 # History prior: log(1 + commits touching a candidate file among the last 500 before the tree's commit)
 # (``bench/history_prior.py``). Off unless the held-out figures say it helps (docs/design/git.md).
 WEIGHT_HISTORY = 0.0
-# A file's chunks after its best: the j-th next one's score is scaled by SAME_FILE_DECAY**j (0-based
-# within its file, in the undecayed order), so the best chunks of the next files come up between them.
-# 1 (off) for the first stage alone; the second stage sets its own (``rerank.RERANK_SAME_FILE_DECAY``).
-SAME_FILE_DECAY = 1.0
 
 # ---- file ranking: a file's evidence from its best chunks
 FILE_TOP_CHUNKS = 3  # chunk scores that count for a file
@@ -204,7 +200,6 @@ class FusionWeights:
     centrality: float = WEIGHT_CENTRALITY
     file_context: float = WEIGHT_FILE_CONTEXT
     history: float = WEIGHT_HISTORY
-    same_file_decay: float = SAME_FILE_DECAY
     floor_rank: int = FLOOR_RANK
     method: str = DEFAULT_FUSION  # "score" or "rrf"
     rrf_k: float = RRF_K
@@ -344,8 +339,6 @@ def rank_stage(
             reasons["file_score"] = files_by[file_id]
         chunks.append(FusedChunk(chunk_id, file_id, score * factor_of.get(file_id, 1.0), reasons))
     chunks.sort(key=lambda c: (-c.score, c.chunk_id))
-    if weights.same_file_decay != 1.0:
-        chunks = decayed_within_files(chunks, weights.same_file_decay)
     best: dict[int, int] = {}
     for chunk in chunks:
         best.setdefault(chunk.file_id, chunk.chunk_id)
@@ -361,30 +354,6 @@ def rank_stage(
     ]
     files.sort(key=lambda f: (-f.score, f.path))
     return chunks, files
-
-
-def same_file_positions(files: Sequence[int]) -> list[int]:
-    """For chunks in ranked order (their file ids), how many chunks of the same file rank above each."""
-    seen: dict[int, int] = {}
-    out = []
-    for file_id in files:
-        out.append(seen.get(file_id, 0))
-        seen[file_id] = out[-1] + 1
-    return out
-
-
-def decayed_within_files(chunks: Sequence[FusedChunk], decay: float) -> list[FusedChunk]:
-    """``chunks`` (ranked) with the j-th chunk after its file's best scaled by ``decay**j``, re-ranked.
-
-    The order within a file is kept; a file's best chunk keeps its score.
-    """
-    positions = same_file_positions([c.file_id for c in chunks])
-    out = [
-        c if j == 0 else FusedChunk(c.chunk_id, c.file_id, c.score * decay**j, c.signals)
-        for c, j in zip(chunks, positions, strict=True)
-    ]
-    out.sort(key=lambda c: (-c.score, c.chunk_id))
-    return out
 
 
 def fuse_evidence(

@@ -18,7 +18,7 @@ from lazy_intel.search.embedders import Embedder
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
 from lazy_intel.search.lexical import ColumnWeights
 from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query
-from lazy_intel.search.rerank import RERANK_FILE_CONTEXT, RERANK_SAME_FILE_DECAY
+from lazy_intel.search.rerank import RERANK_FILE_CONTEXT
 from lazy_intel.search.rerank_facts import second_stage
 from lazy_intel.search.signals import (  # the signals' names, for the callers of this module
     LEXICAL_PREFILTER,
@@ -258,11 +258,7 @@ def hybrid_search(
         )
     ranked = weights
     if second is not None:  # chunks lean on the second stage's file scores harder (rerank.py)
-        ranked = replace(
-            weights or fusion.FusionWeights(),
-            file_context=RERANK_FILE_CONTEXT,
-            same_file_decay=RERANK_SAME_FILE_DECAY,
-        )
+        ranked = replace(weights or fusion.FusionWeights(), file_context=RERANK_FILE_CONTEXT)
     fused_chunks, fused_files = fusion.rank_stage(
         evidence, stage, ranked, file_context=config.file_context, file_scores=second, file_reasons=reasons
     )

@@ -104,11 +104,6 @@ COEFFICIENTS: dict[str, float] = {
 # training issues). A second-stage score is exp(score - best), so files below the best fall off fast
 # and the best file's chunks need a stronger pull to lead the function ranking.
 RERANK_FILE_CONTEXT = 4.0
-# The same-file decay of chunks after the second stage (``FusionWeights.same_file_decay``): with the
-# file context at 4 the best file's chunks fill the top of the chunk list; each further chunk of a
-# file counts this factor less than the one before, so the best chunks of the next files come up.
-# Chosen with the file context (1, 0.8, 0.6 or 0.4) by the objective on the training issues.
-RERANK_SAME_FILE_DECAY = 1.0
 OWNER_FACTOR = 0.5  # the class of a ``Class.method`` mention counts half the mention
 BREADTH_SATURATION = 20  # this many lexical chunks of a file make breadth 1
 CENTRAL_SATURATION = 50  # this many resolved references from other files make central 1

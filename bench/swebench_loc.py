@@ -774,6 +774,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for v, rs in runs.items()
             if v in variant_names
         }
+        for rs in runs.values():
+            for r in rs:
+                r.tables.clear()  # derived (FusionTable): rebuilt by this code, not the pickling code
     else:
         runs, stats = collect(
             issues,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pickle
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -238,6 +239,15 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     assert not work.exists()
     table = lambda text: [line for line in text.splitlines() if line.startswith("| all |")]  # noqa: E731
     assert table(again) == table(first) and table(first)
+    # the cached rankings tables are derived data: rebuilt by the loading code, never reused
+    with cache.open("rb") as fh:
+        runs, stats = pickle.load(fh)
+    for run in (r for rs in runs.values() for r in rs):
+        run.tables = {floor: "stale" for floor in (0, 2, 50)}
+    with cache.open("wb") as fh:
+        pickle.dump((runs, stats), fh)
+    assert loc.main([*args, "--grid", "symbol=0.1,0", "--no-ablations", "--runs-cache", str(cache)]) == 0
+    assert table(capsys.readouterr().out) == table(first)
     assert set(json.loads(out_json.read_text())["configs"]["lexical"]) == {
         "acme__acme-1",
         "acme__acme-2",

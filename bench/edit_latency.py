@@ -134,7 +134,7 @@ async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
             break
         await anyio.sleep(0.01)
     status = await call(server.session, {"operation": "status", "freshness": "fast"})
-    last = status.get("last_sync") or {}
+    last = (status.get("data") or {}).get("last_sync") or {}
     graph = last.get("graph") or {}
     server.out["syncs"].append(
         (
@@ -225,6 +225,11 @@ def main() -> None:
     parser.add_argument(
         "--source", action="append", default=[], metavar="LABEL=DIR", help="a version to compare (repeatable)"
     )
+    parser.add_argument(
+        "--reuse-index",
+        action="store_true",
+        help="copy the tree's own .lazy-intel too (each version then syncs it instead of indexing anew)",
+    )
     args = parser.parse_args()
     tree = (args.tree or django_tree()).resolve()
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
@@ -240,7 +245,8 @@ def main() -> None:
             if source is not None:
                 env["PYTHONPATH"] = str(source / "src")
             root = Path(tmp) / f"copy{number}"
-            shutil.copytree(tree, root, ignore=shutil.ignore_patterns(".lazy-intel", ".codegraph"))
+            skipped = (".codegraph",) if args.reuse_index else (".lazy-intel", ".codegraph")
+            shutil.copytree(tree, root, ignore=shutil.ignore_patterns(*skipped))
             subprocess.run([exe, "index", str(root), "--json"], check=True, capture_output=True, env=env)
             servers.append(Server(label, root, env))
         first = servers[0].root

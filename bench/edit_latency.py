@@ -90,7 +90,9 @@ class Server:
     env: dict[str, str]
     session: ClientSession | None = None
     pid: int | None = None
-    out: dict[str, Any] = field(default_factory=lambda: {"hot": [], "leaf": [], "rss": {}, "syncs": []})
+    out: dict[str, Any] = field(
+        default_factory=lambda: {"hot": [], "leaf": [], "rss": {}, "syncs": [], "rss_per_edit": []}
+    )
 
 
 async def start(stack: AsyncExitStack, server: Server, exe: str) -> None:
@@ -144,6 +146,7 @@ async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
             graph.get("dependent_files", 0),
         )
     )
+    server.out["rss_per_edit"].append(rss(server))
 
 
 async def run(servers: list[Server], hot: list[str], leaves: list[str]) -> None:
@@ -205,6 +208,7 @@ def report(server: Server) -> None:
             f"{max(values):8.3f} {statistics.median(s[1] for s in syncs):9.3f} "
             f"{statistics.median(s[2] for s in syncs):9.3f} {statistics.median(s[3] for s in syncs):8.1f}"
         )
+    print("server RSS after each edit, MB: " + " ".join(f"{v:.0f}" for v in result["rss_per_edit"]))
     rss_mb = result["rss"]
     print("server RSS with children, MB: " + ", ".join(f"{k} {v:.1f}" for k, v in rss_mb.items()))
     if rss_mb.get("warm"):

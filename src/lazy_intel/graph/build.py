@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.model import file_key, file_node_id, load_model, module_node_id
-from lazy_intel.graph.modules import PathIndex, ReusedPathIndex, dirty_tokens_for_paths
+from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
@@ -41,8 +41,6 @@ RESOLVER_VERSION = "7"
 MODULE_KEY = 0
 # at most this many dirty tokens are looked for as substrings before a file's deps are split
 DIRTY_PREFILTER_MAX = 16
-# the path index of the last incremental sync (a full build keeps none: at 100k files it is large)
-_incremental_index = ReusedPathIndex()
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,11 +364,7 @@ def update_graph(
         if is_parsed_language(lang):
             files[path] = lang
             sizes[path] = (size, lines)
-    if delta.full:
-        _incremental_index.clear()
-        index = PathIndex(files)
-    else:
-        index = _incremental_index.get(files)
+    index = PathIndex(files)
     store = FactStore(conn, index)
     indexes: dict[str, list[str]] = {"nodes": [], "edges": []}
     if delta.full:

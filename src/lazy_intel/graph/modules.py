@@ -15,7 +15,6 @@ re-resolves exactly the files whose lookups it could change:
 from __future__ import annotations
 
 import posixpath
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -127,28 +126,6 @@ class PathIndex:
 
     def directories(self) -> list[str]:
         return sorted(self._dir_files)
-
-
-class ReusedPathIndex:
-    """The last :class:`PathIndex` built for an incremental sync, handed out again while the parsed
-    files are the same: an edit in ``serve`` changes no path, and building the index walked every
-    path's directories again on each sync (~10% of an edit's CPU on Django). The index is a pure
-    function of ``files`` (its suffix memo too), so a reused one answers as a new one would."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._index: PathIndex | None = None
-
-    def get(self, files: dict[str, str]) -> PathIndex:
-        with self._lock:
-            index = self._index
-            if index is None or index.files != files:
-                index = self._index = PathIndex(files)
-            return index
-
-    def clear(self) -> None:
-        with self._lock:
-            self._index = None
 
 
 def _rank(candidates: list[str], suffix: str, importer: str) -> str | None:

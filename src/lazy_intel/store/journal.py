@@ -8,7 +8,7 @@ the writer's process, which the kernel's copy does; a power cut may lose it, and
 lost with it — its SQLite transaction (``synchronous=NORMAL``) is whole or rolled back either way,
 and the record only decided which of the two it was. The fsync was the one wait for the disk on the
 way from an edit to its publication: on a disk other processes keep busy it took seconds
-(docs/design/indexing.md, "Edit to answer in serve"). The file is therefore bounded by the
+(docs/design/indexing.md, "The serve edit path"). The file is therefore bounded by the
 number of concurrent writers (one), never by history. Recovery decisions are kept apart, in
 ``recovery.json``, and only the last :data:`DECISIONS_KEPT` of them.
 

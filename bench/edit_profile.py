@@ -2,13 +2,16 @@
 
 Usage:
     python bench/edit_profile.py --root DIR            # DIR: an indexed copy of a tree (lazy-intel index DIR)
-    python bench/edit_profile.py --root DIR --files 20 --top 30 --memory
+    python bench/edit_profile.py --root DIR --files 20 --profile --top 30 --dump /tmp/edits.pstats
+    python bench/edit_profile.py --root DIR --files 20 --memory
 
-Edits the ``--files`` most-imported Python files of ``DIR`` (``bench/edit_latency.py``'s choice) one
-at a time, each by appending a new function, and syncs each edit as ``serve`` does for a watched
-edit (a scoped sync of that one path, under the writer lock, then the after-sync clean-up), with
-``cProfile`` on. Prints the per-edit sync seconds (p50/max), the graph's share and the dependents
-re-resolved, then the functions with the most cumulative and own time. ``--memory`` also takes a
+Edits the ``--files`` most-imported Python files of ``DIR`` (``bench/edit_latency.py``'s choice;
+``--leaves``: leaf files) one at a time, each by appending a new function, and syncs each edit as
+``serve`` does for a watched edit (a scoped sync of that one path, under the writer lock, then the
+after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph's seconds and the
+dependents re-resolved, with p50/max; ``--profile`` runs the syncs under ``cProfile`` with a CPU
+clock (on a loaded machine wall time is mostly waiting for a core) and prints the functions with
+the most cumulative and own time. ``--memory`` also takes a
 ``tracemalloc`` snapshot after the first edit's clean-up and after the last one, and prints the
 allocation sites that grew most between them (what edits leave behind), with the process's RSS.
 The edits are left in the tree: use a scratch copy.

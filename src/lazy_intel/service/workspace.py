@@ -128,7 +128,7 @@ def prepare_for_edits(languages: Iterable[str], max_file_bytes: int) -> None:
     grammar and compiled queries of each parsed language the view holds, the extraction, chunking,
     tokenizer and stemmer modules (all kept for the life of the process, as after any edit). Measured
     in docs/design/indexing.md ("The serve edit path"): without it the first edit's sync paid ~0.1 s
-    of CPU more, and the server grew by that much on its first edit."""
+    of CPU more (and ~1 MB of its growth was this loading)."""
     from lazy_intel.parse.languages import LANGUAGES_BY_NAME
     from lazy_intel.service.indexing.parsing import record_for_bytes
 

@@ -2,15 +2,17 @@
 
 ``<state>/runtime/publication.journal`` holds only publications still pending: a record is written
 (atomically, fsynced) before a rebuild creates its store file or an incremental publication opens
-its transaction, and removed when the publication is complete. An incremental publication's record
-is written without the fsync (:meth:`PublicationJournal.begin` ``durable=False``): it must outlive
-the writer's process, which the kernel's copy does; a power cut may lose it, and then nothing is
-lost with it — its SQLite transaction (``synchronous=NORMAL``) is whole or rolled back either way,
-and the record only decided which of the two it was. The fsync was the one wait for the disk on the
-way from an edit to its publication: on a disk other processes keep busy it took seconds
-(docs/design/indexing.md, "The serve edit path"). The file is therefore bounded by the
+its transaction, and removed when the publication is complete. The file is therefore bounded by the
 number of concurrent writers (one), never by history. Recovery decisions are kept apart, in
 ``recovery.json``, and only the last :data:`DECISIONS_KEPT` of them.
+
+An incremental publication's record is written without the fsync when the file keeps no other
+record (``write_json_atomic(durable=False)``): it must outlive the writer's process, which the
+kernel's copy does; a power cut may lose it, and then nothing is lost with it — its SQLite
+transaction (``synchronous=NORMAL``) is whole or rolled back either way, and the record only tells
+recovery which of the two to record and that the store is to be checked. The fsync made every edit
+in ``serve`` wait for the disk before its transaction: seconds on a disk other processes kept busy
+(docs/design/indexing.md, "The serve edit path").
 
 A rebuild killed before it published, whose fresh store holds committed batches of files under the
 profile a build would use now, is kept **resumable** (at most one): the next full build continues in

@@ -13,6 +13,13 @@ fast``) finds it is its latency. Prints p50/p95/max per group and overall, and t
 its children) when warm, after the edits of the widely imported files, and at the end. The baseline is
 the server's own warm RSS; latency is absolute (it includes the watcher's debounce,
 ``--debounce-ms``).
+
+``--source LABEL=DIR`` (repeatable) compares versions in one run: DIR is a source tree (a checkout or
+a ``git archive`` of a commit, with ``src/``); each version gets its own copy of the tree, indexed by
+that version, and its own server (``PYTHONPATH=DIR/src``), and the edits go to the servers in turn
+(the same file, then the next), so they share the machine's load. For every edit the server's
+``status`` afterwards gives the sync that published it (its seconds, the graph's share, how many
+unchanged files it re-resolved), printed as medians beside the latency.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,51 +81,141 @@ async def call(session: ClientSession, args: dict[str, Any]) -> dict[str, Any]:
     return result.structured_content or {}
 
 
-async def run(args: argparse.Namespace, root: Path, hot: list[str], leaves: list[str]) -> dict[str, Any]:
-    exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
-    env = {**os.environ, "LAZY_INTEL_LOG_LEVEL": "WARNING", "LAZY_INTEL_DEBOUNCE_MS": str(args.debounce_ms)}
-    params = StdioServerParameters(command=exe, args=["serve", "--root", str(root)], cwd=str(root), env=env)
+@dataclass
+class Server:
+    """One version under test: its tree copy, environment and, while running, its session."""
+
+    label: str
+    root: Path
+    env: dict[str, str]
+    session: ClientSession | None = None
+    pid: int | None = None
+    out: dict[str, Any] = field(
+        default_factory=lambda: {"hot": [], "leaf": [], "rss": {}, "syncs": [], "rss_per_edit": []}
+    )
+
+
+async def start(stack: AsyncExitStack, server: Server, exe: str) -> None:
+    params = StdioServerParameters(
+        command=exe, args=["serve", "--root", str(server.root)], cwd=str(server.root), env=server.env
+    )
     before = {p.pid for p in psutil.Process().children(recursive=True)}
-    out: dict[str, Any] = {"hot": [], "leaf": [], "rss": {}}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        server = find_server(before, exe)
-        with anyio.fail_after(1800):
-            while True:
-                status = await call(session, {"operation": "status", "freshness": "fast"})
-                if status.get("status") == "ok" and status.get("view", {}).get("dirty") is False:
-                    break
-                await anyio.sleep(0.5)
+    read, write = await stack.enter_async_context(stdio_client(params))
+    server.session = await stack.enter_async_context(ClientSession(read, write))
+    await server.session.initialize()
+    server.pid = find_server(before, exe)
+
+
+async def wait_clean(server: Server) -> None:
+    assert server.session is not None
+    with anyio.fail_after(1800):
+        while True:
+            status = await call(server.session, {"operation": "status", "freshness": "fast"})
+            if status.get("status") == "ok" and status.get("view", {}).get("dirty") is False:
+                return
+            await anyio.sleep(0.5)
+
+
+def rss(server: Server) -> float:
+    return tree_rss(server.pid)[0] if server.pid else 0.0
+
+
+async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
+    assert server.session is not None
+    marker = f"bench_edit_marker_{number}"
+    path = server.root / rel
+    path.write_text(path.read_text() + f"\n\ndef {marker}():\n    return {number}\n")
+    written = time.monotonic()
+    while True:
+        answer = await call(server.session, {"operation": "symbol", "symbol": marker, "freshness": "fast"})
+        if answer.get("status") == "ok":
+            server.out[group].append(time.monotonic() - written)
+            break
+        if time.monotonic() - written > WAIT_S:
+            server.out[group].append(float("inf"))
+            break
+        await anyio.sleep(0.01)
+    status = await call(server.session, {"operation": "status", "freshness": "fast"})
+    last = (status.get("data") or {}).get("last_sync") or {}
+    graph = last.get("graph") or {}
+    server.out["syncs"].append(
+        (
+            group,
+            last.get("seconds", float("nan")),
+            graph.get("seconds", float("nan")),
+            graph.get("dependent_files", 0),
+        )
+    )
+    server.out["rss_per_edit"].append(rss(server))
+
+
+async def run(servers: list[Server], hot: list[str], leaves: list[str]) -> None:
+    exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
+    mixed: list[tuple[str, str]] = []
+    for index in range(max(len(hot), len(leaves))):
+        if index < len(hot):
+            mixed.append(("hot", hot[index]))
+        if index < len(leaves):
+            mixed.append(("leaf", leaves[index]))
+    last_hot = max(i for i, (g, _) in enumerate(mixed) if g == "hot") if hot else -1
+    async with AsyncExitStack() as stack:
+        for server in servers:
+            await start(stack, server, exe)
+        for server in servers:
+            await wait_clean(server)
         await anyio.sleep(2.0)
-        out["rss"]["warm"] = tree_rss(server)[0] if server else 0.0
-        order = [("hot", p) for p in hot]
-        mixed: list[tuple[str, str]] = []
-        for index in range(max(len(hot), len(leaves))):
-            if index < len(hot):
-                mixed.append(("hot", hot[index]))
-            if index < len(leaves):
-                mixed.append(("leaf", leaves[index]))
-        order = mixed
-        for number, (group, rel) in enumerate(order):
-            marker = f"bench_edit_marker_{number}"
-            path = root / rel
-            path.write_text(path.read_text() + f"\n\ndef {marker}():\n    return {number}\n")
-            written = time.monotonic()
-            while True:
-                answer = await call(session, {"operation": "symbol", "symbol": marker, "freshness": "fast"})
-                if answer.get("status") == "ok":
-                    out[group].append(time.monotonic() - written)
-                    break
-                if time.monotonic() - written > WAIT_S:
-                    out[group].append(float("inf"))
-                    break
-                await anyio.sleep(0.01)
-            if group == "hot" and sum(1 for g, _ in order[: number + 1] if g == "hot") == len(hot):
-                out["rss"]["after hot edits"] = tree_rss(server)[0] if server else 0.0
-            await anyio.sleep(0.3)
+        for server in servers:
+            server.out["rss"]["warm"] = rss(server)
+        for number, (group, rel) in enumerate(mixed):
+            for server in servers:
+                await edit_once(server, group, rel, number)
+                await anyio.sleep(0.3)
+            if number == last_hot:
+                for server in servers:
+                    server.out["rss"]["after hot edits"] = rss(server)
         await anyio.sleep(2.0)
-        out["rss"]["end"] = tree_rss(server)[0] if server else 0.0
+        for server in servers:
+            server.out["rss"]["end"] = rss(server)
+
+
+def parse_sources(values: list[str]) -> list[tuple[str, Path | None]]:
+    if not values:
+        return [("current", None)]
+    out: list[tuple[str, Path | None]] = []
+    for value in values:
+        label, _, directory = value.partition("=")
+        if not directory:
+            raise SystemExit(f"--source wants LABEL=DIR, got {value!r}")
+        out.append((label, Path(directory).resolve()))
     return out
+
+
+def report(server: Server) -> None:
+    result = server.out
+    print(f"\n[{server.label}]")
+    print(
+        f"{'edits':24} {'n':>4} {'p50 s':>8} {'p95 s':>8} {'max s':>8} {'sync p50':>9} {'graph p50':>9} {'deps p50':>8}"
+    )
+    groups = [
+        ("widely imported", result["hot"], {"hot"}),
+        ("leaf", result["leaf"], {"leaf"}),
+        ("all", result["hot"] + result["leaf"], {"hot", "leaf"}),
+    ]
+    for name, values, kinds in groups:
+        syncs = [s for s in result["syncs"] if s[0] in kinds]
+        print(
+            f"{name:24} {len(values):4} {statistics.median(values):8.3f} {percentile(values, 0.95):8.3f} "
+            f"{max(values):8.3f} {statistics.median(s[1] for s in syncs):9.3f} "
+            f"{statistics.median(s[2] for s in syncs):9.3f} {statistics.median(s[3] for s in syncs):8.1f}"
+        )
+    print("server RSS after each edit, MB: " + " ".join(f"{v:.0f}" for v in result["rss_per_edit"]))
+    rss_mb = result["rss"]
+    print("server RSS with children, MB: " + ", ".join(f"{k} {v:.1f}" for k, v in rss_mb.items()))
+    if rss_mb.get("warm"):
+        print(
+            f"after the widely imported edits vs warm: "
+            f"{100 * (rss_mb.get('after hot edits', 0) / rss_mb['warm'] - 1):+.1f}%"
+        )
 
 
 def main() -> None:
@@ -127,42 +226,47 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=20, help="widely imported files, and as many leaf files")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=250)
+    parser.add_argument(
+        "--source", action="append", default=[], metavar="LABEL=DIR", help="a version to compare (repeatable)"
+    )
+    parser.add_argument(
+        "--reuse-index",
+        action="store_true",
+        help="copy the tree's own .lazy-intel too (each version then syncs it instead of indexing anew)",
+    )
     args = parser.parse_args()
     tree = (args.tree or django_tree()).resolve()
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "copy"
-        shutil.copytree(tree, root, ignore=shutil.ignore_patterns(".lazy-intel", ".codegraph"))
-        subprocess.run([exe, "index", str(root), "--json"], check=True, capture_output=True)
-        catalog = json.loads((root / ".lazy-intel" / "catalog.json").read_text())
+        servers: list[Server] = []
+        for number, (label, source) in enumerate(parse_sources(args.source)):
+            env = {
+                **os.environ,
+                "LAZY_INTEL_LOG_LEVEL": "WARNING",
+                "LAZY_INTEL_DEBOUNCE_MS": str(args.debounce_ms),
+            }
+            if source is not None:
+                env["PYTHONPATH"] = str(source / "src")
+            root = Path(tmp) / f"copy{number}"
+            skipped = (".codegraph",) if args.reuse_index else (".lazy-intel", ".codegraph")
+            shutil.copytree(tree, root, ignore=shutil.ignore_patterns(*skipped))
+            subprocess.run([exe, "index", str(root), "--json"], check=True, capture_output=True, env=env)
+            servers.append(Server(label, root, env))
+        first = servers[0].root
+        catalog = json.loads((first / ".lazy-intel" / "catalog.json").read_text())
         hot, leaves = most_imported_and_leaves(
-            root / ".lazy-intel" / catalog["store"], args.files, random.Random(args.seed)
+            first / ".lazy-intel" / catalog["store"], args.files, random.Random(args.seed)
         )
-        result = anyio.run(run, args, root, hot, leaves)
+        anyio.run(run, servers, hot, leaves)
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(
         f"tree: {tree}; debounce {args.debounce_ms} ms; load average before {load_before}, after "
         + " ".join(f"{x:.2f}" for x in os.getloadavg())
     )
     print(f"widely imported files: {', '.join(hot[:5])}, …")
-    print(f"\n{'edits':24} {'n':>4} {'p50 s':>8} {'p95 s':>8} {'max s':>8}")
-    groups = [
-        ("widely imported", result["hot"]),
-        ("leaf", result["leaf"]),
-        ("all", result["hot"] + result["leaf"]),
-    ]
-    for name, values in groups:
-        print(
-            f"{name:24} {len(values):4} {statistics.median(values):8.3f} {percentile(values, 0.95):8.3f} "
-            f"{max(values):8.3f}"
-        )
-    rss = result["rss"]
-    print("\nserver RSS with children, MB: " + ", ".join(f"{k} {v:.1f}" for k, v in rss.items()))
-    if rss.get("warm"):
-        print(
-            f"after the widely imported edits vs warm: {100 * (rss.get('after hot edits', 0) / rss['warm'] - 1):+.1f}%"
-        )
+    for server in servers:
+        report(server)
 
 
 if __name__ == "__main__":

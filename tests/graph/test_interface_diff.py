@@ -30,6 +30,7 @@ HELPER_BODIES = (
     "    print('b', x)  # a comment\n    return x\n",
     "    return Widget()\n",
     "    made = Widget()\n    return made\n",
+    "    return lambda y: Widget()\n",  # a lambda: its readers find it by position in helper's body
 )
 MAKE_BODIES = (
     "    return Widget()\n",
@@ -53,6 +54,8 @@ IMPORTERS = {
     # only calls: the edges need the outline, not the bodies
     "app/calls.py": "import lib.core as c\n\n\ndef h():\n    c.helper(2)\n    c.make()\n",
     "app/calls2.py": "from lib.core import helper, make\n\n\ndef k():\n    helper(3)\n    make()\n",
+    # calls what helper returns (a lambda in one version) and a member of its result
+    "app/lam.py": "from lib.core import helper\n\n\ndef m():\n    return helper(1)(2).run()\n",
     # calls a name core defines only in some versions: unresolved until it appears
     "app/later.py": "import lib.core as c\n\n\ndef later():\n    c.added()\n",
 }
@@ -145,7 +148,7 @@ def test_an_edit_re_resolves_only_the_readers_of_what_it_changed(tmp_path: Path)
         ws.sync()
         (root / "lib" / "core.py").write_text(core_source(3, 0, 0, 0), encoding="utf-8")  # helper's return
         report = ws.sync()
-        assert report.graph is not None and report.graph.dependent_paths == ["app/value.py"]
+        assert report.graph is not None and report.graph.dependent_paths == ["app/lam.py", "app/value.py"]
         (root / "lib" / "core.py").write_text(core_source(3, 2, 0, 0), encoding="utf-8")  # make's return
         report = ws.sync()
         assert report.graph is not None and report.graph.dependent_paths == ["app/member.py"]
@@ -158,5 +161,35 @@ def test_an_edit_re_resolves_only_the_readers_of_what_it_changed(tmp_path: Path)
         report = ws.sync()
         assert report.graph is not None and "app/sub.py" in report.graph.dependent_paths
         assert "app/later.py" not in report.graph.dependent_paths
+    finally:
+        ws.close()
+
+
+def test_reading_a_lambda_another_file_returns_records_its_name_not_the_whole_file(tmp_path: Path) -> None:
+    """Evaluating ``factory()()`` finds the lambda ``factory`` returns by its position in the body;
+    that read is recorded as the facet of ``factory`` (and its body), so an edit elsewhere in the file
+    — here a new definition — re-resolves no reader of it."""
+    core = "class Widget:\n    def run(self):\n        return 1\n\n\ndef factory():\n    return lambda: Widget()\n"
+    root = tmp_path / "repo"
+    root.mkdir()
+    files = {
+        "lib/__init__.py": "",
+        "lib/core.py": core,
+        "app/use.py": "from lib.core import factory\n\n\ndef use():\n    return factory()().run()\n",
+    }
+    write_tree(root, files)
+    ws = _workspace(root, tmp_path / "state")
+    try:
+        ws.sync()
+        deps = {row[0]: row[4] for row in dump_of(ws)["graph_files"]}
+        assert "f:lib/core.py" not in deps["app/use.py"].split("\n")
+        (root / "lib" / "core.py").write_text(core + "\n\ndef added():\n    return 2\n", encoding="utf-8")
+        report = ws.sync()
+        assert report.graph is not None and report.graph.dependent_paths == []
+        (root / "lib" / "core.py").write_text(
+            core.replace("lambda: Widget()", "lambda: None"), encoding="utf-8"
+        )
+        report = ws.sync()
+        assert report.graph is not None and report.graph.dependent_paths == ["app/use.py"]
     finally:
         ws.close()

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from lazy_intel.allocator import arena_usage
+from lazy_intel.service import workspace
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.faults import WAIT_S
@@ -108,5 +110,48 @@ def test_an_edit_sync_leaves_none_of_its_graph_working_set_behind(make_repo) -> 
         known = {id(obj) for obj in before}
         left = sorted(type(obj).__name__ for obj in _graph_objects() if id(obj) not in known)
         assert left == []
+    finally:
+        ws.close()
+
+
+def test_prepare_for_edits_loads_the_parser_of_each_language_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lazy_intel.parse import extract
+
+    loaded: list[str] = []
+    real = extract._parser.__wrapped__
+
+    def counted(lang: str) -> object:
+        loaded.append(lang)
+        return real(lang)
+
+    monkeypatch.setattr(extract, "_parser", functools.cache(counted))
+    workspace.prepare_for_edits(["python", "go", "markdown", "python"], 1 << 20)
+    assert sorted(loaded) == ["go", "python"], "parsed languages only, each once; text needs no parser"
+
+
+def test_a_watching_workspace_prepares_for_edits_once_after_its_first_sync(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[list[str]] = []
+    monkeypatch.setattr(
+        workspace, "prepare_for_edits", lambda languages, _max: calls.append(sorted(languages))
+    )
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "README.md": "# r\n"})
+    plain = Workspace.open(root, settings=load_settings(env={}))
+    try:
+        plain.sync()
+        assert plain.wait_background(WAIT_S)
+        assert calls == [], "a workspace that does not watch (the CLI) loads nothing more"
+    finally:
+        plain.close()
+    ws = Workspace.open(root, settings=load_settings(env={}, debounce_ms=50))
+    try:
+        ws.start_serving()
+        assert ws.watcher is not None and ws.watcher.wait_ready(30)
+        assert ws.scheduler.wait_until(lambda: bool(calls) and not ws.scheduler.busy, WAIT_S)
+        (root / "pkg/a.py").write_text("def a():\n    return 2\n")
+        ws.sync()
+        assert ws.wait_background(WAIT_S)
+        assert calls == [["markdown", "python"]], "once, with the languages of the view"
     finally:
         ws.close()

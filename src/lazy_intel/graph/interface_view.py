@@ -141,6 +141,14 @@ class InterfaceView:
         self.note(top(symbol.qualified) if symbol is not None else None)
         return symbol
 
+    def lambda_at(self, start_byte: int) -> Symbol | None:
+        """The lambda defined at ``start_byte`` (a position read from a flow of one of this file's
+        bodies, whose ``r:`` token the reader already holds): its facet is its top-level name's, as
+        for :meth:`symbol_by_id` (the whole file when none is there)."""
+        symbol = self.raw.lambda_at(start_byte)
+        self.note(top(symbol.qualified) if symbol is not None else None)
+        return symbol
+
 
 def _symbol_facets(symbol: Symbol) -> set[str]:
     facets = {top(symbol.qualified)}

@@ -6,6 +6,14 @@ its transaction, and removed when the publication is complete. The file is there
 number of concurrent writers (one), never by history. Recovery decisions are kept apart, in
 ``recovery.json``, and only the last :data:`DECISIONS_KEPT` of them.
 
+An incremental publication's record is written without the fsync when the file keeps no other
+record (``write_json_atomic(durable=False)``): it must outlive the writer's process, which the
+kernel's copy does; a power cut may lose it, and then nothing is lost with it — its SQLite
+transaction (``synchronous=NORMAL``) is whole or rolled back either way, and the record only tells
+recovery which of the two to record and that the store is to be checked. The fsync made every edit
+in ``serve`` wait for the disk before its transaction: seconds on a disk other processes kept busy
+(docs/design/indexing.md, "The serve edit path").
+
 A rebuild killed before it published, whose fresh store holds committed batches of files under the
 profile a build would use now, is kept **resumable** (at most one): the next full build continues in
 that store instead of starting over (:mod:`service.sync`, :mod:`service.recovery`).
@@ -119,20 +127,29 @@ class PublicationJournal:
                 continue  # an unreadable record cannot be acted on; recovery sweeps its store
         return out
 
-    def _write(self, pending: list[Intent], resumable: list[Intent]) -> None:
+    def _write(self, pending: list[Intent], resumable: list[Intent], *, durable: bool = True) -> None:
         body: dict[str, Any] = {"pending": [asdict(i) for i in pending]}
         if resumable:
             body["resumable"] = [asdict(i) for i in resumable]
-        write_json_atomic(self.path, body)
+        write_json_atomic(self.path, body, durable=durable)
 
     def begin(self, intent: Intent) -> None:
-        """Record ``intent`` durably before anything it describes is written."""
+        """Record ``intent`` before anything it describes is written: durably (fsynced), except an
+        incremental publication's when the file keeps no other record (see the module's docstring)."""
         records = [i for i in self.pending() if i.id != intent.id]
-        self._write([*records, intent], self.resumable())
+        resumable = self.resumable()
+        quick = intent.kind == KIND_INCREMENTAL and not records and not resumable
+        self._write([*records, intent], resumable, durable=not quick)
 
     def finish(self, intent_id: str) -> None:
-        """Drop a completed intent; the file is rewritten (to empty when nothing is pending)."""
-        self._write([i for i in self.pending() if i.id != intent_id], self.resumable())
+        """Drop a completed intent; the file is rewritten (to empty when nothing is pending). The
+        rewrite is fsynced unless the intent was incremental and no other record is kept."""
+        pending = self.pending()
+        done = [i for i in pending if i.id == intent_id]
+        kept = [i for i in pending if i.id != intent_id]
+        resumable = self.resumable()
+        quick = bool(done) and all(i.kind == KIND_INCREMENTAL for i in done) and not kept and not resumable
+        self._write(kept, resumable, durable=not quick)
 
     def decide(self, intent: Intent, decision: str, reason: str) -> Decision:
         """Record what happened to an interrupted intent and drop it from the pending list (and from

@@ -93,15 +93,20 @@ class StateDir:
         write_json_atomic(self.catalog, data)
 
 
-def write_json_atomic(path: Path, data: dict[str, Any], mode: int = 0o600) -> None:
-    """Write JSON to ``path`` atomically (temp file in the same directory, fsync, ``os.replace``)."""
+def write_json_atomic(path: Path, data: dict[str, Any], mode: int = 0o600, *, durable: bool = True) -> None:
+    """Write JSON to ``path`` atomically (temp file in the same directory, fsync, ``os.replace``).
+
+    ``durable=False`` skips the fsync: the file is still replaced whole, and survives the death of the
+    process (the kernel holds it), but a power cut may leave the old file or an empty one, which
+    readers must take as unreadable."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2, sort_keys=True)
             fh.write("\n")
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

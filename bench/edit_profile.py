@@ -1,0 +1,126 @@
+"""Where an edit's sync spends its time and what it leaves in memory, in one process.
+
+Usage:
+    python bench/edit_profile.py --root DIR            # DIR: an indexed copy of a tree (lazy-intel index DIR)
+    python bench/edit_profile.py --root DIR --files 20 --profile --top 30 --dump /tmp/edits.pstats
+    python bench/edit_profile.py --root DIR --files 20 --memory
+
+Edits the ``--files`` most-imported Python files of ``DIR`` (``bench/edit_latency.py``'s choice;
+``--leaves``: leaf files) one at a time, each by appending a new function, and syncs each edit as
+``serve`` does for a watched edit (a scoped sync of that one path, under the writer lock, then the
+after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph's seconds and the
+dependents re-resolved, with p50/max; ``--profile`` runs the syncs under ``cProfile`` with a CPU
+clock (on a loaded machine wall time is mostly waiting for a core) and prints the functions with
+the most cumulative and own time. ``--memory`` also takes a
+``tracemalloc`` snapshot after the first edit's clean-up and after the last one, and prints the
+allocation sites that grew most between them (what edits leave behind), with the process's RSS.
+The edits are left in the tree: use a scratch copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import random
+import shlex
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from edit_latency import most_imported_and_leaves
+from lazy_intel.service.indexing.sync import run_sync
+from lazy_intel.service.workspace import Workspace, release_sync_garbage
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--root", type=Path, required=True, help="an indexed scratch copy of a tree")
+    parser.add_argument("--files", type=int, default=20)
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--profile", action="store_true", help="run the syncs under cProfile")
+    parser.add_argument("--dump", type=Path, help="also write the cProfile stats to this file")
+    parser.add_argument(
+        "--leaves", action="store_true", help="edit leaf files instead of widely imported ones"
+    )
+    parser.add_argument(
+        "--memory", action="store_true", help="tracemalloc diff between the first and last edit"
+    )
+    args = parser.parse_args()
+    root = args.root.resolve()
+    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    ws = Workspace.open(root)
+    catalog = json.loads(ws.state.catalog.read_text())
+    hot, leaves = most_imported_and_leaves(ws.state.path / catalog["store"], args.files, random.Random(1))
+    targets = leaves if args.leaves else hot
+    profile = cProfile.Profile(time.process_time)  # CPU: on a loaded machine wall time is mostly waiting
+    rows: list[tuple[str, float, float, float, int]] = []
+    rss: list[float] = []
+    first_snapshot = None
+    if args.memory:
+        tracemalloc.start(12)
+    ws.lock.acquire()
+    try:
+        for number, rel in enumerate(targets):
+            path = root / rel
+            path.write_text(
+                path.read_text() + f"\n\ndef bench_profile_marker_{time.time_ns()}():\n    return 1\n"
+            )
+            started, cpu = time.perf_counter(), time.process_time()
+            if args.profile:
+                profile.enable()
+            report = run_sync(
+                root, ws.state, max_file_bytes=ws.settings.max_file_bytes, parse_workers=0, only=(rel,)
+            )
+            profile.disable()
+            seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+            release_sync_garbage()
+            graph = report.graph
+            rows.append(
+                (rel, seconds, cpu, graph.seconds if graph else 0.0, graph.dependents if graph else 0)
+            )
+            rss.append(psutil.Process().memory_info().rss / 1e6)
+            if args.memory and number == 0:
+                first_snapshot = tracemalloc.take_snapshot()
+        last_snapshot = tracemalloc.take_snapshot() if args.memory else None
+    finally:
+        ws.lock.release()
+        ws.close()
+    print(f"command: {shlex.join([sys.executable, *sys.argv])}")
+    print(f"load average before {load_before}, after " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(f"\n{'file':56} {'sync s':>8} {'CPU s':>8} {'graph s':>8} {'deps':>6}")
+    for rel, seconds, cpu, graph_s, deps in rows:
+        print(f"{rel[-56:]:56} {seconds:8.3f} {cpu:8.3f} {graph_s:8.3f} {deps:6}")
+    syncs, cpus = [r[1] for r in rows], [r[2] for r in rows]
+    print(f"sync wall p50 {statistics.median(syncs):.3f} s, max {max(syncs):.3f} s")
+    print(f"sync CPU p50 {statistics.median(cpus):.3f} s, max {max(cpus):.3f} s, total {sum(cpus):.3f} s")
+    print("RSS MB after each edit's clean-up: " + " ".join(f"{v:.0f}" for v in rss))
+    if args.dump:
+        profile.dump_stats(args.dump)
+    if args.dump:
+        profile.dump_stats(args.dump)
+    for key in ("cumulative", "tottime") if args.profile else ():
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats(key).print_stats(args.top)
+        print(f"\n== by {key}")
+        print(out.getvalue().split("\n", 6)[-1])
+    if first_snapshot is not None and last_snapshot is not None:
+        print("\n== grown between the first edit's clean-up and the last one's (tracemalloc)")
+        for stat in last_snapshot.compare_to(first_snapshot, "traceback")[: args.top]:
+            print(f"{stat.size_diff / 1024:+10.1f} KiB {stat.count_diff:+7d} blocks")
+            for line in stat.traceback.format()[-6:]:
+                print("    " + line)
+
+
+if __name__ == "__main__":
+    main()

@@ -74,8 +74,7 @@ def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOut
     model = load_model(store.conn, path, decode=False)
     if model is None:
         return None
-    for symbol in model.symbols:
-        store.where.setdefault(symbol.node_id, path)
+    store.where.add_symbols(model.symbols, path)
     nodes = [node_values(n) for n in file_nodes(model, size, lines)]
     return FileOutline(path, nodes, model.interface_record(), model.definition_identities())
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -58,6 +58,16 @@ class NodePaths:
         if node_id not in self._paths:
             self._keep(node_id, path)
 
+    def add_symbols(self, symbols: Iterable[Symbol], path: str) -> None:
+        """``setdefault(s.node_id, path)`` for each symbol (one bound check at the end: the same
+        entries are kept, as every id of one file is new or already present)."""
+        paths = self._paths
+        for symbol in symbols:
+            if symbol.node_id not in paths:
+                paths[symbol.node_id] = path
+        while len(paths) > self.limit:
+            paths.popitem(last=False)
+
     def get(self, node_id: int) -> str | None:
         paths = self._paths
         if node_id in paths:
@@ -101,8 +111,7 @@ class FactStore:
         model = load_model(self.conn, path)
         self._models[path] = model
         if model is not None:
-            for symbol in model.symbols:
-                self.where.setdefault(symbol.node_id, path)
+            self.where.add_symbols(model.symbols, path)
         if len(self._models) > MODEL_CACHE:
             self._models.popitem(last=False)
         return model
@@ -117,8 +126,7 @@ class FactStore:
         else:  # most files are only ever read through their interface: skip their call sites
             projection = load_interface(self.conn, path)
             if projection is not None:
-                for symbol in projection.symbols:
-                    self.where.setdefault(symbol.node_id, path)
+                self.where.add_symbols(projection.symbols, path)
         self._interfaces[path] = projection
         if len(self._interfaces) > INTERFACE_CACHE:
             self._interfaces.popitem(last=False)
@@ -180,8 +188,7 @@ class Program:
         # shared with other files' resolutions (theirs see the file through a recording view, so the
         # tokens a shared result carries never depend on which file was resolved first)
         self.on_focus_read: Callable[[], None] = lambda: None
-        for symbol in focus.symbols:
-            store.where.setdefault(symbol.node_id, focus.path)
+        store.where.add_symbols(focus.symbols, focus.path)
 
     def model(self, path: str) -> FileModel | None:
         """The focus file itself, or another file's interface as an :class:`InterfaceView` that records

@@ -37,7 +37,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "7"
+RESOLVER_VERSION = "8"
 MODULE_KEY = 0
 # at most this many dirty tokens are looked for as substrings before a file's deps are split
 DIRTY_PREFILTER_MAX = 16

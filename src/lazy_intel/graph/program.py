@@ -43,6 +43,18 @@ class NamedDefinition:
     getter: bool = False  # a method with a getter decorator (graph/nodes.py ``is_getter``)
 
 
+def content_paths(tokens: frozenset[str]) -> frozenset[str]:
+    """The files whose content a result read: the paths of its ``o:``/``r:``/``f:`` tokens."""
+    out = set()
+    for token in tokens:
+        kind = token[:2]
+        if kind == "f:":
+            out.add(token[2:])
+        elif kind in ("o:", "r:"):
+            out.add(token[2:].split(":", 1)[0])
+    return frozenset(out)
+
+
 class NodePaths:
     """Node id -> path of the symbol nodes, read from the store's ``nodes`` table on a miss and kept
     in a bounded cache (models seen add theirs: they are in the table too). Every symbol of a file
@@ -101,8 +113,9 @@ class FactStore:
         self._names: OrderedDict[str, list[NamedDefinition]] = OrderedDict()
         self._named_held = 0  # definitions held in _names
         self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
-        # pure demand results shared by the resolutions of one build: key -> (value, tokens)
-        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str]]] = {}
+        # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
+        # files whose content the result read)
+        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
 
     def model(self, path: str) -> FileModel | None:
         if path in self._models:
@@ -140,7 +153,7 @@ class FactStore:
         if len(shared) >= SHARED_RESULTS:
             for old in list(islice(shared, len(shared) // 2)):
                 del shared[old]
-        shared[key] = (value, tokens)
+        shared[key] = (value, tokens, content_paths(tokens))
 
     def forget(self, path: str) -> None:
         self._models.pop(path, None)

@@ -3,6 +3,7 @@
 Usage:
     python bench/profile_index.py                       # the Django 5.1.4 sdist (bench/.cache)
     python bench/profile_index.py --tree /path/to/repo --rate 50 --raw /tmp/profile.txt
+    python bench/profile_index.py --summarize /tmp/profile.txt   # sort an earlier run's stacks again
 
 Runs a full index into a fresh state directory under ``py-spy record --subprocesses`` (py-spy comes
 with the ``bench`` extra) and sorts every sample into a stage by the frames on its stack: capture,
@@ -49,10 +50,19 @@ def _line(frame: str) -> str:
     return linecache.getline(str(full), int(number)) + linecache.getline(str(full), int(number) + 1)
 
 
+# Leaf frames that block (a lock, a pipe, a selector): py-spy's idle detection misses some of these on a
+# loaded machine, so they are counted apart rather than charged to the stage that waits.
+WAITING_LEAVES = frozenset(
+    {"Condition.wait", "Event.wait", "_PollLikeSelector.select", "Connection._recv", "Connection._send"}
+)
+
+
 def stage(frames: list[str]) -> str:
     """The stage a stack (outermost first) belongs to."""
     if not frames:
         return "native (no Python frame)"
+    if _function(frames[-1]) in WAITING_LEAVES:
+        return "waiting (lock, pipe, selector)"
     names = {_function(f) for f in frames}
     names |= {name.rsplit(".", 1)[-1] for name in names}  # methods appear as Class.method
 
@@ -61,6 +71,10 @@ def stage(frames: list[str]) -> str:
 
     if has("_find_and_load") and not has("run_sync"):
         return "startup imports"
+    if has("check_store"):
+        return "store checks (quick_check, counts, hashes)"
+    if has("op_status"):
+        return "status answer"
     if has("capture_all", "list_scope"):
         return "capture (scope + hash)"
     if has("load_model", "load_interface"):
@@ -120,7 +134,11 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, help="directory to index (default: the Django 5.1.4 sdist)")
     parser.add_argument("--rate", type=int, default=50, help="samples per second")
     parser.add_argument("--raw", type=Path, help="keep py-spy's raw (collapsed) stacks here")
+    parser.add_argument("--summarize", type=Path, help="only sort the stacks of an earlier --raw file")
     args = parser.parse_args()
+    if args.summarize is not None:
+        report(summarize(args.summarize), f"{args.summarize} ({args.rate}/s)")
+        return
     tree = (args.tree or django_tree()).resolve()
     pyspy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent)) or "lazy-intel"
@@ -132,9 +150,13 @@ def main() -> None:
         cmd += ["--", exe, "index", str(tree), "--state-dir", str(Path(tmp) / "state"), "--json"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         roles = summarize(raw)
+    report(roles, f"{tree} at {args.rate}/s")
+
+
+def report(roles: dict[str, collections.Counter[str]], what: str) -> None:
     total = sum(sum(c.values()) for c in roles.values()) or 1
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
-    print(f"tree: {tree}; {total} samples at {args.rate}/s")
+    print(f"{what}: {total} samples")
     for role, counts in sorted(roles.items()):
         print(f"\n{role}: {sum(counts.values())} samples")
         for name, count in counts.most_common():

@@ -22,7 +22,12 @@ def test_shared_results_stay_within_their_bound_oldest_dropped_first(
         store.share(("k", i), i, frozenset({f"n:{i}"}))
         assert len(store.shared) <= 8
     assert ("k", 29) in store.shared and ("k", 0) not in store.shared
-    assert store.shared[("k", 29)] == (29, frozenset({"n:29"}))
+    assert store.shared[("k", 29)] == (29, frozenset({"n:29"}), frozenset())  # no file's content read
+
+
+def test_a_shared_result_knows_the_files_whose_content_it_read() -> None:
+    tokens = frozenset({"o:a/b.py:Cls", "r:c.py:f.g", "f:d.py", "n:name", "s:e.py", "ds:pkg"})
+    assert program.content_paths(tokens) == {"a/b.py", "c.py", "d.py"}
 
 
 def test_tiny_caches_build_the_same_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -37,7 +37,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "7"
+RESOLVER_VERSION = "8"
 MODULE_KEY = 0
 # at most this many dirty tokens are looked for as substrings before a file's deps are split
 DIRTY_PREFILTER_MAX = 16
@@ -74,8 +74,7 @@ def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOut
     model = load_model(store.conn, path, decode=False)
     if model is None:
         return None
-    for symbol in model.symbols:
-        store.where.setdefault(symbol.node_id, path)
+    store.where.add_symbols(model.symbols, path)
     nodes = [node_values(n) for n in file_nodes(model, size, lines)]
     return FileOutline(path, nodes, model.interface_record(), model.definition_identities())
 

@@ -57,8 +57,7 @@ class ClassMixin:
             entry = self.p.symbol(value[1])
             if entry is None:
                 return []
-            children = entry[0].children.get(entry[1].qualified, ())
-            return [(("def", c.node_id), 0) for c in children if c.name == name]
+            return [(("def", c.node_id), 0) for c in entry[0].children_named(entry[1].qualified, name)]
         if kind not in ("def", "inst", "super"):
             return []
         mro = self.mro(value[1])
@@ -89,10 +88,9 @@ class ClassMixin:
             return set()
         model, cls = entry
         out: set[Value] = set()
-        for child in model.children.get(cls.qualified, ()):
-            if child.name == name:
-                bound = bind and child.kind in ("method", "function")
-                out.add(("bm" if bound else "def", child.node_id))
+        for child in model.children_named(cls.qualified, name):
+            bound = bind and child.kind in ("method", "function")
+            out.add(("bm" if bound else "def", child.node_id))
         if "var" in self.declared(model).get(cls.qualified, {}).get(name, ()):
             out |= self.var_values(model, cls.qualified, name)
         return out

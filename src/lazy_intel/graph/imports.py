@@ -71,9 +71,8 @@ class ImportMixin:
             model = self.model_at(path, full_allowed=False)
             if model is None:
                 continue
-            for symbol in model.children.get(None, ()):
-                if symbol.name == name:
-                    out.add(("def", symbol.node_id))
+            for symbol in model.children_named(None, name):
+                out.add(("def", symbol.node_id))
         if not out and any(
             p.endswith((".py", ".pyi")) for p in self.p.index.dir_files(directory, self.p.deps)
         ):

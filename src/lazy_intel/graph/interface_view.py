@@ -124,6 +124,10 @@ class InterfaceView:
     def body_facet(self, scope: str | None) -> str | None:
         return self.raw.body_facet(scope)  # only names a token; reads nothing a result depends on
 
+    def children_named(self, parent: str | None, name: str) -> list[Symbol]:
+        self.note(_qualified_facet(parent))  # what ``children.get(parent)`` records
+        return self.raw.children_named(parent, name)
+
     def wildcard_imports(self) -> list[Import]:
         self.note(NO_NAME)
         return self.raw.wildcard_imports()

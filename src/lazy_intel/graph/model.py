@@ -283,6 +283,18 @@ class FileModel:
             out.setdefault(s.parent, []).append(s)
         return out
 
+    @cached_property
+    def _children_by_name(self) -> dict[tuple[str | None, str], list[Symbol]]:
+        out: dict[tuple[str | None, str], list[Symbol]] = {}
+        for s in self.symbols:
+            out.setdefault((s.parent, s.name), []).append(s)
+        return out
+
+    def children_named(self, parent: str | None, name: str) -> list[Symbol]:
+        """``[c for c in children.get(parent, ()) if c.name == name]``, without the scan (a member
+        lookup asks this of every class in a hierarchy, for every attribute it resolves)."""
+        return self._children_by_name.get((parent, name), [])
+
     def scope_of(self, scope: str | None, position: int | None = None) -> str:
         """The scope code at ``position`` runs in: ``""`` for the module, else a callable or type.
 

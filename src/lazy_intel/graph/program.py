@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -43,6 +43,18 @@ class NamedDefinition:
     getter: bool = False  # a method with a getter decorator (graph/nodes.py ``is_getter``)
 
 
+def content_paths(tokens: frozenset[str]) -> frozenset[str]:
+    """The files whose content a result read: the paths of its ``o:``/``r:``/``f:`` tokens."""
+    out = set()
+    for token in tokens:
+        kind = token[:2]
+        if kind == "f:":
+            out.add(token[2:])
+        elif kind in ("o:", "r:"):
+            out.add(token[2:].split(":", 1)[0])
+    return frozenset(out)
+
+
 class NodePaths:
     """Node id -> path of the symbol nodes, read from the store's ``nodes`` table on a miss and kept
     in a bounded cache (models seen add theirs: they are in the table too). Every symbol of a file
@@ -57,6 +69,16 @@ class NodePaths:
     def setdefault(self, node_id: int, path: str) -> None:
         if node_id not in self._paths:
             self._keep(node_id, path)
+
+    def add_symbols(self, symbols: Iterable[Symbol], path: str) -> None:
+        """``setdefault(s.node_id, path)`` for each symbol (one bound check at the end: the same
+        entries are kept, as every id of one file is new or already present)."""
+        paths = self._paths
+        for symbol in symbols:
+            if symbol.node_id not in paths:
+                paths[symbol.node_id] = path
+        while len(paths) > self.limit:
+            paths.popitem(last=False)
 
     def get(self, node_id: int) -> str | None:
         paths = self._paths
@@ -91,8 +113,9 @@ class FactStore:
         self._names: OrderedDict[str, list[NamedDefinition]] = OrderedDict()
         self._named_held = 0  # definitions held in _names
         self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
-        # pure demand results shared by the resolutions of one build: key -> (value, tokens)
-        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str]]] = {}
+        # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
+        # files whose content the result read)
+        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
 
     def model(self, path: str) -> FileModel | None:
         if path in self._models:
@@ -101,8 +124,7 @@ class FactStore:
         model = load_model(self.conn, path)
         self._models[path] = model
         if model is not None:
-            for symbol in model.symbols:
-                self.where.setdefault(symbol.node_id, path)
+            self.where.add_symbols(model.symbols, path)
         if len(self._models) > MODEL_CACHE:
             self._models.popitem(last=False)
         return model
@@ -117,8 +139,7 @@ class FactStore:
         else:  # most files are only ever read through their interface: skip their call sites
             projection = load_interface(self.conn, path)
             if projection is not None:
-                for symbol in projection.symbols:
-                    self.where.setdefault(symbol.node_id, path)
+                self.where.add_symbols(projection.symbols, path)
         self._interfaces[path] = projection
         if len(self._interfaces) > INTERFACE_CACHE:
             self._interfaces.popitem(last=False)
@@ -132,7 +153,7 @@ class FactStore:
         if len(shared) >= SHARED_RESULTS:
             for old in list(islice(shared, len(shared) // 2)):
                 del shared[old]
-        shared[key] = (value, tokens)
+        shared[key] = (value, tokens, content_paths(tokens))
 
     def forget(self, path: str) -> None:
         self._models.pop(path, None)
@@ -180,8 +201,7 @@ class Program:
         # shared with other files' resolutions (theirs see the file through a recording view, so the
         # tokens a shared result carries never depend on which file was resolved first)
         self.on_focus_read: Callable[[], None] = lambda: None
-        for symbol in focus.symbols:
-            store.where.setdefault(symbol.node_id, focus.path)
+        store.where.add_symbols(focus.symbols, focus.path)
 
     def model(self, path: str) -> FileModel | None:
         """The focus file itself, or another file's interface as an :class:`InterfaceView` that records

@@ -10,7 +10,8 @@ its own (``PYTHONPATH`` = its ``src``) doing exactly what a resolve worker does
 (``service/indexing/resolve_pool.py``: one ``FactStore`` over the store, ``resolve_file`` per file)
 for the same sample — every k-th parsed file in path order, so the sample spans the whole tree — and
 reports its RSS after loading the file table and after every tenth of the sample, and the CPU
-seconds. The versions run one after the other, then again in the other order; figures are ratios
+seconds; with ``--trace N`` also the allocations still held at the end, largest first (tracemalloc,
+N frames each: it slows the run, so its CPU figures do not compare with a run without it). The versions run one after the other, then again in the other order; figures are ratios
 against the first version within the same run.
 """
 
@@ -32,7 +33,10 @@ from lazy_intel.graph.resolve import resolve_file
 from lazy_intel.parse.languages import is_parsed_language
 from lazy_intel.store.schema import connect
 
-store_path, count = sys.argv[1], int(sys.argv[2])
+store_path, count, trace = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+if trace:
+    import tracemalloc
+    tracemalloc.start(trace)
 me = psutil.Process()
 conn = connect(store_path, readonly=True)
 files = {p: l for p, l in conn.execute(
@@ -52,14 +56,20 @@ for i, path in enumerate(sample, 1):
 out["cpu_s"] = round(time.process_time() - cpu0, 1)
 out["edges"] = edges
 out["peak_rss_mb"] = max(out["rss_mb"])
+if trace:  # where the memory still held at the end was allocated, largest first
+    stats = tracemalloc.take_snapshot().statistics("traceback")[:12]
+    out["held_mb_by_allocation"] = [
+        [round(s.size / 2**20, 1), s.count, " <- ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in s.traceback)]
+        for s in stats
+    ]
 print(json.dumps(out))
 """
 
 
-def run(src: Path, store: Path, files: int) -> dict[str, Any]:
+def run(src: Path, store: Path, files: int, trace: int = 0) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(src.resolve())}
     done = subprocess.run(
-        [sys.executable, "-c", WORKER, str(store), str(files)],
+        [sys.executable, "-c", WORKER, str(store), str(files), str(trace)],
         env=env,
         capture_output=True,
         text=True,
@@ -74,12 +84,15 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=600)
     parser.add_argument("--version", action="append", required=True, help="name=path/to/src")
     parser.add_argument("--rounds", type=int, default=2, help="runs per version, order alternating")
+    parser.add_argument(
+        "--trace", type=int, default=0, help="tracemalloc frames: also list what holds the memory at the end"
+    )
     args = parser.parse_args()
     versions = list(dict(v.split("=", 1) for v in args.version).items())
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in versions}
     for round_ in range(args.rounds):
         for name, src in versions if round_ % 2 == 0 else versions[::-1]:
-            runs[name].append(run(Path(src), args.store, args.files))
+            runs[name].append(run(Path(src), args.store, args.files, args.trace))
             print(f"{name}: {runs[name][-1]}", file=sys.stderr, flush=True)
     result: dict[str, Any] = {"command": " ".join([Path(sys.executable).name, *sys.argv]), "runs": runs}
     first = versions[0][0]

@@ -10,6 +10,11 @@ when it is large, without ever leaving a process behind.
   so a ``kill -9`` of the indexing process takes its workers with it.
 - Every live pool is registered; :func:`terminate_parse_pools` kills them all (server shutdown).
 - ``cancel`` is checked after every file; a cancelled parse raises :class:`SyncCancelled`.
+- At most :data:`IN_FLIGHT_CHUNKS_PER_WORKER` chunks per worker are submitted and not yet taken by
+  the consumer: results a slower consumer (the writer) has not taken yet wait in the pool, so a map
+  of 100,000 files whose consumer lags holds a window of results, not all of them (issue 15;
+  :meth:`~concurrent.futures.Executor.map` submits every item at once and keeps every result until
+  it is taken).
 """
 
 from __future__ import annotations
@@ -22,7 +27,11 @@ import os
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
+from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -40,6 +49,10 @@ R = TypeVar("R")
 # Below this many files a change set is parsed in-process: starting workers costs more than it saves.
 POOL_MIN_FILES = 64
 POOL_CHUNKSIZE = 8
+# chunks submitted per worker and not yet taken by the consumer: enough that a slow chunk at the head
+# of the ordered results rarely leaves a worker idle, few enough that the results waiting to be
+# taken stay a bounded window (issue 15: the writer of a 100k-file build must not hold them all)
+IN_FLIGHT_CHUNKS_PER_WORKER = 16
 PR_SET_PDEATHSIG = 1
 
 _live_pools: set[concurrent.futures.ProcessPoolExecutor] = set()
@@ -140,7 +153,7 @@ def pooled_map(
         _live_pools.add(pool)
     finished = False
     try:
-        yield from pool.map(job, items, chunksize=chunksize)
+        yield from windowed_map(pool.submit, job, items, chunksize, workers * IN_FLIGHT_CHUNKS_PER_WORKER)
         finished = True
     finally:
         if not finished:
@@ -148,6 +161,31 @@ def pooled_map(
         pool.shutdown(wait=True, cancel_futures=True)
         with _live_lock:
             _live_pools.discard(pool)
+
+
+def _run_chunk(job: Callable[[J], R], chunk: list[J]) -> list[R]:
+    return [job(item) for item in chunk]
+
+
+def windowed_map(
+    submit: Callable[..., Future[list[R]]],
+    job: Callable[[J], R],
+    items: Sequence[J],
+    chunksize: int,
+    window: int,
+) -> Iterator[R]:
+    """``map(job, items)`` through ``submit`` in chunks of ``chunksize``, results in order, with at
+    most ``window`` chunks submitted and not yet yielded in full (the chunk being yielded counts)."""
+    chunks = (list(items[start : start + chunksize]) for start in range(0, len(items), chunksize))
+    pending: deque[Future[list[R]]] = deque()
+    for chunk in islice(chunks, max(1, window)):
+        pending.append(submit(partial(_run_chunk, job), chunk))
+    while pending:
+        results = pending.popleft().result()
+        yield from results
+        nxt = next(chunks, None)
+        if nxt is not None:
+            pending.append(submit(partial(_run_chunk, job), nxt))
 
 
 def _worker_start(

@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lazy_intel.service.indexing import check_memo
 from lazy_intel.service.indexing.resume import resume_problem
 from lazy_intel.service.indexing.sync import mark_retired, remove_store_files, store_meta
 from lazy_intel.store.integrity import check_store
@@ -78,7 +79,7 @@ def _recover_rebuild(state: StateDir, journal: PublicationJournal, intent: Inten
     unpublished = meta is None or not meta.get("generation", "0").isdigit() or int(meta["generation"]) < 1
     problem: str | None = None
     if unpublished:
-        problem, files = resume_problem(target, profile)
+        problem, files = resume_problem(target, profile, state.runtime / check_memo.MEMO_FILE)
         if problem is None:
             return journal.keep_resumable(
                 intent,

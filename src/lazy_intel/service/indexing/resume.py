@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lazy_intel.faultpoints import pause_point
+from lazy_intel.service.indexing import check_memo
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import ABANDONED, RESUMED, Intent, PublicationJournal
 from lazy_intel.store.schema import SCHEMA_VERSION, connect
@@ -91,19 +92,27 @@ def graph_journal(conn: sqlite3.Connection, batch_files: int) -> GraphJournal:
     return GraphJournal(described, commit, max(1, batch_files))
 
 
-def resume_problem(path: Path, profile: str) -> tuple[str | None, int]:
+def resume_problem(path: Path, profile: str, memo: Path | None = None) -> tuple[str | None, int]:
     """Why the fresh store at ``path`` cannot be continued under ``profile`` (``None``: it can), and
     how many files it holds. Opens the store writable: the caller holds the writer lock, and a store
-    whose builder was killed may have a write-ahead log to recover."""
+    whose builder was killed may have a write-ahead log to recover.
+
+    The integrity checks read the whole store (minutes for a 100k-file build on a slow disk), and a
+    resumed build asks twice — recovery when the workspace opens, the build when it adopts the store
+    — so with ``memo`` (the state's ``runtime/store-checks.json``, :mod:`.check_memo`) a verdict
+    reached on the same file identity, with no write-ahead log pending since, is taken instead."""
     if not path.is_file():
         return "its store file is gone", 0
     problem = header_problem(path, quiescent=True)
     if problem is not None:
         return problem, 0
+    # frames in a write-ahead log are bytes the file's identity does not describe: check them
+    remembered = check_memo.recall(memo, path) if memo is not None and not _wal_pending(path) else None
     try:
         conn = connect(str(path))
     except sqlite3.DatabaseError as exc:
         return f"its store cannot be opened: {exc}", 0
+    verdict: str | None = None
     try:
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -116,12 +125,24 @@ def resume_problem(path: Path, profile: str) -> tuple[str | None, int]:
             return "it was built under another scope, parser or schema profile", files
         if meta.get("generation") != "0":
             return "it had already published", files
+        if remembered is not None:
+            return (f"its store fails an integrity check: {remembered}" if remembered else None), files
         problems = check_store(path, conn=conn, quiescent=True)
-        if problems:
-            return f"its store fails an integrity check: {problems[0].detail}", files
-        return None, files
+        verdict = problems[0].detail if problems else ""
+        return (f"its store fails an integrity check: {verdict}" if verdict else None), files
     finally:
         conn.close()
+        # the identity after closing: the last connection's checkpoint has moved the log into the file
+        if verdict is not None and memo is not None and not _wal_pending(path):
+            check_memo.remember(memo, path, verdict)
+
+
+def _wal_pending(path: Path) -> bool:
+    wal = path.with_name(path.name + "-wal")
+    try:
+        return wal.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def adopt_resumable(state: StateDir, journal: PublicationJournal, profile: str) -> Resumable | None:
@@ -129,7 +150,7 @@ def adopt_resumable(state: StateDir, journal: PublicationJournal, profile: str) 
     ``resumed``), or ``None`` after discarding any that cannot be continued."""
     for intent in journal.resumable():
         path = state.path / intent.store
-        problem, files = resume_problem(path, profile)
+        problem, files = resume_problem(path, profile, state.runtime / check_memo.MEMO_FILE)
         if problem is None:
             journal.decide(
                 intent,

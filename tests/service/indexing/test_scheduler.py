@@ -40,11 +40,13 @@ def test_a_caller_that_stops_waiting_cancels_nothing(make_repo, gated: threading
 
 def test_the_lock_is_held_while_active_and_released_when_idle(make_repo) -> None:
     root = make_repo(FILES)
-    ws = Workspace.open(root, settings=load_settings(env={}, writer_idle_ms=300))
+    # idle for a minute first: on a loaded machine 300 ms can pass between a sync and the assertion
+    ws = Workspace.open(root, settings=load_settings(env={}, writer_idle_ms=60_000))
     ws.sync()
     lock_path = ws.state.writer_lock
     assert ws.lock.held and not _try_lock(lock_path)
-    ws.sync()  # a second sync reuses the held lock
+    ws.scheduler.idle_release_s = 0.3
+    ws.sync()  # a second sync reuses the held lock, then the 300 ms idle window lets it go
     assert ws.scheduler.wait_until(lambda: not ws.lock.held, WAIT_S)
     assert _try_lock(lock_path), "another process can take over once this one is idle"
     ws.close()

@@ -120,3 +120,19 @@ def build_graph(tmp_path: Path, files: Mapping[str, str]) -> Graph:
     graph = graph_of(index_repo(root, tmp_path / "state"))
     assert graph.dangling() == []
     return graph
+
+
+def serial_store(tmp_path: Path, files: Mapping[str, str | bytes]) -> Path:
+    """The published store of ``files`` written under ``tmp_path/repo``, built by one parse worker
+    (for tests that read what the graph build wrote)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, files)
+    ws = Workspace.open(root, settings=load_settings(env={}, parse_workers=1), state_dir=tmp_path / "state")
+    try:
+        ws.sync(rebuild=True)
+        store = ws.store_path()
+    finally:
+        ws.close()
+    assert store is not None
+    return store

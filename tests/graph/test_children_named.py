@@ -8,24 +8,13 @@ from pathlib import Path
 from lazy_intel.graph.interface_view import InterfaceView
 from lazy_intel.graph.model import load_interface, load_model
 from lazy_intel.graph.modules import Deps
-from lazy_intel.service.workspace import Workspace
-from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
-from tests.conftest import write_tree
+from tests.graph.helpers import serial_store
 from tests.service.indexing.test_parallel_build import _tree
 
 
 def test_children_named_equals_the_filtered_children_and_records_the_same_tokens(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    write_tree(root, _tree())
-    ws = Workspace.open(root, settings=load_settings(env={}, parse_workers=1), state_dir=tmp_path / "state")
-    try:
-        ws.sync(rebuild=True)
-        store = ws.store_path()
-    finally:
-        ws.close()
-    assert store is not None
+    store = serial_store(tmp_path, _tree())
     conn = connect(str(store), readonly=True)
     try:
         paths = [

@@ -9,10 +9,8 @@ from lazy_intel.graph.model import FileModel, load_interface, load_model
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
-from lazy_intel.service.workspace import Workspace
-from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
-from tests.conftest import write_tree
+from tests.graph.helpers import serial_store
 from tests.service.indexing.test_parallel_build import _tree
 
 
@@ -24,16 +22,7 @@ def _expressions(model: FileModel) -> list[object]:
 
 
 def test_lazily_decoded_models_interfaces_and_outlines_equal_the_decoded_ones(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    write_tree(root, _tree())
-    ws = Workspace.open(root, settings=load_settings(env={}, parse_workers=1), state_dir=tmp_path / "state")
-    try:
-        ws.sync(rebuild=True)
-        store = ws.store_path()
-    finally:
-        ws.close()
-    assert store is not None
+    store = serial_store(tmp_path, _tree())
     conn = connect(str(store), readonly=True)
     try:
         rows = conn.execute(

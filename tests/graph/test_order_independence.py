@@ -9,10 +9,8 @@ from lazy_intel.graph.build import ResolvedFile
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import resolve_file
-from lazy_intel.service.workspace import Workspace
-from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
-from tests.conftest import write_tree
+from tests.graph.helpers import serial_store
 
 TREE = {
     "pkg/__init__.py": "",
@@ -48,16 +46,7 @@ def _resolve(store_path: Path, order: list[str]) -> dict[str, ResolvedFile]:
 
 
 def test_a_files_edges_are_the_same_whatever_was_resolved_before_it(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    write_tree(root, TREE)
-    ws = Workspace.open(root, settings=load_settings(env={}, parse_workers=1), state_dir=tmp_path / "state")
-    try:
-        ws.sync(rebuild=True)
-        store = ws.store_path()
-    finally:
-        ws.close()
-    assert store is not None
+    store = serial_store(tmp_path, TREE)
     alone = _resolve(store, ["pkg/measure.py"])["pkg/measure.py"]
     after = _resolve(store, ["pkg/user.py", "pkg/measure.py"])["pkg/measure.py"]
     class_calls = [e for e in alone.edges if e[1] == "CALLS" and "__class__" in str(e[6])]

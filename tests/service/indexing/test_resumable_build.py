@@ -11,12 +11,16 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psutil
 import pytest
 
 from lazy_intel.store.schema import connect
 from tests.faults import Paused, clean_dump, cli, run_json, store_dump, wait_gone
+
+if TYPE_CHECKING:
+    from lazy_intel.workspace.state import StateDir
 
 MODULES = 240
 BATCH = 8
@@ -181,15 +185,13 @@ def test_an_incremental_sync_discards_a_killed_rebuild(make_repo, tmp_path: Path
     assert store_dump(state) == clean_dump(root, tmp_path / "clean")
 
 
-def test_a_cancelled_build_keeps_its_batches_for_the_next(make_repo, tmp_path: Path) -> None:
-    """A build stopped from outside (serve closing the workspace, a deadline, Ctrl-C) is resumable
-    as a killed one is: the next full build parses only what it had not written."""
+def cancelled_build(make_repo, tmp_path: Path, *, batches: int) -> tuple[Path, StateDir]:
+    """A full build of :func:`_files` cancelled once ``batches`` batches are parsed: (root, state)."""
     import threading
 
     from lazy_intel.service.indexing.parse_pool import SyncCancelled
     from lazy_intel.service.indexing.sync import run_sync
     from lazy_intel.settings import load_settings
-    from lazy_intel.store.journal import PublicationJournal
     from lazy_intel.workspace.state import StateDir
 
     root = make_repo(_files())
@@ -197,7 +199,7 @@ def test_a_cancelled_build_keeps_its_batches_for_the_next(make_repo, tmp_path: P
     cancel = threading.Event()
 
     def progress(phase: str, done: int, total: int) -> None:
-        if phase == "parse" and done >= 4 * BATCH:
+        if phase == "parse" and done >= batches * BATCH:
             cancel.set()
 
     with pytest.raises(SyncCancelled):
@@ -209,6 +211,17 @@ def test_a_cancelled_build_keeps_its_batches_for_the_next(make_repo, tmp_path: P
             cancel=cancel,
             build_batch_files=BATCH,
         )
+    return root, state
+
+
+def test_a_cancelled_build_keeps_its_batches_for_the_next(make_repo, tmp_path: Path) -> None:
+    """A build stopped from outside (serve closing the workspace, a deadline, Ctrl-C) is resumable
+    as a killed one is: the next full build parses only what it had not written."""
+    from lazy_intel.service.indexing.sync import run_sync
+    from lazy_intel.settings import load_settings
+    from lazy_intel.store.journal import PublicationJournal
+
+    root, state = cancelled_build(make_repo, tmp_path, batches=4)
     journal = PublicationJournal(state.runtime)
     assert journal.pending() == [] and len(journal.resumable()) == 1
     assert state.read_catalog() is None or "store" not in (state.read_catalog() or {})

@@ -4,40 +4,19 @@ adopts the store both ask, and a 100k-file store takes minutes to check (issue 1
 from __future__ import annotations
 
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
 
 from lazy_intel.service.indexing import check_memo, resume
-from lazy_intel.service.indexing.parse_pool import SyncCancelled
-from lazy_intel.service.indexing.sync import run_sync
-from lazy_intel.settings import load_settings
 from lazy_intel.store.journal import PublicationJournal
-from lazy_intel.workspace.state import StateDir
-from tests.service.indexing.test_resumable_build import BATCH, _files
+from tests.service.indexing.test_resumable_build import cancelled_build
 
 
 @pytest.fixture
 def resumable(make_repo, tmp_path: Path) -> tuple[Path, str, Path]:
     """A fresh store a cancelled build left resumable: (its path, its profile, the memo file)."""
-    root = make_repo(_files())
-    state = StateDir(tmp_path / "state")
-    cancel = threading.Event()
-
-    def progress(phase: str, done: int, total: int) -> None:
-        if phase == "parse" and done >= 2 * BATCH:
-            cancel.set()
-
-    with pytest.raises(SyncCancelled):
-        run_sync(
-            root,
-            state,
-            max_file_bytes=load_settings(env={}).max_file_bytes,
-            progress=progress,
-            cancel=cancel,
-            build_batch_files=BATCH,
-        )
+    _root, state = cancelled_build(make_repo, tmp_path, batches=2)
     (intent,) = PublicationJournal(state.runtime).resumable()
     store = state.path / intent.store
     conn = sqlite3.connect(store)

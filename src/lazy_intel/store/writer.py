@@ -105,6 +105,10 @@ class ChangeSet:
     changes_content: bool = False
 
 
+# content hashes looked up per statement when dropping unreferenced contents (two bound parameters
+# each; SQLite's default limit is 32766)
+CONTENT_BATCH = 500
+
 # meta key: full-text rows deleted since the index was last optimized (their space is not reclaimed
 # until FTS5 merges them away; see :func:`compact_fulltext`)
 FTS_DELETED_KEY = "fts_deleted_rows"
@@ -162,6 +166,7 @@ class StoreWriter:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._fts_deleted = 0  # full-text rows deleted by the open transaction
+        self._released: set[str] = set()  # content hashes of the file rows it deleted
 
     def generation(self) -> int:
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
@@ -186,6 +191,7 @@ class StoreWriter:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         self._fts_deleted = 0
+        self._released = set()
         build = contextlib.ExitStack()
         try:
             for path in change.removals:
@@ -209,7 +215,7 @@ class StoreWriter:
                 )
             generation = self.generation()
             if upserted or change.removals or change.changes_content:
-                conn.execute("DELETE FROM contents WHERE sha256 NOT IN (SELECT sha256 FROM files)")
+                self._drop_unreferenced_contents(everything=change.changes_content)
                 if derive is not None:
                     derive(conn, AppliedChange(tuple(upserted), change.removals, change.changes_content))
                 generation += 1
@@ -304,11 +310,33 @@ class StoreWriter:
             list(values.items()),
         )
 
+    def _drop_unreferenced_contents(self, *, everything: bool) -> None:
+        """Delete the captured bytes no file row references any more.
+
+        ``everything`` (a change of the whole content): every row of ``contents`` is checked. Otherwise
+        only the hashes of the file rows this transaction deleted can have lost their last reference,
+        so only those are looked up: an edit costs its own files, not a scan of the tree's captured
+        bytes (at 100k files that scan read every leaf page of ``contents``, the files' text inline)."""
+        conn = self.conn
+        if everything:
+            conn.execute("DELETE FROM contents WHERE sha256 NOT IN (SELECT sha256 FROM files)")
+            return
+        released = sorted(self._released)
+        for offset in range(0, len(released), CONTENT_BATCH):
+            batch = released[offset : offset + CONTENT_BATCH]
+            marks = ",".join("?" * len(batch))
+            conn.execute(
+                f"DELETE FROM contents WHERE sha256 IN ({marks}) "
+                f"AND sha256 NOT IN (SELECT sha256 FROM files WHERE sha256 IN ({marks}))",
+                [*batch, *batch],
+            )
+
     def _delete_file(self, path: str) -> None:
-        row = self.conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
+        row = self.conn.execute("SELECT id, sha256 FROM files WHERE path=?", (path,)).fetchone()
         if row is None:
             return
         file_id = row[0]
+        self._released.add(row[1])
         self.conn.execute(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id=?)", (file_id,)
         )

@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
 RESOLVER_VERSION = "8"
 MODULE_KEY = 0
-# at most this many dirty tokens are looked for as substrings (in SQL) before a file's deps are split
+# at most this many dirty tokens are looked for as substrings before a file's deps are split
 DIRTY_PREFILTER_MAX = 16
 
 
@@ -338,28 +338,6 @@ def _graph_indexes(conn: sqlite3.Connection) -> dict[str, list[str]]:
     }
 
 
-def dependent_files(conn: sqlite3.Connection, dirty: set[str], changed: set[str]) -> list[str]:
-    """Files outside ``changed`` whose last resolution consulted one of the ``dirty`` tokens (one of
-    their deps lines), in store order.
-
-    A token can only be one of a file's deps lines if it occurs in the text, so for the few tokens of
-    an edit the store filters the rows by substring (``instr``, in SQLite) and only the rows holding
-    one are read here and split: on a 100k-file tree that is a handful of rows instead of every
-    file's deps text crossing into Python. More tokens than :data:`DIRTY_PREFILTER_MAX`: every row
-    is read and split."""
-    if not dirty:
-        return []
-    if len(dirty) <= DIRTY_PREFILTER_MAX:
-        tokens = sorted(dirty)
-        where = " OR ".join("instr(deps, ?) > 0" for _ in tokens)
-        rows = conn.execute(f"SELECT path, deps FROM graph_files WHERE {where}", tokens)
-    else:
-        rows = conn.execute("SELECT path, deps FROM graph_files")
-    return [
-        path for path, deps in rows if path not in changed and not dirty.isdisjoint(deps.split("\n"))
-    ]
-
-
 def update_graph(
     conn: sqlite3.Connection,
     delta: GraphDelta,
@@ -456,7 +434,15 @@ def update_graph(
     dirty |= dirty_tokens_for_paths(appeared_or_left)
     dependents: list[str] = []
     if dirty and not delta.full:
-        dependents = dependent_files(conn, dirty, set(changed))
+        changed_set = set(changed)
+        # a token can only be one of a file's deps lines if it occurs in the text: for the few tokens
+        # of an edit, the substring test skips splitting the deps of nearly every file
+        few = len(dirty) <= DIRTY_PREFILTER_MAX
+        for path, deps in conn.execute("SELECT path, deps FROM graph_files"):
+            if few and not any(token in deps for token in dirty):
+                continue
+            if path not in changed_set and not dirty.isdisjoint(deps.split("\n")):
+                dependents.append(path)
     if delta.full or appeared_or_left:
         conn.execute("DELETE FROM nodes WHERE file_key=?", (MODULE_KEY,))
         conn.execute("DELETE FROM edges WHERE file_key=?", (MODULE_KEY,))

@@ -81,8 +81,12 @@ def test_an_edit_drops_only_unreferenced_bytes_looked_up_by_hash(tmp_path: Path,
         assert contents == files and len(contents) == 3
 
         traced.clear()
-        (root / "a" / "one.py").write_text(SHARED + "\n\ndef more():\n    return 1\n")  # b/one.py keeps SHARED
-        (root / "c" / "two.py").write_text("def two():\n    return 22\n")  # its old bytes lose their last file
+        (root / "a" / "one.py").write_text(
+            SHARED + "\n\ndef more():\n    return 1\n"
+        )  # b/one.py keeps SHARED
+        (root / "c" / "two.py").write_text(
+            "def two():\n    return 22\n"
+        )  # its old bytes lose their last file
         (root / "d" / "three.py").unlink()
         report = ws.sync()
         assert report.modified == 2 and report.removed == 1

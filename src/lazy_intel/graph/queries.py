@@ -209,6 +209,23 @@ def edges_out_of(
     return out
 
 
+def edge_ends(
+    conn: sqlite3.Connection, ids: Iterable[int], types: Sequence[str], *, incoming: bool
+) -> set[int]:
+    """The nodes one resolved ``types`` edge away from ``ids``: the sources of the edges into them
+    (``incoming``) or the destinations of the edges out of them. The ends only, unordered: what
+    :func:`edges_into` / :func:`edges_out_of` would return, reduced to ``src`` / ``dst``."""
+    near, far = ("dst", "src") if incoming else ("src", "dst")
+    out: set[int] = set()
+    for batch in _batched(dict.fromkeys(ids)):
+        sql = (
+            f"SELECT DISTINCT {far} FROM edges WHERE {near} IN ({_marks(len(batch))}) "
+            f"AND type IN ({_marks(len(types))}) AND {far} IS NOT NULL"
+        )
+        out.update(row[0] for row in conn.execute(sql, [*batch, *types]))
+    return out
+
+
 def members(conn: sqlite3.Connection, ids: Iterable[int]) -> list[int]:
     """Definitions directly inside the given ones (DEFINES children: methods of a class, …)."""
     return [e.dst for e in edges_out_of(conn, ids, ("DEFINES",), resolved_only=True) if e.dst is not None]
@@ -331,10 +348,7 @@ def traverse(
         frontier = following
     beyond = 0
     if frontier and not node_limited:
-        fetched = (
-            edges_into(conn, frontier, types)
-            if incoming
-            else edges_out_of(conn, frontier, types, resolved_only=True)
-        )
-        beyond = len({(e.src if incoming else e.dst) for e in fetched} - set(seen) - {None})
+        # only counted: the distinct ends one hop further, not whole edge rows in site order (at
+        # depth 3 on a large tree that last level is the widest of the walk)
+        beyond = len(edge_ends(conn, frontier, types, incoming=incoming) - set(seen))
     return Traversal(tuple(reached), tuple(hops), depth, beyond, node_limited)

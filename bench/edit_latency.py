@@ -19,7 +19,8 @@ a ``git archive`` of a commit, with ``src/``); each version gets its own copy of
 that version, and its own server (``PYTHONPATH=DIR/src``), and the edits go to the servers in turn
 (the same file, then the next), so they share the machine's load. For every edit the server's
 ``status`` afterwards gives the sync that published it (its seconds, the graph's share, how many
-unchanged files it re-resolved), printed as medians beside the latency.
+unchanged files it re-resolved), printed as medians beside the latency, and the CPU seconds the server
+process spent from the write to the status answer (its polling by this client included).
 """
 
 from __future__ import annotations
@@ -91,7 +92,14 @@ class Server:
     session: ClientSession | None = None
     pid: int | None = None
     out: dict[str, Any] = field(
-        default_factory=lambda: {"hot": [], "leaf": [], "rss": {}, "syncs": [], "rss_per_edit": []}
+        default_factory=lambda: {
+            "hot": [],
+            "leaf": [],
+            "rss": {},
+            "syncs": [],
+            "rss_per_edit": [],
+            "cpu_per_edit": [],
+        }
     )
 
 
@@ -116,6 +124,14 @@ async def wait_clean(server: Server) -> None:
             await anyio.sleep(0.5)
 
 
+def cpu_seconds(server: Server) -> float:
+    """User + system CPU seconds of the server process so far (its own threads; not its children)."""
+    if not server.pid:
+        return 0.0
+    times = psutil.Process(server.pid).cpu_times()
+    return times.user + times.system
+
+
 def rss(server: Server) -> float:
     return tree_rss(server.pid)[0] if server.pid else 0.0
 
@@ -123,6 +139,7 @@ def rss(server: Server) -> float:
 async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
     assert server.session is not None
     marker = f"bench_edit_marker_{number}"
+    cpu_before = cpu_seconds(server)
     path = server.root / rel
     path.write_text(path.read_text() + f"\n\ndef {marker}():\n    return {number}\n")
     written = time.monotonic()
@@ -147,6 +164,7 @@ async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
         )
     )
     server.out["rss_per_edit"].append(rss(server))
+    server.out["cpu_per_edit"].append(cpu_seconds(server) - cpu_before)
 
 
 async def run(servers: list[Server], hot: list[str], leaves: list[str]) -> None:
@@ -207,6 +225,12 @@ def report(server: Server) -> None:
             f"{name:24} {len(values):4} {statistics.median(values):8.3f} {percentile(values, 0.95):8.3f} "
             f"{max(values):8.3f} {statistics.median(s[1] for s in syncs):9.3f} "
             f"{statistics.median(s[2] for s in syncs):9.3f} {statistics.median(s[3] for s in syncs):8.1f}"
+        )
+    cpu = result["cpu_per_edit"]
+    if cpu:
+        print(
+            f"server CPU-s per edit (edit -> visible -> status, polling included): p50 "
+            f"{statistics.median(cpu):.3f}, max {max(cpu):.3f}, total {sum(cpu):.2f}"
         )
     print("server RSS after each edit, MB: " + " ".join(f"{v:.0f}" for v in result["rss_per_edit"]))
     rss_mb = result["rss"]

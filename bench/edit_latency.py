@@ -12,7 +12,8 @@ definition: the edit that changes a file's interface) and the time until ``symbo
 fast``) finds it is its latency. Prints p50/p95/max per group and overall, and the server's RSS (with
 its children) when warm, after the edits of the widely imported files, and at the end. The baseline is
 the server's own warm RSS; latency is absolute (it includes the watcher's debounce,
-``--debounce-ms``).
+``--debounce-ms``). The client asks again every ``--poll-ms`` until the answer has it; each ask costs
+the server CPU (and the GIL) that the sync in the same process then waits for.
 
 ``--source LABEL=DIR`` (repeatable) compares versions in one run: DIR is a source tree (a checkout or
 a ``git archive`` of a commit, with ``src/``); each version gets its own copy of the tree, indexed by
@@ -89,6 +90,7 @@ class Server:
     label: str
     root: Path
     env: dict[str, str]
+    poll_s: float = 0.01  # --poll-ms
     session: ClientSession | None = None
     pid: int | None = None
     out: dict[str, Any] = field(
@@ -151,7 +153,7 @@ async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
         if time.monotonic() - written > WAIT_S:
             server.out[group].append(float("inf"))
             break
-        await anyio.sleep(0.01)
+        await anyio.sleep(server.poll_s)
     status = await call(server.session, {"operation": "status", "freshness": "fast"})
     last = (status.get("data") or {}).get("last_sync") or {}
     graph = last.get("graph") or {}
@@ -251,6 +253,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=250)
     parser.add_argument(
+        "--poll-ms", type=int, default=10, help="how often the client asks whether the edit is visible"
+    )
+    parser.add_argument(
         "--source", action="append", default=[], metavar="LABEL=DIR", help="a version to compare (repeatable)"
     )
     parser.add_argument(
@@ -276,7 +281,7 @@ def main() -> None:
             skipped = (".codegraph",) if args.reuse_index else (".lazy-intel", ".codegraph")
             shutil.copytree(tree, root, ignore=shutil.ignore_patterns(*skipped))
             subprocess.run([exe, "index", str(root), "--json"], check=True, capture_output=True, env=env)
-            servers.append(Server(label, root, env))
+            servers.append(Server(label, root, env, poll_s=args.poll_ms / 1000))
         first = servers[0].root
         catalog = json.loads((first / ".lazy-intel" / "catalog.json").read_text())
         hot, leaves = most_imported_and_leaves(
@@ -285,7 +290,7 @@ def main() -> None:
         anyio.run(run, servers, hot, leaves)
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(
-        f"tree: {tree}; debounce {args.debounce_ms} ms; load average before {load_before}, after "
+        f"tree: {tree}; debounce {args.debounce_ms} ms; poll {args.poll_ms} ms; load average before {load_before}, after "
         + " ".join(f"{x:.2f}" for x in os.getloadavg())
     )
     print(f"widely imported files: {', '.join(hot[:5])}, …")

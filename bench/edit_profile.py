@@ -37,6 +37,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edit_latency import most_imported_and_leaves
+from lazy_intel.allocator import bound_malloc, bounds_from_settings
 from lazy_intel.service.indexing.sync import run_sync
 from lazy_intel.service.workspace import Workspace, release_sync_garbage
 
@@ -60,6 +61,8 @@ def main() -> None:
     root = args.root.resolve()
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     ws = Workspace.open(root)
+    bound_malloc(bounds_from_settings(ws.settings))  # as serve does (its allocator: PYTHONMALLOC)
+    opened_rss = psutil.Process().memory_info().rss / 1e6
     catalog = json.loads(ws.state.catalog.read_text())
     hot, leaves = most_imported_and_leaves(ws.state.path / catalog["store"], args.files, random.Random(1))
     targets = leaves if args.leaves else hot
@@ -104,9 +107,9 @@ def main() -> None:
     syncs, cpus = [r[1] for r in rows], [r[2] for r in rows]
     print(f"sync wall p50 {statistics.median(syncs):.3f} s, max {max(syncs):.3f} s")
     print(f"sync CPU p50 {statistics.median(cpus):.3f} s, max {max(cpus):.3f} s, total {sum(cpus):.3f} s")
-    print("RSS MB after each edit's clean-up: " + " ".join(f"{v:.0f}" for v in rss))
-    if args.dump:
-        profile.dump_stats(args.dump)
+    allocator = os.environ.get("PYTHONMALLOC") or "pymalloc"
+    print(f"RSS MB (allocator {allocator}) after opening {opened_rss:.0f}, after each edit's clean-up: ")
+    print("  " + " ".join(f"{v:.0f}" for v in rss))
     if args.dump:
         profile.dump_stats(args.dump)
     for key in ("cumulative", "tottime") if args.profile else ():

@@ -40,6 +40,7 @@ import tempfile
 import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,7 @@ class Server:
             "syncs": [],
             "rss_per_edit": [],
             "cpu_per_edit": [],
+            "published": [],
         }
     )
 
@@ -144,11 +146,15 @@ async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
     cpu_before = cpu_seconds(server)
     path = server.root / rel
     path.write_text(path.read_text() + f"\n\ndef {marker}():\n    return {number}\n")
-    written = time.monotonic()
+    written, written_wall = time.monotonic(), time.time()
     while True:
         answer = await call(server.session, {"operation": "symbol", "symbol": marker, "freshness": "fast"})
         if answer.get("status") == "ok":
             server.out[group].append(time.monotonic() - written)
+            published = (answer.get("view") or {}).get("published_at")
+            if published:  # when the generation holding the edit was published: no polling in it
+                stamp = datetime.fromisoformat(published.replace("Z", "+00:00")).timestamp()
+                server.out["published"].append((group, stamp - written_wall))
             break
         if time.monotonic() - written > WAIT_S:
             server.out[group].append(float("inf"))
@@ -228,6 +234,13 @@ def report(server: Server) -> None:
             f"{max(values):8.3f} {statistics.median(s[1] for s in syncs):9.3f} "
             f"{statistics.median(s[2] for s in syncs):9.3f} {statistics.median(s[3] for s in syncs):8.1f}"
         )
+    for name, kinds in (("widely imported", {"hot"}), ("leaf", {"leaf"}), ("all", {"hot", "leaf"})):
+        published = [seconds for group, seconds in result["published"] if group in kinds]
+        if published:
+            print(
+                f"{'  edit -> published, ' + name:34} p50 {statistics.median(published):.3f} "
+                f"p95 {percentile(published, 0.95):.3f} max {max(published):.3f} (the answer's published_at)"
+            )
     cpu = result["cpu_per_edit"]
     if cpu:
         print(

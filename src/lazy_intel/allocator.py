@@ -142,9 +142,10 @@ def allocator_reexec_argv(
 
 def reexec_under_malloc(choice: str) -> None:
     """Replace this process (same pid, stdin/stdout, arguments) by one whose Python objects come from
-    glibc's malloc, when :func:`allocator_reexec_argv` says so; call it before any thread starts
-    and before anything is read from stdin. In the re-executed process, forget the two variables
-    (:func:`forget_reexec`)."""
+    glibc's malloc, when :func:`allocator_reexec_argv` says so and the C library is glibc (elsewhere
+    nothing would be handed back, and ``execv`` is not a replacement on every system); call it
+    before any thread starts and before anything is read from stdin. In the re-executed process,
+    forget the two variables (:func:`forget_reexec`)."""
     argv = allocator_reexec_argv(
         choice,
         os.environ,
@@ -152,8 +153,9 @@ def reexec_under_malloc(choice: str) -> None:
         sys.executable,
         ignore_environment=bool(sys.flags.ignore_environment),
     )
-    if argv is None:
-        return
+    libc = _glibc()
+    if argv is None or libc is None or not hasattr(libc, "malloc_trim"):
+        return  # without glibc's malloc_trim the restart would hand nothing back
     os.environ["PYTHONMALLOC"] = "malloc"
     os.environ[REEXEC_MARK] = "1"
     sys.stdout.flush()

@@ -29,6 +29,7 @@ import random
 import shlex
 import statistics
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -40,6 +41,28 @@ from edit_latency import most_imported_and_leaves
 from lazy_intel.allocator import bound_malloc, bounds_from_settings
 from lazy_intel.service.indexing.sync import run_sync
 from lazy_intel.service.workspace import Workspace, release_sync_garbage
+
+
+def pymalloc_stats() -> tuple[int, int]:
+    """(arenas allocated now, bytes in allocated blocks) of Python's allocator, from
+    ``sys._debugmallocstats`` (which writes to the C stderr: read through a temporary file);
+    (0, 0) when Python's allocator is not in use."""
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        os.dup2(out.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read().decode()
+    values = {}
+    for line in text.splitlines():
+        for key in ("# arenas allocated current", "# bytes in allocated blocks"):
+            if line.startswith(key):
+                values[key] = int(line.split("=")[1].replace(",", ""))
+    return values.get("# arenas allocated current", 0), values.get("# bytes in allocated blocks", 0)
 
 
 def main() -> None:
@@ -57,6 +80,9 @@ def main() -> None:
     parser.add_argument(
         "--memory", action="store_true", help="tracemalloc diff between the first and last edit"
     )
+    parser.add_argument(
+        "--arenas", action="store_true", help="Python's allocator after each edit: arenas, bytes in use"
+    )
     args = parser.parse_args()
     root = args.root.resolve()
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -69,6 +95,7 @@ def main() -> None:
     profile = cProfile.Profile(time.process_time)  # CPU: on a loaded machine wall time is mostly waiting
     rows: list[tuple[str, float, float, float, int]] = []
     rss: list[float] = []
+    arenas: list[tuple[int, int]] = []
     first_snapshot = None
     if args.memory:
         tracemalloc.start(12)
@@ -93,6 +120,8 @@ def main() -> None:
                 (rel, seconds, cpu, graph.seconds if graph else 0.0, graph.dependents if graph else 0)
             )
             rss.append(psutil.Process().memory_info().rss / 1e6)
+            if args.arenas:
+                arenas.append(pymalloc_stats())
             if args.memory and number == 0:
                 first_snapshot = tracemalloc.take_snapshot()
         last_snapshot = tracemalloc.take_snapshot() if args.memory else None
@@ -110,6 +139,9 @@ def main() -> None:
     allocator = os.environ.get("PYTHONMALLOC") or "pymalloc"
     print(f"RSS MB (allocator {allocator}) after opening {opened_rss:.0f}, after each edit's clean-up: ")
     print("  " + " ".join(f"{v:.0f}" for v in rss))
+    if arenas:
+        print("Python's arenas (1 MiB each) / MB in allocated blocks after each edit's clean-up:")
+        print("  " + " ".join(f"{count}/{used / 1e6:.1f}" for count, used in arenas))
     if args.dump:
         profile.dump_stats(args.dump)
     for key in ("cumulative", "tottime") if args.profile else ():

@@ -12,14 +12,16 @@ definition: the edit that changes a file's interface) and the time until ``symbo
 fast``) finds it is its latency. Prints p50/p95/max per group and overall, and the server's RSS (with
 its children) when warm, after the edits of the widely imported files, and at the end. The baseline is
 the server's own warm RSS; latency is absolute (it includes the watcher's debounce,
-``--debounce-ms``).
+``--debounce-ms``). The client asks again every ``--poll-ms`` until the answer has it; each ask costs
+the server CPU (and the GIL) that the sync in the same process then waits for.
 
 ``--source LABEL=DIR`` (repeatable) compares versions in one run: DIR is a source tree (a checkout or
 a ``git archive`` of a commit, with ``src/``); each version gets its own copy of the tree, indexed by
 that version, and its own server (``PYTHONPATH=DIR/src``), and the edits go to the servers in turn
 (the same file, then the next), so they share the machine's load. For every edit the server's
 ``status`` afterwards gives the sync that published it (its seconds, the graph's share, how many
-unchanged files it re-resolved), printed as medians beside the latency.
+unchanged files it re-resolved), printed as medians beside the latency, and the CPU seconds the server
+process spent from the write to the status answer (its polling by this client included).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import tempfile
 import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +91,19 @@ class Server:
     label: str
     root: Path
     env: dict[str, str]
+    poll_s: float = 0.01  # --poll-ms
     session: ClientSession | None = None
     pid: int | None = None
     out: dict[str, Any] = field(
-        default_factory=lambda: {"hot": [], "leaf": [], "rss": {}, "syncs": [], "rss_per_edit": []}
+        default_factory=lambda: {
+            "hot": [],
+            "leaf": [],
+            "rss": {},
+            "syncs": [],
+            "rss_per_edit": [],
+            "cpu_per_edit": [],
+            "published": [],
+        }
     )
 
 
@@ -116,6 +128,14 @@ async def wait_clean(server: Server) -> None:
             await anyio.sleep(0.5)
 
 
+def cpu_seconds(server: Server) -> float:
+    """User + system CPU seconds of the server process so far (its own threads; not its children)."""
+    if not server.pid:
+        return 0.0
+    times = psutil.Process(server.pid).cpu_times()
+    return times.user + times.system
+
+
 def rss(server: Server) -> float:
     return tree_rss(server.pid)[0] if server.pid else 0.0
 
@@ -123,18 +143,23 @@ def rss(server: Server) -> float:
 async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
     assert server.session is not None
     marker = f"bench_edit_marker_{number}"
+    cpu_before = cpu_seconds(server)
     path = server.root / rel
     path.write_text(path.read_text() + f"\n\ndef {marker}():\n    return {number}\n")
-    written = time.monotonic()
+    written, written_wall = time.monotonic(), time.time()
     while True:
         answer = await call(server.session, {"operation": "symbol", "symbol": marker, "freshness": "fast"})
         if answer.get("status") == "ok":
             server.out[group].append(time.monotonic() - written)
+            published = (answer.get("view") or {}).get("published_at")
+            if published:  # when the generation holding the edit was published: no polling in it
+                stamp = datetime.fromisoformat(published.replace("Z", "+00:00")).timestamp()
+                server.out["published"].append((group, stamp - written_wall))
             break
         if time.monotonic() - written > WAIT_S:
             server.out[group].append(float("inf"))
             break
-        await anyio.sleep(0.01)
+        await anyio.sleep(server.poll_s)
     status = await call(server.session, {"operation": "status", "freshness": "fast"})
     last = (status.get("data") or {}).get("last_sync") or {}
     graph = last.get("graph") or {}
@@ -147,6 +172,7 @@ async def edit_once(server: Server, group: str, rel: str, number: int) -> None:
         )
     )
     server.out["rss_per_edit"].append(rss(server))
+    server.out["cpu_per_edit"].append(cpu_seconds(server) - cpu_before)
 
 
 async def run(servers: list[Server], hot: list[str], leaves: list[str]) -> None:
@@ -208,6 +234,19 @@ def report(server: Server) -> None:
             f"{max(values):8.3f} {statistics.median(s[1] for s in syncs):9.3f} "
             f"{statistics.median(s[2] for s in syncs):9.3f} {statistics.median(s[3] for s in syncs):8.1f}"
         )
+    for name, kinds in (("widely imported", {"hot"}), ("leaf", {"leaf"}), ("all", {"hot", "leaf"})):
+        published = [seconds for group, seconds in result["published"] if group in kinds]
+        if published:
+            print(
+                f"{'  edit -> published, ' + name:34} p50 {statistics.median(published):.3f} "
+                f"p95 {percentile(published, 0.95):.3f} max {max(published):.3f} (the answer's published_at)"
+            )
+    cpu = result["cpu_per_edit"]
+    if cpu:
+        print(
+            f"server CPU-s per edit (edit -> visible -> status, polling included): p50 "
+            f"{statistics.median(cpu):.3f}, max {max(cpu):.3f}, total {sum(cpu):.2f}"
+        )
     print("server RSS after each edit, MB: " + " ".join(f"{v:.0f}" for v in result["rss_per_edit"]))
     rss_mb = result["rss"]
     print("server RSS with children, MB: " + ", ".join(f"{k} {v:.1f}" for k, v in rss_mb.items()))
@@ -226,6 +265,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=20, help="widely imported files, and as many leaf files")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=250)
+    parser.add_argument(
+        "--poll-ms", type=int, default=10, help="how often the client asks whether the edit is visible"
+    )
     parser.add_argument(
         "--source", action="append", default=[], metavar="LABEL=DIR", help="a version to compare (repeatable)"
     )
@@ -252,7 +294,7 @@ def main() -> None:
             skipped = (".codegraph",) if args.reuse_index else (".lazy-intel", ".codegraph")
             shutil.copytree(tree, root, ignore=shutil.ignore_patterns(*skipped))
             subprocess.run([exe, "index", str(root), "--json"], check=True, capture_output=True, env=env)
-            servers.append(Server(label, root, env))
+            servers.append(Server(label, root, env, poll_s=args.poll_ms / 1000))
         first = servers[0].root
         catalog = json.loads((first / ".lazy-intel" / "catalog.json").read_text())
         hot, leaves = most_imported_and_leaves(
@@ -261,7 +303,7 @@ def main() -> None:
         anyio.run(run, servers, hot, leaves)
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(
-        f"tree: {tree}; debounce {args.debounce_ms} ms; load average before {load_before}, after "
+        f"tree: {tree}; debounce {args.debounce_ms} ms; poll {args.poll_ms} ms; load average before {load_before}, after "
         + " ".join(f"{x:.2f}" for x in os.getloadavg())
     )
     print(f"widely imported files: {', '.join(hot[:5])}, …")

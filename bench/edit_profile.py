@@ -29,6 +29,7 @@ import random
 import shlex
 import statistics
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -37,8 +38,31 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edit_latency import most_imported_and_leaves
+from lazy_intel.allocator import bound_malloc, bounds_from_settings
 from lazy_intel.service.indexing.sync import run_sync
 from lazy_intel.service.workspace import Workspace, release_sync_garbage
+
+
+def pymalloc_stats() -> tuple[int, int]:
+    """(arenas allocated now, bytes in allocated blocks) of Python's allocator, from
+    ``sys._debugmallocstats`` (which writes to the C stderr: read through a temporary file);
+    (0, 0) when Python's allocator is not in use."""
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        os.dup2(out.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read().decode()
+    values = {}
+    for line in text.splitlines():
+        for key in ("# arenas allocated current", "# bytes in allocated blocks"):
+            if line.startswith(key):
+                values[key] = int(line.split("=")[1].replace(",", ""))
+    return values.get("# arenas allocated current", 0), values.get("# bytes in allocated blocks", 0)
 
 
 def main() -> None:
@@ -56,16 +80,22 @@ def main() -> None:
     parser.add_argument(
         "--memory", action="store_true", help="tracemalloc diff between the first and last edit"
     )
+    parser.add_argument(
+        "--arenas", action="store_true", help="Python's allocator after each edit: arenas, bytes in use"
+    )
     args = parser.parse_args()
     root = args.root.resolve()
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     ws = Workspace.open(root)
+    bound_malloc(bounds_from_settings(ws.settings))  # as serve does (its allocator: PYTHONMALLOC)
+    opened_rss = psutil.Process().memory_info().rss / 1e6
     catalog = json.loads(ws.state.catalog.read_text())
     hot, leaves = most_imported_and_leaves(ws.state.path / catalog["store"], args.files, random.Random(1))
     targets = leaves if args.leaves else hot
     profile = cProfile.Profile(time.process_time)  # CPU: on a loaded machine wall time is mostly waiting
     rows: list[tuple[str, float, float, float, int]] = []
     rss: list[float] = []
+    arenas: list[tuple[int, int]] = []
     first_snapshot = None
     if args.memory:
         tracemalloc.start(12)
@@ -90,6 +120,8 @@ def main() -> None:
                 (rel, seconds, cpu, graph.seconds if graph else 0.0, graph.dependents if graph else 0)
             )
             rss.append(psutil.Process().memory_info().rss / 1e6)
+            if args.arenas:
+                arenas.append(pymalloc_stats())
             if args.memory and number == 0:
                 first_snapshot = tracemalloc.take_snapshot()
         last_snapshot = tracemalloc.take_snapshot() if args.memory else None
@@ -104,9 +136,12 @@ def main() -> None:
     syncs, cpus = [r[1] for r in rows], [r[2] for r in rows]
     print(f"sync wall p50 {statistics.median(syncs):.3f} s, max {max(syncs):.3f} s")
     print(f"sync CPU p50 {statistics.median(cpus):.3f} s, max {max(cpus):.3f} s, total {sum(cpus):.3f} s")
-    print("RSS MB after each edit's clean-up: " + " ".join(f"{v:.0f}" for v in rss))
-    if args.dump:
-        profile.dump_stats(args.dump)
+    allocator = os.environ.get("PYTHONMALLOC") or "pymalloc"
+    print(f"RSS MB (allocator {allocator}) after opening {opened_rss:.0f}, after each edit's clean-up: ")
+    print("  " + " ".join(f"{v:.0f}" for v in rss))
+    if arenas:
+        print("Python's arenas (1 MiB each) / MB in allocated blocks after each edit's clean-up:")
+        print("  " + " ".join(f"{count}/{used / 1e6:.1f}" for count, used in arenas))
     if args.dump:
         profile.dump_stats(args.dump)
     for key in ("cumulative", "tottime") if args.profile else ():

@@ -38,9 +38,10 @@ import ctypes
 import gc
 import logging
 import os
+import sys
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from lazy_intel.settings import Settings
@@ -106,6 +107,68 @@ def release_free_memory() -> bool:
     if libc is None or not hasattr(libc, "malloc_trim"):
         return False
     libc.malloc_trim(0)
+    return True
+
+
+# set by serve for the interpreter it re-executes under PYTHONMALLOC=malloc (and removed by that
+# interpreter, with PYTHONMALLOC, so that its children start with Python's default allocator)
+REEXEC_MARK = "LAZY_INTEL_ALLOCATOR_REEXEC"
+
+
+def allocator_reexec_argv(
+    choice: str,
+    environ: Mapping[str, str],
+    orig_argv: Sequence[str],
+    executable: str,
+    *,
+    ignore_environment: bool,
+) -> list[str] | None:
+    """The command that runs this process again under ``PYTHONMALLOC=malloc``, or ``None`` when it
+    need not (or cannot) be: ``choice`` is not ``malloc``, this interpreter already reads
+    ``PYTHONMALLOC`` (from the environment, ``-E`` not given) or was itself re-executed
+    (:data:`REEXEC_MARK`: never twice), or its command line is unknown.
+
+    Why (issue 14 item 4, docs/design/indexing.md "The serve edit path"): Python's own allocator
+    keeps a 1 MiB arena mapped while any object in it lives, so the few objects a large edit's sync
+    leaves alive (caches, interned names) pin the arenas its working set spread over, and the
+    server's RSS steps up; under glibc's malloc, ``malloc_trim`` after the sync hands back every free
+    page wherever it is."""
+    if choice != "malloc" or REEXEC_MARK in environ or not orig_argv or not executable:
+        return None
+    if not ignore_environment and environ.get("PYTHONMALLOC"):
+        return None  # already chosen (by us or by whoever started the process): leave it
+    return [executable, *orig_argv[1:]]
+
+
+def reexec_under_malloc(choice: str) -> None:
+    """Replace this process (same pid, stdin/stdout, arguments) by one whose Python objects come from
+    glibc's malloc, when :func:`allocator_reexec_argv` says so and the C library is glibc (elsewhere
+    nothing would be handed back, and ``execv`` is not a replacement on every system); call it
+    before any thread starts and before anything is read from stdin. In the re-executed process,
+    forget the two variables (:func:`forget_reexec`)."""
+    argv = allocator_reexec_argv(
+        choice,
+        os.environ,
+        getattr(sys, "orig_argv", []),
+        sys.executable,
+        ignore_environment=bool(sys.flags.ignore_environment),
+    )
+    libc = _glibc()
+    if argv is None or libc is None or not hasattr(libc, "malloc_trim"):
+        return  # without glibc's malloc_trim the restart would hand nothing back
+    os.environ["PYTHONMALLOC"] = "malloc"
+    os.environ[REEXEC_MARK] = "1"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(argv[0], argv)
+
+
+def forget_reexec() -> bool:
+    """In a process :func:`reexec_under_malloc` started: drop ``PYTHONMALLOC`` and the mark from the
+    environment, so the processes it starts use Python's default allocator; whether it was one."""
+    if os.environ.pop(REEXEC_MARK, None) is None:
+        return False
+    os.environ.pop("PYTHONMALLOC", None)
     return True
 
 

@@ -411,6 +411,17 @@ SETTINGS: tuple[Setting, ...] = (
         64,
     ),
     Setting(
+        "serve_allocator",
+        "LAZY_INTEL_SERVE_ALLOCATOR",
+        "str",
+        "malloc",
+        "Where serve's Python objects live: malloc (glibc's malloc; serve restarts itself at start-up "
+        "with PYTHONMALLOC=malloc, so the pages an edit's sync frees go back to the system with the "
+        "rest of glibc's free memory) or pymalloc (Python's own arenas, which stay mapped while any "
+        "object in them lives). Children (parse workers, language servers) keep Python's default.",
+        choices=("malloc", "pymalloc"),
+    ),
+    Setting(
         "malloc_trim_kb",
         "LAZY_INTEL_MALLOC_TRIM_KB",
         "int",

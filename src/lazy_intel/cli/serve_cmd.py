@@ -34,15 +34,20 @@ def serve_command(root: str | None, lsp_config: str | None, store: str | None) -
     every watcher and sync, closes the language servers, releases its writer locks and exits,
     leaving no child process behind.
     """
-    from lazy_intel.allocator import bound_malloc, bounds_from_settings
-    from lazy_intel.mcp.server import serve_stdio
-    from lazy_intel.semantic import SemanticLayer
-    from lazy_intel.service.indexing.parse_pool import terminate_parse_pools
+    from lazy_intel.allocator import bound_malloc, bounds_from_settings, forget_reexec, reexec_under_malloc
 
     if store is not None:
         os.environ["LAZY_INTEL_STORE"] = store
     settings = load_settings()
+    # first, before the heavy imports and any thread: returns only when no restart is needed
+    reexec_under_malloc(settings.serve_allocator)
+    forget_reexec()  # the restarted server's children start with Python's own allocator
     bound_malloc(bounds_from_settings(settings))  # before any thread starts
+
+    from lazy_intel.mcp.server import serve_stdio
+    from lazy_intel.semantic import SemanticLayer
+    from lazy_intel.service.indexing.parse_pool import terminate_parse_pools
+
     default_root = root or settings.root or os.getcwd()
     semantic = SemanticLayer.from_settings(settings, config_path=lsp_config)
     try:

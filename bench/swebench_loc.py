@@ -84,6 +84,7 @@ FILE_KS = loc_cv.FILE_KS
 FUNCTION_KS = loc_cv.FUNCTION_KS
 PSEUDO_SPANS = ("imports", "impl")
 SCOPES = ("whole", "source")
+POOL_DEPTH = 60  # first-stage files whose second-stage features every run gathers (>= RERANK_FILES)
 
 
 def default_data() -> Path:
@@ -448,6 +449,9 @@ def collect(
     if "default" not in variants:
         raise ValueError("the evidence variants must include 'default'")
     pool = [*pool, *(c for c in CONFIGS.values() if c.weights.method == "score")]
+    # the shipped first stage's files down to POOL_DEPTH also get features, so a deeper candidate
+    # list (loc_rerank's depth) can be scored from the runs cache without indexing again
+    pool.append(replace(_SHIPPED, rerank_files=POOL_DEPTH))
     stats = RunStats()
     settings = load_settings(env={"LAZY_INTEL_EMBEDDING": embedding})
     if baselines:

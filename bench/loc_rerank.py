@@ -94,7 +94,7 @@ class Evaluator:
             run = self.runs[variant][instance]
             stage = run.table(config.weights.floor_rank).stage_scores(config.weights)
             chosen = candidates(stage, run.evidence.file_path, config.rerank_files)
-            staged = stage_features(stage, chosen)
+            staged = stage_features(stage, chosen, run.evidence.file_path)
             rows = [
                 [{**run.static[f], **staged[f]}.get(name, 0.0) for name in CANDIDATE_FEATURES] for f in chosen
             ]

@@ -357,17 +357,17 @@ def tested_scores(
 ) -> dict[int, float]:
     """``tested`` of each chosen non-test file: the best first-stage score (over ``top``) of a test
     file among the first stage's candidates that tests it (:func:`is_test_of`)."""
-    subjects = [
-        (subject, stage_scores[f] / top)
-        for f in stage_scores
-        if (subject := subject_of_test(paths.get(f, ""))) is not None and stage_scores[f] > 0
-    ]
+    by_last_word: dict[str, list[tuple[tuple[str, tuple[str, ...]], float]]] = {}
+    for f, score in stage_scores.items():
+        if score > 0 and (subject := subject_of_test(paths.get(f, ""))) is not None:
+            by_last_word.setdefault(subject[1][-1], []).append((subject, score / top))
     out: dict[int, float] = {}
-    for f in chosen:
+    for f in chosen if by_last_word else ():
         path = paths.get(f, "")
-        if not subjects or is_test_path(path):
+        last = path_parts(path)[0].lower().strip("_").rsplit("_", 1)[-1]
+        if is_test_path(path) or last not in by_last_word:
             continue
-        best = max((value for subject, value in subjects if is_test_of(subject, path)), default=0.0)
+        best = max((v for subject, v in by_last_word[last] if is_test_of(subject, path)), default=0.0)
         if best > 0:
             out[f] = min(1.0, best)
     return out

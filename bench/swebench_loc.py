@@ -449,9 +449,9 @@ def collect(
     if "default" not in variants:
         raise ValueError("the evidence variants must include 'default'")
     pool = [*pool, *(c for c in CONFIGS.values() if c.weights.method == "score")]
-    # the shipped first stage's files down to POOL_DEPTH also get features, so a deeper candidate
-    # list (loc_rerank's depth) can be scored from the runs cache without indexing again
-    pool.append(replace(_SHIPPED, rerank_files=POOL_DEPTH))
+    # every configuration's files down to POOL_DEPTH get features, so a deeper candidate list (a
+    # pipeline's ``depths``) can be scored from the runs cache without indexing again
+    pool = [replace(c, rerank_files=max(c.rerank_files, POOL_DEPTH)) for c in pool]
     stats = RunStats()
     settings = load_settings(env={"LAZY_INTEL_EMBEDDING": embedding})
     if baselines:

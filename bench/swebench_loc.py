@@ -56,6 +56,7 @@ from lazy_intel.search.rerank import (
     COEFFICIENTS,
     FEATURES,
     RERANK_FILE_CONTEXT,
+    RERANK_FILES,
     static_features,
     wanted_tokens,
 )
@@ -551,6 +552,10 @@ def parse_grid(spec: str) -> dict[str, tuple[float, ...]]:
 # or all: ``loc_rerank.Pipeline.optional``); the shipped ones are those chosen on all 63 issues.
 OPTIONAL_FEATURES = ("prose", "named_stem", "named_dir", "central")
 
+# Candidate depths (how many of the first stage's files the second stage re-orders) each fold's
+# inner cross-validation chooses among with the penalty; the shallower wins ties.
+DEPTHS = (RERANK_FILES, POOL_DEPTH)
+
 # first-stage signals whose held-out ablation is computed when the grid offers them weight 0
 SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
 
@@ -576,11 +581,19 @@ def pipelines(
     optional = tuple(f for f in OPTIONAL_FEATURES if f in CANDIDATE_FEATURES)
     out = [
         Pipeline("first stage", every, None),
-        Pipeline("two stages", every, base, optional=optional),
+        Pipeline("two stages", every, base, optional=optional, depths=DEPTHS),
     ]
     if optional:  # the choice of optional features, against both fixed extremes
-        out.append(Pipeline("two stages, no optional feature", every, base))
-        out.append(Pipeline(f"two stages, always with {', '.join(optional)}", every, (*base, *optional)))
+        out.append(Pipeline("two stages, no optional feature", every, base, depths=DEPTHS))
+        out.append(
+            Pipeline(
+                f"two stages, always with {', '.join(optional)}", every, (*base, *optional), depths=DEPTHS
+            )
+        )
+    for depth in DEPTHS if len(DEPTHS) > 1 else ():  # the choice of depth, against each fixed one
+        out.append(
+            Pipeline(f"two stages, depth {depth} only", every, base, optional=optional, depths=(depth,))
+        )
     if not ablations:
         return out
     if set(CANDIDATE_FEATURES) != set(FEATURES):

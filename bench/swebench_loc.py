@@ -566,7 +566,11 @@ COMPARISON_VARIANTS = frozenset({"no-stems", "one-phase"})
 
 
 def pipelines(
-    space: Mapping[str, Sequence[float]], variants: Sequence[str], *, ablations: bool = True
+    space: Mapping[str, Sequence[float]],
+    variants: Sequence[str],
+    *,
+    ablations: bool = True,
+    only: Sequence[str] = (),
 ) -> list[Pipeline]:
     """The cross-validated pipelines: first stage alone, both stages, and the held-out ablations
     (each second-stage feature left out; each first-stage signal held at 0; each variant alone).
@@ -596,6 +600,10 @@ def pipelines(
         )
     if not ablations:
         return out
+    if only:  # just these features' "without" rows
+        return out + [
+            Pipeline(f"two stages without {f}", every, tuple(g for g in FEATURES if g != f)) for f in only
+        ]
     if set(CANDIDATE_FEATURES) != set(FEATURES):
         extra = ", ".join(f for f in CANDIDATE_FEATURES if f not in FEATURES)
         out.append(Pipeline(f"two stages with {extra}", every, CANDIDATE_FEATURES))
@@ -656,6 +664,7 @@ def report(
     space: Mapping[str, Sequence[float]],
     *,
     ablations: bool = True,
+    only: Sequence[str] = (),
 ) -> tuple[str, dict[str, object]]:
     """The printed tables and a JSON-able record of every figure (held-out first)."""
     default_runs = runs["default"]
@@ -677,7 +686,7 @@ def report(
         chosen_record: dict[str, object] = {}
         ablation_lines: list[str] = []
         main: dict[str, loc_cv.HeldOut] = {}
-        for pipeline in pipelines(space, list(runs), ablations=ablations):
+        for pipeline in pipelines(space, list(runs), ablations=ablations, only=only):
             held = evaluator.cross_validate(pipeline)
             if pipeline.name in ("first stage", "two stages"):
                 main[pipeline.name] = held
@@ -747,6 +756,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-ablations", action="store_true", help="skip the held-out ablation pipelines")
     parser.add_argument(
+        "--ablate", default="", help="only these second-stage features' ablation rows (comma-separated)"
+    )
+    parser.add_argument(
         "--runs-cache",
         type=Path,
         default=None,
@@ -811,7 +823,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pickle.dump((runs, stats), fh)
     collected = time.perf_counter()
     grid_name = args.grid if args.grid in GRIDS else "custom"
-    text, record = report(runs, configs, grid_name, space, ablations=not args.no_ablations)
+    text, record = report(
+        runs,
+        configs,
+        grid_name,
+        space,
+        ablations=not args.no_ablations,
+        only=[f.strip() for f in args.ablate.split(",") if f.strip()],
+    )
     print(text)
     print()
     default_runs = runs["default"]

@@ -30,7 +30,8 @@ file as a whole (``search/rerank_facts.py`` reads it; everything here is pure):
 - ``tested`` — a test file *of this file* ranks in the first stage (``testing/test_skipping.py`` for
   ``src/_pytest/skipping.py``, ``tests/test_ext_napoleon_docstring.py`` for
   ``sphinx/ext/napoleon/docstring.py``): its first-stage score over the best candidate's. A report
-  quotes the failing test's code, so its test file often outranks the file under test, which the
+  quotes the failing test's code, so its test file (among the first stage's best ``TESTED_DEPTH``)
+  often outranks the file under test, which the
   ``test`` feature then pushes down; this hands the test file's evidence on to its subject.
 
 The score is linear, ``sum coefficient x feature`` with the named coefficients below (fitted by a
@@ -42,6 +43,7 @@ first :data:`RERANK_FILES` keep their first-stage order after the re-ranked ones
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -121,6 +123,7 @@ INIT_RE = re.compile(r"(^|/)__init__\.py$")
 TEST_PREFIXES = ("test_", "tests_", "unittest_")  # a test file's stem names its subject after these
 TEST_SUFFIXES = ("_test", "_tests")  # … or before these
 TEST_DIRS = frozenset({"test", "tests", "testing"})  # where a package's tests live
+TESTED_DEPTH = 100  # the first stage's best files searched for test files of the candidates
 
 
 @dataclass(frozen=True)
@@ -356,9 +359,10 @@ def tested_scores(
     stage_scores: Mapping[int, float], paths: Mapping[int, str], chosen: Sequence[int], top: float
 ) -> dict[int, float]:
     """``tested`` of each chosen non-test file: the best first-stage score (over ``top``) of a test
-    file among the first stage's candidates that tests it (:func:`is_test_of`)."""
+    file among the first stage's best :data:`TESTED_DEPTH` files that tests it (:func:`is_test_of`)."""
     by_last_word: dict[str, list[tuple[tuple[str, tuple[str, ...]], float]]] = {}
-    for f, score in stage_scores.items():
+    for f in heapq.nlargest(TESTED_DEPTH, stage_scores, key=stage_scores.__getitem__):
+        score = stage_scores[f]
         if score > 0 and (subject := subject_of_test(paths.get(f, ""))) is not None:
             by_last_word.setdefault(subject[1][-1], []).append((subject, score / top))
     out: dict[int, float] = {}

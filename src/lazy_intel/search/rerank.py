@@ -31,8 +31,8 @@ file as a whole (``search/rerank_facts.py`` reads it; everything here is pure):
   ``src/_pytest/skipping.py``, ``tests/test_ext_napoleon_docstring.py`` for
   ``sphinx/ext/napoleon/docstring.py``): its first-stage score over the best candidate's. A report
   quotes the failing test's code, so its test file (among the first stage's best ``TESTED_DEPTH``)
-  often outranks the file under test, which the
-  ``test`` feature then pushes down; this hands the test file's evidence on to its subject.
+  often outranks the file under test, which the ``test`` feature then pushes down; this hands the
+  test file's evidence on to its subject.
 
 The score is linear, ``sum coefficient x feature`` with the named coefficients below (fitted by a
 conditional logit — softmax over each query's candidates — on the SWE-bench Lite dev set, see

@@ -6,11 +6,13 @@ weights) and the second-stage features (``None``: no second stage). Fitting on a
 issues (``Evaluator.fit``):
 
 1. the first-stage candidate with the best objective on the training issues (``loc_cv.select``);
-2. the L2 penalty of the conditional logit — and, when the pipeline names ``optional`` features,
-   which of them join the ``features`` (none, each one alone, or all) — by an inner
+2. the L2 penalty of the conditional logit, the candidate depth (how many of the first stage's files
+   the second stage re-orders, when the pipeline names more than one in ``depths``) — and, when the
+   pipeline names ``optional`` features, which of them join the ``features`` (none, each one alone,
+   or all) — by an inner
    leave-one-repository-out over the training repositories (pooled inner held-out objective; ties
-   to fewer optional features, then to the stronger penalty; the strongest penalty and no optional
-   feature when only one repository trains);
+   to fewer optional features, then to the shallower depth, then to the stronger penalty; the
+   strongest penalty, the first depth and no optional feature when only one repository trains);
 3. the coefficients fitted on every training issue with that penalty (``loc_fit.fit``);
 4. the file-context weight chunks use after the second stage, by the objective on the training issues.
 
@@ -26,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import loc_cv
-from lazy_intel.search.rerank import CANDIDATE_FEATURES, candidates, stage_features
+from lazy_intel.search.rerank import CANDIDATE_FEATURES, RERANK_FILES, candidates, stage_features
 from loc_cv import HeldOut, IssueScore
 from loc_fit import Query, fit
 from loc_scoring import Config, IssueRun, issue_score, outcome_of
@@ -43,6 +45,7 @@ class Pipeline:
     penalties: tuple[float, ...] = PENALTIES
     contexts: tuple[float, ...] = CONTEXTS
     optional: tuple[str, ...] = ()  # features the inner cross-validation may add (see fit)
+    depths: tuple[int, ...] = (RERANK_FILES,)  # candidate depths it chooses among (the first on ties)
 
     def feature_sets(self) -> list[tuple[str, ...]]:
         """The feature sets the inner cross-validation chooses among: ``features``, then with each
@@ -64,6 +67,7 @@ class Choice:
     penalty: float | None = None
     coefficients: tuple[tuple[str, float], ...] | None = None
     file_context: float | None = None
+    depth: int | None = None  # how many first-stage files the second stage re-orders
 
 
 class Evaluator:
@@ -94,7 +98,7 @@ class Evaluator:
             run = self.runs[variant][instance]
             stage = run.table(config.weights.floor_rank).stage_scores(config.weights)
             chosen = candidates(stage, run.evidence.file_path, config.rerank_files)
-            staged = stage_features(stage, chosen)
+            staged = stage_features(stage, chosen, run.evidence.file_path)
             rows = [
                 [{**run.static[f], **staged[f]}.get(name, 0.0) for name in CANDIDATE_FEATURES] for f in chosen
             ]
@@ -121,15 +125,22 @@ class Evaluator:
         if choice.coefficients is None:
             return self.first_scores(variant, config)[instance]
         weights = replace(config.weights, file_context=choice.file_context or 0.0)
-        second = Config(
-            weights, file_context=True, rerank=dict(choice.coefficients), rerank_files=config.rerank_files
-        )
+        depth = choice.depth or config.rerank_files
+        second = Config(weights, file_context=True, rerank=dict(choice.coefficients), rerank_files=depth)
         return issue_score(run.issue, outcome_of(run, second))
 
     def _fitted(
-        self, pipeline: Pipeline, candidate: int, ids: Sequence[str], penalty: float, features: Sequence[str]
+        self,
+        pipeline: Pipeline,
+        candidate: int,
+        ids: Sequence[str],
+        penalty: float,
+        features: Sequence[str],
+        *,
+        depth: int,
     ) -> tuple[tuple[str, float], ...]:
         variant, config = pipeline.candidates[candidate]
+        config = replace(config, rerank_files=depth)
         beta = fit(self.queries(variant, config, ids, features), penalty)
         return tuple(zip(features, (float(b) for b in beta), strict=True))
 
@@ -145,19 +156,23 @@ class Evaluator:
         # one training repository leaves no inner fold: the strongest penalty, untuned
         inner = loc_cv.leave_one_repository_out(train_repos) if len(set(train_repos.values())) > 1 else []
         sets = pipeline.feature_sets()
-        best_features, best_penalty, best_value = sets[0], pipeline.penalties[0], None
+        best_features, best_penalty, best_depth = sets[0], pipeline.penalties[0], pipeline.depths[0]
+        best_value = None
         for features in sets if inner else ():
-            for penalty in pipeline.penalties:
-                pooled: list[IssueScore] = []
-                for fold in inner:
-                    coefficients = self._fitted(pipeline, first, fold.train, penalty, features)
-                    choice = Choice(first, penalty, coefficients, default_context)
-                    pooled += [self.score(pipeline, choice, i) for i in fold.test]
-                value = loc_cv.objective(pooled)
-                if best_value is None or value > best_value:
-                    best_features, best_penalty, best_value = features, penalty, value
-        coefficients = self._fitted(pipeline, first, train, best_penalty, best_features)
-        contexts = [Choice(first, best_penalty, coefficients, c) for c in pipeline.contexts]
+            for depth in pipeline.depths:
+                for penalty in pipeline.penalties:
+                    pooled: list[IssueScore] = []
+                    for fold in inner:
+                        coefficients = self._fitted(
+                            pipeline, first, fold.train, penalty, features, depth=depth
+                        )
+                        choice = Choice(first, penalty, coefficients, default_context, depth)
+                        pooled += [self.score(pipeline, choice, i) for i in fold.test]
+                    value = loc_cv.objective(pooled)
+                    if best_value is None or value > best_value:
+                        best_features, best_penalty, best_depth, best_value = features, penalty, depth, value
+        coefficients = self._fitted(pipeline, first, train, best_penalty, best_features, depth=best_depth)
+        contexts = [Choice(first, best_penalty, coefficients, c, best_depth) for c in pipeline.contexts]
         chosen = loc_cv.select(
             contexts, lambda k: {i: self.score(pipeline, contexts[k], i) for i in train}, train
         )
@@ -177,6 +192,7 @@ def describe(pipeline: Pipeline, choice: Choice, space: Sequence[str]) -> str:
     variant, config = pipeline.candidates[choice.candidate]
     parts = [f"variant {variant}"] + [f"{n} {getattr(config.weights, n):g}" for n in space]
     if choice.coefficients is not None:
-        parts.append(f"penalty {choice.penalty:g}, file_context {choice.file_context:g}")
+        depth = choice.depth or config.rerank_files
+        parts.append(f"penalty {choice.penalty:g}, file_context {choice.file_context:g}, depth {depth}")
         parts.append("coefficients " + ", ".join(f"{n} {v:.3f}" for n, v in choice.coefficients))
     return "; ".join(parts)

@@ -56,6 +56,7 @@ from lazy_intel.search.rerank import (
     COEFFICIENTS,
     FEATURES,
     RERANK_FILE_CONTEXT,
+    RERANK_FILES,
     static_features,
     wanted_tokens,
 )
@@ -84,6 +85,7 @@ FILE_KS = loc_cv.FILE_KS
 FUNCTION_KS = loc_cv.FUNCTION_KS
 PSEUDO_SPANS = ("imports", "impl")
 SCOPES = ("whole", "source")
+POOL_DEPTH = 60  # first-stage files whose second-stage features every run gathers (>= RERANK_FILES)
 
 
 def default_data() -> Path:
@@ -448,6 +450,9 @@ def collect(
     if "default" not in variants:
         raise ValueError("the evidence variants must include 'default'")
     pool = [*pool, *(c for c in CONFIGS.values() if c.weights.method == "score")]
+    # every configuration's files down to POOL_DEPTH get features, so a deeper candidate list (a
+    # pipeline's ``depths``) can be scored from the runs cache without indexing again
+    pool = [replace(c, rerank_files=max(c.rerank_files, POOL_DEPTH)) for c in pool]
     stats = RunStats()
     settings = load_settings(env={"LAZY_INTEL_EMBEDDING": embedding})
     if baselines:
@@ -547,6 +552,10 @@ def parse_grid(spec: str) -> dict[str, tuple[float, ...]]:
 # or all: ``loc_rerank.Pipeline.optional``); the shipped ones are those chosen on all 63 issues.
 OPTIONAL_FEATURES = ("prose", "named_stem", "named_dir", "central")
 
+# Candidate depths (how many of the first stage's files the second stage re-orders) each fold's
+# inner cross-validation chooses among with the penalty; the shallower wins ties.
+DEPTHS = (RERANK_FILES, POOL_DEPTH)
+
 # first-stage signals whose held-out ablation is computed when the grid offers them weight 0
 SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
 
@@ -557,7 +566,11 @@ COMPARISON_VARIANTS = frozenset({"no-stems", "one-phase"})
 
 
 def pipelines(
-    space: Mapping[str, Sequence[float]], variants: Sequence[str], *, ablations: bool = True
+    space: Mapping[str, Sequence[float]],
+    variants: Sequence[str],
+    *,
+    ablations: bool = True,
+    only: Sequence[str] = (),
 ) -> list[Pipeline]:
     """The cross-validated pipelines: first stage alone, both stages, and the held-out ablations
     (each second-stage feature left out; each first-stage signal held at 0; each variant alone).
@@ -572,13 +585,25 @@ def pipelines(
     optional = tuple(f for f in OPTIONAL_FEATURES if f in CANDIDATE_FEATURES)
     out = [
         Pipeline("first stage", every, None),
-        Pipeline("two stages", every, base, optional=optional),
+        Pipeline("two stages", every, base, optional=optional, depths=DEPTHS),
     ]
     if optional:  # the choice of optional features, against both fixed extremes
-        out.append(Pipeline("two stages, no optional feature", every, base))
-        out.append(Pipeline(f"two stages, always with {', '.join(optional)}", every, (*base, *optional)))
+        out.append(Pipeline("two stages, no optional feature", every, base, depths=DEPTHS))
+        out.append(
+            Pipeline(
+                f"two stages, always with {', '.join(optional)}", every, (*base, *optional), depths=DEPTHS
+            )
+        )
+    for depth in DEPTHS if len(DEPTHS) > 1 else ():  # the choice of depth, against each fixed one
+        out.append(
+            Pipeline(f"two stages, depth {depth} only", every, base, optional=optional, depths=(depth,))
+        )
     if not ablations:
         return out
+    if only:  # just these features' "without" rows
+        return out + [
+            Pipeline(f"two stages without {f}", every, tuple(g for g in FEATURES if g != f)) for f in only
+        ]
     if set(CANDIDATE_FEATURES) != set(FEATURES):
         extra = ", ".join(f for f in CANDIDATE_FEATURES if f not in FEATURES)
         out.append(Pipeline(f"two stages with {extra}", every, CANDIDATE_FEATURES))
@@ -639,6 +664,7 @@ def report(
     space: Mapping[str, Sequence[float]],
     *,
     ablations: bool = True,
+    only: Sequence[str] = (),
 ) -> tuple[str, dict[str, object]]:
     """The printed tables and a JSON-able record of every figure (held-out first)."""
     default_runs = runs["default"]
@@ -660,7 +686,7 @@ def report(
         chosen_record: dict[str, object] = {}
         ablation_lines: list[str] = []
         main: dict[str, loc_cv.HeldOut] = {}
-        for pipeline in pipelines(space, list(runs), ablations=ablations):
+        for pipeline in pipelines(space, list(runs), ablations=ablations, only=only):
             held = evaluator.cross_validate(pipeline)
             if pipeline.name in ("first stage", "two stages"):
                 main[pipeline.name] = held
@@ -730,6 +756,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-ablations", action="store_true", help="skip the held-out ablation pipelines")
     parser.add_argument(
+        "--ablate", default="", help="only these second-stage features' ablation rows (comma-separated)"
+    )
+    parser.add_argument(
         "--runs-cache",
         type=Path,
         default=None,
@@ -794,7 +823,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pickle.dump((runs, stats), fh)
     collected = time.perf_counter()
     grid_name = args.grid if args.grid in GRIDS else "custom"
-    text, record = report(runs, configs, grid_name, space, ablations=not args.no_ablations)
+    text, record = report(
+        runs,
+        configs,
+        grid_name,
+        space,
+        ablations=not args.no_ablations,
+        only=[f.strip() for f in args.ablate.split(",") if f.strip()],
+    )
     print(text)
     print()
     default_runs = runs["default"]

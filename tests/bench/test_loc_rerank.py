@@ -105,3 +105,23 @@ def test_an_optional_feature_that_changes_nothing_is_left_out() -> None:
     held = evaluator.cross_validate(pipes.Pipeline("two", candidates, base, optional=("dense",)))
     for choice in [*held.chosen.values(), held.in_sample]:  # dense is 0 everywhere: a tie keeps fewer
         assert tuple(name for name, _ in choice.coefficients) == base
+
+
+def test_the_inner_cross_validation_deepens_the_candidate_list_when_the_gold_file_lies_below_it() -> None:
+    runs = {}
+    for r, repo in enumerate(("o/x", "o/y", "o/z")):
+        for k in range(4):
+            run = _run(f"{repo}-{k}", repo, gold_at=2 if (k + r) % 2 else 4)  # 3rd or 5th at first
+            runs[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    features = ("first", "first_rank", "coverage")
+    shallow = evaluator.cross_validate(pipes.Pipeline("shallow", candidates, features, depths=(3,)))
+    deep = evaluator.cross_validate(pipes.Pipeline("deep", candidates, features, depths=(3, 5)))
+    assert cv.summary(list(shallow.scores.values()))["file@1"] < 100.0  # the 5th file is out of reach
+    assert cv.summary(list(deep.scores.values()))["file@1"] == 100.0
+    assert {c.depth for c in deep.chosen.values()} == {5} and {c.depth for c in shallow.chosen.values()} == {
+        3
+    }
+    text = pipes.describe(pipes.Pipeline("deep", candidates, features), deep.in_sample, [])
+    assert ", depth 5;" in text

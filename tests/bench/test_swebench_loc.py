@@ -197,11 +197,14 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
     # every file a grid point hands to the second stage has its features
     for run in runs["default"]:
         for config in loc.grid_candidates(space):
-            top = run.table(config.weights.floor_rank).top_files(config.weights, config.rerank_files)
-            assert set(top) <= set(run.static)
+            top = run.table(config.weights.floor_rank).top_files(config.weights, loc.POOL_DEPTH)
+            assert set(top) <= set(run.static)  # down to the deepest candidate list a fold may choose
     names = [p.name for p in loc.pipelines(space, list(runs))]
     assert names[:2] == ["first stage", "two stages"]
     assert "two stages without breadth" in names and "two stages without the symbol signal" in names
+    assert all(f"two stages, depth {d} only" in names for d in loc.DEPTHS)
+    only = [p.name for p in loc.pipelines(space, list(runs), only=["tested"])]
+    assert only[-1] == "two stages without tested" and "two stages without breadth" not in only
     # the features search leaves out (they need the candidates' tokens) get a held-out row of their own
     assert "two stages with coverage, raises" in names and "two stages without coverage" not in names
     assert (

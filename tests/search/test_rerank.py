@@ -17,6 +17,7 @@ from lazy_intel.search.rerank import (
     central,
     coverage,
     is_prose_path,
+    is_test_of,
     linear_scores,
     mentioned_names,
     named_weight,
@@ -25,6 +26,7 @@ from lazy_intel.search.rerank import (
     second_stage_scores,
     stage_features,
     static_features,
+    subject_of_test,
     term_weights,
 )
 
@@ -212,3 +214,53 @@ def test_central_grows_with_the_in_degree_and_saturates() -> None:
     evidence = Evidence({}, {}, {}, {1: "a.py", 2: "b.py"}, False)
     features = static_features(analyze_query("x"), evidence, QueryFacts((), 1, {}), facts)
     assert features[1]["central"] == pytest.approx(central(7)) and features[2]["central"] == 0.0
+
+
+def test_a_test_file_names_its_subject_after_test_and_sits_in_its_package() -> None:
+    assert subject_of_test("testing/test_skipping.py") == ("", ("skipping",))
+    assert subject_of_test("tests/test_ext_napoleon_docstring.py") == ("", ("ext", "napoleon", "docstring"))
+    assert subject_of_test("astropy/io/fits/tests/test_header.py") == ("astropy/io/fits", ("header",))
+    assert subject_of_test("tests/checkers/unittest_format.py") == ("", ("format",))
+    assert subject_of_test("pkg/io_test.py") == ("pkg", ("io",))
+    # not a test module, or a test module that names no subject
+    assert subject_of_test("src/_pytest/skipping.py") is None
+    assert subject_of_test("testing/conftest.py") is None and subject_of_test("tests/helpers.py") is None
+    assert subject_of_test("tests/test_.py") is None
+
+
+def test_a_test_file_tests_the_file_its_stem_and_directories_name() -> None:
+    def tests(test: str, path: str) -> bool:
+        subject = subject_of_test(test)
+        assert subject is not None
+        return is_test_of(subject, path)
+
+    assert tests("testing/test_skipping.py", "src/_pytest/skipping.py")
+    assert tests("tests/test_ext_napoleon_docstring.py", "sphinx/ext/napoleon/docstring.py")
+    assert tests("testing/test_mark.py", "src/_pytest/mark/__init__.py")  # a package by its directory
+    assert tests("testing/test_mark_expression.py", "src/_pytest/mark/expression.py")
+    assert tests("xarray/tests/test_dataarray.py", "xarray/core/dataarray.py")
+    # the earlier words must be the file's directories, the last its stem
+    assert not tests("tests/test_ext_napoleon_docstring.py", "sphinx/util/docstring.py")
+    assert not tests("testing/test_skipping.py", "src/_pytest/nose.py")
+    assert not tests("tests/test_util_typing.py", "sphinx/typing.py")
+    # tests inside a package test that package's files only
+    assert tests("astropy/io/fits/tests/test_header.py", "astropy/io/fits/header.py")
+    assert not tests("astropy/io/fits/tests/test_header.py", "astropy/io/ascii/header.py")
+
+
+def test_tested_hands_a_ranked_test_file_on_to_the_file_it_tests() -> None:
+    paths = {
+        1: "testing/test_skipping.py",
+        2: "src/_pytest/skipping.py",
+        3: "src/_pytest/nose.py",
+        4: "testing/test_nose.py",
+        5: "testing/conftest.py",
+    }
+    stage = {1: 2.0, 2: 1.0, 3: 0.8, 4: 0.0, 5: 1.5}
+    features = stage_features(stage, [1, 2, 3], paths)
+    assert features[2]["tested"] == pytest.approx(1.0)  # its test file is the first stage's best
+    assert features[3]["tested"] == 0.0  # test_nose.py has no first-stage score
+    assert features[1]["tested"] == 0.0  # a test file is not tested by itself
+    weaker = stage_features({**stage, 1: 0.5}, [5, 2, 3], paths)
+    assert weaker[2]["tested"] == pytest.approx(0.5 / 1.5)  # over the best candidate's score
+    assert stage_features(stage, [2, 3])[2]["tested"] == 0.0  # no paths: nothing known

@@ -26,7 +26,13 @@ file as a whole (``search/rerank_facts.py`` reads it; everything here is pure):
 - ``central`` — how many resolved references reach the file from other files (``ln(1 + in-degree)``
   over ``ln(1 + CENTRAL_SATURATION)``, at most 1): a file much of the project uses;
 - ``dense`` — the dense signal's best chunk of the file, rescaled (0 without an embedding model):
-  the seam where a dense projection enters the second stage as one more feature.
+  the seam where a dense projection enters the second stage as one more feature;
+- ``tested`` — a test file *of this file* ranks in the first stage (``testing/test_skipping.py`` for
+  ``src/_pytest/skipping.py``, ``tests/test_ext_napoleon_docstring.py`` for
+  ``sphinx/ext/napoleon/docstring.py``): its first-stage score over the best candidate's. A report
+  quotes the failing test's code, so its test file (among the first stage's best ``TESTED_DEPTH``)
+  often outranks the file under test, which the ``test`` feature then pushes down; this hands the
+  test file's evidence on to its subject.
 
 The score is linear, ``sum coefficient x feature`` with the named coefficients below (fitted by a
 conditional logit — softmax over each query's candidates — on the SWE-bench Lite dev set, see
@@ -37,6 +43,7 @@ first :data:`RERANK_FILES` keep their first-stage order after the re-ranked ones
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -69,6 +76,7 @@ CANDIDATE_FEATURES: tuple[str, ...] = (
     "named_stem",
     "named_dir",
     "central",
+    "tested",
 )
 # Features that need the candidate files' tokens (the costliest read of the second stage: on django
 # a fifth of a search). Held out, neither changed a figure (docs/retrieval.md), so search leaves them
@@ -98,6 +106,7 @@ COEFFICIENTS: dict[str, float] = {
     "named_stem": 0.389,
     "named_dir": 1.908,
     "central": 0.577,
+    "tested": 0.0,
 }
 # The weight of a chunk's file context (``FusionWeights.file_context``, 1 by default) once the second
 # stage has scored the files: chosen with the coefficients (1, 0.5, 2 or 4, by the objective on the
@@ -111,6 +120,10 @@ STEM_NAME_FACTOR = 0.5  # a path part the report names only by its English stem 
 PACKAGE_ROOTS = frozenset({"src", "lib"})  # directories above a project's top-level package
 MAX_PATH_SCORE = 3.0  # the path signal's strongest raw score (the innermost frame's file)
 INIT_RE = re.compile(r"(^|/)__init__\.py$")
+TEST_PREFIXES = ("test_", "tests_", "unittest_")  # a test file's stem names its subject after these
+TEST_SUFFIXES = ("_test", "_tests")  # … or before these
+TEST_DIRS = frozenset({"test", "tests", "testing"})  # where a package's tests live
+TESTED_DEPTH = 100  # the first stage's best files searched for test files of the candidates
 
 
 @dataclass(frozen=True)
@@ -306,10 +319,74 @@ def candidates(
     return order[:n]
 
 
-def stage_features(stage_scores: Mapping[int, float], chosen: Sequence[int]) -> dict[int, dict[str, float]]:
-    """``first`` and ``first_rank`` of the chosen candidates (in first-stage order)."""
+def subject_of_test(path: str) -> tuple[str, tuple[str, ...]] | None:
+    """What a test file tests: the package directory its tests sit in (``astropy/io/fits`` for
+    ``astropy/io/fits/tests/test_header.py``; empty for a top-level ``tests/``) and the parts of its
+    stem after ``test_`` (``("ext", "napoleon", "docstring")``); None for a file that is not a test
+    module named after a subject (``conftest.py``, ``tests/helpers.py``)."""
+    if not is_test_path(path):
+        return None
+    parts = path.split("/")
+    name = parts[-1]
+    base = name.rsplit(".", 1)[0].lower()
+    subject = next((base[len(p) :] for p in TEST_PREFIXES if base.startswith(p)), None)
+    if subject is None:
+        subject = next((base[: -len(s)] for s in TEST_SUFFIXES if base.endswith(s)), None)
+    words = tuple(w for w in (subject or "").split("_") if w)
+    if not words:
+        return None
+    dirs = parts[:-1]
+    cut = next((i for i, d in enumerate(dirs) if d.lower() in TEST_DIRS), len(dirs))
+    return "/".join(dirs[:cut]), words
+
+
+def is_test_of(subject: tuple[str, tuple[str, ...]], path: str) -> bool:
+    """Whether a test file of ``subject`` (:func:`subject_of_test`) is a test of the file at ``path``: its
+    stem's last words are the file's stem (a package's ``__init__.py`` goes by its directory), every
+    earlier word is one of the file's directories, and the file is inside the tests' package."""
+    package, words = subject
+    if package and not path.startswith(package + "/"):
+        return False
+    base, dirs = path_parts(path)
+    stem_words = tuple(w for w in base.lower().strip("_").split("_") if w)
+    if not stem_words or len(stem_words) > len(words) or words[-len(stem_words) :] != stem_words:
+        return False
+    folders = {d.lower().strip("_") for d in dirs}
+    return all(w in folders for w in words[: -len(stem_words)])
+
+
+def tested_scores(
+    stage_scores: Mapping[int, float], paths: Mapping[int, str], chosen: Sequence[int], top: float
+) -> dict[int, float]:
+    """``tested`` of each chosen non-test file: the best first-stage score (over ``top``) of a test
+    file among the first stage's best :data:`TESTED_DEPTH` files that tests it (:func:`is_test_of`)."""
+    by_last_word: dict[str, list[tuple[tuple[str, tuple[str, ...]], float]]] = {}
+    for f in heapq.nlargest(TESTED_DEPTH, stage_scores, key=stage_scores.__getitem__):
+        score = stage_scores[f]
+        if score > 0 and (subject := subject_of_test(paths.get(f, ""))) is not None:
+            by_last_word.setdefault(subject[1][-1], []).append((subject, score / top))
+    out: dict[int, float] = {}
+    for f in chosen if by_last_word else ():
+        path = paths.get(f, "")
+        last = path_parts(path)[0].lower().strip("_").rsplit("_", 1)[-1]
+        if is_test_path(path) or last not in by_last_word:
+            continue
+        best = max((v for subject, v in by_last_word[last] if is_test_of(subject, path)), default=0.0)
+        if best > 0:
+            out[f] = min(1.0, best)
+    return out
+
+
+def stage_features(
+    stage_scores: Mapping[int, float], chosen: Sequence[int], paths: Mapping[int, str] | None = None
+) -> dict[int, dict[str, float]]:
+    """``first``, ``first_rank`` and ``tested`` of the chosen candidates (in first-stage order)."""
     top = max((stage_scores[f] for f in chosen), default=0.0) or 1.0
-    return {f: {"first": stage_scores[f] / top, "first_rank": 1.0 / (i + 1)} for i, f in enumerate(chosen)}
+    tested = tested_scores(stage_scores, paths or {}, chosen, top)
+    return {
+        f: {"first": stage_scores[f] / top, "first_rank": 1.0 / (i + 1), "tested": tested.get(f, 0.0)}
+        for i, f in enumerate(chosen)
+    }
 
 
 def linear_scores(
@@ -348,7 +425,7 @@ def rerank(
     missing = [f for f in chosen if f not in static]
     if missing:
         raise ValueError(f"no second-stage features for candidate file(s) {missing[:5]}")
-    staged = stage_features(stage_scores, chosen)
+    staged = stage_features(stage_scores, chosen, paths)
     features = {f: {**static[f], **staged[f]} for f in chosen}
     new = second_stage_scores(linear_scores(features, coefficients))
     rest = [f for f in stage_scores if f not in new]

@@ -6,7 +6,7 @@ Usage:
     python bench/phase_cpu.py describe --state STATE_DIR [--every N] # nodes + interface records
 
 ``parse`` runs what a parse worker runs per file (``parsing.parse_path``) on every Nth file of the
-tree (sorted walk); ``transfer`` pickles and unpickles those records as a parse worker sends them
+tree (sorted walk), one record at a time with the collector set as in a worker; ``transfer`` pickles and unpickles those records as a parse worker sends them
 (``store.writer.for_transfer`` where the code has it); ``describe`` runs ``graph.build.describe_file``
 on every Nth parsed file of the store in STATE_DIR (built by ``lazy-intel index``). Each prints the
 process CPU seconds of the phase (``time.process_time``) and a digest of what it produced, so that
@@ -58,10 +58,11 @@ def parse_phase(tree: Path, every: int) -> tuple[float, str, int]:
 
     paths = tree_paths(tree, every)
     digest = hashlib.sha256()
-    started = time.process_time()
-    records = [parse_path(str(tree), rel, 1 << 20) for rel in paths]
-    seconds = time.process_time() - started
-    for record in records:
+    seconds = 0.0
+    for rel in paths:  # as a parse worker: one record at a time, none held
+        started = time.process_time()
+        record = parse_path(str(tree), rel, 1 << 20)
+        seconds += time.process_time() - started
         fields = None if record is None else tuple(getattr(record, f) for f in RECORD_FIELDS)
         digest.update(repr(fields).encode())
     return seconds, digest.hexdigest()[:16], len(paths)
@@ -115,6 +116,9 @@ def main() -> None:
     parser.add_argument("--state", type=Path, help="a state directory holding a built store (describe)")
     parser.add_argument("--every", type=int, default=1, help="every Nth file")
     args = parser.parse_args()
+    from lazy_intel.allocator import relax_collection
+
+    relax_collection()  # the collector as in an index worker
     if args.phase == "describe":
         if args.state is None:
             raise SystemExit("describe needs --state")

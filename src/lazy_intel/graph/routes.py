@@ -75,11 +75,15 @@ def _python_routes(model: FileModel) -> list[RouteSite]:
                 )
     if _imports_module(model, "django"):
         for ref in model.refs:
+            if ref.args_json is None:  # not call syntax
+                continue
             callee = ref.callee()
             name = callee[1] if callee[0] == "n" else callee[2] if callee[0] == "a" else None
+            if name not in DJANGO_FUNCTIONS:  # the arguments are decoded only for these calls
+                continue
             args = ref.args()
             pattern = _string(args[0]) if args else None
-            if name not in DJANGO_FUNCTIONS or pattern is None or len(args) < 2 or ref.args_json is None:
+            if pattern is None or len(args) < 2:
                 continue
             handler = args[1]
             if handler[0] == "c" and handler[1] in (["n", "include"], ["a", ["n", "urls"], "include"]):

@@ -24,6 +24,8 @@ node type is not listed simply yields ``["x"]`` for it.
 from __future__ import annotations
 
 import json
+import json.encoder
+import json.scanner
 from typing import Any
 
 import tree_sitter
@@ -233,10 +235,56 @@ def _literal(source: bytes, node: tree_sitter.Node) -> str:
     return body[:MAX_LITERAL_CHARS]
 
 
-def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> Expr:
-    """The compact expression of ``node`` (``["x"]`` for what is not modelled)."""
-    if node is None or depth > MAX_DEPTH:
+class ExpressionMemo:
+    """The expressions of one syntax tree already read, by node id: a node is read again as part of
+    each enclosing expression (``f(g(x))`` holds ``g(x)``, and the call of ``g`` is a reference of
+    its own; ``y = f(x)`` is a flow and a call). Use one per tree, while the tree is alive.
+
+    An expression depends on the depth it is read at only where :data:`MAX_DEPTH` cut it, so each
+    result keeps how deep below its node the reading went and whether it was cut: one that was not
+    cut is the same at any depth that leaves it room; one that was, only at its own depth."""
+
+    __slots__ = ("deepest", "results", "truncated")
+
+    def __init__(self) -> None:
+        # node id -> (expression, depth reached below the node, whether cut, depth read at)
+        self.results: dict[int, tuple[Expr, int, bool, int]] = {}
+        self.deepest = 0  # the deepest depth a node was read at, in the reading under way
+        self.truncated = False  # whether MAX_DEPTH cut the reading under way
+
+
+def expression(
+    source: bytes, node: tree_sitter.Node | None, depth: int = 0, memo: ExpressionMemo | None = None
+) -> Expr:
+    """The compact expression of ``node`` (``["x"]`` for what is not modelled); with ``memo``, a node
+    read before (in the same tree) is not read again."""
+    if node is None:
         return UNKNOWN
+    if depth > MAX_DEPTH:
+        if memo is not None:
+            memo.truncated = True
+        return UNKNOWN
+    if memo is None:
+        return _read(source, node, depth, None)
+    key = node.id
+    known = memo.results.get(key)
+    if known is not None:
+        expr, height, truncated, at = known
+        if depth == at or (not truncated and depth + height <= MAX_DEPTH):
+            memo.deepest = max(memo.deepest, depth + height)
+            memo.truncated = memo.truncated or truncated
+            return expr
+    outer_deepest, outer_truncated = memo.deepest, memo.truncated
+    memo.deepest, memo.truncated = depth, False
+    expr = _read(source, node, depth, memo)
+    height, truncated = memo.deepest - depth, memo.truncated
+    memo.results[key] = (expr, height, truncated, depth)
+    memo.deepest = max(outer_deepest, memo.deepest)
+    memo.truncated = outer_truncated or truncated
+    return expr
+
+
+def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMemo | None) -> Expr:
     kind = node.type
     named = _named(node) if node.named_child_count else []  # most nodes here are leaves
     if not named and (kind.endswith("identifier") or kind in SELF_TYPES):
@@ -246,11 +294,11 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
     if kind in NUMBER_TYPES:
         return ["i", _text(source, node)[:MAX_LITERAL_CHARS]]
     if kind == "reference_expression":  # Rust `&x` / `&mut x`: the same object
-        return expression(source, node.child_by_field_name("value"), depth + 1)
+        return expression(source, node.child_by_field_name("value"), depth + 1, memo)
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
-        return expression(source, named[0], depth + 1) if named else UNKNOWN
+        return expression(source, named[0], depth + 1, memo) if named else UNKNOWN
     if kind in CALL_TYPES:
-        callee, args = call_parts(source, node, depth)
+        callee, args = call_parts(source, node, depth, memo)
         return ["c", callee, args or []]
     if kind in ATTRIBUTE_TYPES:
         obj = _field(node, OBJECT_FIELDS)
@@ -259,23 +307,23 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
             obj, member = named[0], named[-1]
         if member is None:
             return UNKNOWN
-        return ["a", expression(source, obj, depth + 1), _text(source, member)]
+        return ["a", expression(source, obj, depth + 1, memo), _text(source, member)]
     if kind in SUBSCRIPT_TYPES:
         obj = _field(node, OBJECT_FIELDS) or (named[0] if named else None)
         key = _field(node, SUBSCRIPT_KEY_FIELDS) or (named[1] if len(named) > 1 else None)
-        return ["k", expression(source, obj, depth + 1), expression(source, key, depth + 1)]
+        return ["k", expression(source, obj, depth + 1, memo), expression(source, key, depth + 1, memo)]
     if kind in COMPREHENSION_BODY_TYPES:
-        return ["t", [expression(source, node.child_by_field_name("body"), depth + 1)]]
+        return ["t", [expression(source, node.child_by_field_name("body"), depth + 1, memo)]]
     if kind in SEQUENCE_TYPES:
-        return ["t", [expression(source, c, depth + 1) for c in named[:MAX_ITEMS]]]
+        return ["t", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
     if kind in MAP_TYPES:
         pairs = []
         for child in named[:MAX_ITEMS]:
             if child.type in PAIR_TYPES:
                 pairs.append(
                     [
-                        expression(source, child.child_by_field_name("key"), depth + 1),
-                        expression(source, child.child_by_field_name("value"), depth + 1),
+                        expression(source, child.child_by_field_name("key"), depth + 1, memo),
+                        expression(source, child.child_by_field_name("value"), depth + 1, memo),
                     ]
                 )
         return ["d", pairs]
@@ -289,33 +337,44 @@ def expression(source: bytes, node: tree_sitter.Node | None, depth: int = 0) -> 
         body = node.child_by_field_name("body")
         body_expr = UNKNOWN if body is None or body.type in ("block", "statement_block") else None
         # the start byte names the lambda's own definition where the language has one (Python)
-        return ["l", names[:MAX_ITEMS], body_expr or expression(source, body, depth + 1), node.start_byte]
+        return [
+            "l",
+            names[:MAX_ITEMS],
+            body_expr or expression(source, body, depth + 1, memo),
+            node.start_byte,
+        ]
     if kind in UNION_TYPES:
         options = [node.child_by_field_name(f) for f in ("consequence", "alternative", "left", "right")]
         picked = [o for o in options if o is not None]
         if not picked and named:  # Python `a if cond else b`: the first and the last child
             picked = [named[0], named[-1]]
-        return ["u", [expression(source, o, depth + 1) for o in picked[:MAX_ITEMS]]]
+        return ["u", [expression(source, o, depth + 1, memo) for o in picked[:MAX_ITEMS]]]
     if kind in SPLAT_TYPES:
-        return ["*", expression(source, named[0], depth + 1)] if named else UNKNOWN
+        return ["*", expression(source, named[0], depth + 1, memo)] if named else UNKNOWN
     if kind in ASSIGNMENT_TYPES:
-        return expression(source, _field(node, ("right", "value")), depth + 1)
+        return expression(source, _field(node, ("right", "value")), depth + 1, memo)
     if kind in SLICE_TYPES:
         return ["sl"]
     if kind in OPERATOR_TYPES:
-        return ["o", [expression(source, c, depth + 1) for c in named[:MAX_ITEMS]]]
+        return ["o", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
     if kind in KEYWORD_TYPES:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
-        return ["kw", _text(source, name) if name is not None else "", expression(source, value, depth + 1)]
+        return [
+            "kw",
+            _text(source, name) if name is not None else "",
+            expression(source, value, depth + 1, memo),
+        ]
     return UNKNOWN
 
 
-def call_parts(source: bytes, node: tree_sitter.Node, depth: int = 0) -> tuple[Expr, list[Expr] | None]:
+def call_parts(
+    source: bytes, node: tree_sitter.Node, depth: int = 0, memo: ExpressionMemo | None = None
+) -> tuple[Expr, list[Expr] | None]:
     """``(callee, args)`` of a call-like node; ``args`` is ``None`` when the node has no argument list."""
     callee_node = _field(node, CALLEE_FIELDS)
     if callee_node is not None:
-        callee = expression(source, callee_node, depth + 1)
+        callee = expression(source, callee_node, depth + 1, memo)
     else:
         member = _field(node, ("name", "method"))
         obj = _field(node, ("object", "receiver", "scope"))
@@ -324,35 +383,69 @@ def call_parts(source: bytes, node: tree_sitter.Node, depth: int = 0) -> tuple[E
         elif obj is None:
             callee = ["n", _text(source, member)]
         else:
-            callee = ["a", expression(source, obj, depth + 1), _text(source, member)]
+            callee = ["a", expression(source, obj, depth + 1, memo), _text(source, member)]
     args_node = node.child_by_field_name("arguments")
     if args_node is None:
         return callee, None
     if args_node.type in COMPREHENSION_BODY_TYPES:  # f(x for x in y)
-        return callee, [expression(source, args_node, depth + 1)]
-    return callee, [expression(source, a, depth + 1) for a in _named(args_node)[:MAX_ITEMS]]
+        return callee, [expression(source, args_node, depth + 1, memo)]
+    return callee, [expression(source, a, depth + 1, memo) for a in _named(args_node)[:MAX_ITEMS]]
 
 
 def condition_path(node: tree_sitter.Node, stops: set[tuple[int, int]]) -> tuple[str, ...]:
     """Control-flow node types enclosing ``node`` up to the first ancestor whose span is in ``stops``."""
     path: list[str] = []
+    own = node.type
     current = node.parent
     while current is not None and (current.start_byte, current.end_byte) not in stops:
         kind = current.type
-        if kind != node.type and CONTROL_WORDS.intersection(kind.split("_")):
+        control = _CONTROL_TYPES.get(kind)
+        if control is None:
+            control = _CONTROL_TYPES[kind] = not CONTROL_WORDS.isdisjoint(kind.split("_"))
+        if control and kind != own:
             path.append(kind)
         current = current.parent
     path.reverse()
     return tuple(path)
 
 
+# node type -> whether it is a control-flow node (one of CONTROL_WORDS in it); grammars have a few
+# hundred node types, each looked up for every ancestor of every flow
+_CONTROL_TYPES: dict[str, bool] = {}
+
+
 # one encoder for every expression: json.dumps with arguments builds a new encoder per call
-_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# and JSONEncoder.encode builds a new C encoder per call: this one is built once (the same text,
+# ~40% less per expression; an expression is a tree, so the cycle check has nothing to find)
+_C_ENCODE = (
+    json.encoder.c_make_encoder(
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+    if json.encoder.c_make_encoder is not None
+    else None
+)
 
 
 def dumps(expr: Expr | None) -> str | None:
-    return None if expr is None else _ENCODE(expr)
+    if expr is None:
+        return None
+    if _C_ENCODE is None:
+        return _ENCODER.encode(expr)
+    return "".join(_C_ENCODE(expr, 0))
+
+
+# json.loads wraps the C scanner in two regex matches and a decoder call: a stored expression is
+# compact JSON, so the scanner alone reads it (3-7x less per expression); anything it does not
+# read to the end (whitespace, junk) goes through json.loads, which decides as before
+_SCAN = json.scanner.c_make_scanner(json.JSONDecoder())
 
 
 def loads(text: str | None) -> Expr | None:
-    return None if text is None else json.loads(text)
+    if text is None:
+        return None
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)

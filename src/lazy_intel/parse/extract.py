@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from lazy_intel.parse.encoding import for_parsing, remap_offsets
-from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, call_parts, dumps, expression
+from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, ExpressionMemo, call_parts, dumps, expression
 from lazy_intel.parse.facts import (
     CALLABLE_KINDS,
     CONTAINER_KINDS,
@@ -232,6 +232,8 @@ def _name_part(part: str) -> str:
 
 def _split_name(raw: str) -> tuple[list[str], str]:
     """``a::B<T>::c`` -> (["a", "B"], "c"): template/generic arguments are not part of a name."""
+    if "<" not in raw and "::" not in raw and "\\" not in raw:  # most names: nothing to split
+        return ([], _name_part(raw)) if raw.strip() else ([], raw.strip())
     previous = None
     while previous != raw:
         previous, raw = raw, TEMPLATE_ARGS.sub("", raw)
@@ -458,6 +460,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
             unique_refs.append(ref)
     ref_scopes = _sweep_scopes(defs, [r[2].start_byte for r in unique_refs])
     references = []
+    memo = ExpressionMemo()  # references and flows read many of the same nodes
     for (kind, node, name_node, receiver_node), scope in zip(unique_refs, ref_scopes, strict=True):
         if kind == "with":
             # the context manager's methods run: resolved as members of the value (graph.implicit)
@@ -472,7 +475,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                     name_end_byte=name_node.end_byte,
                     scope=scope,
                     receiver=None,
-                    callee=dumps(expression(source, name_node)),
+                    callee=dumps(expression(source, name_node, 0, memo)),
                 )
             )
             continue
@@ -485,13 +488,13 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
             receiver = ".".join(qualifiers)
         callee = args = None
         if kind == "read":
-            callee = dumps(expression(source, node))
+            callee = dumps(expression(source, node, 0, memo))
         if kind in ("call", "instantiate"):
             # args is None when the site is not call syntax (a decorator name, a struct literal)
             if node.type in CALL_TYPES:
-                callee_expr, args_list = call_parts(source, node)
+                callee_expr, args_list = call_parts(source, node, 0, memo)
             else:
-                callee_expr, args_list = expression(source, node), None
+                callee_expr, args_list = expression(source, node, 0, memo), None
             simple = ["n", name] if receiver is None else ["a", ["n", receiver], name]
             callee = dumps(callee_expr) if callee_expr not in (simple, UNKNOWN) else None
             args = dumps(args_list) if args_list is not None else None
@@ -517,6 +520,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
         collector.flows,
         lambda positions: _sweep_scopes(defs, positions),
         {(d.node.start_byte, d.node.end_byte) for d in defs},
+        memo,
     )
     return FileFacts(
         path=path,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import tree_sitter
 
-from lazy_intel.parse.expressions import condition_path, dumps, expression
+from lazy_intel.parse.expressions import ExpressionMemo, condition_path, dumps, expression
 from lazy_intel.parse.facts import FLOW_KINDS, FlowFact
 
 RawFlow = tuple[str, tree_sitter.Node, dict[str, list[tree_sitter.Node]]]
@@ -50,8 +50,10 @@ def collect_flows(
     raw: Sequence[RawFlow],
     scopes_of: Callable[[list[int]], list[str | None]],
     definition_spans: set[tuple[int, int]],
+    memo: ExpressionMemo | None = None,
 ) -> tuple[FlowFact, ...]:
-    """Build the flow facts of one file, in source order, one per (kind, node)."""
+    """Build the flow facts of one file, in source order, one per (kind, node); ``memo``: the
+    expressions of the file's tree read so far."""
     unique: dict[tuple[str, int, int], RawFlow] = {}
     for kind, node, caps in raw:
         key = (kind, node.start_byte, node.end_byte)
@@ -69,9 +71,9 @@ def collect_flows(
             FlowFact(
                 kind=kind,
                 scope=scope,
-                target=dumps(expression(source, target)) if target is not None else None,
-                value=dumps(expression(source, value)) if value is not None else None,
-                annotation=dumps(expression(source, annotation)) if annotation is not None else None,
+                target=dumps(expression(source, target, 0, memo)) if target is not None else None,
+                value=dumps(expression(source, value, 0, memo)) if value is not None else None,
+                annotation=dumps(expression(source, annotation, 0, memo)) if annotation is not None else None,
                 index=_index_in_parent(node) if kind == "parameter" else -1,
                 start_byte=node.start_byte,
                 end_byte=node.end_byte,

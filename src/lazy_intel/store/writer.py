@@ -17,7 +17,7 @@ from lazy_intel.allocator import relaxed_collection
 from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.encoding import decode_with, source_codec
-from lazy_intel.parse.facts import FileFacts
+from lazy_intel.parse.facts import FactRows, FileFacts, fact_rows
 from lazy_intel.store.schema import FILE_TABLES, FTS_COLUMNS
 from lazy_intel.text.embedding_text import embedding_text
 from lazy_intel.text.stems import stems_text
@@ -48,6 +48,26 @@ class FileRecord:
     fts_rows: tuple[tuple[str, ...], ...] = field(default=())
     # per chunk: SHA-256 of the text an embedder reads (text/embedding_text.py)
     embed_shas: tuple[str, ...] = field(default=())
+    # the facts as store rows, in place of ``facts`` in a record sent from a parse worker
+    # (:func:`for_transfer`)
+    rows: FactRows | None = None
+
+    def fact_rows(self) -> FactRows | None:
+        """The store rows of this record's facts (``None`` when it has none)."""
+        if self.rows is not None:
+            return self.rows
+        return fact_rows(self.facts) if self.facts is not None else None
+
+
+def for_transfer(record: FileRecord) -> FileRecord:
+    """``record`` as a parse worker sends it to the writer: its facts as store rows (plain tuples,
+    several times cheaper to pickle and unpickle than the fact dataclasses) instead of
+    :class:`FileFacts`. The writer stores the same rows either way. A record whose FTS texts are not
+    computed yet keeps its facts (:func:`with_fts_rows` reads its symbols)."""
+    chunks = len(record.chunks)
+    if record.facts is None or len(record.fts_rows) != chunks or len(record.embed_shas) != chunks:
+        return record
+    return replace(record, facts=None, rows=fact_rows(record.facts))
 
 
 def with_fts_rows(record: FileRecord) -> FileRecord:
@@ -370,105 +390,47 @@ class StoreWriter:
             conn.execute(
                 "INSERT OR IGNORE INTO contents(sha256, data) VALUES (?, ?)", (record.sha256, record.data)
             )
-        symbol_ids = self._insert_symbols(file_id, record.facts)
-        if record.facts is not None:
-            self._insert_refs(file_id, record.facts)
+        rows = record.fact_rows()
+        symbol_ids = self._insert_symbols(file_id, rows)
+        if rows is not None:
+            self._insert_refs(file_id, rows)
         if record.data is not None:
             self._insert_chunks(file_id, record, symbol_ids)
 
-    def _insert_symbols(self, file_id: int | None, facts: FileFacts | None) -> list[int]:
-        if facts is None:
+    def _insert_symbols(self, file_id: int | None, rows: FactRows | None) -> list[int]:
+        if rows is None:
             return []
         ids: list[int] = []
-        by_name: dict[str, int] = {}
-        for ordinal, s in enumerate(facts.symbols):
-            parent_id = by_name.get(s.parent) if s.parent else None
+        by_name: dict[object, int] = {}
+        for ordinal, row in enumerate(rows.symbols):
+            parent = row[11]  # the qualified name of the enclosing definition
+            parent_id = by_name.get(parent) if parent else None
             cur = self.conn.execute(
                 "INSERT INTO symbols(file_id, ordinal, name, qualified_name, kind, start_byte, end_byte, start_line, "
                 "end_line, name_start_byte, name_end_byte, signature, doc, parent_name, parent_id) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    file_id,
-                    ordinal,
-                    s.name,
-                    s.qualified_name,
-                    s.kind,
-                    s.start_byte,
-                    s.end_byte,
-                    s.start_line,
-                    s.end_line,
-                    s.name_start_byte,
-                    s.name_end_byte,
-                    s.signature,
-                    s.doc,
-                    s.parent,
-                    parent_id,
-                ),
+                (file_id, ordinal, *row, parent_id),
             )
             symbol_id = int(cur.lastrowid or 0)
             ids.append(symbol_id)
-            by_name.setdefault(s.qualified_name, symbol_id)
+            by_name.setdefault(row[1], symbol_id)
         return ids
 
-    def _insert_refs(self, file_id: int | None, facts: FileFacts) -> None:
+    def _insert_refs(self, file_id: int | None, rows: FactRows) -> None:
         self.conn.executemany(
             "INSERT INTO refs(file_id, name, kind, start_byte, end_byte, line, name_start_byte, name_end_byte, "
             "scope_name, receiver, callee, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    file_id,
-                    r.name,
-                    r.kind,
-                    r.start_byte,
-                    r.end_byte,
-                    r.line,
-                    r.name_start_byte,
-                    r.name_end_byte,
-                    r.scope,
-                    r.receiver,
-                    r.callee,
-                    r.args,
-                )
-                for r in facts.references
-            ],
+            [(file_id, *row) for row in rows.references],
         )
         self.conn.executemany(
             "INSERT INTO flows(file_id, kind, scope_name, target, value, annotation, position, start_byte, "
             "end_byte, line, condition_path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    file_id,
-                    f.kind,
-                    f.scope,
-                    f.target,
-                    f.value,
-                    f.annotation,
-                    f.index,
-                    f.start_byte,
-                    f.end_byte,
-                    f.line,
-                    " ".join(f.condition_path),
-                )
-                for f in facts.flows
-            ],
+            [(file_id, *row) for row in rows.flows],
         )
         self.conn.executemany(
             "INSERT INTO imports(file_id, module, name, alias, start_byte, end_byte, line, scope_name, wildcard) "
             "VALUES (?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    file_id,
-                    i.module,
-                    i.name,
-                    i.alias,
-                    i.start_byte,
-                    i.end_byte,
-                    i.line,
-                    i.scope,
-                    int(i.wildcard),
-                )
-                for i in facts.imports
-            ],
+            [(file_id, *row) for row in rows.imports],
         )
 
     def _insert_chunks(self, file_id: int | None, record: FileRecord, symbol_ids: list[int]) -> None:

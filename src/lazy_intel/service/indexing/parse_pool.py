@@ -83,8 +83,10 @@ def _worker_init(parent_pid: int) -> None:
 
 def _parse_job(job: tuple[str, str, int]) -> FileRecord | None:
     from lazy_intel.service.indexing.parsing import parse_path
+    from lazy_intel.store.writer import for_transfer
 
-    return parse_path(*job)
+    record = parse_path(*job)
+    return for_transfer(record) if record is not None else None  # facts as rows: cheaper to send
 
 
 def _check(cancel: threading.Event | None, reason: str) -> None:

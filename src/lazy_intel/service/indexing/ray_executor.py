@@ -137,8 +137,11 @@ def shutdown() -> None:
 def _parse_batch(items: list[tuple[str, bytes, int, int]]) -> list[FileRecord]:
     """Runs in a Ray worker: the records of shipped files (path, bytes, mtime, size limit)."""
     from lazy_intel.service.indexing.parsing import record_for_bytes
+    from lazy_intel.store.writer import for_transfer
 
-    return [record_for_bytes(rel, data, mtime, max_bytes) for rel, data, mtime, max_bytes in items]
+    return [
+        for_transfer(record_for_bytes(rel, data, mtime, max_bytes)) for rel, data, mtime, max_bytes in items
+    ]
 
 
 def _read(root: Path, rel: str, max_bytes: int) -> FileRecord | tuple[str, bytes, int, int] | None:

@@ -123,9 +123,11 @@ def test_substr_matches_as_sqlite(pg: Any, value: str, start: int) -> None:
 @given(
     doc=st.dictionaries(
         st.sampled_from(["a", "b"]),
-        # no NUL: PostgreSQL text cannot hold one, and a file with a NUL byte is binary (never parsed)
+        # no NUL: PostgreSQL text cannot hold one, and a file with a NUL byte is binary (never parsed);
+        # no lone surrogates: stored text is decoded from file bytes, which never yields one (and
+        # SQLite's json_extract of an escaped one returns bytes Python's sqlite3 cannot decode)
         st.one_of(
-            st.text(st.characters(exclude_characters="\x00"), max_size=3),
+            st.text(st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), max_size=3),
             st.integers(-5, 5),
             st.booleans(),
             st.none(),

@@ -438,7 +438,7 @@ def dumps(expr: Expr | None) -> str | None:
 # json.loads wraps the C scanner in two regex matches and a decoder call: a stored expression is
 # compact JSON, so the scanner alone reads it (3-7x less per expression); anything it does not
 # read to the end (whitespace, junk) goes through json.loads, which decides as before
-_SCAN = json.scanner.c_make_scanner(json.JSONDecoder())
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # the C scanner where _json exists
 
 
 def loads(text: str | None) -> Expr | None:

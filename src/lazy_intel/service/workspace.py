@@ -158,6 +158,10 @@ class Workspace:
         self.last_repair: dict[str, object] | None = None
         self.last_used = time.monotonic()
         self.closed = False
+        # set unless a started watcher still owes the catch-up sync it requests once its watches
+        # are in place (``on_ready`` runs on the watcher's thread, later than ``start_serving``)
+        self._caught_up = threading.Event()
+        self._caught_up.set()
         self._catalog_key: tuple[int, int, int] | None = None
         self._catalog_store: Path | None = None
         self.binding_source = BindingSource(root)
@@ -200,6 +204,7 @@ class Workspace:
     def start_serving(self) -> None:
         """Watch the source (or reconcile periodically) and catch up with what changed while closed."""
         if self.settings.watch:
+            self._caught_up.clear()
             self.watcher = SourceWatcher(
                 self.root,
                 self.state.path,
@@ -217,14 +222,18 @@ class Workspace:
     def _catch_up(self) -> None:
         """Once watching: the first build, or reconciliation with what changed while closed (and the
         recovery of interrupted publications, which comes with taking the writer lock)."""
-        if self.settings.auto_index:
-            self.scheduler.request()
+        try:
+            if self.settings.auto_index:
+                self.scheduler.request()
+        finally:
+            self._caught_up.set()
 
     def close(self) -> bool:
         """Stop watching and syncing, release the writer lock. True if everything stopped in time."""
         self.closed = True
         if self.watcher is not None:
             self.watcher.stop()
+        self._caught_up.set()  # a watcher stopped before its watches were in place owes nothing
         return self.scheduler.close()
 
     def _after_sync(self) -> None:
@@ -371,8 +380,14 @@ class Workspace:
         return self.scheduler.request(rebuild=rebuild)
 
     def wait_background(self, timeout_s: float) -> bool:
-        """Wait (bounded) until no sync is running or pending."""
-        return self.scheduler.wait_until(lambda: not self.scheduler.busy, timeout_s)
+        """Wait (bounded) until no sync is running or pending, the catch-up sync a starting watcher
+        will request included (without it, a wait right after ``start_serving`` could return before
+        that sync began)."""
+        end = time.monotonic() + timeout_s
+        if not self._caught_up.wait(timeout_s):
+            return False
+        left = max(0.0, end - time.monotonic())
+        return self.scheduler.wait_until(lambda: not self.scheduler.busy, left)
 
     def is_building(self) -> bool:
         return self.scheduler.busy

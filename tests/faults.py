@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
 import shutil
 import signal
 import subprocess
@@ -111,8 +112,27 @@ def wait_gone(pids: list[int], timeout_s: float) -> list[int]:
         alive = [p for p in alive if _alive(p)]
         if not alive or time.monotonic() >= end:
             break
-        psutil.wait_procs([psutil.Process(p) for p in alive if psutil.pid_exists(p)], timeout=0.1)
+        _wait_exit(alive[0], min(0.1, max(0.0, end - time.monotonic())))
     return alive
+
+
+def _wait_exit(pid: int, timeout_s: float) -> None:
+    """Wait (bounded) for ``pid`` to exit, without reaping it.
+
+    ``psutil.wait_procs`` reaps a child: when that child was a ``ProcessPoolExecutor`` worker,
+    multiprocessing's own ``waitpid`` then fails with ECHILD, ``is_alive()`` stays True for ever
+    and the executor's manager thread spins in ``shutdown_workers`` (CPython 3.11), hanging the test
+    run at exit. A pidfd turns readable when the process exits and leaves its status to its parent.
+    """
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # gone already, or no pidfd here: a plain bounded wait
+        threading.Event().wait(timeout_s)
+        return
+    try:
+        select.select([fd], [], [], timeout_s)
+    finally:
+        os.close(fd)
 
 
 def _alive(pid: int) -> bool:

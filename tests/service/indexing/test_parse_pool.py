@@ -30,8 +30,13 @@ def _workers() -> list[int]:
 
 
 def test_a_killed_worker_fails_the_parse(tmp_path: Path) -> None:
-    write_tree(tmp_path, FILES)
-    paths = sorted(FILES)
+    # more files than the pool holds in flight (4 windows): work is still to be handed out when the
+    # worker dies. With FILES (200, under one window of two workers) every file could be parsed
+    # before the first record was read on a loaded machine, and the parse then rightly succeeded.
+    many = 4 * 2 * IN_FLIGHT_CHUNKS_PER_WORKER * POOL_CHUNKSIZE
+    files = {f"pkg/m{i:04d}.py": f"def func_{i}(x):\n    return x + {i}\n" for i in range(many)}
+    write_tree(tmp_path, files)
+    paths = sorted(files)
     killed: list[int] = []
 
     def kill_one(stage: str, done: int, total: int) -> None:

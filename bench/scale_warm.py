@@ -13,11 +13,12 @@ build ends with, the two indexes, the version — the rows a schema-5 build of t
 the product rebuilds an old store on first use. In one warm process, alternating the order each
 round so drift and other jobs' load fall on both sides alike:
 
-- a scoped one-file sync (the watcher's hint for an edited file, as in ``serve``), with the
-  dependents of the edit found main's way (a scan of every ``graph_files.deps`` text; the
-  ``graph_deps`` rows of the edited file left as they are, which its restore undoes) and this
-  branch's way (``graph_deps`` by token, its rows kept up to date); CPU seconds of the process and
-  wall, medians, new / main;
+- a scoped one-file sync (the watcher's hint for an edited file, as in ``serve``), main's way (the
+  dependents of the edit by a scan of every ``graph_files.deps`` text, the ``graph_deps`` rows of
+  the edited file left as they are, which its restore undoes; every parsed file listed and its
+  path index built) and this branch's way (``graph_deps`` by token, its rows kept up to date; the
+  listing kept from the last update, ``graph/listing.py``); CPU seconds of the process and wall,
+  medians, new / main;
 - ``impact`` depth 3 on the five most-called functions, with ``unresolved_named`` main's way (a
   scan of the partial index of every unresolved target for ``target LIKE '%.name'``) and this
   branch's way (``edges_unresolved_name``); CPU ms, medians and p95, new / main; answers compared;
@@ -48,7 +49,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import lazy_intel.service.indexing.sync as sync_module  # noqa: E402
 from lazy_intel.graph import build as build_module  # noqa: E402
-from lazy_intel.graph import deps_index, queries  # noqa: E402
+from lazy_intel.graph import deps_index, listing, queries  # noqa: E402
 from lazy_intel.service.ops import graph_evidence  # noqa: E402
 from lazy_intel.service.ops.operations import execute  # noqa: E402
 from lazy_intel.service.workspace import Workspace  # noqa: E402
@@ -140,15 +141,20 @@ def _main_unresolved_named(
     return [queries.GraphEdge.from_row(r) for r in conn.execute(sql, [name, "%." + escaped, *types, limit])]
 
 
+def _main_listing(conn: Any, changed: Any) -> Any:
+    """main: every parsed file read from the store and its path index built, every update."""
+    return listing.read_listing(conn, None)
+
+
 DEPENDENTS = {
-    "main": (_main_dependents, _no_deps_rows),
-    "new": (deps_index.dependents_of, deps_index.write_deps),
+    "main": (_main_dependents, _no_deps_rows, _main_listing),
+    "new": (deps_index.dependents_of, deps_index.write_deps, listing.read_listing),
 }
 UNRESOLVED = {"main": _main_unresolved_named, "new": queries.unresolved_named}
 
 
 def _use_dependents(name: str) -> None:
-    build_module.dependents_of, build_module.write_deps = DEPENDENTS[name]  # type: ignore[assignment]
+    build_module.dependents_of, build_module.write_deps, build_module.read_listing = DEPENDENTS[name]  # type: ignore[assignment]
 
 
 def _use_unresolved(name: str) -> None:

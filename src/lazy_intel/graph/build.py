@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, write_deps
+from lazy_intel.graph.listing import keep_listing, read_listing
 from lazy_intel.graph.model import file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
@@ -350,15 +351,9 @@ def update_graph(
         return _resume_graph(conn, resolver, journal, progress)
     started = time.monotonic()
     report = GraphReport()
-    files: dict[str, str] = {}
-    sizes: dict[str, tuple[int, int]] = {}
-    for path, lang, size, lines in conn.execute(
-        "SELECT path, lang, size, line_count FROM files WHERE status='indexed' AND lang IS NOT NULL"
-    ):
-        if is_parsed_language(lang):
-            files[path] = lang
-            sizes[path] = (size, lines)
-    index = PathIndex(files)
+    # every parsed file and its path index: an incremental update starts from the last one's
+    files, sizes, index = read_listing(conn, None if delta.full else [*delta.upserted, *delta.removed])
+    keep_listing(conn, files, index, full=delta.full)
     store = FactStore(conn, index)
     indexes: dict[str, list[str]] = {"nodes": [], "edges": []}
     if delta.full:

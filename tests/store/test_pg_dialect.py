@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from lazy_intel.store.pg.dialect import translate
 from lazy_intel.store.pg.store import PgStore, pg_schema
+from lazy_intel.store.schema import TARGET_LAST_NAME_SQL, index_statements
 
 TABLES = pg_schema().tables
 
@@ -141,3 +142,27 @@ def test_json_extract_matches_as_sqlite_for_scalars(pg: Any, doc: dict[str, obje
 
     expected, got = _both(pg, "json_extract(?, ?)", [json.dumps(doc), f"$.{key}"])
     assert (None if expected is None else str(expected)) == got
+
+
+@FAST
+@given(value=st.text(st.sampled_from(list("aB._x%\\")), max_size=8))
+def test_the_last_name_of_a_target_is_sqlites(pg: Any, value: str) -> None:
+    expression = TARGET_LAST_NAME_SQL.replace("target", "?")
+    expected, got = _both(pg, expression, [value] * expression.count("?"))
+    assert expected == got, value
+
+
+def test_the_unresolved_name_index_serves_its_query_on_postgresql(pg: Any) -> None:
+    """The index statement passes to PostgreSQL as written, and the translated query's expression is
+    the index's (the dialect maps none of its functions): the planner can use it."""
+    statement = dict(index_statements("edges"))["edges_unresolved_name"]
+    pg.execute("CREATE TEMP TABLE edges (target text, dst bigint)")
+    try:
+        pg.execute(statement)
+        pg.execute("SET enable_seqscan = off")
+        query = sql(f"SELECT target FROM edges WHERE dst IS NULL AND {TARGET_LAST_NAME_SQL} = lower(?)")
+        plan = " ".join(r[0] for r in pg.execute("EXPLAIN " + query, ["Name"]).fetchall())
+        assert "edges_unresolved_name" in plan, plan
+    finally:
+        pg.execute("RESET enable_seqscan")
+        pg.execute("DROP TABLE pg_temp.edges")

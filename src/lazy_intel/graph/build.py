@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, write_deps
+from lazy_intel.graph.listing import keep_listing, read_listing
 from lazy_intel.graph.model import file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
@@ -39,8 +41,6 @@ logger = logging.getLogger(__name__)
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
 RESOLVER_VERSION = "8"
 MODULE_KEY = 0
-# at most this many dirty tokens are looked for as substrings before a file's deps are split
-DIRTY_PREFILTER_MAX = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +100,6 @@ class GraphResolver:
     describe_many: DescribeMany | None = None
     # told when every file is resolved (the workers are gone): the writer may grow its caches again
     resolved_all: Callable[[], None] = lambda: None
-
-
-# graph_files.deps of a file described but not resolved yet (no join of real tokens is this; not NUL,
-# which PostgreSQL's text cannot hold)
-PENDING_DEPS = "\x01pending"
 
 
 @dataclass(frozen=True)
@@ -356,19 +351,13 @@ def update_graph(
         return _resume_graph(conn, resolver, journal, progress)
     started = time.monotonic()
     report = GraphReport()
-    files: dict[str, str] = {}
-    sizes: dict[str, tuple[int, int]] = {}
-    for path, lang, size, lines in conn.execute(
-        "SELECT path, lang, size, line_count FROM files WHERE status='indexed' AND lang IS NOT NULL"
-    ):
-        if is_parsed_language(lang):
-            files[path] = lang
-            sizes[path] = (size, lines)
-    index = PathIndex(files)
+    # every parsed file and its path index: an incremental update starts from the last one's
+    files, sizes, index = read_listing(conn, None if delta.full else [*delta.upserted, *delta.removed])
+    keep_listing(conn, files, index, full=delta.full)
     store = FactStore(conn, index)
     indexes: dict[str, list[str]] = {"nodes": [], "edges": []}
     if delta.full:
-        for table in ("nodes", "edges", "graph_files"):
+        for table in ("nodes", "edges", "graph_files", "graph_deps"):
             conn.execute(f"DELETE FROM {table}")
         changed = sorted(files)
         indexes = _graph_indexes(conn)  # bulk insert without them, then build each index once
@@ -394,8 +383,10 @@ def update_graph(
         old = None
         if not delta.full:  # a full build starts from empty tables
             old = conn.execute(
-                "SELECT interface_sha, definitions FROM graph_files WHERE path=?", (path,)
+                "SELECT interface_sha, definitions, deps FROM graph_files WHERE path=?", (path,)
             ).fetchone()
+            if old is not None:
+                write_deps(conn, key, old[2], None)
             conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
             conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
             conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
@@ -434,15 +425,8 @@ def update_graph(
     dirty |= dirty_tokens_for_paths(appeared_or_left)
     dependents: list[str] = []
     if dirty and not delta.full:
-        changed_set = set(changed)
-        # a token can only be one of a file's deps lines if it occurs in the text: for the few tokens
-        # of an edit, the substring test skips splitting the deps of nearly every file
-        few = len(dirty) <= DIRTY_PREFILTER_MAX
-        for path, deps in conn.execute("SELECT path, deps FROM graph_files"):
-            if few and not any(token in deps for token in dirty):
-                continue
-            if path not in changed_set and not dirty.isdisjoint(deps.split("\n")):
-                dependents.append(path)
+        # by index (graph_deps), not a scan of every file's deps text
+        dependents = dependents_of(conn, dirty, exclude=set(changed))
     if delta.full or appeared_or_left:
         conn.execute("DELETE FROM nodes WHERE file_key=?", (MODULE_KEY,))
         conn.execute("DELETE FROM edges WHERE file_key=?", (MODULE_KEY,))
@@ -462,7 +446,10 @@ def update_graph(
         resolver=resolver if delta.full else None,
         journal=journal if delta.full else None,
         progress=progress,
+        track_deps=not delta.full,
     )
+    if delta.full:
+        fill_deps(conn)
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)
@@ -485,9 +472,12 @@ def _resolve_targets(
     journal: GraphJournal | None,
     progress: Callable[[int, int], None] | None,
     resolved_before: int = 0,
+    track_deps: bool = False,
 ) -> None:
     """Resolve ``targets`` and write their edges and deps as the results arrive (a journal commits
-    them every ``batch_files`` files); a target whose facts are gone loses its graph_files row."""
+    them every ``batch_files`` files); a target whose facts are gone loses its graph_files row.
+    With ``track_deps`` (an incremental sync) each file's ``graph_deps`` rows follow its deps; a
+    full build fills that table once at the end (:func:`fill_deps`)."""
     if resolver is not None:
         resolver.publish_facts()
         resolved = resolver.resolve_many(targets, files)
@@ -506,7 +496,11 @@ def _resolve_targets(
         report.edges += len(result.edges)
         if result.exhausted:
             report.exhausted.append(path)
-        conn.execute("UPDATE graph_files SET deps=? WHERE path=?", ("\n".join(result.deps), path))
+        deps = "\n".join(result.deps)
+        if track_deps:
+            old = conn.execute("SELECT deps FROM graph_files WHERE path=?", (path,)).fetchone()
+            write_deps(conn, file_key(path), old[0] if old else None, deps)
+        conn.execute("UPDATE graph_files SET deps=? WHERE path=?", (deps, path))
         if journal is not None and done % journal.batch_files == 0:
             journal.commit(resolved_before + done, resolved_before + len(targets))
     # by path: a scan of graph_files for pending deps would read every row (an edit at 100k files)
@@ -559,6 +553,7 @@ def _resume_graph(
         progress=progress,
         resolved_before=report.resumed_files,
     )
+    fill_deps(conn)
     existing = {
         row[0]
         for row in conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='edges'")

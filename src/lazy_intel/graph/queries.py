@@ -14,6 +14,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lazy_intel.store.schema import TARGET_LAST_NAME_SQL
+
 NODE_COLUMNS = (
     "id, label, labels, name, qualified_name, kind, path, lang, start_byte, end_byte, start_line, end_line, "
     "properties"
@@ -237,15 +239,21 @@ def unresolved_named(
     """Unresolved sites whose written target ends with ``name`` (``name``, ``x.name``, ``a.b.name``):
     the sites that could be uses of a symbol called ``name`` but were not resolved to anything."""
     escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    # A name without a dot is the last component of every target it matches (LIKE is ASCII
+    # case-insensitive: so is the index), so the index of unresolved targets' last names
+    # (``edges_unresolved_name``) narrows to the candidates and the old condition decides; a dotted
+    # name keeps the scan of every unresolved target: a covering scan of their partial index, which
+    # beats the planner's choice (edges_dst on dst IS NULL reads every unresolved row of the table).
+    narrow = f"AND {TARGET_LAST_NAME_SQL} = lower(?) " if "." not in name else ""
+    hint = "" if narrow else "INDEXED BY edges_unresolved "
     sql = (
-        # a covering scan of the partial index of unresolved targets beats the planner's choice
-        # (edges_dst on dst IS NULL, which reads every unresolved row of the table)
-        f"SELECT {EDGE_COLUMNS} FROM edges INDEXED BY edges_unresolved "
-        "WHERE dst IS NULL AND (target = ? OR target LIKE ? ESCAPE '\\') "
+        f"SELECT {EDGE_COLUMNS} FROM edges {hint}"
+        f"WHERE dst IS NULL {narrow}AND (target = ? OR target LIKE ? ESCAPE '\\') "
         f"AND strategy IN ('unresolved', 'lambda') AND type IN ({_marks(len(types))}) "
         "ORDER BY path, start_byte LIMIT ?"
     )
-    rows = conn.execute(sql, [name, "%." + escaped, *types, limit])
+    params = [name] if narrow else []
+    rows = conn.execute(sql, [*params, name, "%." + escaped, *types, limit])
     return [GraphEdge.from_row(r) for r in rows]
 
 

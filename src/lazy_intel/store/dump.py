@@ -10,7 +10,7 @@ import sqlite3
 
 # meta keys that describe how/when a store was written, not what it holds
 VOLATILE_META = frozenset(
-    {"generation", "published_at", "last_capture_ns", "scope_source", "fts_deleted_rows"}
+    {"generation", "published_at", "last_capture_ns", "scope_source", "fts_deleted_rows", "graph_listing"}
 )
 
 
@@ -80,6 +80,7 @@ def canonical_dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...
     dump["graph_files"] = sorted(
         q("SELECT path, file_key, interface_sha, definitions, deps FROM graph_files").fetchall()
     )
+    dump["graph_deps"] = sorted(q("SELECT token, file_key FROM graph_deps").fetchall())
     # vectors: which texts have a vector of which profile (float bits may differ with batch composition)
     dump["vectors"] = sorted(q("SELECT embed_sha, profile, length(data) FROM vectors").fetchall())
     dump["fts_rows"] = [(q("SELECT count(*) FROM chunks_fts").fetchone()[0],)]

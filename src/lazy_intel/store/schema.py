@@ -4,17 +4,32 @@ from __future__ import annotations
 
 import sqlite3
 
-# 4: chunks_fts gained the ``stems`` column (text/stems.py). A store at an older version that is
-# still readable (READABLE_SCHEMA_VERSIONS) keeps serving while it is rebuilt into a new file.
-SCHEMA_VERSION = 4
-# Versions this build can still read (search adapts to their columns), never write: a sync rebuilds
-# them into a fresh store of SCHEMA_VERSION, and the old one is served until the catalog switches.
-READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (3, SCHEMA_VERSION)
+# 4: chunks_fts gained the ``stems`` column (text/stems.py). 5: ``graph_deps`` (the dependents of
+# an edit by index) and the index of unresolved targets' last names (issue 15). A store at an older
+# version that is still readable (READABLE_SCHEMA_VERSIONS) keeps serving while it is rebuilt into
+# a new file.
+SCHEMA_VERSION = 5
+# Versions this build can still read (search adapts to their columns; the graph reads of version 5
+# are plain SQL that an older store answers without the new indexes, only slower), never write: a
+# sync rebuilds them into a fresh store of SCHEMA_VERSION, and the old one is served until the
+# catalog switches.
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (3, 4, SCHEMA_VERSION)
 
 # FTS5 columns, in order; bm25 weights per column live with the ranking code (search/lexical.py).
 FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body", "path", "stems")
 # The columns of chunks_fts in a store of each readable version.
-FTS_COLUMNS_BY_VERSION: dict[int, tuple[str, ...]] = {3: FTS_COLUMNS[:6], SCHEMA_VERSION: FTS_COLUMNS}
+FTS_COLUMNS_BY_VERSION: dict[int, tuple[str, ...]] = {
+    3: FTS_COLUMNS[:6],
+    4: FTS_COLUMNS,
+    SCHEMA_VERSION: FTS_COLUMNS,
+}
+# The last dot-separated component of an unresolved edge's written target, ASCII lower-cased
+# (``a.b.Name`` -> ``name``), in SQL both SQLite and PostgreSQL evaluate: what
+# ``edges_unresolved_name`` indexes, and a query must spell it exactly so to use that index
+# (graph/queries.py ``unresolved_named``). rtrim strips the trailing characters that are not dots,
+# leaving the prefix up to the last dot, which occurs nowhere else in the text (no ``substr``: the
+# PostgreSQL dialect maps that to a function of its own, which an index of built-ins would not match).
+TARGET_LAST_NAME_SQL = "lower(replace(target, rtrim(target, replace(target, '.', '')), ''))"
 
 SCHEMA_SQL = """
 CREATE TABLE meta (
@@ -189,6 +204,7 @@ CREATE INDEX edges_src ON edges(src, type);
 CREATE INDEX edges_dst ON edges(dst, type);
 CREATE INDEX edges_file ON edges(file_key);
 CREATE INDEX edges_unresolved ON edges(target) WHERE dst IS NULL;
+CREATE INDEX edges_unresolved_name ON edges((lower(replace(target, rtrim(target, replace(target, '.', '')), '')))) WHERE dst IS NULL;
 
 -- per file: what its resolution consulted, so a change re-resolves exactly the files it affects
 CREATE TABLE graph_files (
@@ -199,6 +215,15 @@ CREATE TABLE graph_files (
     definitions   TEXT NOT NULL,       -- its definitions' identities, one per line
     deps          TEXT NOT NULL        -- lookup tokens of its last resolution, one per line
 );
+CREATE INDEX graph_files_key ON graph_files(file_key);
+
+-- graph_files.deps inverted, one row per (token, file): the files an edit's tokens invalidate, found
+-- by index (graph/deps_index.py); filled in token order at the end of a full build
+CREATE TABLE graph_deps (
+    token    TEXT NOT NULL,
+    file_key INTEGER NOT NULL,
+    PRIMARY KEY (token, file_key)
+) WITHOUT ROWID;
 """
 
 

@@ -163,3 +163,62 @@ def test_a_schema_this_build_cannot_read_is_rebuilt_not_served(make_repo) -> Non
     assert ws.wait_background(WAIT_S)
     assert _run(ws, operation="search", query=QUERY, freshness="auto")["status"] == "ok"
     ws.close()
+
+
+def downgrade_to_schema_4(store: Path) -> None:
+    """Make ``store`` what schema 4 wrote: no ``graph_deps``, no index of unresolved last names."""
+    conn = connect(str(store))
+    try:
+        conn.executescript(
+            """
+            BEGIN;
+            DROP TABLE graph_deps;
+            DROP INDEX graph_files_key;
+            DROP INDEX edges_unresolved_name;
+            UPDATE meta SET value = '4' WHERE key = 'schema_version';
+            COMMIT;
+            """
+        )
+    finally:
+        conn.close()
+
+
+def _tables(store: Path) -> set[str]:
+    conn = connect(str(store), readonly=True)
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    finally:
+        conn.close()
+
+
+def test_a_schema_4_store_answers_the_graph_then_is_rebuilt_with_the_deps_index(make_repo) -> None:
+    files = {
+        **FILES,
+        "pkg/use.py": "from pkg.model import Estimator\n\n\ndef run():\n    Estimator().fit([1])\n",
+    }
+    ws = Workspace.open(make_repo(files), settings=load_settings(env={}))
+    try:
+        ws.sync()
+        old = current_store_path(ws.state)
+        assert old is not None
+        fresh = _run(ws, operation="impact", symbol="Estimator.fit", freshness="fast")
+        downgrade_to_schema_4(old)
+        assert "graph_deps" not in _tables(old)
+        served = _run(ws, operation="impact", symbol="Estimator.fit", freshness="auto")
+        assert served["status"] == "ok", served
+        assert served["items"] == fresh["items"]  # the graph reads need none of the new indexes
+        assert any("store schema 4" in w for w in served["warnings"])
+        assert ws.wait_background(WAIT_S)
+        new = current_store_path(ws.state)
+        assert new is not None and new != old
+        assert {"graph_deps", "graph_files_key", "edges_unresolved_name"} <= _tables(new)
+        conn = connect(str(new), readonly=True)
+        try:
+            assert conn.execute("SELECT count(*) FROM graph_deps").fetchone()[0] > 0
+        finally:
+            conn.close()
+        after = _run(ws, operation="impact", symbol="Estimator.fit", freshness="auto")
+        assert after["status"] == "ok" and not any("schema" in w for w in after["warnings"])
+        assert after["items"] == fresh["items"]
+    finally:
+        ws.close()

@@ -4,12 +4,14 @@ Usage:
     python bench/edit_profile.py --root DIR            # DIR: an indexed copy of a tree (lazy-intel index DIR)
     python bench/edit_profile.py --root DIR --files 20 --profile --top 30 --dump /tmp/edits.pstats
     python bench/edit_profile.py --root DIR --files 20 --memory
+    python bench/edit_profile.py --root DIR --paths django/db/models/fields/__init__.py --repeat 3
 
 Edits the ``--files`` most-imported Python files of ``DIR`` (``bench/edit_latency.py``'s choice;
 ``--leaves``: leaf files) one at a time, each by appending a new function, and syncs each edit as
 ``serve`` does for a watched edit (a scoped sync of that one path, under the writer lock, then the
 after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph's seconds and the
-dependents re-resolved, with p50/max; ``--profile`` runs the syncs under ``cProfile`` with a CPU
+dependents re-resolved, with p50/max (``--paths``: these files instead, each edited ``--repeat``
+times in turn); ``--profile`` runs the syncs under ``cProfile`` with a CPU
 clock (on a loaded machine wall time is mostly waiting for a core) and prints the functions with
 the most cumulative and own time. ``--memory`` also takes a
 ``tracemalloc`` snapshot after the first edit's clean-up and after the last one, and prints the
@@ -77,6 +79,8 @@ def main() -> None:
     parser.add_argument(
         "--leaves", action="store_true", help="edit leaf files instead of widely imported ones"
     )
+    parser.add_argument("--paths", nargs="+", help="edit these files (relative to the root) instead")
+    parser.add_argument("--repeat", type=int, default=1, help="edit the files this many rounds")
     parser.add_argument(
         "--memory", action="store_true", help="tracemalloc diff between the first and last edit"
     )
@@ -91,7 +95,8 @@ def main() -> None:
     opened_rss = psutil.Process().memory_info().rss / 1e6
     catalog = json.loads(ws.state.catalog.read_text())
     hot, leaves = most_imported_and_leaves(ws.state.path / catalog["store"], args.files, random.Random(1))
-    targets = leaves if args.leaves else hot
+    targets = args.paths or (leaves if args.leaves else hot)
+    targets = [rel for _ in range(args.repeat) for rel in targets]
     profile = cProfile.Profile(time.process_time)  # CPU: on a loaded machine wall time is mostly waiting
     rows: list[tuple[str, float, float, float, int]] = []
     rss: list[float] = []

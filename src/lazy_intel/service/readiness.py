@@ -211,7 +211,12 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
 
 def graph_counts(view: ReadView) -> dict[str, Any]:
     """What the property graph of ``view`` holds: nodes, edges resolved by evidence, edges guessed by
-    name (``unique-name``/``ambiguous``), unresolved sites, and the files it covers."""
+    name (``unique-name``/``ambiguous``), unresolved sites, and the files it covers. Counted once per
+    generation (a scan of the edges: ~140 ms on Django, at every ``status`` before)."""
+    return view.per_generation("graph_counts", lambda: _graph_counts(view))
+
+
+def _graph_counts(view: ReadView) -> dict[str, Any]:
     nodes = view.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     by_strategy = dict(
         view.conn.execute("SELECT strategy, count(*) FROM edges WHERE dst IS NOT NULL GROUP BY strategy")

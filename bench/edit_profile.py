@@ -9,8 +9,8 @@ Usage:
 Edits the ``--files`` most-imported Python files of ``DIR`` (``bench/edit_latency.py``'s choice;
 ``--leaves``: leaf files) one at a time, each by appending a new function, and syncs each edit as
 ``serve`` does for a watched edit (a scoped sync of that one path, under the writer lock, then the
-after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph's seconds and the
-dependents re-resolved, with p50/max (``--paths``: these files instead, each edited ``--repeat``
+after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph's seconds, the
+dependents re-resolved and the CPU of the after-sync clean-up, with p50/max (``--paths``: these files instead, each edited ``--repeat``
 times in turn); ``--profile`` runs the syncs under ``cProfile`` with a CPU
 clock (on a loaded machine wall time is mostly waiting for a core) and prints the functions with
 the most cumulative and own time. ``--memory`` also takes a
@@ -81,6 +81,7 @@ def main() -> None:
     )
     parser.add_argument("--paths", nargs="+", help="edit these files (relative to the root) instead")
     parser.add_argument("--repeat", type=int, default=1, help="edit the files this many rounds")
+    parser.add_argument("--no-freeze", action="store_true", help="do not freeze the warm heap first")
     parser.add_argument(
         "--memory", action="store_true", help="tracemalloc diff between the first and last edit"
     )
@@ -98,13 +99,15 @@ def main() -> None:
     targets = args.paths or (leaves if args.leaves else hot)
     targets = [rel for _ in range(args.repeat) for rel in targets]
     profile = cProfile.Profile(time.process_time)  # CPU: on a loaded machine wall time is mostly waiting
-    rows: list[tuple[str, float, float, float, int]] = []
+    rows: list[tuple[str, float, float, float, int, float]] = []
     rss: list[float] = []
     arenas: list[tuple[int, int]] = []
     first_snapshot = None
     if args.memory:
         tracemalloc.start(12)
     ws.lock.acquire()
+    if not args.no_freeze:  # as serve does once warm (after its first sync and prepare_for_edits)
+        release_sync_garbage(freeze=True)
     try:
         for number, rel in enumerate(targets):
             path = root / rel
@@ -119,10 +122,19 @@ def main() -> None:
             )
             profile.disable()
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+            cleanup = time.process_time()
             release_sync_garbage()
+            cleanup = time.process_time() - cleanup
             graph = report.graph
             rows.append(
-                (rel, seconds, cpu, graph.seconds if graph else 0.0, graph.dependents if graph else 0)
+                (
+                    rel,
+                    seconds,
+                    cpu,
+                    graph.seconds if graph else 0.0,
+                    graph.dependents if graph else 0,
+                    cleanup,
+                )
             )
             rss.append(psutil.Process().memory_info().rss / 1e6)
             if args.arenas:
@@ -135,9 +147,9 @@ def main() -> None:
         ws.close()
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(f"load average before {load_before}, after " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
-    print(f"\n{'file':56} {'sync s':>8} {'CPU s':>8} {'graph s':>8} {'deps':>6}")
-    for rel, seconds, cpu, graph_s, deps in rows:
-        print(f"{rel[-56:]:56} {seconds:8.3f} {cpu:8.3f} {graph_s:8.3f} {deps:6}")
+    print(f"\n{'file':56} {'sync s':>8} {'CPU s':>8} {'graph s':>8} {'deps':>6} {'clean-up CPU s':>14}")
+    for rel, seconds, cpu, graph_s, deps, cleanup in rows:
+        print(f"{rel[-56:]:56} {seconds:8.3f} {cpu:8.3f} {graph_s:8.3f} {deps:6} {cleanup:14.3f}")
     syncs, cpus = [r[1] for r in rows], [r[2] for r in rows]
     print(f"sync wall p50 {statistics.median(syncs):.3f} s, max {max(syncs):.3f} s")
     print(f"sync CPU p50 {statistics.median(cpus):.3f} s, max {max(cpus):.3f} s, total {sum(cpus):.3f} s")

@@ -5,6 +5,7 @@ Usage:
     python bench/edit_profile.py --root DIR --files 20 --profile --top 30 --dump /tmp/edits.pstats
     python bench/edit_profile.py --root DIR --files 20 --memory
     python bench/edit_profile.py --root DIR --paths django/db/models/fields/__init__.py --repeat 3
+    python bench/edit_profile.py --root DIR --paths django/test/testcases.py --statements 20
 
 Edits the ``--files`` most-imported Python files of ``DIR`` (``bench/edit_latency.py``'s choice;
 ``--leaves``: leaf files) one at a time, each by appending a new function, and syncs each edit as
@@ -13,7 +14,8 @@ after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph
 dependents re-resolved and the CPU of the after-sync clean-up, with p50/max (``--paths``: these files instead, each edited ``--repeat``
 times in turn); ``--profile`` runs the syncs under ``cProfile`` with a CPU
 clock (on a loaded machine wall time is mostly waiting for a core) and prints the functions with
-the most cumulative and own time. ``--memory`` also takes a
+the most cumulative and own time; ``--statements N`` the N SQL statements that cost the syncs most
+CPU (execute + fetch, by statement text). ``--memory`` also takes a
 ``tracemalloc`` snapshot after the first edit's clean-up and after the last one, and prints the
 allocation sites that grew most between them (what edits leave behind), with the process's RSS.
 The edits are left in the tree: use a scratch copy.
@@ -28,19 +30,23 @@ import json
 import os
 import pstats
 import random
+import re
 import shlex
 import statistics
 import sys
 import tempfile
 import time
 import tracemalloc
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edit_latency import most_imported_and_leaves
 from lazy_intel.allocator import bound_malloc, bounds_from_settings
+from lazy_intel.service.indexing import sync as sync_module
 from lazy_intel.service.indexing.sync import run_sync
 from lazy_intel.service.workspace import Workspace, release_sync_garbage
 
@@ -67,6 +73,58 @@ def pymalloc_stats() -> tuple[int, int]:
     return values.get("# arenas allocated current", 0), values.get("# bytes in allocated blocks", 0)
 
 
+class TimedConnection:
+    """The sync's store connection, adding up each statement's execute + fetch CPU and wall seconds
+    by its text (``--statements``; rows are fetched at once, which the writer's reads allow)."""
+
+    def __init__(self, conn: Any, stats: dict[str, list[float]]) -> None:
+        object.__setattr__(self, "_conn", conn)
+        object.__setattr__(self, "_stats", stats)
+
+    def _timed(self, key: str, run: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        cursor = run()
+        rows = FetchedRows(cursor.fetchall() if cursor.description else [])
+        rows.rowcount, rows.lastrowid, rows.description = (
+            cursor.rowcount,
+            cursor.lastrowid,
+            cursor.description,
+        )
+        entry = self._stats[re.sub(r"\s+", " ", key)[:100]]
+        entry[0] += time.process_time() - cpu
+        entry[1] += time.perf_counter() - wall
+        entry[2] += 1
+        return rows
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        return self._timed(sql, lambda: self._conn.execute(sql, *args))
+
+    def executemany(self, sql: str, *args: Any) -> Any:
+        return self._timed("(many) " + sql, lambda: self._conn.executemany(sql, *args))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._conn, name, value)
+
+
+class FetchedRows(list):  # type: ignore[type-arg]
+    """A statement's rows, fetched: what the sync reads of a cursor."""
+
+    rowcount: int = -1
+    lastrowid: int | None = None
+    description: Any = None
+
+    def fetchone(self) -> Any:
+        return self.pop(0) if self else None
+
+    def fetchall(self) -> list[Any]:
+        rows = list(self)
+        self.clear()
+        return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -81,6 +139,9 @@ def main() -> None:
     )
     parser.add_argument("--paths", nargs="+", help="edit these files (relative to the root) instead")
     parser.add_argument("--repeat", type=int, default=1, help="edit the files this many rounds")
+    parser.add_argument(
+        "--statements", type=int, default=0, help="print the N statements that cost the syncs most CPU"
+    )
     parser.add_argument("--no-freeze", action="store_true", help="do not freeze the warm heap first")
     parser.add_argument(
         "--memory", action="store_true", help="tracemalloc diff between the first and last edit"
@@ -105,6 +166,10 @@ def main() -> None:
     first_snapshot = None
     if args.memory:
         tracemalloc.start(12)
+    statements: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+    if args.statements:
+        real_connect = sync_module.connect
+        sync_module.connect = lambda *a, **k: TimedConnection(real_connect(*a, **k), statements)  # type: ignore[assignment]
     ws.lock.acquire()
     if not args.no_freeze:  # as serve does once warm (after its first sync and prepare_for_edits)
         release_sync_garbage(freeze=True)
@@ -159,6 +224,12 @@ def main() -> None:
     if arenas:
         print("Python's arenas (1 MiB each) / MB in allocated blocks after each edit's clean-up:")
         print("  " + " ".join(f"{count}/{used / 1e6:.1f}" for count, used in arenas))
+    if args.statements:
+        total = sum(entry[0] for entry in statements.values())
+        print(f"\nSQL: {total:.3f} CPU-s of the syncs' {sum(cpus):.3f}; by CPU (execute + fetch):")
+        ordered = sorted(statements.items(), key=lambda kv: -kv[1][0])[: args.statements]
+        for sql, (cpu_s, wall_s, calls) in ordered:
+            print(f"  {cpu_s * 1000:8.1f} ms CPU {wall_s * 1000:8.1f} ms wall {int(calls):6} calls  {sql}")
     if args.dump:
         profile.dump_stats(args.dump)
     for key in ("cumulative", "tottime") if args.profile else ():

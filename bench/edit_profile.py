@@ -4,14 +4,18 @@ Usage:
     python bench/edit_profile.py --root DIR            # DIR: an indexed copy of a tree (lazy-intel index DIR)
     python bench/edit_profile.py --root DIR --files 20 --profile --top 30 --dump /tmp/edits.pstats
     python bench/edit_profile.py --root DIR --files 20 --memory
+    python bench/edit_profile.py --root DIR --paths django/db/models/fields/__init__.py --repeat 3
+    python bench/edit_profile.py --root DIR --paths django/test/testcases.py --statements 20
 
 Edits the ``--files`` most-imported Python files of ``DIR`` (``bench/edit_latency.py``'s choice;
 ``--leaves``: leaf files) one at a time, each by appending a new function, and syncs each edit as
 ``serve`` does for a watched edit (a scoped sync of that one path, under the writer lock, then the
-after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph's seconds and the
-dependents re-resolved, with p50/max; ``--profile`` runs the syncs under ``cProfile`` with a CPU
+after-sync clean-up). Prints per edit the sync's wall and CPU seconds, the graph's seconds, the
+dependents re-resolved and the CPU of the after-sync clean-up, with p50/max (``--paths``: these files instead, each edited ``--repeat``
+times in turn); ``--profile`` runs the syncs under ``cProfile`` with a CPU
 clock (on a loaded machine wall time is mostly waiting for a core) and prints the functions with
-the most cumulative and own time. ``--memory`` also takes a
+the most cumulative and own time; ``--statements N`` the N SQL statements that cost the syncs most
+CPU (execute + fetch, by statement text). ``--memory`` also takes a
 ``tracemalloc`` snapshot after the first edit's clean-up and after the last one, and prints the
 allocation sites that grew most between them (what edits leave behind), with the process's RSS.
 The edits are left in the tree: use a scratch copy.
@@ -26,19 +30,23 @@ import json
 import os
 import pstats
 import random
+import re
 import shlex
 import statistics
 import sys
 import tempfile
 import time
 import tracemalloc
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edit_latency import most_imported_and_leaves
 from lazy_intel.allocator import bound_malloc, bounds_from_settings
+from lazy_intel.service.indexing import sync as sync_module
 from lazy_intel.service.indexing.sync import run_sync
 from lazy_intel.service.workspace import Workspace, release_sync_garbage
 
@@ -65,6 +73,58 @@ def pymalloc_stats() -> tuple[int, int]:
     return values.get("# arenas allocated current", 0), values.get("# bytes in allocated blocks", 0)
 
 
+class TimedConnection:
+    """The sync's store connection, adding up each statement's execute + fetch CPU and wall seconds
+    by its text (``--statements``; rows are fetched at once, which the writer's reads allow)."""
+
+    def __init__(self, conn: Any, stats: dict[str, list[float]]) -> None:
+        object.__setattr__(self, "_conn", conn)
+        object.__setattr__(self, "_stats", stats)
+
+    def _timed(self, key: str, run: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        cursor = run()
+        rows = FetchedRows(cursor.fetchall() if cursor.description else [])
+        rows.rowcount, rows.lastrowid, rows.description = (
+            cursor.rowcount,
+            cursor.lastrowid,
+            cursor.description,
+        )
+        entry = self._stats[re.sub(r"\s+", " ", key)[:100]]
+        entry[0] += time.process_time() - cpu
+        entry[1] += time.perf_counter() - wall
+        entry[2] += 1
+        return rows
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        return self._timed(sql, lambda: self._conn.execute(sql, *args))
+
+    def executemany(self, sql: str, *args: Any) -> Any:
+        return self._timed("(many) " + sql, lambda: self._conn.executemany(sql, *args))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._conn, name, value)
+
+
+class FetchedRows(list):  # type: ignore[type-arg]
+    """A statement's rows, fetched: what the sync reads of a cursor."""
+
+    rowcount: int = -1
+    lastrowid: int | None = None
+    description: Any = None
+
+    def fetchone(self) -> Any:
+        return self.pop(0) if self else None
+
+    def fetchall(self) -> list[Any]:
+        rows = list(self)
+        self.clear()
+        return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -77,6 +137,12 @@ def main() -> None:
     parser.add_argument(
         "--leaves", action="store_true", help="edit leaf files instead of widely imported ones"
     )
+    parser.add_argument("--paths", nargs="+", help="edit these files (relative to the root) instead")
+    parser.add_argument("--repeat", type=int, default=1, help="edit the files this many rounds")
+    parser.add_argument(
+        "--statements", type=int, default=0, help="print the N statements that cost the syncs most CPU"
+    )
+    parser.add_argument("--no-freeze", action="store_true", help="do not freeze the warm heap first")
     parser.add_argument(
         "--memory", action="store_true", help="tracemalloc diff between the first and last edit"
     )
@@ -91,15 +157,22 @@ def main() -> None:
     opened_rss = psutil.Process().memory_info().rss / 1e6
     catalog = json.loads(ws.state.catalog.read_text())
     hot, leaves = most_imported_and_leaves(ws.state.path / catalog["store"], args.files, random.Random(1))
-    targets = leaves if args.leaves else hot
+    targets = args.paths or (leaves if args.leaves else hot)
+    targets = [rel for _ in range(args.repeat) for rel in targets]
     profile = cProfile.Profile(time.process_time)  # CPU: on a loaded machine wall time is mostly waiting
-    rows: list[tuple[str, float, float, float, int]] = []
+    rows: list[tuple[str, float, float, float, int, float]] = []
     rss: list[float] = []
     arenas: list[tuple[int, int]] = []
     first_snapshot = None
     if args.memory:
         tracemalloc.start(12)
+    statements: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+    if args.statements:
+        real_connect = sync_module.connect
+        sync_module.connect = lambda *a, **k: TimedConnection(real_connect(*a, **k), statements)  # type: ignore[assignment]
     ws.lock.acquire()
+    if not args.no_freeze:  # as serve does once warm (after its first sync and prepare_for_edits)
+        release_sync_garbage(freeze=True)
     try:
         for number, rel in enumerate(targets):
             path = root / rel
@@ -114,10 +187,19 @@ def main() -> None:
             )
             profile.disable()
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+            cleanup = time.process_time()
             release_sync_garbage()
+            cleanup = time.process_time() - cleanup
             graph = report.graph
             rows.append(
-                (rel, seconds, cpu, graph.seconds if graph else 0.0, graph.dependents if graph else 0)
+                (
+                    rel,
+                    seconds,
+                    cpu,
+                    graph.seconds if graph else 0.0,
+                    graph.dependents if graph else 0,
+                    cleanup,
+                )
             )
             rss.append(psutil.Process().memory_info().rss / 1e6)
             if args.arenas:
@@ -130,9 +212,9 @@ def main() -> None:
         ws.close()
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(f"load average before {load_before}, after " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
-    print(f"\n{'file':56} {'sync s':>8} {'CPU s':>8} {'graph s':>8} {'deps':>6}")
-    for rel, seconds, cpu, graph_s, deps in rows:
-        print(f"{rel[-56:]:56} {seconds:8.3f} {cpu:8.3f} {graph_s:8.3f} {deps:6}")
+    print(f"\n{'file':56} {'sync s':>8} {'CPU s':>8} {'graph s':>8} {'deps':>6} {'clean-up CPU s':>14}")
+    for rel, seconds, cpu, graph_s, deps, cleanup in rows:
+        print(f"{rel[-56:]:56} {seconds:8.3f} {cpu:8.3f} {graph_s:8.3f} {deps:6} {cleanup:14.3f}")
     syncs, cpus = [r[1] for r in rows], [r[2] for r in rows]
     print(f"sync wall p50 {statistics.median(syncs):.3f} s, max {max(syncs):.3f} s")
     print(f"sync CPU p50 {statistics.median(cpus):.3f} s, max {max(cpus):.3f} s, total {sum(cpus):.3f} s")
@@ -142,6 +224,12 @@ def main() -> None:
     if arenas:
         print("Python's arenas (1 MiB each) / MB in allocated blocks after each edit's clean-up:")
         print("  " + " ".join(f"{count}/{used / 1e6:.1f}" for count, used in arenas))
+    if args.statements:
+        total = sum(entry[0] for entry in statements.values())
+        print(f"\nSQL: {total:.3f} CPU-s of the syncs' {sum(cpus):.3f}; by CPU (execute + fetch):")
+        ordered = sorted(statements.items(), key=lambda kv: -kv[1][0])[: args.statements]
+        for sql, (cpu_s, wall_s, calls) in ordered:
+            print(f"  {cpu_s * 1000:8.1f} ms CPU {wall_s * 1000:8.1f} ms wall {int(calls):6} calls  {sql}")
     if args.dump:
         profile.dump_stats(args.dump)
     for key in ("cumulative", "tottime") if args.profile else ():

@@ -131,6 +131,40 @@ def test_the_graph_verdict_is_computed_from_the_store(make_repo) -> None:
         ws.close()
 
 
+def test_the_counts_are_read_once_per_generation_and_follow_each_publication(make_repo, monkeypatch) -> None:
+    """A client polling ``status`` for an edit paid a scan of the edges at every call (~140 ms on
+    Django); the counts of a published generation never change, so they are read once."""
+    from lazy_intel.service import readiness
+
+    root = make_repo(FILES)
+    ws = Workspace.open(root, settings=load_settings(env={}, auto_index=False))
+    counted: list[int] = []
+    real = readiness._graph_counts
+
+    def counting(view: Any) -> dict[str, Any]:
+        counted.append(view.generation)
+        return real(view)
+
+    monkeypatch.setattr(readiness, "_graph_counts", counting)
+    try:
+        ws.sync()
+        first, again = _status(ws)["data"], _status(ws)["data"]
+        assert counted == [1] and first["projections"]["graph"] == again["projections"]["graph"]
+        assert first["counts"] == again["counts"] and first["counts"]["files"] == len(FILES)
+        (root / "pkg/new.py").write_text("def added():\n    return added_too()\n")
+        ws.sync()
+        after = _status(ws)["data"]
+        assert counted == [1, 2]
+        assert after["counts"]["files"] == len(FILES) + 1
+        with ws.read() as view:
+            assert after["projections"]["graph"]["edges"] == real(view)["edges"]
+            assert after["projections"]["graph"]["edges"] > first["projections"]["graph"]["edges"]
+        after["counts"]["files"] = -1  # each answer has its own copy
+        assert _status(ws)["data"]["counts"]["files"] == len(FILES) + 1
+    finally:
+        ws.close()
+
+
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 

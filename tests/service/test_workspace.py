@@ -155,3 +155,38 @@ def test_a_watching_workspace_prepares_for_edits_once_after_its_first_sync(
         assert calls == [["markdown", "python"]], "once, with the languages of the view"
     finally:
         ws.close()
+
+
+def test_a_watching_workspace_freezes_its_warm_heap_once(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each edit's after-sync collection walked the server's whole life-long heap (~60 ms of CPU on
+    Django); once warm it is frozen, so the collections after an edit see only what came since."""
+    frozen: list[bool] = []
+    release = workspace.release_sync_garbage
+
+    def recording(*, freeze: bool = False) -> None:
+        frozen.append(freeze)
+        release(freeze=False)
+
+    monkeypatch.setattr(workspace, "release_sync_garbage", recording)
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n"})
+    plain = Workspace.open(root, settings=load_settings(env={}))
+    try:
+        plain.sync()
+        assert plain.wait_background(WAIT_S)
+        assert True not in frozen, "the CLI freezes nothing"
+    finally:
+        plain.close()
+    ws = Workspace.open(root, settings=load_settings(env={}, debounce_ms=50))
+    try:
+        ws.start_serving()
+        assert ws.watcher is not None and ws.watcher.wait_ready(30)
+        assert ws.scheduler.wait_until(lambda: True in frozen and not ws.scheduler.busy, WAIT_S)
+        for value in (2, 3):
+            (root / "pkg/a.py").write_text(f"def a():\n    return {value}\n")
+            ws.sync()
+            assert ws.wait_background(WAIT_S)
+        assert frozen.count(True) == 1 and len(frozen) >= 3, "once, when warm"
+        with ws.read() as view:
+            assert view.generation >= 3
+    finally:
+        ws.close()

@@ -32,6 +32,7 @@ from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
+from lazy_intel.graph.row_diff import INSERT_EDGE, INSERT_NODE, replace_file_edges, replace_file_nodes
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text
 from lazy_intel.parse.languages import is_parsed_language
 from lazy_intel.store.schema import index_statements
@@ -160,12 +161,6 @@ class GraphReport:
         }
 
 
-INSERT_NODE = (
-    "INSERT OR REPLACE INTO nodes(id, file_key, label, labels, name, qualified_name, kind, path, lang, "
-    "start_byte, end_byte, start_line, end_line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
-
-
 def node_values(n: NodeRow) -> tuple[object, ...]:
     return (
         n.id,
@@ -204,12 +199,6 @@ def edge_values(e: EdgeRow) -> tuple[object, ...]:
         e.line,
         e.properties,
     )
-
-
-INSERT_EDGE = (
-    "INSERT INTO edges(file_key, type, src, dst, strategy, confidence, target, path, start_byte, end_byte, "
-    "line, properties) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
-)
 
 
 def _insert_edges(conn: sqlite3.Connection, edges: list[EdgeRow]) -> None:
@@ -387,8 +376,8 @@ def update_graph(
             ).fetchone()
             if old is not None:
                 write_deps(conn, key, old[2], None)
-            conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
-            conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
+            # its nodes and edges are rewritten below where they differ (graph/row_diff.py): only a
+            # file that has no outline now loses them here
             conn.execute("DELETE FROM graph_files WHERE path=?", (path,))
         if parallel:
             if ahead is None:
@@ -401,8 +390,14 @@ def update_graph(
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
         if outline is None:
             new_interface, new_definitions = None, set()
+            if not delta.full:
+                conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
+                conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
         else:
-            conn.executemany(INSERT_NODE, outline.nodes)
+            if delta.full:
+                conn.executemany(INSERT_NODE, outline.nodes)
+            else:
+                replace_file_nodes(conn, key, outline.nodes)
             report.nodes += len(outline.nodes)
             new_interface = outline.interface
             new_definitions = set(outline.definitions)
@@ -443,6 +438,7 @@ def update_graph(
         files=files,
         dependents=set(dependents),
         report=report,
+        rewrite=not delta.full,
         resolver=resolver if delta.full else None,
         journal=journal if delta.full else None,
         progress=progress,
@@ -473,11 +469,15 @@ def _resolve_targets(
     progress: Callable[[int, int], None] | None,
     resolved_before: int = 0,
     track_deps: bool = False,
+    rewrite: bool = False,
 ) -> None:
     """Resolve ``targets`` and write their edges and deps as the results arrive (a journal commits
     them every ``batch_files`` files); a target whose facts are gone loses its graph_files row.
     With ``track_deps`` (an incremental sync) each file's ``graph_deps`` rows follow its deps; a
-    full build fills that table once at the end (:func:`fill_deps`)."""
+    full build fills that table once at the end (:func:`fill_deps`). ``rewrite`` (an incremental
+    sync): the targets' edges are in the store already and are replaced where they differ;
+    otherwise (a full build, a resumed one) a dependent's are deleted first and every edge is
+    inserted."""
     if resolver is not None:
         resolver.publish_facts()
         resolved = resolver.resolve_many(targets, files)
@@ -490,9 +490,12 @@ def _resolve_targets(
             progress(done - 1, len(targets))
         path = result.path
         written.add(path)
-        if path in dependents:
-            conn.execute("DELETE FROM edges WHERE file_key=?", (file_key(path),))
-        conn.executemany(INSERT_EDGE, result.edges)
+        if rewrite:
+            replace_file_edges(conn, file_key(path), result.edges)
+        else:
+            if path in dependents:
+                conn.execute("DELETE FROM edges WHERE file_key=?", (file_key(path),))
+            conn.executemany(INSERT_EDGE, result.edges)
         report.edges += len(result.edges)
         if result.exhausted:
             report.exhausted.append(path)
@@ -504,10 +507,12 @@ def _resolve_targets(
         if journal is not None and done % journal.batch_files == 0:
             journal.commit(resolved_before + done, resolved_before + len(targets))
     # by path: a scan of graph_files for pending deps would read every row (an edit at 100k files)
+    unresolved = [path for path in targets if path not in written and path not in dependents]
     conn.executemany(
-        "DELETE FROM graph_files WHERE path=? AND deps=?",
-        [(path, PENDING_DEPS) for path in targets if path not in written and path not in dependents],
+        "DELETE FROM graph_files WHERE path=? AND deps=?", [(p, PENDING_DEPS) for p in unresolved]
     )
+    if rewrite:  # their edges were not deleted before resolution (update_graph)
+        conn.executemany("DELETE FROM edges WHERE file_key=?", [(file_key(p),) for p in unresolved])
     if progress is not None:
         progress(len(targets), len(targets))
     if resolver is not None:

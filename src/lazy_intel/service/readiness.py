@@ -211,20 +211,29 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
 
 def graph_counts(view: ReadView) -> dict[str, Any]:
     """What the property graph of ``view`` holds: nodes, edges resolved by evidence, edges guessed by
-    name (``unique-name``/``ambiguous``), unresolved sites, and the files it covers."""
-    nodes = view.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
-    by_strategy = dict(
-        view.conn.execute("SELECT strategy, count(*) FROM edges WHERE dst IS NOT NULL GROUP BY strategy")
-    )
-    unresolved = view.conn.execute("SELECT count(*) FROM edges WHERE dst IS NULL").fetchone()[0]
-    guessed = sum(n for strategy, n in by_strategy.items() if strategy in NAME_GUESS_STRATEGIES)
+    name (``unique-name``/``ambiguous``), unresolved sites, and the files it covers. Counted once per
+    generation (a scan of the edges: ~140 ms on Django, at every ``status`` before)."""
+    return view.per_generation("graph_counts", lambda: _graph_counts(view))
+
+
+def _graph_counts(view: ReadView) -> dict[str, Any]:
+    # every count but the name-guessed one reads an index; that one reads the strategy of every edge
+    # (~50 ms on Django's 412k edges; grouping all of them by strategy took ~130)
+    conn = view.conn
+    nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    unresolved = conn.execute("SELECT count(*) FROM edges WHERE dst IS NULL").fetchone()[0]
+    marks = ",".join("?" * len(NAME_GUESS_STRATEGIES))
+    guessed = conn.execute(
+        f"SELECT count(*) FROM edges WHERE strategy IN ({marks}) AND dst IS NOT NULL", NAME_GUESS_STRATEGIES
+    ).fetchone()[0]
     return {
         "nodes": nodes,
-        "edges": sum(by_strategy.values()) + unresolved,
-        "resolved_edges": sum(by_strategy.values()) - guessed,
+        "edges": edges,
+        "resolved_edges": edges - unresolved - guessed,
         "name_guessed_edges": guessed,
         "unresolved_sites": unresolved,
-        "files": view.conn.execute("SELECT count(*) FROM graph_files").fetchone()[0],
+        "files": conn.execute("SELECT count(*) FROM graph_files").fetchone()[0],
     }
 
 

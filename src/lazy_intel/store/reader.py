@@ -10,11 +10,11 @@ import hashlib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import StoreCorrupt, StoreError, Timeout
 from lazy_intel.settings import SETTINGS_BY_NAME
@@ -304,7 +304,24 @@ class ReadView:
         return out
 
     # ---- counts
+    def per_generation(self, name: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``compute()`` read once per (store, generation) in this process (a published generation
+        never changes): the row counts ``status`` shows, which a client polling for an edit would
+        otherwise pay a scan of the largest tables for at every call. A copy each time."""
+        key = (str(self.store_path), self.generation, name)
+        found = _SUMMARIES.get(key)
+        if found is None:
+            found = compute()
+            with _PATHS_GUARD:
+                _SUMMARIES[key] = found
+                while len(_SUMMARIES) > SUMMARIES_KEPT:
+                    _SUMMARIES.pop(next(iter(_SUMMARIES)))
+        return dict(found)
+
     def counts(self) -> dict[str, int]:
+        return self.per_generation("counts", self._counts)
+
+    def _counts(self) -> dict[str, int]:
         out = {
             "files": self.conn.execute("SELECT count(*) FROM files").fetchone()[0],
             "symbols": self.conn.execute("SELECT count(*) FROM symbols").fetchone()[0],
@@ -317,6 +334,9 @@ class ReadView:
         return out
 
     def languages(self) -> dict[str, int]:
+        return self.per_generation("languages", self._languages)
+
+    def _languages(self) -> dict[str, int]:
         rows = self.conn.execute(
             # ties by name: SQLite and PostgreSQL order equal counts differently otherwise
             "SELECT lang, count(*) FROM files WHERE status='indexed' AND lang IS NOT NULL GROUP BY lang "
@@ -329,6 +349,9 @@ class ReadView:
 PATHS_BY_NAME_KEPT = 4
 _PATHS_BY_NAME: dict[tuple[str, int], dict[str, tuple[str, ...]]] = {}
 _PATHS_GUARD = threading.Lock()
+# summaries of the last few (store, generation) views (ReadView.per_generation): a few per view
+SUMMARIES_KEPT = 16
+_SUMMARIES: dict[tuple[str, int, str], dict[str, Any]] = {}
 
 # document counts of the terms searched in the last few (store, generation) views, at most this
 # many terms each (ReadView.term_document_counts)

@@ -562,40 +562,24 @@ def load_model(
     return FileModel(path, lang, sha, symbols_with_ids(path, symbol_rows), refs, imports, flows)
 
 
-def model_from_rows(
-    path: str, lang: str, sha: str, rows: FactRows, *, decode: bool = False
-) -> FileModel | None:
-    """The model :func:`load_model` reads back once ``rows`` are stored: built where the file was
-    parsed (a parse worker) or from the rows it sent (a resolve worker), without the store. The
-    store's orders are the same (every sort here is stable over the rows' insertion order, as SQLite
-    reads them by ``file_id`` in rowid order); ``tests/graph/test_model_from_rows.py`` compares them."""
+def model_from_rows(path: str, lang: str, sha: str, rows: FactRows) -> FileModel | None:
+    """The model :func:`load_model` (``decode=False``) reads back once ``rows`` are stored: built where
+    the file was parsed (a parse worker), without the store. The store's orders are the same (every
+    sort here is stable over the rows' insertion order, as SQLite reads them by ``file_id`` in rowid
+    order); ``tests/graph/test_model_from_rows.py`` compares the two."""
     if not is_parsed_language(lang):
         return None
     symbols = symbols_with_ids(
         path,
         [(r[0], r[1], r[2], r[11], r[3], r[4], r[5], r[6], r[7]) for r in rows.symbols],
     )
-    ref_rows = [
-        (r[0], r[1], r[2], r[3], r[4], r[7], r[8], r[9], r[10])
-        for r in sorted(rows.references, key=_ref_order)
-    ]
-    flow_rows = sorted(rows.flows, key=_flow_order)
-    if decode:  # as load_model: one JSON parse per file
-        parsed_refs = json.loads(
-            "[" + ",".join(f"[{r[7] or 'null'},{r[8] or 'null'}]" for r in ref_rows) + "]"
-        )
-        refs = [Ref(r, c, a) for r, (c, a) in zip(ref_rows, parsed_refs, strict=True)]
-        parsed_flows = json.loads(
-            "[" + ",".join(f"[{r[2] or 'null'},{r[3] or 'null'},{r[4] or 'null'}]" for r in flow_rows) + "]"
-        )
-        flows = [Flow(r, parsed) for r, parsed in zip(flow_rows, parsed_flows, strict=True)]
-    else:
-        refs = [Ref(r, decode=False) for r in ref_rows]
-        flows = [Flow(r) for r in flow_rows]
+    ref_rows = sorted(rows.references, key=_ref_order)
+    refs = [Ref((r[0], r[1], r[2], r[3], r[4], r[7], r[8], r[9], r[10]), decode=False) for r in ref_rows]
     imports = [
         Import(m, n, a, s, e, line, scope, bool(w))
         for m, n, a, s, e, line, scope, w in sorted(rows.imports, key=_import_order)
     ]
+    flows = [Flow(r) for r in sorted(rows.flows, key=_flow_order)]
     return FileModel(path, lang, sha, symbols, refs, imports, flows)
 
 

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from itertools import islice
 
 from lazy_intel.graph.interface_view import InterfaceView, top
-from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model, model_from_rows
+from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import Deps, PathIndex
-from lazy_intel.parse.facts import FactRows
 
 MODEL_CACHE = 64  # full models: the focus file and a few recent ones
 # interfaces kept per process (a resolve worker of the Django build reads ~1,100 of 2,900): 512 keeps
@@ -118,17 +117,11 @@ class FactStore:
         # files whose content the result read)
         self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
 
-    def model(self, path: str, rows: tuple[str, FactRows] | None = None) -> FileModel | None:
-        """``path``'s full model; ``rows`` (its content hash and the fact rows stored for it, as a
-        full build's writer sends them) spare reading them back from the store."""
+    def model(self, path: str) -> FileModel | None:
         if path in self._models:
             self._models.move_to_end(path)
             return self._models[path]
-        lang = self.index.files.get(path)
-        if rows is not None and lang is not None:
-            model = model_from_rows(path, lang, rows[0], rows[1], decode=True)
-        else:
-            model = load_model(self.conn, path)
+        model = load_model(self.conn, path)
         self._models[path] = model
         if model is not None:
             self.where.add_symbols(model.symbols, path)

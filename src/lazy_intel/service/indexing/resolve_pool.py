@@ -17,16 +17,14 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import overload
 
 from lazy_intel.allocator import release_free_memory
 from lazy_intel.graph.build import FileOutline, GraphResolver, ResolvedFile, describe_file
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import resolve_file
-from lazy_intel.service.indexing.fact_spill import FactSpill, spilled_rows
 from lazy_intel.service.indexing.parse_pool import SyncCancelled, pooled_map, worker_count
 from lazy_intel.store.schema import BULK_CACHE_KIB, connect
 
@@ -50,35 +48,10 @@ def _describe(job: tuple[str, int, int]) -> FileOutline | None:
     return describe_file(_worker["store"], *job)
 
 
-def _resolve(job: tuple[str, bytes | None]) -> ResolvedFile | None:
-    path, blob = job
+def _resolve(path: str) -> ResolvedFile | None:
     store = _worker["store"]
-    model = store.model(path, spilled_rows(blob) if blob is not None else None)
+    model = store.model(path)
     return ResolvedFile.of(path, resolve_file(store, model)) if model is not None else None
-
-
-class _Jobs(Sequence[tuple[str, bytes | None]]):
-    """``(path, its spilled fact rows or None)`` per path, read from the spill when a chunk is
-    submitted (the window of submitted chunks bounds what is held)."""
-
-    def __init__(self, paths: list[str], spill: FactSpill | None) -> None:
-        self.paths = paths
-        self.spill = spill
-
-    def __len__(self) -> int:
-        return len(self.paths)
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[str, bytes | None]: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[tuple[str, bytes | None]]: ...
-    def __getitem__(self, index: int | slice) -> tuple[str, bytes | None] | list[tuple[str, bytes | None]]:
-        if isinstance(index, slice):
-            return [self._job(path) for path in self.paths[index]]
-        return self._job(self.paths[index])
-
-    def _job(self, path: str) -> tuple[str, bytes | None]:
-        return path, self.spill.get(path) if self.spill is not None else None
 
 
 def pool_resolver(
@@ -89,10 +62,8 @@ def pool_resolver(
     *,
     cancel: threading.Event | None = None,
     progress: Callable[[str, int, int], None] | None = None,
-    spill: FactSpill | None = None,
 ) -> GraphResolver | None:
-    """A resolver that runs in workers, or ``None`` when the build is too small to gain from them.
-    ``spill``: the facts the build parsed, sent with each task (the worker reads no focus file back)."""
+    """A resolver that runs in workers, or ``None`` when the build is too small to gain from them."""
     workers = worker_count(setting, jobs)
     if workers <= 1 or jobs < POOL_MIN_FILES:
         return None
@@ -112,7 +83,7 @@ def pool_resolver(
     def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
         results = pooled_map(
             _resolve,
-            _Jobs(paths, spill),
+            paths,
             workers,
             chunksize=RESOLVE_CHUNK,
             initializer=_init,

@@ -381,11 +381,6 @@ def publish_sync(
     # phase reading every file's facts back, issue 14)
     outlines = full and store_path is not None and not priors and graph_tables_empty(conn)
     outlines_started = False
-    spill = None  # and its resolve workers get each file's facts from this process (fact_spill.py)
-    if outlines and store_path is not None:
-        from lazy_intel.service.indexing.fact_spill import FactSpill
-
-        spill = FactSpill(store_path.parent)
 
     def records() -> Iterator[FileRecord]:
         nonlocal parse_errors, outlines_started
@@ -413,8 +408,6 @@ def publish_sync(
                     start_outlines(conn)
                     outlines_started = True
                 write_outline(conn, record.outline)  # type: ignore[arg-type]
-                if spill is not None and record.rows is not None:
-                    spill.add(record.path, record.sha256, record.rows)
             yield record
 
     meta = {
@@ -443,7 +436,7 @@ def publish_sync(
                     conn, store_path, address=ray_address, workers=parse_workers, cancel=cancel
                 )
             else:
-                resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel, spill=spill)
+                resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel)
         journal = None
         if applied.full and store_path is not None and batch_files > 0:  # resumable resolution
             from lazy_intel.service.indexing.resume import graph_journal
@@ -460,35 +453,34 @@ def publish_sync(
             )
         )
 
-    with contextlib.closing(spill) if spill is not None else contextlib.nullcontext():
-        drop_meta: tuple[str, ...] = ()
-        if full and batch_files > 0:
-            from lazy_intel.service.indexing.resume import BUILD_FILES_KEY, BUILD_KEYS, GRAPH_KEYS
+    drop_meta: tuple[str, ...] = ()
+    if full and batch_files > 0:
+        from lazy_intel.service.indexing.resume import BUILD_FILES_KEY, BUILD_KEYS, GRAPH_KEYS
 
-            half = max(1, len(to_parse) // 2)
+        half = max(1, len(to_parse) // 2)
 
-            def committed(done: int) -> None:
-                if done >= half and done - batch_files < half:
-                    pause_point("batch")
+        def committed(done: int) -> None:
+            if done >= half and done - batch_files < half:
+                pause_point("batch")
 
-            writer.write_batches(
-                records(),
-                removed,
-                batch_files=batch_files,
-                captured_ns=capture_started,
-                count_key=BUILD_FILES_KEY,
-                on_commit=committed,
-                forget=GRAPH_KEYS,
-            )
-            change = ChangeSet(refreshes=tuple(refreshes), changes_content=True)
-            drop_meta = BUILD_KEYS
-        else:
-            change = ChangeSet(
-                upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full
-            )
-        generation = writer.publish(
-            change, meta, captured_ns=capture_started, derive=derive_graph, drop_meta=drop_meta
+        writer.write_batches(
+            records(),
+            removed,
+            batch_files=batch_files,
+            captured_ns=capture_started,
+            count_key=BUILD_FILES_KEY,
+            on_commit=committed,
+            forget=GRAPH_KEYS,
         )
+        change = ChangeSet(refreshes=tuple(refreshes), changes_content=True)
+        drop_meta = BUILD_KEYS
+    else:
+        change = ChangeSet(
+            upserts=records(), removals=removed, refreshes=tuple(refreshes), changes_content=full
+        )
+    generation = writer.publish(
+        change, meta, captured_ns=capture_started, derive=derive_graph, drop_meta=drop_meta
+    )
     return Published(
         generation,
         before,

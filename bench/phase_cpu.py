@@ -5,17 +5,13 @@ Usage:
     python bench/phase_cpu.py transfer --tree DIR [--every N]        # a parse record's trip worker -> writer
     python bench/phase_cpu.py describe --state STATE_DIR [--every N] # nodes + interface records
     python bench/phase_cpu.py outline --state STATE_DIR --tree DIR [--every N]  # the same, from parsed rows
-    python bench/phase_cpu.py focus --state STATE_DIR --tree DIR [--every N]    # a resolve worker's focus load
 
 ``parse`` runs what a parse worker runs per file (``parsing.parse_path``) on every Nth file of the
 tree (sorted walk), one record at a time with the collector set as in a worker; ``transfer`` pickles and unpickles those records as a parse worker sends them
 (``store.writer.for_transfer`` where the code has it); ``describe`` runs ``graph.build.describe_file``
 on every Nth parsed file of the store in STATE_DIR (built by ``lazy-intel index``); ``outline`` parses
 those files of DIR (untimed) and times what a full build's parse worker adds to describe them from its
-rows (``parsing.with_outline``; its digest equals ``describe``'s when the outlines are the same);
-``focus`` times a resolve worker's load of its focus model from the store (``load_model``) and from
-the rows a full build now sends it (``fact_spill``, filled untimed from the parsed files of DIR),
-alternately per file, and checks the models are equal. Each prints the
+rows (``parsing.with_outline``; its digest equals ``describe``'s when the outlines are the same). Each prints the
 process CPU seconds of the phase (``time.process_time``) and a digest of what it produced, so that
 two snapshots of the code, run alternately on the same input, compare both cost and output:
 
@@ -32,7 +28,6 @@ import pickle
 import shlex
 import sqlite3
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -124,40 +119,6 @@ def outline_phase(state: Path, tree: Path, every: int) -> tuple[float, str, int]
     return seconds, digest.hexdigest()[:16], len(rows)
 
 
-def focus_phase(state: Path, tree: Path, every: int) -> tuple[float, str, int]:
-    from lazy_intel.graph.model import load_model, model_from_rows
-    from lazy_intel.service.indexing.fact_spill import FactSpill, spilled_rows
-    from lazy_intel.service.indexing.parsing import parse_path
-    from lazy_intel.store.writer import for_transfer
-
-    conn, rows = _described_files(state, every)
-    spill = FactSpill(Path(tempfile.gettempdir()))
-    for path, _, _, _ in rows:
-        record = for_transfer(parse_path(str(tree), path, 1 << 20))  # type: ignore[arg-type]
-        assert record.rows is not None, path
-        spill.add(path, record.sha256, record.rows)
-    stored = sent = 0.0
-    for path, lang, _, _ in rows:
-        started = time.process_time()
-        a = load_model(conn, path)
-        stored += time.process_time() - started
-        started = time.process_time()
-        sha, facts = spilled_rows(spill.get(path))  # type: ignore[arg-type]
-        b = model_from_rows(path, lang, sha, facts, decode=True)
-        sent += time.process_time() - started
-        assert a is not None and b is not None, path
-        for x, y in ((a.symbols, b.symbols), (a.imports, b.imports)):
-            assert x == y, path
-        assert [(r.name, r.start_byte, r.callee(), r.args()) for r in a.refs] == [
-            (r.name, r.start_byte, r.callee(), r.args()) for r in b.refs
-        ], path
-        assert [(f.raw, f.start_byte, f.target, f.value) for f in a.flows] == [
-            (f.raw, f.start_byte, f.target, f.value) for f in b.flows
-        ], path
-    spill.close()
-    return sent, f"from the store {stored:.2f} CPU-s, models equal", len(rows)
-
-
 def describe_phase(state: Path, every: int) -> tuple[float, str, int]:
     from lazy_intel.graph.build import describe_file
     from lazy_intel.graph.modules import PathIndex
@@ -178,10 +139,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("phase", choices=("parse", "transfer", "describe", "outline", "focus"))
-    parser.add_argument("--tree", type=Path, help="the tree to parse (parse, transfer, outline, focus)")
+    parser.add_argument("phase", choices=("parse", "transfer", "describe", "outline"))
+    parser.add_argument("--tree", type=Path, help="the tree to parse (parse, transfer, outline)")
     parser.add_argument(
-        "--state", type=Path, help="a state directory holding a built store (describe, outline, focus)"
+        "--state", type=Path, help="a state directory holding a built store (describe, outline)"
     )
     parser.add_argument("--every", type=int, default=1, help="every Nth file")
     args = parser.parse_args()
@@ -192,11 +153,10 @@ def main() -> None:
         if args.state is None:
             raise SystemExit("describe needs --state")
         seconds, digest, files = describe_phase(args.state, args.every)
-    elif args.phase in ("outline", "focus"):
+    elif args.phase == "outline":
         if args.state is None or args.tree is None:
-            raise SystemExit(f"{args.phase} needs --state and --tree")
-        run = outline_phase if args.phase == "outline" else focus_phase
-        seconds, digest, files = run(args.state, args.tree.resolve(), args.every)
+            raise SystemExit("outline needs --state and --tree")
+        seconds, digest, files = outline_phase(args.state, args.tree.resolve(), args.every)
     else:
         if args.tree is None:
             raise SystemExit(f"{args.phase} needs --tree")

@@ -431,9 +431,12 @@ def update_graph(
     streamed: Iterator[FileOutline] = iter(())
     if parallel:
         assert resolver is not None and resolver.describe_many is not None
+        # the workers read the facts just written; and the writer's page cache shrinks now, before
+        # the node indexes are built (built with the bulk cache, the writer entered Django's
+        # resolution ~20 MB larger, fifth round of docs/design/indexing.md)
+        resolver.publish_facts()
         jobs = [(path, *sizes[path]) for path in changed if path in files and path not in described]
         if jobs:
-            resolver.publish_facts()  # the workers read the facts just written
             streamed = iter(resolver.describe_many(jobs, files))
     ahead: FileOutline | None = None
     for path in changed:

@@ -4,11 +4,14 @@ Usage:
     python bench/phase_cpu.py parse --tree DIR [--every N]           # read, parse, extract, chunk, FTS texts
     python bench/phase_cpu.py transfer --tree DIR [--every N]        # a parse record's trip worker -> writer
     python bench/phase_cpu.py describe --state STATE_DIR [--every N] # nodes + interface records
+    python bench/phase_cpu.py outline --state STATE_DIR --tree DIR [--every N]  # the same, from parsed rows
 
 ``parse`` runs what a parse worker runs per file (``parsing.parse_path``) on every Nth file of the
 tree (sorted walk), one record at a time with the collector set as in a worker; ``transfer`` pickles and unpickles those records as a parse worker sends them
 (``store.writer.for_transfer`` where the code has it); ``describe`` runs ``graph.build.describe_file``
-on every Nth parsed file of the store in STATE_DIR (built by ``lazy-intel index``). Each prints the
+on every Nth parsed file of the store in STATE_DIR (built by ``lazy-intel index``); ``outline`` parses
+those files of DIR (untimed) and times what a full build's parse worker adds to describe them from its
+rows (``parsing.with_outline``; its digest equals ``describe``'s when the outlines are the same). Each prints the
 process CPU seconds of the phase (``time.process_time``) and a digest of what it produced, so that
 two snapshots of the code, run alternately on the same input, compare both cost and output:
 
@@ -81,10 +84,7 @@ def transfer_phase(tree: Path, every: int) -> tuple[float, str, int]:
     return seconds, f"{size / 1e6:.1f} MB pickled", len(received)
 
 
-def describe_phase(state: Path, every: int) -> tuple[float, str, int]:
-    from lazy_intel.graph.build import describe_file
-    from lazy_intel.graph.modules import PathIndex
-    from lazy_intel.graph.program import FactStore
+def _described_files(state: Path, every: int) -> tuple[sqlite3.Connection, list[tuple[str, str, int, int]]]:
     from lazy_intel.parse.languages import is_parsed_language
 
     store_path = sorted(glob.glob(f"{state}/**/store-*.sqlite", recursive=True))[-1]
@@ -97,6 +97,34 @@ def describe_phase(state: Path, every: int) -> tuple[float, str, int]:
         )
         if is_parsed_language(lang)
     ][::every]
+    return conn, rows
+
+
+def outline_phase(state: Path, tree: Path, every: int) -> tuple[float, str, int]:
+    from lazy_intel.service.indexing.parsing import parse_path, with_outline
+    from lazy_intel.store.writer import for_transfer
+
+    conn, rows = _described_files(state, every)
+    conn.close()
+    digest = hashlib.sha256()
+    seconds = 0.0
+    for path, _, _, _ in rows:  # as a parse worker: one record at a time, none held
+        record = parse_path(str(tree), path, 1 << 20)
+        assert record is not None, path
+        record = for_transfer(record)
+        started = time.process_time()
+        outline = with_outline(record).outline
+        seconds += time.process_time() - started
+        digest.update(repr(outline).encode())
+    return seconds, digest.hexdigest()[:16], len(rows)
+
+
+def describe_phase(state: Path, every: int) -> tuple[float, str, int]:
+    from lazy_intel.graph.build import describe_file
+    from lazy_intel.graph.modules import PathIndex
+    from lazy_intel.graph.program import FactStore
+
+    conn, rows = _described_files(state, every)
     store = FactStore(conn, PathIndex({path: lang for path, lang, _, _ in rows}))
     digest = hashlib.sha256()
     started = time.process_time()
@@ -111,9 +139,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("phase", choices=("parse", "transfer", "describe"))
-    parser.add_argument("--tree", type=Path, help="the tree to parse (parse, transfer)")
-    parser.add_argument("--state", type=Path, help="a state directory holding a built store (describe)")
+    parser.add_argument("phase", choices=("parse", "transfer", "describe", "outline"))
+    parser.add_argument("--tree", type=Path, help="the tree to parse (parse, transfer, outline)")
+    parser.add_argument(
+        "--state", type=Path, help="a state directory holding a built store (describe, outline)"
+    )
     parser.add_argument("--every", type=int, default=1, help="every Nth file")
     args = parser.parse_args()
     from lazy_intel.allocator import relax_collection
@@ -123,6 +153,10 @@ def main() -> None:
         if args.state is None:
             raise SystemExit("describe needs --state")
         seconds, digest, files = describe_phase(args.state, args.every)
+    elif args.phase == "outline":
+        if args.state is None or args.tree is None:
+            raise SystemExit("outline needs --state and --tree")
+        seconds, digest, files = outline_phase(args.state, args.tree.resolve(), args.every)
     else:
         if args.tree is None:
             raise SystemExit(f"{args.phase} needs --tree")

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, write_deps
 from lazy_intel.graph.listing import keep_listing, read_listing
-from lazy_intel.graph.model import file_key, file_node_id, load_model, module_node_id
+from lazy_intel.graph.model import FileModel, file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
 from lazy_intel.graph.program import FactStore
@@ -76,8 +76,46 @@ def describe_file(store: FactStore, path: str, size: int, lines: int) -> FileOut
     if model is None:
         return None
     store.where.add_symbols(model.symbols, path)
+    return outline_of(model, size, lines)
+
+
+def outline_of(model: FileModel, size: int, lines: int) -> FileOutline:
+    """The outline of ``model`` (a file of ``size`` bytes and ``lines`` lines): from the store
+    (:func:`describe_file`) or from the rows a parse worker just extracted
+    (:func:`lazy_intel.graph.model.model_from_rows`), the same either way."""
     nodes = [node_values(n) for n in file_nodes(model, size, lines)]
-    return FileOutline(path, nodes, model.interface_record(), model.definition_identities())
+    return FileOutline(model.path, nodes, model.interface_record(), model.definition_identities())
+
+
+def graph_tables_empty(conn: sqlite3.Connection) -> bool:
+    """Whether the store holds no node and no ``graph_files`` row (a fresh build's store)."""
+    return all(
+        conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None
+        for table in ("nodes", "graph_files")
+    )
+
+
+def start_outlines(conn: sqlite3.Connection) -> None:
+    """Before the first :func:`write_outline` of a build: the graph tables' secondary indexes go
+    (rows are appended without them; :func:`update_graph` builds each once, from the schema)."""
+    _graph_indexes(conn)
+
+
+def write_outline(conn: sqlite3.Connection, outline: FileOutline) -> None:
+    """Write a file's nodes and its ``graph_files`` row (deps :data:`PENDING_DEPS`) as
+    :func:`update_graph` would: a full build writes them with the file's facts, in the same
+    transaction, when its parse worker computed the outline (:class:`GraphDelta` ``described``)."""
+    conn.executemany(INSERT_NODE, outline.nodes)
+    conn.execute(
+        "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
+        (
+            outline.path,
+            file_key(outline.path),
+            outline.interface,
+            "\n".join(sorted(set(outline.definitions))),
+            PENDING_DEPS,
+        ),
+    )
 
 
 # Describes the given files, (path, size, line count) each, given the parsed files of the view;
@@ -135,6 +173,10 @@ class GraphDelta:
     upserted: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     full: bool = False
+    # (a full build) the graph tables were empty when its files were written, and the files whose
+    # parse worker computed an outline have their nodes and graph_files row already
+    # (:func:`write_outline`): only the others are described
+    described: bool = False
 
 
 @dataclass
@@ -345,11 +387,19 @@ def update_graph(
     keep_listing(conn, files, index, full=delta.full)
     store = FactStore(conn, index)
     indexes: dict[str, list[str]] = {"nodes": [], "edges": []}
+    described: set[str] = set()  # files whose nodes and graph_files row were written with their facts
     if delta.full:
-        for table in ("nodes", "edges", "graph_files", "graph_deps"):
+        # rows the parse workers wrote with the facts (nodes, graph_files) stay; graph_deps is
+        # filled from graph_files once the build has resolved (fill_deps)
+        for table in (
+            ("edges", "graph_deps") if delta.described else ("nodes", "edges", "graph_files", "graph_deps")
+        ):
             conn.execute(f"DELETE FROM {table}")
         changed = sorted(files)
         indexes = _graph_indexes(conn)  # bulk insert without them, then build each index once
+        if delta.described:
+            described = {row[0] for row in conn.execute("SELECT path FROM graph_files")}
+            report.nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     else:
         changed = sorted(set(delta.upserted) | set(delta.removed))
     # what the changes invalidate in other files' resolutions (a full build re-resolves every file:
@@ -363,11 +413,18 @@ def update_graph(
     streamed: Iterator[FileOutline] = iter(())
     if parallel:
         assert resolver is not None and resolver.describe_many is not None
-        resolver.publish_facts()  # the workers read the facts just written
-        jobs = [(path, *sizes[path]) for path in changed if path in files]
-        streamed = iter(resolver.describe_many(jobs, files))
+        # the workers read the facts just written; and the writer's page cache shrinks now, before
+        # the node indexes are built (built with the bulk cache, the writer entered Django's
+        # resolution ~20 MB larger, fifth round of docs/design/indexing.md)
+        resolver.publish_facts()
+        jobs = [(path, *sizes[path]) for path in changed if path in files and path not in described]
+        if jobs:
+            streamed = iter(resolver.describe_many(jobs, files))
     ahead: FileOutline | None = None
     for path in changed:
+        if path in described:  # a full build: written with the file's facts
+            pending.append(path)
+            continue
         key = file_key(path)
         old = None
         if not delta.full:  # a full build starts from empty tables

@@ -14,10 +14,13 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.parse.expressions import Expr, loads
 from lazy_intel.parse.languages import is_parsed_language
+
+if TYPE_CHECKING:
+    from lazy_intel.parse.facts import FactRows
 
 # symbol kind -> node label
 LABEL_OF_KIND: dict[str, str] = {
@@ -557,3 +560,40 @@ def load_model(
     else:  # each expression decoded when first used
         flows = [Flow(r) for r in flow_rows]
     return FileModel(path, lang, sha, symbols_with_ids(path, symbol_rows), refs, imports, flows)
+
+
+def model_from_rows(path: str, lang: str, sha: str, rows: FactRows) -> FileModel | None:
+    """The model :func:`load_model` (``decode=False``) reads back once ``rows`` are stored: built where
+    the file was parsed (a parse worker), without the store. The store's orders are the same (every
+    sort here is stable over the rows' insertion order, as SQLite reads them by ``file_id`` in rowid
+    order); ``tests/graph/test_model_from_rows.py`` compares the two."""
+    if not is_parsed_language(lang):
+        return None
+    symbols = symbols_with_ids(
+        path,
+        [(r[0], r[1], r[2], r[11], r[3], r[4], r[5], r[6], r[7]) for r in rows.symbols],
+    )
+    ref_rows = sorted(rows.references, key=_ref_order)
+    refs = [Ref((r[0], r[1], r[2], r[3], r[4], r[7], r[8], r[9], r[10]), decode=False) for r in ref_rows]
+    imports = [
+        Import(m, n, a, s, e, line, scope, bool(w))
+        for m, n, a, s, e, line, scope, w in sorted(rows.imports, key=_import_order)
+    ]
+    flows = [Flow(r) for r in sorted(rows.flows, key=_flow_order)]
+    return FileModel(path, lang, sha, symbols, refs, imports, flows)
+
+
+def _ref_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return row[2], row[5], row[1]  # start_byte, name_start_byte, kind
+
+
+def _nulls_first(value: str | None) -> tuple[bool, str]:
+    return (value is not None, value or "")  # SQLite orders NULL before any text
+
+
+def _import_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return row[3], row[0], _nulls_first(row[1]), _nulls_first(row[2])  # start_byte, module, name, alias
+
+
+def _flow_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return row[6], row[7], row[0]  # start_byte, end_byte, kind

@@ -51,6 +51,10 @@ class FileRecord:
     # the facts as store rows, in place of ``facts`` in a record sent from a parse worker
     # (:func:`for_transfer`)
     rows: FactRows | None = None
+    # the file's graph outline (``lazy_intel.graph.build.FileOutline``: nodes, interface record,
+    # definitions) when its parse worker computed it for a full build; the writer does not store it
+    # (the build writes it with the file, ``graph.build.write_outline``)
+    outline: object | None = None
 
     def fact_rows(self) -> FactRows | None:
         """The store rows of this record's facts (``None`` when it has none)."""

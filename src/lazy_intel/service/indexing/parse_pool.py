@@ -81,12 +81,16 @@ def _worker_init(parent_pid: int) -> None:
     relax_collection()  # a worker only builds: far fewer cyclic collections (allocator.py)
 
 
-def _parse_job(job: tuple[str, str, int]) -> FileRecord | None:
-    from lazy_intel.service.indexing.parsing import parse_path
+def _parse_job(job: tuple[str, str, int, bool]) -> FileRecord | None:
+    from lazy_intel.service.indexing.parsing import parse_path, with_outline
     from lazy_intel.store.writer import for_transfer
 
-    record = parse_path(*job)
-    return for_transfer(record) if record is not None else None  # facts as rows: cheaper to send
+    root, rel, max_bytes, outline = job
+    record = parse_path(root, rel, max_bytes)
+    if record is None:
+        return None
+    record = for_transfer(record)  # facts as rows: cheaper to send
+    return with_outline(record) if outline else record
 
 
 def _check(cancel: threading.Event | None, reason: str) -> None:
@@ -102,8 +106,11 @@ def parse_many(
     *,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    outlines: bool = False,
 ) -> Iterator[FileRecord]:
-    """Yield the record of each path (in order; vanished files are skipped)."""
+    """Yield the record of each path (in order; vanished files are skipped). ``outlines``: workers
+    also compute each parsed file's graph outline (``FileRecord.outline``; a full build's, which
+    then needs no describe phase); a parse in this process never does."""
     total = len(paths)
     pause_at = max(1, total // 2)
 
@@ -123,7 +130,7 @@ def parse_many(
             if record is not None:
                 yield record
         return
-    jobs = [(str(root), rel, max_bytes) for rel in paths]
+    jobs = [(str(root), rel, max_bytes, outlines) for rel in paths]
     # closing(): a parse that stops early kills its workers now, not when the traceback is freed
     with contextlib.closing(pooled_map(_parse_job, jobs, workers, chunksize=POOL_CHUNKSIZE)) as records:
         for done, record in enumerate(records, 1):

@@ -105,3 +105,18 @@ def record_for_bytes(rel: str, data: bytes, mtime_ns: int, max_bytes: int) -> Fi
             chunks=tuple(chunk_code(data, facts.symbols, lines)),
         )
     )
+
+
+def with_outline(record: FileRecord) -> FileRecord:
+    """``record`` (as :func:`lazy_intel.store.writer.for_transfer` sends it) with its graph outline
+    (nodes, interface record, definitions), computed from the rows it holds: what describing the
+    file from the store would give, without reading its facts back (a full build's parse worker)."""
+    if record.rows is None or record.lang is None or record.status != STATUS_INDEXED:
+        return record
+    from lazy_intel.graph.build import outline_of
+    from lazy_intel.graph.model import model_from_rows
+
+    model = model_from_rows(record.path, record.lang, record.sha256, record.rows)
+    if model is None:
+        return record
+    return replace(record, outline=outline_of(model, record.size, record.line_count))

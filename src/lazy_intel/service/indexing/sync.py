@@ -313,7 +313,14 @@ def publish_sync(
     ``batch_files`` (a full build into a fresh SQLite store): write the files in transactions of
     that many, then derive and publish in one more; the store's build journal counts the files
     committed."""
-    from lazy_intel.graph.build import RESOLVER_VERSION, GraphDelta, update_graph
+    from lazy_intel.graph.build import (
+        RESOLVER_VERSION,
+        GraphDelta,
+        graph_tables_empty,
+        start_outlines,
+        update_graph,
+        write_outline,
+    )
     from lazy_intel.parse.languages import parser_fingerprint, parser_versions
     from lazy_intel.service.indexing.parse_pool import SyncCancelled, parse_many, worker_count
     from lazy_intel.store.writer import ChangeSet, StatRefresh, StoreWriter
@@ -370,9 +377,13 @@ def publish_sync(
     parse_errors = 0
     if before_write is not None and (to_parse or removed):
         before_write(before)
+    # a fresh full build: the parse workers describe each file, written with its facts (no describe
+    # phase reading every file's facts back, issue 14)
+    outlines = full and store_path is not None and not priors and graph_tables_empty(conn)
+    outlines_started = False
 
     def records() -> Iterator[FileRecord]:
-        nonlocal parse_errors
+        nonlocal parse_errors, outlines_started
         if executor == "ray" and len(to_parse) >= RAY_MIN_FILES:
             from lazy_intel.service.indexing.ray_executor import ray_parse_many
 
@@ -386,10 +397,17 @@ def publish_sync(
                 cancel=cancel,
             )
         else:
-            parsed = parse_many(root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel)
+            parsed = parse_many(
+                root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel, outlines=outlines
+            )
         for record in parsed:
             if record.status == "parse-error":
                 parse_errors += 1
+            if outlines and record.outline is not None:  # in the writer's transaction, with the file
+                if not outlines_started:
+                    start_outlines(conn)
+                    outlines_started = True
+                write_outline(conn, record.outline)  # type: ignore[arg-type]
             yield record
 
     meta = {
@@ -428,7 +446,7 @@ def publish_sync(
         graph_reports.append(
             update_graph(
                 conn,
-                GraphDelta(applied.upserted, applied.removed, full=applied.full),
+                GraphDelta(applied.upserted, applied.removed, full=applied.full, described=outlines),
                 resolver,
                 journal=journal,
                 progress=resolved,

@@ -5,8 +5,8 @@ Reads the evidence pickle ``swebench_loc.py`` writes (``--runs-cache``), cross-v
 stage and both stages as ``swebench_loc.py`` does (leave-one-repository-out, grid ``fusion``), and
 for every issue whose gold files are not all in the held-out top ``--k`` prints one row: the gold
 file's held-out rank (both stages) and its first-stage rank under the same fold's weights, the
-file ranked first, the gold file's non-zero second-stage features (when it is among the candidates
-whose features were gathered), and **probes** read off the materialised checkout
+file ranked first, the gold file's non-zero second-stage features (its whole row, ``tested``
+included, when it is among the fold's candidates; else those gathered for the pool), and **probes** read off the materialised checkout
 (``--work DIR/<profile>/<owner+name>/<commit>/src``):
 
 - ``defines``: identifiers of the report that the gold file defines (``def`` / ``class`` / an
@@ -75,6 +75,8 @@ def load_runs(path: Path) -> dict[str, list[IssueRun]]:
 class Ranking:
     files: list[str]  # every file with evidence, both stages, best first
     first: list[str]  # the first stage's order under the same weights
+    # the second stage's features (``first``, ``first_rank``, ``tested`` included) of its candidates
+    features: dict[str, dict[str, float]]
 
 
 def ranking(pipeline: Pipeline, choice: Choice, run: IssueRun) -> Ranking:
@@ -89,10 +91,10 @@ def ranking(pipeline: Pipeline, choice: Choice, run: IssueRun) -> Ranking:
 
     first = order(stage)
     if choice.coefficients is None:
-        return Ranking(first, first)
+        return Ranking(first, first, {})
     depth = choice.depth or config.rerank_files
-    second, _ = rerank(stage, paths, run.static, dict(choice.coefficients), depth)
-    return Ranking(order(second), first)
+    second, features = rerank(stage, paths, run.static, dict(choice.coefficients), depth)
+    return Ranking(order(second), first, {paths.get(f, ""): v for f, v in features.items()})
 
 
 def module_names(path: str) -> list[str]:
@@ -227,11 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             rank = ranked.files.index(gold) + 1 if gold in ranked.files else None
             first = ranked.first.index(gold) + 1 if gold in ranked.first else None
             file_id = next((f for f, p in run.evidence.file_path.items() if p == gold), None)
-            features = (
-                {k: round(v, 2) for k, v in run.static.get(file_id, {}).items() if v}
-                if file_id is not None
-                else {}
-            )
+            row = ranked.features.get(gold) or (run.static.get(file_id, {}) if file_id is not None else {})
+            features = {k: round(v, 2) for k, v in row.items() if v}
             text = (
                 (tree / gold).read_text(encoding="utf-8", errors="replace") if (tree / gold).is_file() else ""
             )

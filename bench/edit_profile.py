@@ -24,22 +24,20 @@ The edits are left in the tree: use a scratch copy.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
 import os
 import pstats
 import random
-import re
 import shlex
 import statistics
 import sys
 import tempfile
 import time
 import tracemalloc
-from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import psutil
 
@@ -49,6 +47,7 @@ from lazy_intel.allocator import bound_malloc, bounds_from_settings
 from lazy_intel.service.indexing import sync as sync_module
 from lazy_intel.service.indexing.sync import run_sync
 from lazy_intel.service.workspace import Workspace, release_sync_garbage
+from sql_trace import statement_costs, traced
 
 
 def pymalloc_stats() -> tuple[int, int]:
@@ -71,58 +70,6 @@ def pymalloc_stats() -> tuple[int, int]:
             if line.startswith(key):
                 values[key] = int(line.split("=")[1].replace(",", ""))
     return values.get("# arenas allocated current", 0), values.get("# bytes in allocated blocks", 0)
-
-
-class TimedConnection:
-    """The sync's store connection, adding up each statement's execute + fetch CPU and wall seconds
-    by its text (``--statements``; rows are fetched at once, which the writer's reads allow)."""
-
-    def __init__(self, conn: Any, stats: dict[str, list[float]]) -> None:
-        object.__setattr__(self, "_conn", conn)
-        object.__setattr__(self, "_stats", stats)
-
-    def _timed(self, key: str, run: Any) -> Any:
-        wall, cpu = time.perf_counter(), time.process_time()
-        cursor = run()
-        rows = FetchedRows(cursor.fetchall() if cursor.description else [])
-        rows.rowcount, rows.lastrowid, rows.description = (
-            cursor.rowcount,
-            cursor.lastrowid,
-            cursor.description,
-        )
-        entry = self._stats[re.sub(r"\s+", " ", key)[:100]]
-        entry[0] += time.process_time() - cpu
-        entry[1] += time.perf_counter() - wall
-        entry[2] += 1
-        return rows
-
-    def execute(self, sql: str, *args: Any) -> Any:
-        return self._timed(sql, lambda: self._conn.execute(sql, *args))
-
-    def executemany(self, sql: str, *args: Any) -> Any:
-        return self._timed("(many) " + sql, lambda: self._conn.executemany(sql, *args))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._conn, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._conn, name, value)
-
-
-class FetchedRows(list):  # type: ignore[type-arg]
-    """A statement's rows, fetched: what the sync reads of a cursor."""
-
-    rowcount: int = -1
-    lastrowid: int | None = None
-    description: Any = None
-
-    def fetchone(self) -> Any:
-        return self.pop(0) if self else None
-
-    def fetchall(self) -> list[Any]:
-        rows = list(self)
-        self.clear()
-        return rows
 
 
 def main() -> None:
@@ -166,10 +113,10 @@ def main() -> None:
     first_snapshot = None
     if args.memory:
         tracemalloc.start(12)
-    statements: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+    statements = statement_costs()
+    tracing = contextlib.ExitStack()
     if args.statements:
-        real_connect = sync_module.connect
-        sync_module.connect = lambda *a, **k: TimedConnection(real_connect(*a, **k), statements)  # type: ignore[assignment]
+        tracing.enter_context(traced(sync_module, statements))
     ws.lock.acquire()
     if not args.no_freeze:  # as serve does once warm (after its first sync and prepare_for_edits)
         release_sync_garbage(freeze=True)
@@ -208,6 +155,7 @@ def main() -> None:
                 first_snapshot = tracemalloc.take_snapshot()
         last_snapshot = tracemalloc.take_snapshot() if args.memory else None
     finally:
+        tracing.close()
         ws.lock.release()
         ws.close()
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
@@ -225,11 +173,13 @@ def main() -> None:
         print("Python's arenas (1 MiB each) / MB in allocated blocks after each edit's clean-up:")
         print("  " + " ".join(f"{count}/{used / 1e6:.1f}" for count, used in arenas))
     if args.statements:
-        total = sum(entry[0] for entry in statements.values())
+        total = sum(cost.cpu_s for cost in statements.values())
         print(f"\nSQL: {total:.3f} CPU-s of the syncs' {sum(cpus):.3f}; by CPU (execute + fetch):")
-        ordered = sorted(statements.items(), key=lambda kv: -kv[1][0])[: args.statements]
-        for sql, (cpu_s, wall_s, calls) in ordered:
-            print(f"  {cpu_s * 1000:8.1f} ms CPU {wall_s * 1000:8.1f} ms wall {int(calls):6} calls  {sql}")
+        ordered = sorted(statements.items(), key=lambda kv: -kv[1].cpu_s)[: args.statements]
+        for sql, cost in ordered:
+            print(
+                f"  {cost.cpu_s * 1000:8.1f} ms CPU {cost.wall_s * 1000:8.1f} ms wall {cost.calls:6} calls  {sql}"
+            )
     if args.dump:
         profile.dump_stats(args.dump)
     for key in ("cumulative", "tottime") if args.profile else ():

@@ -32,13 +32,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import resource
 import shutil
 import statistics
 import sys
 import time
-from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,6 +55,7 @@ from lazy_intel.settings import load_settings  # noqa: E402
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, index_statements  # noqa: E402
 from lazy_intel.workspace.state import StateDir  # noqa: E402
 from scale import pick_symbols  # noqa: E402
+from sql_trace import statement_costs, traced  # noqa: E402
 
 ADDED = "\n\ndef scale_warm_added_{0}(x):\n    return x\n"
 
@@ -280,62 +279,12 @@ def unresolved_alone(ws: Workspace, symbols: list[str], rounds: int = 5) -> dict
     return out
 
 
-class _TimedConnection:
-    """A store connection that adds up each statement's execute + fetch time by its text."""
-
-    def __init__(self, conn: Any, stats: dict[str, list[float]]) -> None:
-        self._conn = conn
-        self._stats = stats
-
-    def _timed(self, sql: str, run: Any) -> Any:
-        key = re.sub(r"\s+", " ", sql)[:110]
-        started = time.perf_counter()
-        cursor = run()
-        rows = _Rows(cursor.fetchall())
-        rows.lastrowid, rows.rowcount = cursor.lastrowid, cursor.rowcount
-        self._stats[key][0] += time.perf_counter() - started
-        self._stats[key][1] += len(rows)
-        return rows
-
-    def execute(self, sql: str, *args: Any) -> Any:
-        return self._timed(sql, lambda: self._conn.execute(sql, *args))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._conn, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name.startswith("_"):
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self._conn, name, value)
-
-
-class _Rows(list):  # type: ignore[type-arg]
-    """A statement's rows, fetched: what the writer reads of a cursor."""
-
-    lastrowid: int | None = None
-    rowcount: int = -1
-
-    def fetchone(self) -> Any:
-        return self.pop(0) if self else None
-
-    def fetchall(self) -> list[Any]:
-        rows = list(self)
-        self.clear()
-        return rows
-
-
 def slowest_statements(ws: Workspace, tree: Path, top: int = 6) -> list[str]:
-    stats: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
-    real = sync_module.connect
-    target = _targets(tree, 2)[-1]
-    sync_module.connect = lambda *a, **k: _TimedConnection(real(*a, **k), stats)  # type: ignore[assignment]
-    try:
-        _edit(ws, tree, target, "traced")
-    finally:
-        sync_module.connect = real
-    ordered = sorted(stats.items(), key=lambda kv: -kv[1][0])[:top]
-    return [f"{seconds * 1000:7.1f} ms {rows:>7} rows  {sql}" for sql, (seconds, rows) in ordered]
+    costs = statement_costs()
+    with traced(sync_module, costs):
+        _edit(ws, tree, _targets(tree, 2)[-1], "traced")
+    ordered = sorted(costs.items(), key=lambda kv: -kv[1].wall_s)[:top]
+    return [f"{cost.wall_s * 1000:7.1f} ms {cost.rows:>7} rows  {sql}" for sql, cost in ordered]
 
 
 def main() -> None:

@@ -190,3 +190,28 @@ def test_a_watching_workspace_freezes_its_warm_heap_once(make_repo, monkeypatch:
             assert view.generation >= 3
     finally:
         ws.close()
+
+
+def test_waiting_for_background_work_includes_the_catch_up_a_starting_watcher_owes(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watcher requests its catch-up sync from its own thread once its watches are in place, later
+    than ``start_serving`` returns: a wait in between must not report the workspace idle."""
+    from lazy_intel.service.indexing.watcher import SourceWatcher
+
+    started: list[SourceWatcher] = []
+
+    def never_ready(self: SourceWatcher) -> None:  # the watches are never in place
+        started.append(self)
+
+    monkeypatch.setattr(SourceWatcher, "start", never_ready)
+    ws = Workspace.open(make_repo({"pkg/a.py": "def a():\n    return 1\n"}), settings=load_settings(env={}))
+    try:
+        ws.start_serving()
+        assert started and not ws.scheduler.busy
+        assert not ws.wait_background(0.2), "the catch-up is still owed"
+        ws._catch_up()  # what the watcher's on_ready does
+        assert ws.wait_background(WAIT_S) and ws.has_view()
+    finally:
+        ws.close()
+    assert ws.wait_background(WAIT_S), "a closed workspace owes nothing"

@@ -42,6 +42,9 @@ logger = logging.getLogger(__name__)
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
 RESOLVER_VERSION = "8"
 MODULE_KEY = 0
+INSERT_GRAPH_FILE = (
+    "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,7 @@ def write_outline(conn: sqlite3.Connection, outline: FileOutline) -> None:
     transaction, when its parse worker computed the outline (:class:`GraphDelta` ``described``)."""
     conn.executemany(INSERT_NODE, outline.nodes)
     conn.execute(
-        "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
+        INSERT_GRAPH_FILE,
         (
             outline.path,
             file_key(outline.path),
@@ -460,7 +463,7 @@ def update_graph(
             new_definitions = set(outline.definitions)
             # its row now, its deps once resolved: nothing per file is held until then
             conn.execute(
-                "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)",
+                INSERT_GRAPH_FILE,
                 (path, key, new_interface, "\n".join(sorted(new_definitions)), PENDING_DEPS),
             )
             pending.append(path)

@@ -21,7 +21,7 @@ import sqlite3
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from lazy_intel.graph.modules import PathIndex
@@ -77,15 +77,10 @@ def read_listing(
     files = dict(kept.files)
     for path in changed:
         files.pop(path, None)
-    wanted = sorted(set(changed))
-    for start in range(0, len(wanted), BATCH):
-        batch = wanted[start : start + BATCH]
-        for path, lang, size, lines in conn.execute(
-            f"{_COLUMNS} AND path IN ({', '.join('?' * len(batch))})", batch
-        ):
-            if is_parsed_language(lang):
-                files[path] = lang
-                sizes[path] = (size, lines)
+    for path, lang, size, lines in _rows_of(conn, changed):
+        if is_parsed_language(lang):
+            files[path] = lang
+            sizes[path] = (size, lines)
     index = kept.index if files == kept.files else PathIndex(files)
     return files, sizes, index
 
@@ -93,15 +88,17 @@ def read_listing(
 def _sizes(
     conn: sqlite3.Connection, files: dict[str, str], changed: Collection[str]
 ) -> dict[str, tuple[int, int]]:
-    wanted = sorted(p for p in set(changed) if p in files)
-    out: dict[str, tuple[int, int]] = {}
+    return {
+        path: (size, lines) for path, _lang, size, lines in _rows_of(conn, [p for p in changed if p in files])
+    }
+
+
+def _rows_of(conn: sqlite3.Connection, paths: Collection[str]) -> Iterator[tuple[str, str, int, int]]:
+    """The listing's rows of ``paths`` (those indexed with a language), read in batches."""
+    wanted = sorted(set(paths))
     for start in range(0, len(wanted), BATCH):
         batch = wanted[start : start + BATCH]
-        for path, _lang, size, lines in conn.execute(
-            f"{_COLUMNS} AND path IN ({', '.join('?' * len(batch))})", batch
-        ):
-            out[path] = (size, lines)
-    return out
+        yield from conn.execute(f"{_COLUMNS} AND path IN ({', '.join('?' * len(batch))})", batch)
 
 
 def keep_listing(conn: sqlite3.Connection, files: dict[str, str], index: PathIndex, *, full: bool) -> None:

@@ -204,7 +204,7 @@ CREATE INDEX edges_src ON edges(src, type);
 CREATE INDEX edges_dst ON edges(dst, type);
 CREATE INDEX edges_file ON edges(file_key);
 CREATE INDEX edges_unresolved ON edges(target) WHERE dst IS NULL;
-CREATE INDEX edges_unresolved_name ON edges((lower(replace(target, rtrim(target, replace(target, '.', '')), '')))) WHERE dst IS NULL;
+CREATE INDEX edges_unresolved_name ON edges(({target_last_name})) WHERE dst IS NULL;
 
 -- per file: what its resolution consulted, so a change re-resolves exactly the files it affects
 CREATE TABLE graph_files (
@@ -224,7 +224,7 @@ CREATE TABLE graph_deps (
     file_key INTEGER NOT NULL,
     PRIMARY KEY (token, file_key)
 ) WITHOUT ROWID;
-"""
+""".replace("{target_last_name}", TARGET_LAST_NAME_SQL)  # one spelling: queries must match the index
 
 
 def index_statements(table: str) -> list[tuple[str, str]]:

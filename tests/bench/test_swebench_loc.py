@@ -202,7 +202,11 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
     names = [p.name for p in loc.pipelines(space, list(runs))]
     assert names[:2] == ["first stage", "two stages"]
     assert "two stages without breadth" in names and "two stages without the symbol signal" in names
-    assert all(f"two stages, depth {d} only" in names for d in loc.DEPTHS)
+    # the main pipeline fits every feature search uses at the shipped depth: only the penalty is chosen
+    main = loc.pipelines(space, list(runs))[1]
+    assert main.features == loc.FEATURES and main.optional == () and main.depths == (loc.RERANK_FILES,)
+    assert loc.PER_FOLD_SUBSETS in names and loc.BEFORE_TESTED in names
+    assert [p.name for p in loc.pipelines(space, list(runs), ablations=False)] == ["first stage", "two stages"]
     only = [p.name for p in loc.pipelines(space, list(runs), only=["tested"])]
     assert only[-1] == "two stages without tested" and "two stages without breadth" not in only
     # the features search leaves out (they need the candidates' tokens) get a held-out row of their own

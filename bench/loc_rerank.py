@@ -10,8 +10,9 @@ issues (``Evaluator.fit``):
    the second stage re-orders, when the pipeline names more than one in ``depths``) — and, when the
    pipeline names ``optional`` features, which of them join the ``features`` (none, each one alone,
    or all) — by an inner
-   leave-one-repository-out over the training repositories (pooled inner held-out objective; ties
-   to fewer optional features, then to the shallower depth, then to the stronger penalty; the
+   leave-one-repository-out over the training repositories (pooled inner held-out objective, or
+   with ``select_by="likelihood"`` the summed inner held-out conditional log-likelihood of the gold
+   files; ties to fewer optional features, then to the shallower depth, then to the stronger penalty; the
    strongest penalty, the first depth and no optional feature when only one repository trains);
 3. the coefficients fitted on every training issue with that penalty (``loc_fit.fit``);
 4. the file-context weight chunks use after the second stage, by the objective on the training issues.
@@ -30,10 +31,11 @@ import numpy as np
 import loc_cv
 from lazy_intel.search.rerank import CANDIDATE_FEATURES, RERANK_FILES, candidates, stage_features
 from loc_cv import HeldOut, IssueScore
-from loc_fit import Query, fit
+from loc_fit import Query, fit, log_likelihood
 from loc_scoring import Config, IssueRun, issue_score, outcome_of
 
 PENALTIES = (10.0, 3.0, 1.0, 0.3)  # strongest first: an inner tie keeps the stronger penalty
+SELECTION_CRITERIA = ("objective", "likelihood")  # what an inner cross-validation may maximise
 CONTEXTS = (1.0, 0.5, 2.0, 4.0)  # file-context weight after the second stage (the default first)
 
 
@@ -46,6 +48,13 @@ class Pipeline:
     contexts: tuple[float, ...] = CONTEXTS
     optional: tuple[str, ...] = ()  # features the inner cross-validation may add (see fit)
     depths: tuple[int, ...] = (RERANK_FILES,)  # candidate depths it chooses among (the first on ties)
+    # what the inner cross-validation maximises: the ranking objective (``loc_cv.objective``, moves
+    # in steps of one issue) or the held-out conditional log-likelihood of the gold files (smooth)
+    select_by: str = "objective"
+
+    def __post_init__(self) -> None:
+        if self.select_by not in SELECTION_CRITERIA:
+            raise ValueError(f"select_by {self.select_by!r}: expected one of {SELECTION_CRITERIA}")
 
     def feature_sets(self) -> list[tuple[str, ...]]:
         """The feature sets the inner cross-validation chooses among: ``features``, then with each
@@ -144,6 +153,27 @@ class Evaluator:
         beta = fit(self.queries(variant, config, ids, features), penalty)
         return tuple(zip(features, (float(b) for b in beta), strict=True))
 
+    def _held_likelihood(
+        self,
+        pipeline: Pipeline,
+        candidate: int,
+        ids: Sequence[str],
+        features: Sequence[str],
+        coefficients: tuple[tuple[str, float], ...],
+        *,
+        depth: int,
+    ) -> float:
+        """The conditional log-likelihood of the gold files of ``ids`` under ``coefficients`` (no
+        penalty term; queries without a gold file among several candidates say nothing and are
+        left out, as in the fit)."""
+        variant, config = pipeline.candidates[candidate]
+        config = replace(config, rerank_files=depth)
+        queries = [
+            q for q in self.queries(variant, config, ids, features) if q.gold.any() and len(q.gold) > 1
+        ]
+        beta = np.array([b for _, b in coefficients])
+        return log_likelihood(queries, beta, 0.0)
+
     def fit(self, pipeline: Pipeline, train: Sequence[str]) -> Choice:
         first = loc_cv.select(
             pipeline.candidates, lambda k: self.first_scores(*pipeline.candidates[k]), train
@@ -162,13 +192,19 @@ class Evaluator:
             for depth in pipeline.depths:
                 for penalty in pipeline.penalties:
                     pooled: list[IssueScore] = []
+                    likelihood = 0.0
                     for fold in inner:
                         coefficients = self._fitted(
                             pipeline, first, fold.train, penalty, features, depth=depth
                         )
+                        if pipeline.select_by == "likelihood":
+                            likelihood += self._held_likelihood(
+                                pipeline, first, fold.test, features, coefficients, depth=depth
+                            )
+                            continue
                         choice = Choice(first, penalty, coefficients, default_context, depth)
                         pooled += [self.score(pipeline, choice, i) for i in fold.test]
-                    value = loc_cv.objective(pooled)
+                    value = (likelihood,) if pipeline.select_by == "likelihood" else loc_cv.objective(pooled)
                     if best_value is None or value > best_value:
                         best_features, best_penalty, best_depth, best_value = features, penalty, depth, value
         coefficients = self._fitted(pipeline, first, train, best_penalty, best_features, depth=best_depth)

@@ -206,7 +206,10 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
     main = loc.pipelines(space, list(runs))[1]
     assert main.features == loc.FEATURES and main.optional == () and main.depths == (loc.RERANK_FILES,)
     assert loc.PER_FOLD_SUBSETS in names and loc.BEFORE_TESTED in names
-    assert [p.name for p in loc.pipelines(space, list(runs), ablations=False)] == ["first stage", "two stages"]
+    assert [p.name for p in loc.pipelines(space, list(runs), ablations=False)] == [
+        "first stage",
+        "two stages",
+    ]
     only = [p.name for p in loc.pipelines(space, list(runs), only=["tested"])]
     assert only[-1] == "two stages without tested" and "two stages without breadth" not in only
     # the features search leaves out (they need the candidates' tokens) get a held-out row of their own

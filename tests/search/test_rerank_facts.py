@@ -95,8 +95,9 @@ def test_search_ranks_chunks_with_the_second_stages_file_context_weight(workspac
         second, _ = second_stage(view, found.analysis, found.evidence, found.terms, stage)
     expected = {
         weight: rank_stage(found.evidence, stage, FusionWeights(file_context=weight), file_scores=second)[0]
-        for weight in (RERANK_FILE_CONTEXT, 1.0)
+        for weight in (RERANK_FILE_CONTEXT, RERANK_FILE_CONTEXT + 3.0)
     }
     got = [(c.chunk_id, c.score) for c in result.chunks]
     assert got == [(c.chunk_id, pytest.approx(c.score)) for c in expected[RERANK_FILE_CONTEXT]]
-    assert got != [(c.chunk_id, pytest.approx(c.score)) for c in expected[1.0]]  # the weight matters here
+    other = expected[RERANK_FILE_CONTEXT + 3.0]
+    assert got != [(c.chunk_id, pytest.approx(c.score)) for c in other]  # the weight matters here

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
+
 from lazy_intel.search.fusion import WEIGHT_SYMBOL, Evidence, FusionWeights
 from lazy_intel.search.rerank import FEATURES
 from tests.bench import load_bench
@@ -125,3 +127,31 @@ def test_the_inner_cross_validation_deepens_the_candidate_list_when_the_gold_fil
     }
     text = pipes.describe(pipes.Pipeline("deep", candidates, features), deep.in_sample, [])
     assert ", depth 5;" in text
+
+
+def test_the_likelihood_chooses_the_penalty_where_the_objective_only_ties() -> None:
+    # coverage marks the gold file in every repository: every penalty ranks it first, so the
+    # objective ties and keeps the strongest; the held-out likelihood prefers the confident fit
+    runs = {}
+    for r, repo in enumerate(("o/x", "o/y", "o/z")):
+        for k in range(4):
+            run = _run(f"{repo}-{k}", repo, gold_at=2 + (k + r) % 3)
+            runs[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    features = ("first", "first_rank", "coverage")
+    by_objective = evaluator.cross_validate(pipes.Pipeline("o", candidates, features))
+    by_likelihood = evaluator.cross_validate(
+        pipes.Pipeline("l", candidates, features, select_by="likelihood")
+    )
+    assert {c.penalty for c in by_objective.chosen.values()} == {max(pipes.PENALTIES)}
+    assert {c.penalty for c in by_likelihood.chosen.values()} == {min(pipes.PENALTIES)}
+    assert cv.summary(list(by_likelihood.scores.values()))["file@1"] == 100.0
+    weak = dict(next(iter(by_likelihood.chosen.values())).coefficients)["coverage"]
+    strong = dict(next(iter(by_objective.chosen.values())).coefficients)["coverage"]
+    assert weak > strong > 0
+
+
+def test_an_unknown_selection_criterion_is_refused() -> None:
+    with pytest.raises(ValueError, match="select_by"):
+        pipes.Pipeline("p", (), ("first",), select_by="accuracy")

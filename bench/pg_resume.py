@@ -14,7 +14,7 @@ mirrors, at one commit each (their HEAD). A real PostgreSQL 15 is started and st
   ratio of the median walls;
 - ``resume`` (the after snapshot only): a full build killed with ``kill -9`` (the whole process
   tree) once its staging store holds ``--kill-share`` of the files written, then one killed once
-  that share is *resolved*, each followed by the resumed ``index``: its wall as a ratio of the
+  its first batch of resolved files is committed (``--kill-at``), each followed by the resumed ``index``: its wall as a ratio of the
   after snapshot's median full build, the files it parsed again and those the killed build had
   committed.
 
@@ -65,18 +65,19 @@ def full_build(tree: Path, state: Path, env: dict[str, str]) -> dict[str, float]
 
 
 def _committed(dsn: str, repository: str, key: str = "build_files") -> int:
-    """How many files the staging store of ``repository`` has committed (its meta ``key``)."""
+    """How many files the staging store of ``repository`` has committed (its meta ``key``); 0
+    while the writer has not created the shared tables or the store yet."""
     import psycopg
 
     with psycopg.connect(dsn, autocommit=True) as raw:
-        row = raw.execute(
-            "SELECT store FROM lazy_intel.builds WHERE repository = %s", [repository]
-        ).fetchone()
-        if row is None:
-            return 0
         try:
+            row = raw.execute(
+                "SELECT store FROM lazy_intel.builds WHERE repository = %s", [repository]
+            ).fetchone()
+            if row is None:
+                return 0
             got = raw.execute(f'SELECT value FROM "{row[0]}".meta WHERE key = %s', [key]).fetchone()
-        except psycopg.errors.UndefinedTable:
+        except (psycopg.errors.UndefinedTable, psycopg.errors.InvalidSchemaName):
             return 0
         return int(got[0]) if got else 0
 
@@ -141,6 +142,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--kill-share", type=float, default=0.4)
+    parser.add_argument("--kill-at", default="build_files,build_resolved", help="build_files, build_resolved")
     args = parser.parse_args()
 
     from tests.pg_server import PostgresServer, postgres_bindir
@@ -166,17 +168,20 @@ def main() -> None:
                 env = _env(snap, dsn, f"{label}-{round_}", args.batch)
                 walls[label].append(full_build(tree, args.work / f"state-{label}", env))
                 print(f"{label} full build {round_}: {walls[label][-1]}", flush=True)
-        medians = {label: statistics.median(r["wall_s"] for r in runs) for label, runs in walls.items()}
-        result["full"] = {
-            **walls,
-            "after_over_baseline": round(medians["after"] / medians["baseline"], 2),
+        medians = {
+            label: statistics.median(r["wall_s"] for r in runs) for label, runs in walls.items() if runs
         }
+        result["full"] = walls
+        if len(medians) == 2:
+            result["full"]["after_over_baseline"] = round(medians["after"] / medians["baseline"], 2)
         result["resume"] = []
-        for key in ("build_files", "build_resolved"):
+        for key in args.kill_at.split(","):
             env = _env(args.after, dsn, f"killed-{key}", args.batch)
-            at = int(count * args.kill_share)
+            # resolution counts only the parsed-language files: killed at its first committed batch
+            at = int(count * args.kill_share) if key == "build_files" else 1
             resumed = killed_and_resumed(tree, args.work / "state-killed", env, dsn, at, key=key)
-            resumed["resumed_over_full"] = round(resumed["resumed_wall_s"] / medians["after"], 2)
+            if "after" in medians:
+                resumed["resumed_over_full"] = round(resumed["resumed_wall_s"] / medians["after"], 2)
             result["resume"].append(resumed)
             print(f"kill -9 and resume: {resumed}", flush=True)
     finally:

@@ -62,13 +62,16 @@ def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
 
 
-def build_tree(dest: Path, files: int, commits_per_repo: int) -> int:
-    """Export mirrors at several commits into ``dest`` until it holds ``files`` files; returns the count."""
+def build_tree(dest: Path, files: int, commits_per_repo: int, only: tuple[str, ...] = ()) -> int:
+    """Export mirrors at several commits into ``dest`` until it holds ``files`` files; returns the
+    count. ``only``: just these mirrors (``owner+name``)."""
     marker = dest.parent / f"{dest.name}.json"
     if marker.exists():
         return int(json.loads(marker.read_text())["files"])
     dest.mkdir(parents=True, exist_ok=True)
-    repos = sorted(p / "repo" for p in MIRRORS.iterdir() if (p / "repo").exists())
+    repos = sorted(
+        p / "repo" for p in MIRRORS.iterdir() if (p / "repo").exists() and (not only or p.name in only)
+    )
     plans: list[tuple[Path, str]] = []
     for repo in repos:
         history = _git(repo, "rev-list", "--first-parent", "HEAD").split()

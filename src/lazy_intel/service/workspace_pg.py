@@ -2,13 +2,15 @@
 
 Everything a :class:`Workspace` does stays — capture, the watcher, the scheduler, freshness — only
 the store differs: views are snapshots of the live store schema, publications are transactions on
-the writer's connection (which holds the repository's advisory lock), and a rebuild is one
-transaction that ends with the catalog switch (:mod:`lazy_intel.store.pg.store`). Nothing is left
-for recovery: PostgreSQL rolls back what a killed writer had not committed.
+the writer's connection (which holds the repository's advisory lock), and a full build fills a
+staging store in committed batches and ends with the catalog switch (:mod:`lazy_intel.store.pg.build`).
+Nothing is left for recovery: PostgreSQL rolls back what a killed writer had not committed, and a
+killed build's committed batches are continued by the next full build.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import subprocess
@@ -22,9 +24,27 @@ from lazy_intel.graph.build import RESOLVER_VERSION
 from lazy_intel.parse.languages import parser_fingerprint
 from lazy_intel.search.vectors import refresh_vectors
 from lazy_intel.service.indexing.recovery import RecoveryResult
-from lazy_intel.service.indexing.sync import Progress, SyncReport, publish_sync, store_profile
+from lazy_intel.service.indexing.sync import (
+    BUILD_BATCH_FILES,
+    Progress,
+    SyncReport,
+    publish_sync,
+    store_profile,
+)
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
+from lazy_intel.store.journal import ABANDONED, KIND_REBUILD, RESUMED, Intent, PublicationJournal
+from lazy_intel.store.pg.build import (
+    PendingBuild,
+    PgFactSource,
+    begin_build,
+    build_problem,
+    discard_build,
+    end_build_session,
+    finish_build,
+    open_build,
+    pending_build,
+)
 from lazy_intel.store.pg.store import PgStore, StoreRef
 from lazy_intel.store.reader import ReadView
 from lazy_intel.store.schema import SCHEMA_VERSION
@@ -83,19 +103,50 @@ def run_pg_sync(
     cancel: object = None,
     executor: str = "local",
     ray_address: str = "local",
+    build_batch_files: int = BUILD_BATCH_FILES,
+    journal: PublicationJournal | None = None,
 ) -> SyncReport:
-    """Bring the PostgreSQL store up to date with the disk. The caller holds the writer lock."""
+    """Bring the PostgreSQL store up to date with the disk. The caller holds the writer lock.
+
+    A full build fills a staging store in batches of ``build_batch_files`` files and publishes it
+    in one last transaction (:mod:`lazy_intel.store.pg.build`); it continues in the staging store
+    of a build that was killed or stopped under the same profile. ``journal`` records what became
+    of such a build (``resumed``/``abandoned``), as SQLite recovery records it."""
     started = time.monotonic()
     policy = load_policy(root)
     scope_digest = store_profile(root, max_file_bytes)
     live = store.live()
     full = rebuild or live is None or not _compatible(store.store_meta(live))
-    if full:
-        conn, target = store.begin_rebuild()
-    else:
+    pending = pending_build(store)
+    if not full:
         assert live is not None
-        target = live
+        if pending is not None:
+            _discard(store, journal, pending, "the live store was current enough for an incremental sync")
         conn = store.open_live(live)
+        try:
+            done = publish_sync(
+                conn,
+                root,
+                policy,
+                max_file_bytes=max_file_bytes,
+                parse_workers=parse_workers,
+                full=False,
+                scope_digest=scope_digest,
+                progress=progress,
+                cancel=cancel,  # type: ignore[arg-type]
+                executor=executor,
+                ray_address=ray_address,
+            )
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return done.report(full=False, seconds=time.monotonic() - started, store=live.name)
+    target = _adopt(store, journal, pending, scope_digest) if pending is not None else None
+    if target is not None:
+        conn = open_build(store, target)
+    else:
+        conn, target = begin_build(store, scope_digest)
     try:
         done = publish_sync(
             conn,
@@ -103,24 +154,83 @@ def run_pg_sync(
             policy,
             max_file_bytes=max_file_bytes,
             parse_workers=parse_workers,
-            full=full,
+            full=True,
             scope_digest=scope_digest,
             progress=progress,
             cancel=cancel,  # type: ignore[arg-type]
             executor=executor,
             ray_address=ray_address,
+            store_path=PgFactSource(store.dsn, target.schema),
+            batch_files=max(1, build_batch_files),
         )
-        if full:
-            if live is not None:
-                _copy_vectors(conn, live)
-            store.finish_rebuild(conn, target, live)
-    except BaseException:
-        if full:
-            store.abort_rebuild(conn)
-        elif conn.in_transaction:
-            conn.execute("ROLLBACK")
+        carry = (lambda c: _copy_vectors(c, live)) if live is not None else None
+        finish_build(store, conn, target, live, before_switch=carry)
+    except BaseException as exc:
+        end_build_session(conn)
+        if not _keeps_build(exc):  # a failed build (not a stopped one) is not continued
+            with contextlib.suppress(Exception):
+                discard_build(store, PendingBuild(target, scope_digest, "", 0, 0.0))
         raise
-    return done.report(full=full, seconds=time.monotonic() - started, store=target.name)
+    end_build_session(conn)
+    return done.report(full=True, seconds=time.monotonic() - started, store=target.name)
+
+
+def _keeps_build(exc: BaseException) -> bool:
+    """A build stopped from outside, or cut off from the server, keeps its committed batches for the
+    next full build (what the server committed is there); one that failed is discarded."""
+    import psycopg
+
+    from lazy_intel.service.indexing.parse_pool import SyncCancelled
+
+    return isinstance(
+        exc,
+        SyncCancelled | KeyboardInterrupt | SystemExit | psycopg.OperationalError | psycopg.InterfaceError,
+    )
+
+
+def _intent(pending: PendingBuild) -> Intent:
+    return Intent(
+        id=pending.store.schema,
+        kind=KIND_REBUILD,
+        store=pending.store.name,
+        previous=None,
+        profile=pending.profile,
+        generation_before=0,
+        pid=pending.pid,
+        started_at=pending.started_at,
+    )
+
+
+def _adopt(
+    store: PgStore, journal: PublicationJournal | None, pending: PendingBuild, profile: str
+) -> StoreRef | None:
+    """The staging store a full build under ``profile`` continues in, or ``None`` after discarding
+    ``pending`` when it cannot be continued."""
+    problem, files = build_problem(store, pending, profile)
+    if problem is not None:
+        _discard(store, journal, pending, problem)
+        return None
+    if journal is not None:
+        journal.decide(
+            _intent(pending),
+            RESUMED,
+            f"a full build continues in the store pid {pending.pid} on {pending.host} was building: "
+            f"{files} files already written are kept unless they changed",
+        )
+    logger.info(
+        "resuming the build of %s in %s (%d files written)", store.repository, pending.store.name, files
+    )
+    return pending.store
+
+
+def _discard(store: PgStore, journal: PublicationJournal | None, pending: PendingBuild, reason: str) -> None:
+    discard_build(store, pending)
+    if journal is not None:
+        journal.decide(
+            _intent(pending),
+            ABANDONED,
+            f"the interrupted build is not resumed: {reason}; its store is dropped",
+        )
 
 
 def _copy_vectors(conn: object, previous: StoreRef) -> None:
@@ -203,6 +313,8 @@ class PgWorkspace(Workspace):
                 cancel=cancel,
                 executor=self.settings.executor,
                 ray_address=self.settings.ray_address,
+                build_batch_files=self.settings.build_batch_files,
+                journal=self.journal,
             )
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self.pg.lock.forget()  # whatever the session held, the server rolled it back

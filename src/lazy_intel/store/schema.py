@@ -300,3 +300,9 @@ def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(SCHEMA_SQL)
     conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
     conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')")
+
+
+# meta keys of a full build's journal in its fresh store (SQLite: service/indexing/resume.py;
+# PostgreSQL: store/pg/build.py); the final publication deletes them
+BUILD_PROFILE_KEY = "build_profile"
+BUILD_FILES_KEY = "build_files"

@@ -80,7 +80,15 @@ def test_ray_executor_builds_the_local_executors_store(make_repo, tmp_path: Path
 
 @pytest.mark.slow
 def test_ray_executor_into_postgresql(make_repo, tmp_path: Path, pg_dsn: str, local_ray: None) -> None:
+    """Ray tasks parse and resolve a PostgreSQL build too: they read the staging store's committed
+    facts over their own connections, and the store equals the local executor's (PostgreSQL and
+    SQLite)."""
     root = make_repo(FILES)
     local, _ = _build(root, {}, tmp_path / "local")
-    distributed, _ = _build(root, {**pg_env(pg_dsn), "LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray-pg")
+    local_pg, in_writer = _build(root, pg_env(pg_dsn, f"local:{root}"), tmp_path / "local-pg")
+    distributed, on_ray = _build(
+        root, {**pg_env(pg_dsn, f"ray:{root}"), "LAZY_INTEL_EXECUTOR": "ray"}, tmp_path / "ray-pg"
+    )
+    assert in_writer == 0 and on_ray == int(ray.cluster_resources()["CPU"]), "Ray tasks resolved the graph"
+    assert distributed == local_pg
     assert distributed == local

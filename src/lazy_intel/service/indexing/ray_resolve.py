@@ -4,8 +4,10 @@
 Describing and resolving a file are pure functions of the facts committed to the fresh store (no
 reader sees it yet), so a task needs only the store's path and the files it is handed: it opens the
 store read-only, answers for its batch and sends back outlines or edges, while the one writer
-appends them. Tasks read the store file, so they run where that file is readable: a local Ray
-instance, or a cluster whose nodes share the state directory's file system. Results are yielded in
+appends them. Tasks read a SQLite store's file, so they run where that file is readable: a local
+Ray instance, or a cluster whose nodes share the state directory's file system; a PostgreSQL
+store's tasks read its staging schema over their own connections (``LAZY_INTEL_STORE`` must reach
+the server from the nodes), which the batched build has committed. Results are yielded in
 the order of the paths, so the store is the local executor's
 (``tests/service/indexing/test_ray_executor.py`` compares the dumps).
 """
@@ -36,19 +38,19 @@ _phase: dict[str, Any] = {}
 _tasks: dict[str, Any] = {}
 
 
-def _fact_store(store_path: str, token: str) -> Any:
+def _fact_store(source: Any, token: str) -> Any:
     """The worker's read-only view of the fresh store for one phase (describe, then resolve: the
     writer commits nodes between them, so each phase opens the store afresh)."""
     from lazy_intel.graph.modules import PathIndex
     from lazy_intel.graph.program import FactStore
     from lazy_intel.parse.languages import is_parsed_language
-    from lazy_intel.store.schema import connect
+    from lazy_intel.service.indexing.resolve_pool import open_facts
 
     if _phase.get("token") != token:
         old = _phase.pop("conn", None)
         if old is not None:
             old.close()
-        conn = connect(store_path, readonly=True)
+        conn = open_facts(source)
         files = {
             path: lang
             for path, lang in conn.execute(
@@ -60,19 +62,17 @@ def _fact_store(store_path: str, token: str) -> Any:
     return _phase["store"]
 
 
-def _describe_batch(
-    store_path: str, token: str, jobs: list[tuple[str, int, int]]
-) -> list[FileOutline | None]:
+def _describe_batch(source: Any, token: str, jobs: list[tuple[str, int, int]]) -> list[FileOutline | None]:
     from lazy_intel.graph.build import describe_file
 
-    store = _fact_store(store_path, token)
+    store = _fact_store(source, token)
     return [describe_file(store, *job) for job in jobs]
 
 
-def _resolve_batch(store_path: str, token: str, paths: list[str]) -> list[ResolvedFile | None]:
+def _resolve_batch(source: Any, token: str, paths: list[str]) -> list[ResolvedFile | None]:
     from lazy_intel.graph.resolve import resolve_file
 
-    store = _fact_store(store_path, token)
+    store = _fact_store(source, token)
     out: list[ResolvedFile | None] = []
     for path in paths:
         model = store.model(path)
@@ -82,7 +82,7 @@ def _resolve_batch(store_path: str, token: str, paths: list[str]) -> list[Resolv
 
 def ray_resolver(
     conn: sqlite3.Connection,
-    store_path: Path,
+    store_path: Path | Any,
     *,
     address: str,
     workers: int,
@@ -90,15 +90,17 @@ def ray_resolver(
 ) -> GraphResolver:
     """A resolver whose describe and resolve phases run in Ray tasks."""
     from lazy_intel.service.indexing.ray_executor import ray_session
+    from lazy_intel.service.indexing.resolve_pool import fact_source
 
     ray = ray_session(address, workers)
+    source = fact_source(store_path)
     if "describe" not in _tasks:
         _tasks.update(describe=ray.remote(_describe_batch), resolve=ray.remote(_resolve_batch))
     describe_task, resolve_task = _tasks["describe"], _tasks["resolve"]
     width = max(1, int(ray.cluster_resources().get("CPU", 1)))
 
     def publish_facts() -> None:
-        conn.execute("COMMIT")  # the fresh store's generation is still 0: recovery never serves it
+        conn.execute("COMMIT")  # the fresh store's generation is still 0: no reader is served from it
         conn.execute("BEGIN IMMEDIATE")
 
     def fan_out(task: Any, items: Sequence[J], batch: int) -> Iterator[R]:
@@ -107,7 +109,7 @@ def ray_resolver(
         limit = width * IN_FLIGHT_PER_WORKER
         try:
             for start in range(0, len(items), batch):
-                pending.append(task.remote(str(store_path), token, list(items[start : start + batch])))
+                pending.append(task.remote(source, token, list(items[start : start + batch])))
                 while len(pending) >= limit:
                     yield from _drain(ray, pending, cancel)
             while pending:

@@ -4,7 +4,7 @@ Resolution of a file (:func:`lazy_intel.graph.resolve.resolve_file`) is a pure f
 file's facts and of what it reads of other files' interfaces and of the name table, so any process
 that can read the facts can resolve any file. A full build commits its facts and nodes into the
 fresh store first (no reader can see that store yet: the catalog names the old one) and switches it
-to WAL; each worker opens it read-only, resolves the files it is handed and sends back their edges
+to WAL (a PostgreSQL staging store: the commit is enough); each worker opens it read-only, resolves the files it is handed and sends back their edges
 and dependency tokens, while the writer appends them. The store is the same as a serial build's
 (``tests/service/indexing/test_parallel_build.py`` compares the dumps).
 
@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from lazy_intel.allocator import release_free_memory
 from lazy_intel.graph.build import FileOutline, GraphResolver, ResolvedFile, describe_file
@@ -39,9 +40,27 @@ WRITER_CACHE_KIB = 8 * 1024
 # the worker's view of the store being built (one per worker process)
 _worker: dict[str, FactStore] = {}
 
+# where a worker reads the fresh store: a SQLite file's path, or a PostgreSQL staging store
+# (store/pg/build.py PgFactSource: the database and the store's schema)
+FactSource = Any
 
-def _init(store_path: str, files: dict[str, str]) -> None:
-    _worker["store"] = FactStore(connect(store_path, readonly=True), PathIndex(files))
+
+def fact_source(store: Path | Any) -> FactSource:
+    """What a worker process or a Ray task is handed to read the fresh store (picklable)."""
+    return str(store) if isinstance(store, Path) else store
+
+
+def open_facts(source: FactSource) -> Any:
+    """A read-only connection to the fresh store's committed facts, of either backend."""
+    if isinstance(source, str):
+        return connect(source, readonly=True)
+    from lazy_intel.store.pg.build import open_fact_reader
+
+    return open_fact_reader(source)
+
+
+def _init(source: FactSource, files: dict[str, str]) -> None:
+    _worker["store"] = FactStore(open_facts(source), PathIndex(files))
 
 
 def _describe(job: tuple[str, int, int]) -> FileOutline | None:
@@ -56,7 +75,7 @@ def _resolve(path: str) -> ResolvedFile | None:
 
 def pool_resolver(
     conn: sqlite3.Connection,
-    store_path: Path,
+    store_path: Path | Any,
     jobs: int,
     setting: int,
     *,
@@ -87,7 +106,7 @@ def pool_resolver(
             workers,
             chunksize=RESOLVE_CHUNK,
             initializer=_init,
-            initargs=(str(store_path), files),
+            initargs=(fact_source(store_path), files),
         )
         with contextlib.closing(results):
             for done, result in enumerate(results, 1):
@@ -108,7 +127,7 @@ def pool_resolver(
             workers,
             chunksize=RESOLVE_CHUNK * 4,
             initializer=_init,
-            initargs=(str(store_path), files),
+            initargs=(fact_source(store_path), files),
         )
         with contextlib.closing(results):
             for result in results:

@@ -31,15 +31,14 @@ from lazy_intel.faultpoints import pause_point
 from lazy_intel.service.indexing import check_memo
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import ABANDONED, RESUMED, Intent, PublicationJournal
-from lazy_intel.store.schema import SCHEMA_VERSION, connect
+from lazy_intel.store.schema import BUILD_FILES_KEY, BUILD_PROFILE_KEY, SCHEMA_VERSION, connect
 from lazy_intel.workspace.state import StateDir
 
 if TYPE_CHECKING:  # recovery imports this module; the graph is loaded where a build runs
     from lazy_intel.graph.build import GraphJournal
 
-# meta keys of the build journal; removed by the final publication (a published store has none)
-BUILD_PROFILE_KEY = "build_profile"
-BUILD_FILES_KEY = "build_files"
+# meta keys of the build journal (store/schema.py); removed by the final publication (a published
+# store has none)
 # the graph's steps (graph/build.py GraphJournal): "described" once every file's nodes and graph row
 # are committed, then how many files have their edges committed
 BUILD_GRAPH_KEY = "build_graph"

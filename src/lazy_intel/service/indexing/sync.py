@@ -37,6 +37,7 @@ from lazy_intel.workspace.state import StateDir
 
 if TYPE_CHECKING:
     from lazy_intel.graph.build import GraphReport
+    from lazy_intel.store.pg.build import PgFactSource
     from lazy_intel.store.writer import AppliedChange, FileRecord
 
 # The parse, graph and writer modules (tree-sitter, NumPy, the resolver) are imported by the
@@ -300,7 +301,7 @@ def publish_sync(
     before_write: Callable[[int], None] | None = None,
     executor: str = "local",
     ray_address: str = "local",
-    store_path: Path | None = None,
+    store_path: Path | PgFactSource | None = None,
     only: tuple[str, ...] | None = None,
     batch_files: int = 0,
 ) -> Published:
@@ -310,7 +311,7 @@ def publish_sync(
     sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
     the fresh SQLite store file of a full rebuild, which resolve workers may read. ``only``: capture
     just these published files (a scoped sync, :func:`scoped_paths`) instead of listing the scope.
-    ``batch_files`` (a full build into a fresh SQLite store): write the files in transactions of
+    ``batch_files`` (a full build into a fresh store): write the files in transactions of
     that many, then derive and publish in one more; the store's build journal counts the files
     committed."""
     from lazy_intel.graph.build import (

@@ -3,9 +3,10 @@
 ``execute``/``executemany`` take SQLite SQL, translated once per statement text by
 :mod:`.dialect`; cursors answer ``fetchone``/``fetchall``/``fetchmany``/iteration, ``rowcount``
 and ``lastrowid``. Transactions are explicit, as with the ``sqlite3`` connections we open
-(``isolation_level=None``): ``BEGIN``/``COMMIT``/``ROLLBACK`` statements pass through, except in a
-*rebuild* connection, whose one outer transaction (schema creation to catalog switch) turns the
-writer's inner transaction into a savepoint so the whole rebuild commits at once.
+(``isolation_level=None``): ``BEGIN``/``COMMIT``/``ROLLBACK`` statements pass through. A *bulk*
+connection (a full build into a staging store, :mod:`.build`) commits its batches without folding
+the full-text statistics: its triggers are off and :meth:`PgConnection.fold_bulk` counts them once,
+in the transaction that publishes the store.
 
 ``PRAGMA`` statements have no PostgreSQL meaning: page counts answer 0 (no vacuum is ever asked
 for; autovacuum reclaims space) and settings are accepted and ignored.
@@ -88,15 +89,14 @@ class PgConnection:
         schema: str,
         tables: dict[str, TableInfo],
         *,
-        rebuild: bool = False,
+        bulk: bool = False,
         owned: bool = True,
     ) -> None:
         self.raw = raw
         self.schema = schema
         self.tables = tables
-        self.rebuild = rebuild  # inside the one outer transaction of a rebuild
+        self.bulk = bulk  # a staging store's build: statistics counted once, by fold_bulk
         self.owned = owned  # close() closes the raw connection
-        self._inner = False
         self._fts_touched = False
         self.statement_timeout_ms: int | None = None
 
@@ -171,28 +171,21 @@ class PgConnection:
         if ("INSERT" in head or "DELETE" in head) and "chunks_fts" in sql[:80]:
             self._fts_touched = True
 
+    def fold_bulk(self) -> None:
+        """Count the full-text statistics of the whole store (a bulk build's, in its open
+        transaction: the row triggers were off while its batches were written)."""
+        for statement in fold_fts_statistics_sql(bulk=True):
+            self.raw.execute(statement)
+        self._fts_touched = False
+
     def _fold_fts(self) -> None:
-        if not self._fts_touched:
+        if not self._fts_touched or self.bulk:
             return
-        for statement in fold_fts_statistics_sql(bulk=self.rebuild):
+        for statement in fold_fts_statistics_sql(bulk=False):
             self.raw.execute(statement)
         self._fts_touched = False
 
     def _transaction(self, kind: str) -> None:
-        if self.rebuild:
-            if kind == "BEGIN":
-                self.raw.execute("SAVEPOINT publication")
-                self._inner = True
-            elif kind == "ROLLBACK":
-                if self._inner:
-                    self.raw.execute("ROLLBACK TO SAVEPOINT publication")
-                self._inner = False
-            else:
-                self._fold_fts()
-                if self._inner:
-                    self.raw.execute("RELEASE SAVEPOINT publication")
-                self._inner = False
-            return
         if kind == "BEGIN":
             self.raw.execute("BEGIN")
             self._fts_touched = False

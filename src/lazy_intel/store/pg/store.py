@@ -2,16 +2,17 @@
 
 Layout. A *store* is one PostgreSQL schema (``li_<hex>``) holding the same tables as a SQLite store
 file (translated from ``store/schema.py``). The shared schema ``lazy_intel`` holds the functions
-(:mod:`.functions`) and three tables: ``catalog`` names the live store of each (repository, branch),
+(:mod:`.functions`) and four tables: ``catalog`` names the live store of each (repository, branch),
 ``retired`` lists replaced stores until their grace period ends, ``writers`` names the process that
-holds each repository's writer lock.
+holds each repository's writer lock, ``builds`` names the staging store of a full build not yet
+published (:mod:`.build`).
 
 Publication contract (DESIGN §4), as on SQLite:
 
 - an incremental publication is one transaction on the live store;
-- a full rebuild creates a fresh schema, fills it and switches the catalog row in *one*
-  transaction: a writer killed at any point leaves nothing behind and the previous generation
-  served (the server rolls the transaction back when the connection dies);
+- a full build fills a fresh staging schema in committed batches and switches the catalog row to it
+  in one last transaction (:mod:`.build`): a writer killed at any point leaves the previous
+  generation served, and the next full build continues from the batches it had committed;
 - a read view is one ``REPEATABLE READ READ ONLY`` transaction that reads the catalog row and then
   the store it names: every query of an answer sees one snapshot, one whole generation.
 
@@ -30,7 +31,6 @@ import os
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -72,9 +72,19 @@ CREATE TABLE IF NOT EXISTS lazy_intel.writers (
     since DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (repository, branch)
 );
+CREATE TABLE IF NOT EXISTS lazy_intel.builds (
+    repository TEXT COLLATE "C" NOT NULL,
+    branch     TEXT COLLATE "C" NOT NULL,
+    store      TEXT NOT NULL,
+    profile    TEXT NOT NULL,
+    host       TEXT NOT NULL,
+    pid        INTEGER NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (repository, branch)
+);
 """
 
-_SQLITE_MASTER_VIEW = (
+SQLITE_MASTER_VIEW = (
     "CREATE VIEW sqlite_master AS SELECT 'index'::text AS type, i.indexname::text AS name, "
     "i.tablename::text AS tbl_name, i.indexdef::text AS sql FROM pg_indexes i "
     "WHERE i.schemaname = current_schema() AND NOT EXISTS (SELECT 1 FROM pg_constraint k "
@@ -318,7 +328,7 @@ class PgStore:
             self._give_back(raw)
 
     # ---- writes (the caller holds the writer lock)
-    def _writer_raw(self) -> Any:
+    def writer_raw(self) -> Any:
         """The writer lock's connection, checked: after a server restart or a dropped connection the
         lock went with the old session, so it is taken again (``WORKSPACE_OWNED`` if another
         writer got it meanwhile)."""
@@ -341,65 +351,14 @@ class PgStore:
             )
         return raw
 
-    def begin_rebuild(self) -> tuple[PgConnection, StoreRef]:
-        """A fresh store schema inside one open transaction; :meth:`finish_rebuild` switches to it."""
-        raw = self._writer_raw()
-        ref = StoreRef(f"li_{uuid.uuid4().hex[:16]}")
-        raw.execute("BEGIN")
-        try:
-            raw.execute("SET LOCAL lazy_intel.bulk = 'on'")
-            raw.execute(f'CREATE SCHEMA "{ref.schema}"')
-            raw.execute(f'SET LOCAL search_path TO "{ref.schema}"')
-            for statement in pg_schema().statements:
-                raw.execute(statement)
-            raw.execute(_SQLITE_MASTER_VIEW)
-            raw.execute(
-                "INSERT INTO meta(key, value) VALUES ('schema_version', %s), ('generation', '0')",
-                [str(SCHEMA_VERSION)],
-            )
-        except BaseException:
-            with contextlib.suppress(Exception):
-                raw.execute("ROLLBACK")
-            raise
-        return PgConnection(raw, ref.schema, pg_schema().tables, rebuild=True, owned=False), ref
-
-    def finish_rebuild(self, conn: PgConnection, ref: StoreRef, previous: StoreRef | None) -> None:
-        """Switch the catalog to ``ref`` and commit the whole rebuild at once."""
-        raw = conn.raw
-        try:
-            raw.execute("ANALYZE")
-            raw.execute(
-                "INSERT INTO lazy_intel.catalog(repository, branch, store, schema_version, switched_at) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (repository, branch) DO UPDATE SET "
-                "store = EXCLUDED.store, schema_version = EXCLUDED.schema_version, switched_at = EXCLUDED.switched_at",
-                [self.repository, self.branch, ref.schema, SCHEMA_VERSION, time.time()],
-            )
-            if previous is not None and previous.schema != ref.schema:
-                raw.execute(
-                    "INSERT INTO lazy_intel.retired(store, retired_at) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                    [previous.schema, time.time()],
-                )
-            from lazy_intel.faultpoints import pause_point
-
-            pause_point("switch")
-            raw.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(Exception):
-                raw.execute("ROLLBACK")
-            raise
-
-    def abort_rebuild(self, conn: PgConnection) -> None:
-        with contextlib.suppress(Exception):
-            conn.raw.execute("ROLLBACK")
-
     def open_live(self, ref: StoreRef) -> PgConnection:
-        raw = self._writer_raw()
+        raw = self.writer_raw()
         raw.execute(f'SET search_path TO "{ref.schema}"')
         return PgConnection(raw, ref.schema, pg_schema().tables, owned=False)
 
     def collect_retired(self, grace_ms: int) -> list[str]:
         """Drop stores replaced more than ``grace_ms`` ago that no reader holds."""
-        raw = self._writer_raw()
+        raw = self.writer_raw()
         dropped: list[str] = []
         rows = raw.execute(
             "SELECT r.store FROM lazy_intel.retired r WHERE r.retired_at <= %s "

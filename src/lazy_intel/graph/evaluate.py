@@ -189,9 +189,9 @@ class Evaluator(ClassMixin, ImportMixin):
         """A lookup in the focus file; one that does not go through its variables is memoised."""
         cached = self._static.get((scope, name))
         if cached is not None:
-            values, how, tokens = cached
+            frozen, how, tokens = cached
             self.p.deps.extend(tokens)
-            return set(values), how
+            return set(frozen), how
         model = self.focus
         declared = self.declared(model)
         static = not any(

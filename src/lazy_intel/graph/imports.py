@@ -178,6 +178,6 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
         found = java_resolve(index, model.path, module, None, deps)
         return found[0] if found else None
     if system == "rust":
-        found = rust_resolve(index, model.path, module, deps)
-        return found[0] if found else None
+        rust_found = rust_resolve(index, model.path, module, deps)
+        return rust_found[0] if rust_found else None
     return None

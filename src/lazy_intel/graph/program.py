@@ -167,7 +167,7 @@ class FactStore:
             names.move_to_end(name)
         else:
             found = [
-                NamedDefinition(*row[:5], bool(row[5]))
+                NamedDefinition(*row[:5], bool(row[5]))  # type: ignore[call-arg]
                 for row in self.conn.execute(
                     "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent'), "
                     "json_extract(properties, '$.getter') IS NOT NULL FROM nodes "

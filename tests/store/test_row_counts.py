@@ -23,7 +23,9 @@ MAX_BYTES = 1_000_000
 
 
 def _source(seed: int, functions: int) -> str:
-    return "".join(f"def f{seed}_{i}(x):\n    '''doc {i}'''\n    return x + {i}\n\n\n" for i in range(functions))
+    return "".join(
+        f"def f{seed}_{i}(x):\n    '''doc {i}'''\n    return x + {i}\n\n\n" for i in range(functions)
+    )
 
 
 def _recorded_and_counted(store: Path) -> tuple[RowCounts | None, RowCounts]:

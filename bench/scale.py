@@ -242,7 +242,10 @@ def edit_visible_serving(tree: Path, state: Path, env: dict[str, str], edits: in
     """A one-file edit seen the way ``serve`` sees it: the workspace watches the tree
     (``start_serving``), the edit is written, and the time until a read view shows the new
     generation is taken (the watcher's debounce, a scoped sync and the publication included).
-    ``edits`` different files, each edited once and restored."""
+    ``edits`` different files, each edited once and restored. Also: one ``search`` in that process
+    right after each edit is visible (the new generation's first: what it reads afresh per
+    generation included)."""
+    from lazy_intel.service.ops.operations import execute
     from lazy_intel.service.workspace import Workspace
     from lazy_intel.settings import load_settings
 
@@ -265,7 +268,8 @@ def edit_visible_serving(tree: Path, state: Path, env: dict[str, str], edits: in
         ws.start_serving()
         targets = [p for p in sorted(tree.rglob("*.py")) if p.stat().st_size > 2000][::997][:edits]
         seconds = []
-        for target in targets:
+        searches = []
+        for n, target in enumerate(targets):
             original = target.read_bytes()
             before = generation()
             try:
@@ -273,6 +277,10 @@ def edit_visible_serving(tree: Path, state: Path, env: dict[str, str], edits: in
                 target.write_bytes(original + b"\n\ndef scale_bench_added_function(x):\n    return x\n")
                 wait_past(before)
                 seconds.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                request = {"operation": "search", "query": QUERIES[n % len(QUERIES)], "limit": 10}
+                execute({**request, "freshness": "fast"}, lambda _r: ws, settings)
+                searches.append(time.perf_counter() - started)
             finally:
                 restored = generation()
                 target.write_bytes(original)
@@ -282,6 +290,8 @@ def edit_visible_serving(tree: Path, state: Path, env: dict[str, str], edits: in
             "median_s": round(statistics.median(seconds), 3),
             "max_s": round(max(seconds), 3),
             "each_s": [round(x, 3) for x in seconds],
+            "search_after_edit_median_ms": round(statistics.median(searches) * 1000, 1),
+            "search_after_edit_each_ms": [round(x * 1000, 1) for x in searches],
         }
     finally:
         ws.close()

@@ -102,6 +102,27 @@ def test_a_rolled_back_or_unknown_publication_is_never_served_from_the_kept_list
     assert set(kept) <= set(listing._kept)
     files, _, _ = read_listing(conn, [])
     assert files == {"b/c.py": "python"}  # read afresh: the kept listing's generation is not the store's
-    # a full build forgets the token
+    # a full build writes a new token and keeps no listing under it
     _publish(conn, None)
-    assert dict(conn.execute("SELECT key, value FROM meta")).get(LISTING_KEY) is None
+    token = dict(conn.execute("SELECT key, value FROM meta")).get(LISTING_KEY)
+    assert token is not None and token not in listing._kept
+
+
+def test_a_primed_listing_is_used_for_its_token_and_generation_only(tmp_path: Path) -> None:
+    listing.forget_listings()
+    conn = _store(tmp_path)
+    _publish(conn, None)  # a full build: a token, no listing kept
+    assert listing.prime_listing(conn) and not listing.prime_listing(conn)  # read once
+    token = dict(conn.execute("SELECT key, value FROM meta"))[LISTING_KEY]
+    assert listing._kept[token].files == {"a.py": "python", "b/c.py": "python"}
+    reads = Checked()
+    reads(conn, ["a.py"])
+    assert reads.hits == 1
+    # a publication without a graph update moves the generation: the primed listing is not used
+    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+    conn.execute("UPDATE files SET status='too-large' WHERE path='a.py'")
+    files, _, _ = read_listing(conn, [])
+    assert files == {"b/c.py": "python"}
+    # a store written before tokens existed: nothing to key a listing by
+    conn.execute("DELETE FROM meta WHERE key=?", (LISTING_KEY,))
+    assert not listing.prime_listing(conn)

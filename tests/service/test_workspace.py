@@ -157,6 +157,46 @@ def test_a_watching_workspace_prepares_for_edits_once_after_its_first_sync(
         ws.close()
 
 
+def test_a_watching_workspaces_first_edit_starts_from_a_primed_listing(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a full build the first edit's graph update read every parsed file's row (at 100k files,
+    ~48k rows and the path index); a watching workspace now reads the listing once it has a view,
+    before any edit, so that update starts from it (and it equals a fresh read)."""
+    from lazy_intel.graph import build as build_module
+    from lazy_intel.graph import listing
+
+    root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "B = 1\n"})
+    plain = Workspace.open(root, settings=load_settings(env={}))
+    try:
+        plain.sync(rebuild=True)
+    finally:
+        plain.close()
+    listing.forget_listings()
+    reads: list[bool] = []
+    real = build_module.read_listing
+
+    def checked(conn, changed):  # type: ignore[no-untyped-def]
+        token = dict(conn.execute("SELECT key, value FROM meta")).get(listing.LISTING_KEY)
+        reads.append(changed is not None and token in listing._kept)
+        found = real(conn, changed)
+        assert found[0] == real(conn, None)[0]
+        return found
+
+    monkeypatch.setattr(build_module, "read_listing", checked)
+    ws = Workspace.open(root, settings=load_settings(env={}, debounce_ms=50))
+    try:
+        ws.start_serving()
+        assert ws.watcher is not None and ws.watcher.wait_ready(30)
+        assert ws.scheduler.wait_until(lambda: ws._prepared_for_edits and not ws.scheduler.busy, WAIT_S)
+        (root / "pkg/a.py").write_text("def a():\n    return 2\n")
+        ws.sync()
+        assert ws.wait_background(WAIT_S)
+        assert reads and all(reads), "every update of the serving process started from a kept listing"
+    finally:
+        ws.close()
+
+
 def test_a_watching_workspace_freezes_its_warm_heap_once(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each edit's after-sync collection walked the server's whole life-long heap (~60 ms of CPU on
     Django); once warm it is frozen, so the collections after an edit see only what came since."""

@@ -242,3 +242,37 @@ def test_a_newer_generation_of_a_store_drops_the_older_ones(store: Path) -> None
         assert len(cache) == 2 and cache.nbytes == held  # generation 1's arrays are gone
     finally:
         conn.close()
+
+
+def test_a_consistent_store_is_answered_without_reading_every_chunks_file(
+    make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the best rows' files are looked up (at 100k files the map of every chunk to its file was
+    1-2 s on the first search after each edit); the whole map is read only when a matched row has
+    no chunk, which the fixture store above exercises."""
+    from lazy_intel.store import postings
+
+    root = make_repo(
+        {f"pkg/m{i}.py": f"def alpha_{i}(beta):\n    return beta.gamma({i})\n" for i in range(6)}
+    )
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    try:
+        ws.sync()
+        path = ws.store_path()
+        assert path is not None
+    finally:
+        ws.close()
+
+    def every_chunk(_conn: object) -> np.ndarray:
+        raise AssertionError("read every chunk's file")
+
+    monkeypatch.setattr(postings, "read_chunk_files", every_chunk)
+    conn = connect(str(path), readonly=True)
+    try:
+        for text in ("alpha beta", "gamma", "beta gamma alpha_3"):
+            query = build_lexical_query(text, limit=4)
+            assert query is not None
+            sql = [(int(a), int(b), float(c)) for a, b, c in conn.execute(query.sql, query.args)]
+            assert memory_lexical(conn, (str(path), 1), query, BIG, PostingsCache()) == sql and sql
+    finally:
+        conn.close()

@@ -13,6 +13,13 @@ reaches when that transaction commits. A later update uses a kept listing only i
 holds both: a rolled-back transaction left the old token; a publication made without a graph update
 (or by a full build, which deletes the token) moved the generation; another process's update wrote
 its own token.
+
+A full build writes a new token too, but keeps no listing (its writer's memory is the build's).
+So a served store always names a token, and a process that has just opened it can read the listing
+of that (token, generation) in a read transaction and keep it (:func:`prime_listing`): the first
+edit after ``serve`` starts then reads only its own rows instead of every file's (issue 15). A
+(token, generation) pair names one content: the token is written only by the one transaction that
+commits at that generation, and every later publication moves the generation.
 """
 
 from __future__ import annotations
@@ -102,16 +109,35 @@ def _rows_of(conn: sqlite3.Connection, paths: Collection[str]) -> Iterator[tuple
 
 
 def keep_listing(conn: sqlite3.Connection, files: dict[str, str], index: PathIndex, *, full: bool) -> None:
-    """Record this update's listing under a new token in the open transaction (an incremental
-    update), or forget any (a full build)."""
-    if full:
-        conn.execute("DELETE FROM meta WHERE key=?", (LISTING_KEY,))
-        return
+    """Record a new token in the open transaction and keep this update's listing under it (an
+    incremental update; a full build keeps none)."""
     generation = str(int(_meta(conn).get("generation", "0")) + 1)
     token = uuid.uuid4().hex
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (LISTING_KEY, token))
+    if not full:
+        _keep(token, Listing(files, index, generation))
+
+
+def prime_listing(conn: sqlite3.Connection) -> bool:
+    """Read and keep the listing of the view on ``conn`` (a read transaction of a published store)
+    unless one is kept for its token already; False when the store names no token (written by an
+    older version) or one is kept. Costs one read of every parsed file's row, once per store."""
+    meta = _meta(conn)
+    token = meta.get(LISTING_KEY)
+    if not token:
+        return False
     with _lock:
-        _kept[token] = Listing(files, index, generation)
+        kept = _kept.get(token)
+    if kept is not None and kept.generation == meta.get("generation"):
+        return False
+    files = {path: lang for path, lang, _size, _lines in conn.execute(_COLUMNS) if is_parsed_language(lang)}
+    _keep(token, Listing(files, PathIndex(files), meta.get("generation", "0")))
+    return True
+
+
+def _keep(token: str, kept: Listing) -> None:
+    with _lock:
+        _kept[token] = kept
         while len(_kept) > KEPT_LISTINGS:
             _kept.popitem(last=False)
 

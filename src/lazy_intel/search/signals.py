@@ -209,7 +209,7 @@ def dense_chunks(
     kept = chunk_files(view, ids, filters, cands)
     out = {cid: float(s) for cid, s in zip(ids, scores.tolist(), strict=True) if cid in kept}
     out = dict(list(out.items())[:DENSE_CANDIDATES])
-    total = view.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    total = view.chunk_count()
     note = f"dense: exact cosine over {len(index.chunk_ids)}/{total} chunks ({embedder.profile.model})"
     return out, note
 

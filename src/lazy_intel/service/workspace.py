@@ -254,8 +254,11 @@ class Workspace:
         try:
             if self.watcher is not None and not self._prepared_for_edits and self.has_view():
                 self._prepared_for_edits = True
+                from lazy_intel.graph.listing import prime_listing
+
                 with self.read() as view:
                     languages = list(view.languages())
+                    prime_listing(view.conn)  # the first edit's graph update: its rows only
                 prepare_for_edits(languages, self.settings.max_file_bytes)
                 warm = True
             elif self._prepared_for_edits and self.last_report is not None and self.last_report.full_rebuild:

@@ -10,7 +10,15 @@ import sqlite3
 
 # meta keys that describe how/when a store was written, not what it holds
 VOLATILE_META = frozenset(
-    {"generation", "published_at", "last_capture_ns", "scope_source", "fts_deleted_rows", "graph_listing"}
+    {
+        "generation",
+        "published_at",
+        "last_capture_ns",
+        "scope_source",
+        "fts_deleted_rows",
+        "graph_listing",
+        "row_counts",
+    }
 )
 
 

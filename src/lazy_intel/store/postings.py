@@ -5,8 +5,12 @@ repeated up to 6 times by weight, most of a large repository's chunks matching) 
 warm search. A published generation never changes, so each phrase's ``bm25()`` summand in every row
 holding it (:mod:`.bm25`) is read once per (store, generation, column weights), lazily, with a
 one-phrase FTS5 query, and kept in one process-wide cache bounded in bytes
-(``LAZY_INTEL_POSTINGS_MB``, least recently used out first), beside the generation's chunk -> file
-map (the joins of the SQL). A search then adds up arrays.
+(``LAZY_INTEL_POSTINGS_MB``, least recently used out first). A search then adds up arrays, ranks,
+and looks up the file of its best rows (the joins of the SQL) by id. (It read a map of every chunk
+to its file once per generation: at 100k files ~10^6 rows, 1-2 s on the first search after each
+edit, issue 15.) A matched row whose chunk or file is missing — never in a store that passes its
+checks — is dropped as the SQL's joins drop it: then the whole map is read and the query ranked
+again, so the answer stays exactly the SQL's.
 
 A query is answered here only when that gives exactly what its SQL returns: no request filter
 (language, path, kind: those run in SQL), every column weight positive (a weight of 0 turns into a
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
     from lazy_intel.search.lexical import LexicalQuery
 
 GENERATIONS_KEPT = 4  # stores (their newest generation) whose phrase scores are kept
+FILE_LOOKUP_BATCH = 500  # chunk ids per lookup of their files
 
 
 def read_chunk_files(conn: sqlite3.Connection) -> np.ndarray:
@@ -47,6 +52,21 @@ def read_chunk_files(conn: sqlite3.Connection) -> np.ndarray:
     if rows:
         pairs = np.array(rows, dtype=np.int64)
         out[pairs[:, 0]] = pairs[:, 1]
+    return out
+
+
+def read_files_of(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
+    """File id of each of the chunk ids ``ids`` that has a chunk and a file (the SQL's joins)."""
+    out: dict[int, int] = {}
+    for start in range(0, len(ids), FILE_LOOKUP_BATCH):
+        batch = [int(i) for i in ids[start : start + FILE_LOOKUP_BATCH]]
+        marks = ",".join("?" * len(batch))
+        out.update(
+            conn.execute(
+                f"SELECT c.id, c.file_id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+                batch,
+            ).fetchall()
+        )
     return out
 
 
@@ -63,7 +83,7 @@ class PostingsCache:
 
     def __init__(self, generations: int = GENERATIONS_KEPT) -> None:
         self._lock = threading.Lock()
-        self._files: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
+        self._keys: OrderedDict[tuple[str, int], None] = OrderedDict()  # (store, generation)s held
         self._phrases: OrderedDict[tuple[str, int, tuple[float, ...], str], PhraseScores] = OrderedDict()
         self._bytes = 0
         self._generations = generations
@@ -78,7 +98,7 @@ class PostingsCache:
 
     def clear(self) -> None:
         with self._lock:
-            self._files.clear()
+            self._keys.clear()
             self._phrases.clear()
             self._bytes = 0
 
@@ -87,33 +107,23 @@ class PostingsCache:
             _, dropped = self._phrases.popitem(last=False)
             self._bytes -= dropped.nbytes
 
-    def chunk_files(
-        self, conn: sqlite3.Connection, key: tuple[str, int], max_bytes: int
-    ) -> np.ndarray | None:
+    def use(self, key: tuple[str, int]) -> None:
+        """Note that ``key`` (store, generation) is read: a store's older generations are not read
+        again once a newer one is (a view still open on one reads its phrases afresh), nor are the
+        stores beyond the last :data:`GENERATIONS_KEPT`; their phrases go."""
         with self._lock:
-            found = self._files.get(key)
-            if found is not None:
-                self._files.move_to_end(key)
-                return found
-        found = read_chunk_files(conn)
-        if found.nbytes > max_bytes // 2:
-            return None
-        with self._lock:
-            if key not in self._files:
-                self._files[key] = found
-                self._bytes += found.nbytes
-                # a store's older generations are not read again once a newer one is published
-                # (a view still open on one reads its phrases afresh), nor are the oldest stores
-                older = [k for k in self._files if k[0] == key[0] and k[1] < key[1]]
-                while len(self._files) - len(older) > self._generations:
-                    older.append(next(k for k in self._files if k not in older))
-                for gone in older:
-                    self._drop_generation(gone)
-                self._shrink(max_bytes)
-            return self._files[key]
+            if key in self._keys:
+                self._keys.move_to_end(key)
+                return
+            self._keys[key] = None
+            older = [k for k in self._keys if k[0] == key[0] and k[1] < key[1]]
+            while len(self._keys) - len(older) > self._generations:
+                older.append(next(k for k in self._keys if k not in older))
+            for gone in older:
+                self._drop_generation(gone)
 
     def _drop_generation(self, key: tuple[str, int]) -> None:
-        self._bytes -= self._files.pop(key).nbytes
+        self._keys.pop(key, None)
         for k in [k for k in self._phrases if k[:2] == key]:
             self._bytes -= self._phrases.pop(k).nbytes
 
@@ -140,8 +150,7 @@ class PostingsCache:
             out[part] = read_phrase_scores(conn, part, weights)
         need = sum(p.nbytes for p in out.values())
         with self._lock:
-            files = self._files.get(key)
-            if files is None or need + files.nbytes > max_bytes:
+            if need > max_bytes:
                 return None  # this query's phrases alone exceed the bound: FTS5 answers it
             for part, scores in out.items():
                 cache_key = (*key, weights, part)
@@ -179,22 +188,24 @@ def memory_lexical(
     is not answered from memory (not :func:`servable`, or over the bound)."""
     if max_bytes <= 0 or not servable(query):
         return None
-    files = cache.chunk_files(conn, key, max_bytes)
-    if files is None:
-        return None
+    cache.use(key)
     found = cache.phrase_scores(conn, key, tuple(query.weights), query.parts, max_bytes)
     if found is None:
         return None
     phrases = [found[p] for p in query.parts]
-    top = max((int(p.docs[-1]) for p in phrases if len(p.docs)), default=-1)
-    size = max(len(files), top + 1)
+    size = max((int(p.docs[-1]) for p in phrases if len(p.docs)), default=-1) + 1
     score, matched = summed_scores(phrases, size)
-    eligible = np.zeros(size, dtype=bool)
-    eligible[: len(files)] = files >= 0  # rows without a chunk (or its file) the SQL's joins drop
+    eligible = np.ones(size, dtype=bool)
     if query.within is not None:
-        inside = np.zeros(size, dtype=bool)
+        eligible[:] = False
         ids = np.fromiter((i for i in query.within if 0 <= i < size), dtype=np.int64)
-        inside[ids] = True
-        eligible &= inside
+        eligible[ids] = True
     ids, values = ranked(score, matched, eligible, query.limit)
-    return list(zip(ids.tolist(), files[ids].tolist(), values.tolist(), strict=True))
+    files = read_files_of(conn, ids.tolist())
+    if len(files) < len(ids):  # rows the SQL's joins drop: exclude every such row, rank again
+        every = read_chunk_files(conn)
+        eligible[: len(every)] &= every[:size] >= 0
+        eligible[len(every) :] = False
+        ids, values = ranked(score, matched, eligible, query.limit)
+        files = read_files_of(conn, ids.tolist())
+    return [(i, files[i], v) for i, v in zip(ids.tolist(), values.tolist(), strict=True)]

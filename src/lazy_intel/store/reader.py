@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lazy_intel.errors import StoreCorrupt, StoreError, Timeout
 from lazy_intel.settings import SETTINGS_BY_NAME
+from lazy_intel.store.row_counts import parse_row_counts
 from lazy_intel.store.schema import (
     FTS_COLUMNS_BY_VERSION,
     READABLE_SCHEMA_VERSIONS,
@@ -242,9 +243,14 @@ class ReadView:
         return self.fts(query.sql, query.args)
 
     def chunk_count(self) -> int:
-        """Rows of the full-text index (one per chunk), counted once per view."""
+        """Rows of the full-text index (one per chunk): as the publication recorded them in meta
+        (store/row_counts.py), else counted once per view."""
         if self._chunk_count is None:
-            self._chunk_count = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+            recorded = parse_row_counts(self._meta)
+            if recorded is not None:
+                self._chunk_count = recorded.chunks
+            else:
+                self._chunk_count = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
         return self._chunk_count
 
     def indexed_paths_by_name(self) -> dict[str, tuple[str, ...]]:

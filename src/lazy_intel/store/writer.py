@@ -18,6 +18,14 @@ from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.encoding import decode_with, source_codec
 from lazy_intel.parse.facts import FactRows, FileFacts, fact_rows
+from lazy_intel.store.row_counts import (
+    ROW_COUNTS_KEY,
+    RowCounts,
+    chunk_count,
+    count_rows,
+    format_row_counts,
+    read_meta_counts,
+)
 from lazy_intel.store.schema import FILE_TABLES, FTS_COLUMNS
 from lazy_intel.text.embedding_text import embedding_text
 from lazy_intel.text.stems import stems_text
@@ -154,7 +162,7 @@ def compact_fulltext(conn: sqlite3.Connection) -> bool:
     deleted = fts_deleted_rows(conn)
     if not deleted:
         return False
-    live = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    live = chunk_count(conn)
     if deleted <= live:
         return False
     conn.execute("BEGIN IMMEDIATE")
@@ -191,6 +199,8 @@ class StoreWriter:
         self.conn = conn
         self._fts_deleted = 0  # full-text rows deleted by the open transaction
         self._released: set[str] = set()  # content hashes of the file rows it deleted
+        self._files_added = 0  # file rows inserted less those deleted by the open transaction
+        self._chunks_added = 0  # chunk rows likewise (store/row_counts.py)
 
     def generation(self) -> int:
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
@@ -216,6 +226,7 @@ class StoreWriter:
         conn.execute("BEGIN IMMEDIATE")
         self._fts_deleted = 0
         self._released = set()
+        self._files_added = self._chunks_added = 0
         build = contextlib.ExitStack()
         try:
             for path in change.removals:
@@ -242,8 +253,15 @@ class StoreWriter:
                 self._drop_unreferenced_contents(everything=change.changes_content)
                 if derive is not None:
                     derive(conn, AppliedChange(tuple(upserted), change.removals, change.changes_content))
+                counts = self._counts_after(everything=change.changes_content)
                 generation += 1
-                self._set_meta({"generation": str(generation), "published_at": _now_iso()})
+                self._set_meta(
+                    {
+                        "generation": str(generation),
+                        "published_at": _now_iso(),
+                        ROW_COUNTS_KEY: format_row_counts(generation, counts),
+                    }
+                )
             self._set_meta(meta)
             self._set_meta({"last_capture_ns": str(stamp)})
             if drop_meta:
@@ -259,6 +277,15 @@ class StoreWriter:
         finally:
             build.close()
         return generation
+
+    def _counts_after(self, *, everything: bool) -> RowCounts:
+        """The files and chunks the store holds once the open transaction commits: the counts the
+        last publication recorded plus this one's difference, or (a full build, none recorded for
+        the current generation) counted."""
+        prior = None if everything else read_meta_counts(self.conn)
+        if prior is None:
+            return count_rows(self.conn)
+        return RowCounts(prior.files + self._files_added, prior.chunks + self._chunks_added)
 
     def _empty(self) -> bool:
         return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
@@ -368,7 +395,9 @@ class StoreWriter:
             cur = self.conn.execute(f"DELETE FROM {table} WHERE file_id=?", (file_id,))
             if table == "chunks":
                 self._fts_deleted += max(cur.rowcount, 0)
+                self._chunks_added -= max(cur.rowcount, 0)
         self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+        self._files_added -= 1
 
     def _insert_file(self, record: FileRecord, captured_ns: int) -> None:
         conn = self.conn
@@ -390,6 +419,7 @@ class StoreWriter:
             ),
         )
         file_id = cur.lastrowid
+        self._files_added += 1
         if record.data is not None:
             conn.execute(
                 "INSERT OR IGNORE INTO contents(sha256, data) VALUES (?, ?)", (record.sha256, record.data)
@@ -459,6 +489,7 @@ class StoreWriter:
                 ),
             )
             self.conn.execute(_FTS_INSERT, (cur.lastrowid, *fts))
+        self._chunks_added += len(record.chunks)
 
 
 def _drop_file_indexes(conn: sqlite3.Connection) -> list[str]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from lazy_intel.faultpoints import pause_point
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
+from lazy_intel.store.row_counts import file_count
 from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import IGNORE_FILE, ScopePolicy, list_scope, load_policy
@@ -344,7 +345,7 @@ def publish_sync(
         listed = only
         row = conn.execute("SELECT value FROM meta WHERE key='scope_source'").fetchone()
         scope_source = row[0] if row else "walk"
-        published_count = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        published_count = file_count(conn)  # recorded by the last publication (store/row_counts.py)
     capture_started = time.time_ns()
     captured = []
     for offset in range(0, len(listed), CAPTURE_BATCH):

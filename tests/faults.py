@@ -22,6 +22,21 @@ from lazy_intel.store.dump import canonical_dump
 from lazy_intel.store.schema import connect
 
 
+def chained_modules(count: int = 240) -> dict[str, str]:
+    """A repository for resumable-build tests: ``count`` Python modules, each importing and calling
+    the next (so every file has graph edges to resolve), plus a README (no graph)."""
+    files = {
+        f"pkg/mod_{i:03d}.py": (
+            f'"""Module {i}."""\n\nfrom pkg.mod_{(i + 1) % count:03d} import helper_{(i + 1) % count}\n\n\n'
+            f"class Thing{i}:\n    def run(self, x):\n        return helper_{(i + 1) % count}(x) + {i}\n\n\n"
+            f"def helper_{i}(value):\n    return Thing{i}().run(value)\n"
+        )
+        for i in range(count)
+    }
+    files["README.md"] = "# Resumable build\n"
+    return files
+
+
 def cli() -> str:
     exe = shutil.which("lazy-intel", path=str(Path(sys.executable).parent))
     assert exe is not None, "the lazy-intel console script is installed next to this Python"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -33,12 +34,18 @@ def _run(instance: str, repo: str, gold_at: int) -> object:
     return scoring.IssueRun(issue, evidence, {i: None for i in range(5)}, static)
 
 
+def _runs(repos: tuple[str, ...], per_repo: int, gold_at: Callable[[int, int], int]) -> dict[str, object]:
+    """``per_repo`` issues of each repository, by instance id; issue k of repository r has its gold
+    file at ``gold_at(k, r)``."""
+    runs: dict[str, object] = {}
+    for r, repo in enumerate(repos):
+        for k in range(per_repo):
+            runs[f"{repo}-{k}"] = _run(f"{repo}-{k}", repo, gold_at=gold_at(k, r))
+    return runs
+
+
 def test_the_second_stage_learns_a_feature_that_holds_across_repositories() -> None:
-    runs = {}
-    for r, repo in enumerate(("o/x", "o/y", "o/z")):
-        for k in range(4):
-            run = _run(f"{repo}-{k}", repo, gold_at=2 + (k + r) % 3)
-            runs[run.issue.instance_id] = run
+    runs = _runs(("o/x", "o/y", "o/z"), 4, lambda k, r: 2 + (k + r) % 3)
     evaluator = pipes.Evaluator({"default": runs})
     candidates = (("default", scoring.Config(FusionWeights())),)
     first = evaluator.cross_validate(pipes.Pipeline("first", candidates, None))
@@ -81,11 +88,7 @@ def test_optional_feature_sets_go_from_none_to_each_alone_to_all() -> None:
 
 
 def test_the_inner_cross_validation_adds_an_optional_feature_that_holds_across_repositories() -> None:
-    runs = {}
-    for r, repo in enumerate(("o/x", "o/y", "o/z", "o/w")):
-        for k in range(4):
-            run = _run(f"{repo}-{k}", repo, gold_at=2 + (k + r) % 3)
-            runs[run.issue.instance_id] = run
+    runs = _runs(("o/x", "o/y", "o/z", "o/w"), 4, lambda k, r: 2 + (k + r) % 3)
     evaluator = pipes.Evaluator({"default": runs})
     candidates = (("default", scoring.Config(FusionWeights())),)
     pipeline = pipes.Pipeline("two", candidates, ("first", "first_rank"), optional=("coverage",))
@@ -96,11 +99,7 @@ def test_the_inner_cross_validation_adds_an_optional_feature_that_holds_across_r
 
 
 def test_an_optional_feature_that_changes_nothing_is_left_out() -> None:
-    runs = {}
-    for r, repo in enumerate(("o/x", "o/y", "o/z")):
-        for k in range(3):
-            run = _run(f"{repo}-{k}", repo, gold_at=2 + (k + r) % 3)
-            runs[run.issue.instance_id] = run
+    runs = _runs(("o/x", "o/y", "o/z"), 3, lambda k, r: 2 + (k + r) % 3)
     evaluator = pipes.Evaluator({"default": runs})
     candidates = (("default", scoring.Config(FusionWeights())),)
     base = ("first", "first_rank", "coverage")
@@ -110,11 +109,7 @@ def test_an_optional_feature_that_changes_nothing_is_left_out() -> None:
 
 
 def test_the_inner_cross_validation_deepens_the_candidate_list_when_the_gold_file_lies_below_it() -> None:
-    runs = {}
-    for r, repo in enumerate(("o/x", "o/y", "o/z")):
-        for k in range(4):
-            run = _run(f"{repo}-{k}", repo, gold_at=2 if (k + r) % 2 else 4)  # 3rd or 5th at first
-            runs[run.issue.instance_id] = run
+    runs = _runs(("o/x", "o/y", "o/z"), 4, lambda k, r: 2 if (k + r) % 2 else 4)  # 3rd or 5th at first
     evaluator = pipes.Evaluator({"default": runs})
     candidates = (("default", scoring.Config(FusionWeights())),)
     features = ("first", "first_rank", "coverage")
@@ -132,11 +127,7 @@ def test_the_inner_cross_validation_deepens_the_candidate_list_when_the_gold_fil
 def test_the_likelihood_chooses_the_penalty_where_the_objective_only_ties() -> None:
     # coverage marks the gold file in every repository: every penalty ranks it first, so the
     # objective ties and keeps the strongest; the held-out likelihood prefers the confident fit
-    runs = {}
-    for r, repo in enumerate(("o/x", "o/y", "o/z")):
-        for k in range(4):
-            run = _run(f"{repo}-{k}", repo, gold_at=2 + (k + r) % 3)
-            runs[run.issue.instance_id] = run
+    runs = _runs(("o/x", "o/y", "o/z"), 4, lambda k, r: 2 + (k + r) % 3)
     evaluator = pipes.Evaluator({"default": runs})
     candidates = (("default", scoring.Config(FusionWeights())),)
     features = ("first", "first_rank", "coverage")

@@ -20,23 +20,9 @@ from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.dump import canonical_dump
 from tests.conftest import pg_env
-from tests.faults import Paused, cli, run_json, wait_gone
+from tests.faults import Paused, chained_modules, cli, run_json, wait_gone
 
-MODULES = 240
 BATCH = 8
-
-
-def _files() -> dict[str, str]:
-    files = {
-        f"pkg/mod_{i:03d}.py": (
-            f'"""Module {i}."""\n\nfrom pkg.mod_{(i + 1) % MODULES:03d} import helper_{(i + 1) % MODULES}\n\n\n'
-            f"class Thing{i}:\n    def run(self, x):\n        return helper_{(i + 1) % MODULES}(x) + {i}\n\n\n"
-            f"def helper_{i}(value):\n    return Thing{i}().run(value)\n"
-        )
-        for i in range(MODULES)
-    }
-    files["README.md"] = "# Resumable build\n"
-    return files
 
 
 def _env(dsn: str, **extra: str) -> dict[str, str]:
@@ -107,7 +93,7 @@ def _resumed(root: Path, env: dict[str, str], *args: str) -> dict[str, Any]:
 def test_a_killed_rebuild_serves_the_previous_generation_and_resumes(
     make_repo, pg_dsn: str, tmp_path: Path
 ) -> None:
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     env = _env(pg_dsn)
     assert run_json("index", str(root), env=env)[0] == 0
     before = _view(root, env)
@@ -118,7 +104,7 @@ def test_a_killed_rebuild_serves_the_previous_generation_and_resumes(
     assert staged is not None
     schema, meta = staged
     written = int(meta["build_files"])
-    total = len(_files()) + 1
+    total = len(chained_modules()) + 1
     assert BATCH <= written < total and meta["generation"] == "0"
     assert _view(root, env) == before, "a reader is served the previous generation, whole"
     code, second = run_json("index", str(root), "--rebuild", env=env)
@@ -147,7 +133,7 @@ def test_a_killed_rebuild_serves_the_previous_generation_and_resumes(
 def test_a_first_build_killed_at_an_arbitrary_moment_resumes(make_repo, pg_dsn: str, tmp_path: Path) -> None:
     """No pause point: the build runs freely and is killed once its staging store holds three
     batches, most likely in the middle of writing the fourth; edits follow before the resume."""
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     env = _env(pg_dsn)
     proc = psutil.Popen(
         [cli(), "index", str(root)],
@@ -178,7 +164,7 @@ def test_a_first_build_killed_at_an_arbitrary_moment_resumes(make_repo, pg_dsn: 
     staged = _build_row(pg_dsn, root)
     assert staged is not None
     written = int(staged[1]["build_files"])  # the last commit before the kill
-    assert 3 * BATCH <= written < len(_files())
+    assert 3 * BATCH <= written < len(chained_modules())
 
     # since the kill: one written file changed, one removed, one file added
     (root / "pkg" / "mod_000.py").write_text("def replaced():\n    return 'new'\n")
@@ -189,7 +175,7 @@ def test_a_first_build_killed_at_an_arbitrary_moment_resumes(make_repo, pg_dsn: 
     report = data["last_sync"]
     # README.md, mod_000 and mod_001 sort first: they were in the first committed batch
     assert report["modified"] == 1 and report["removed"] == 1, report
-    assert report["added"] + report["modified"] == len(_files()) - (written - 2), report
+    assert report["added"] + report["modified"] == len(chained_modules()) - (written - 2), report
     after = _view(root, env)
     assert after is not None and after[1] == _clean(root, pg_dsn, tmp_path)
 
@@ -198,7 +184,7 @@ def test_a_first_build_killed_at_an_arbitrary_moment_resumes(make_repo, pg_dsn: 
 def test_a_build_killed_while_resolving_resumes_from_its_last_committed_batch(
     make_repo, pg_dsn: str, tmp_path: Path
 ) -> None:
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     env = _env(pg_dsn)
     paused = Paused("resolved", "index", str(root), env=env)
     paused.kill9()
@@ -206,7 +192,7 @@ def test_a_build_killed_while_resolving_resumes_from_its_last_committed_batch(
     staged = _build_row(pg_dsn, root)
     assert staged is not None
     resolved = int(staged[1]["build_resolved"])
-    assert 0 < resolved < len(_files())
+    assert 0 < resolved < len(chained_modules())
     data = _resumed(root, env)
     report = data["last_sync"]
     assert report["added"] + report["modified"] == 0, "every file was committed: none parsed again"
@@ -219,7 +205,7 @@ def test_a_build_killed_while_resolving_resumes_from_its_last_committed_batch(
 
 @pytest.mark.slow
 def test_an_incremental_sync_discards_a_killed_rebuild(make_repo, pg_dsn: str, tmp_path: Path) -> None:
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     env = _env(pg_dsn)
     assert run_json("index", str(root), env=env)[0] == 0
     paused = Paused("batch", "index", str(root), "--rebuild", env=env)
@@ -238,7 +224,7 @@ def test_an_incremental_sync_discards_a_killed_rebuild(make_repo, pg_dsn: str, t
 
 @pytest.mark.slow
 def test_a_killed_build_under_another_profile_starts_over(make_repo, pg_dsn: str, tmp_path: Path) -> None:
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     env = _env(pg_dsn)
     paused = Paused("batch", "index", str(root), env=env)
     paused.kill9()

@@ -5,13 +5,8 @@ not name, and a scoped sync counts neither table (issue 15: both counts read a w
 from __future__ import annotations
 
 import random
-import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-import lazy_intel.service.indexing.sync as sync_module
 from lazy_intel.service.indexing.sync import current_store_path, run_sync
 from lazy_intel.store.reader import open_view
 from lazy_intel.store.row_counts import ROW_COUNTS_KEY, RowCounts, count_rows, parse_row_counts
@@ -35,20 +30,6 @@ def _recorded_and_counted(store: Path) -> tuple[RowCounts | None, RowCounts]:
         return parse_row_counts(meta), count_rows(conn)
     finally:
         conn.close()
-
-
-@pytest.fixture
-def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    statements: list[str] = []
-    real = sync_module.connect
-
-    def tracing(*args: object, **kwargs: object) -> sqlite3.Connection:
-        conn = real(*args, **kwargs)  # type: ignore[arg-type]
-        conn.set_trace_callback(statements.append)
-        return conn
-
-    monkeypatch.setattr(sync_module, "connect", tracing)
-    yield statements
 
 
 def test_recorded_counts_equal_the_tables_after_random_syncs(tmp_path: Path) -> None:

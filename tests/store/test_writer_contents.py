@@ -5,34 +5,14 @@ whole tree's text on each edit)."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-import lazy_intel.service.indexing.sync as sync_module
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
 from tests.conftest import write_tree
 
 SHARED = "def shared(x):\n    return x\n"
-
-
-@pytest.fixture
-def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The SQL statements every store connection of a sync runs (real SQLite, traced)."""
-    statements: list[str] = []
-    real = sync_module.connect
-
-    def tracing(*args: object, **kwargs: object) -> sqlite3.Connection:
-        conn = real(*args, **kwargs)  # type: ignore[arg-type]
-        conn.set_trace_callback(statements.append)
-        return conn
-
-    monkeypatch.setattr(sync_module, "connect", tracing)
-    yield statements
 
 
 def _contents_and_files(store: Path) -> tuple[set[str], set[str]]:

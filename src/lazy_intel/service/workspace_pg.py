@@ -11,6 +11,7 @@ killed build's committed batches are continued by the next full build.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import socket
 import subprocess
@@ -118,25 +119,25 @@ def run_pg_sync(
     live = store.live()
     full = rebuild or live is None or not _compatible(store.store_meta(live))
     pending = pending_build(store)
+    sync = functools.partial(
+        publish_sync,
+        root=root,
+        policy=policy,
+        max_file_bytes=max_file_bytes,
+        parse_workers=parse_workers,
+        scope_digest=scope_digest,
+        progress=progress,
+        cancel=cancel,
+        executor=executor,
+        ray_address=ray_address,
+    )
     if not full:
         assert live is not None
         if pending is not None:
             _discard(store, journal, pending, "the live store was current enough for an incremental sync")
         conn = store.open_live(live)
         try:
-            done = publish_sync(
-                conn,
-                root,
-                policy,
-                max_file_bytes=max_file_bytes,
-                parse_workers=parse_workers,
-                full=False,
-                scope_digest=scope_digest,
-                progress=progress,
-                cancel=cancel,  # type: ignore[arg-type]
-                executor=executor,
-                ray_address=ray_address,
-            )
+            done = sync(conn, full=False)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -148,18 +149,9 @@ def run_pg_sync(
     else:
         conn, target = begin_build(store, scope_digest)
     try:
-        done = publish_sync(
+        done = sync(
             conn,
-            root,
-            policy,
-            max_file_bytes=max_file_bytes,
-            parse_workers=parse_workers,
             full=True,
-            scope_digest=scope_digest,
-            progress=progress,
-            cancel=cancel,  # type: ignore[arg-type]
-            executor=executor,
-            ray_address=ray_address,
             store_path=PgFactSource(store.dsn, target.schema),
             batch_files=max(1, build_batch_files),
         )

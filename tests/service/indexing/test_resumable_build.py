@@ -17,26 +17,12 @@ import psutil
 import pytest
 
 from lazy_intel.store.schema import connect
-from tests.faults import Paused, clean_dump, cli, run_json, store_dump, wait_gone
+from tests.faults import Paused, chained_modules, clean_dump, cli, run_json, store_dump, wait_gone
 
 if TYPE_CHECKING:
     from lazy_intel.workspace.state import StateDir
 
-MODULES = 240
 BATCH = 8
-
-
-def _files() -> dict[str, str]:
-    files = {
-        f"pkg/mod_{i:03d}.py": (
-            f'"""Module {i}."""\n\nfrom pkg.mod_{(i + 1) % MODULES:03d} import helper_{(i + 1) % MODULES}\n\n\n'
-            f"class Thing{i}:\n    def run(self, x):\n        return helper_{(i + 1) % MODULES}(x) + {i}\n\n\n"
-            f"def helper_{i}(value):\n    return Thing{i}().run(value)\n"
-        )
-        for i in range(MODULES)
-    }
-    files["README.md"] = "# Resumable build\n"
-    return files
 
 
 ENV = {
@@ -68,7 +54,7 @@ def _journal(state: Path) -> dict[str, list[dict[str, object]]]:
 
 
 def _resume_and_check(root: Path, state: Path, tmp_path: Path, killed_pid: int, written: int) -> None:
-    total = len(_files())
+    total = len(chained_modules())
     code, status = run_json("status", "--root", str(root), env=ENV)
     assert code == 0 and "generation" not in status["data"], "nothing was published"
     assert status["data"]["projections"]["lexical"]["verdict"] == "needs_recovery"
@@ -99,7 +85,7 @@ def _resume_and_check(root: Path, state: Path, tmp_path: Path, killed_pid: int, 
 
 @pytest.mark.slow
 def test_a_build_killed_after_committed_batches_resumes_from_them(make_repo, tmp_path: Path) -> None:
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     state = root / ".lazy-intel"
     paused = Paused("batch", "index", str(root), env=ENV)
     store = _fresh_store(state)
@@ -107,7 +93,7 @@ def test_a_build_killed_after_committed_batches_resumes_from_them(make_repo, tmp
     assert wait_gone(paused.descendants, 30) == []
     assert not (state / "catalog.json").exists(), "the unfinished store was never published"
     written = _committed_files(store)
-    assert BATCH <= written < len(_files())
+    assert BATCH <= written < len(chained_modules())
     _resume_and_check(root, state, tmp_path, paused.pid, written)
 
 
@@ -115,7 +101,7 @@ def test_a_build_killed_after_committed_batches_resumes_from_them(make_repo, tmp
 def test_a_build_killed_at_an_arbitrary_moment_resumes(make_repo, tmp_path: Path) -> None:
     """No pause point: the build runs freely and is killed once its store holds three batches —
     most likely in the middle of writing the fourth."""
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     state = root / ".lazy-intel"
     proc = psutil.Popen(
         [cli(), "index", str(root)],
@@ -147,13 +133,13 @@ def test_a_build_killed_at_an_arbitrary_moment_resumes(make_repo, tmp_path: Path
             proc.kill()
     assert wait_gone(descendants, 30) == []
     written = _committed_files(_fresh_store(state))  # the last commit before the kill
-    assert 3 * BATCH <= written < len(_files())
+    assert 3 * BATCH <= written < len(chained_modules())
     _resume_and_check(root, state, tmp_path, proc.pid, written)
 
 
 @pytest.mark.slow
 def test_a_killed_build_under_another_profile_starts_over(make_repo, tmp_path: Path) -> None:
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     state = root / ".lazy-intel"
     paused = Paused("batch", "index", str(root), env=ENV)
     paused.kill9()
@@ -168,7 +154,7 @@ def test_a_killed_build_under_another_profile_starts_over(make_repo, tmp_path: P
 
 @pytest.mark.slow
 def test_an_incremental_sync_discards_a_killed_rebuild(make_repo, tmp_path: Path) -> None:
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     state = root / ".lazy-intel"
     assert run_json("index", str(root), env=ENV)[0] == 0
     paused = Paused("batch", "index", str(root), "--rebuild", env=ENV)
@@ -194,7 +180,7 @@ def cancelled_build(make_repo, tmp_path: Path, *, batches: int) -> tuple[Path, S
     from lazy_intel.settings import load_settings
     from lazy_intel.workspace.state import StateDir
 
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     state = StateDir(tmp_path / "state")
     cancel = threading.Event()
 
@@ -226,12 +212,12 @@ def test_a_cancelled_build_keeps_its_batches_for_the_next(make_repo, tmp_path: P
     assert journal.pending() == [] and len(journal.resumable()) == 1
     assert state.read_catalog() is None or "store" not in (state.read_catalog() or {})
     written = _committed_files(state.path / journal.resumable()[0].store)
-    assert 3 * BATCH <= written < len(_files())
+    assert 3 * BATCH <= written < len(chained_modules())
 
     report = run_sync(
         root, state, max_file_bytes=load_settings(env={}).max_file_bytes, build_batch_files=BATCH
     )
-    assert report.full_rebuild and report.added == len(_files()) - written
+    assert report.full_rebuild and report.added == len(chained_modules()) - written
     assert journal.decisions()[-1]["decision"] == "resumed"
     assert journal.resumable() == []
     assert store_dump(state.path) == clean_dump(root, tmp_path / "clean")
@@ -253,7 +239,7 @@ def test_a_build_killed_while_resolving_resumes_from_its_last_committed_batch(
     """Graph resolution commits every batch of files: a build killed with ``kill -9`` half way through
     resolving (its resolve workers with it) resumes there — nothing parsed, nothing described or
     resolved again but the files past its last commit — and its store equals a clean build's."""
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     state = root / ".lazy-intel"
     paused = Paused("resolved", "index", str(root), env=ENV)
     store = _fresh_store(state)
@@ -262,7 +248,7 @@ def test_a_build_killed_while_resolving_resumes_from_its_last_committed_batch(
     assert not (state / "catalog.json").exists(), "the unfinished store was never published"
     assert _meta(store, "build_graph") == "described"
     resolved = int(_meta(store, "build_resolved") or 0)
-    parsed_files = len(_files()) - 1  # README.md has no graph
+    parsed_files = len(chained_modules()) - 1  # README.md has no graph
     assert BATCH <= resolved < parsed_files
     assert _meta(store, "generation") == "0"
 
@@ -284,7 +270,7 @@ def test_a_build_killed_while_resolving_describes_again_when_a_file_changed(
 ) -> None:
     """The committed resolution read the facts as they were: once a resumed build writes a changed
     file, it forgets the graph's steps in that same commit and resolves every file again."""
-    root = make_repo(_files())
+    root = make_repo(chained_modules())
     state = root / ".lazy-intel"
     paused = Paused("resolved", "index", str(root), env=ENV)
     paused.kill9()

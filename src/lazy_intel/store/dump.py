@@ -18,6 +18,7 @@ VOLATILE_META = frozenset(
         "fts_deleted_rows",
         "graph_listing",
         "row_counts",
+        "chunk_changes",
     }
 )
 

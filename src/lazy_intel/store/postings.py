@@ -2,15 +2,17 @@
 
 FTS5's ``bm25()`` costs per matched row x phrase on every search: on a long report (48 terms,
 repeated up to 6 times by weight, most of a large repository's chunks matching) it was most of a
-warm search. A published generation never changes, so each phrase's ``bm25()`` summand in every row
-holding it (:mod:`.bm25`) is read once per (store, generation, column weights), lazily, with a
-one-phrase FTS5 query, and kept in one process-wide cache bounded in bytes
-(``LAZY_INTEL_POSTINGS_MB``, least recently used out first). A search then adds up arrays, ranks,
-and looks up the file of its best rows (the joins of the SQL) by id. (It read a map of every chunk
-to its file once per generation: at 100k files ~10^6 rows, 1-2 s on the first search after each
-edit, issue 15.) A matched row whose chunk or file is missing — never in a store that passes its
-checks — is dropped as the SQL's joins drop it: then the whole map is read and the query ranked
-again, so the answer stays exactly the SQL's.
+warm search. Each phrase's ``bm25()`` summand in every row holding it (:mod:`.bm25`) is read once,
+lazily, with a one-phrase FTS5 query, and kept per (store, column weights, phrase) in one
+process-wide cache bounded in bytes (``LAZY_INTEL_POSTINGS_MB``, least recently used out first). A
+publication moves every summand (``idf`` and ``avgdl`` are the whole table's), so a phrase used at a
+later generation is carried over (:mod:`.phrase_carry`: the rows the publications in between
+changed, from meta's chunk change log, re-read; every other row's summand recomputed from its kept
+weighted count and length) instead of read again — at 100k files that re-read was most of a search
+right after an edit (issue 15). A search then adds up arrays, ranks, and looks up the file of its
+best rows (the joins of the SQL) by id. A matched row whose chunk or file is missing — never in a
+store that passes its checks — is dropped as the SQL's joins drop it: then the whole map of chunks
+to files is read and the query ranked again, so the answer stays exactly the SQL's.
 
 A query is answered here only when that gives exactly what its SQL returns: no request filter
 (language, path, kind: those run in SQL), every column weight positive (a weight of 0 turns into a
@@ -28,18 +30,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lazy_intel.store.bm25 import (
-    PhraseScores,
-    phrase_scores_sql,
-    quoted_phrase,
-    ranked,
-    summed_scores,
-)
+from lazy_intel.store.bm25 import PhraseScores, TableTotals, ranked, summed_scores, weight_grid
+from lazy_intel.store.chunk_changes import CHUNK_CHANGES_KEY, changes_between, id_ranges, range_pairs
+from lazy_intel.store.fts_stats import read_lengths, read_totals
+from lazy_intel.store.phrase_carry import PhraseEntry, carried, read_phrase_scores
 
 if TYPE_CHECKING:
     from lazy_intel.search.lexical import LexicalQuery
 
-GENERATIONS_KEPT = 4  # stores (their newest generation) whose phrase scores are kept
+GENERATIONS_KEPT = 4  # stores whose phrase scores are kept
+TOTALS_KEPT = 16  # (store, generation)s whose table statistics are kept
 FILE_LOOKUP_BATCH = 500  # chunk ids per lookup of their files
 
 
@@ -70,21 +70,21 @@ def read_files_of(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int
     return out
 
 
-def read_phrase_scores(conn: sqlite3.Connection, part: str, weights: Sequence[float]) -> PhraseScores:
-    """The ``-bm25()`` summand of phrase ``part`` in every row holding it (one FTS5 query)."""
-    rows = conn.execute(phrase_scores_sql(weights), (quoted_phrase(part),)).fetchall()
-    docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    scores = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
-    return PhraseScores(docs, scores)
-
-
 class PostingsCache:
-    """Phrase scores and chunk -> file maps of the last few (store, generation)s, bounded in bytes."""
+    """Phrase scores of the last few stores, carried from generation to generation, bounded in bytes.
+
+    An entry per (store, column weights, phrase) holds the phrase's summands at the generation it
+    was last used in; used at a later generation it is carried over (:mod:`.phrase_carry`, with the
+    store's row lengths, kept here too, and the chunk change log of meta), or read afresh where that
+    cannot be done exactly. A view of an older generation than an entry's reads its own, unkept.
+    """
 
     def __init__(self, generations: int = GENERATIONS_KEPT) -> None:
         self._lock = threading.Lock()
-        self._keys: OrderedDict[tuple[str, int], None] = OrderedDict()  # (store, generation)s held
-        self._phrases: OrderedDict[tuple[str, int, tuple[float, ...], str], PhraseScores] = OrderedDict()
+        self._stores: OrderedDict[str, None] = OrderedDict()  # stores whose phrases are held
+        self._phrases: OrderedDict[tuple[str, tuple[float, ...], str], PhraseEntry] = OrderedDict()
+        self._lengths: dict[str, tuple[int, np.ndarray]] = {}  # store -> (generation, length by rowid)
+        self._totals: OrderedDict[tuple[str, int], TableTotals] = OrderedDict()
         self._bytes = 0
         self._generations = generations
 
@@ -98,34 +98,106 @@ class PostingsCache:
 
     def clear(self) -> None:
         with self._lock:
-            self._keys.clear()
+            self._stores.clear()
             self._phrases.clear()
+            self._lengths.clear()
+            self._totals.clear()
             self._bytes = 0
 
     def _shrink(self, max_bytes: int) -> None:
         while self._bytes > max_bytes and self._phrases:
             _, dropped = self._phrases.popitem(last=False)
             self._bytes -= dropped.nbytes
+        if self._bytes > max_bytes:  # the row lengths alone: dropped too
+            for store in list(self._lengths):
+                self._bytes -= int(self._lengths.pop(store)[1].nbytes)
 
     def use(self, key: tuple[str, int]) -> None:
-        """Note that ``key`` (store, generation) is read: a store's older generations are not read
-        again once a newer one is (a view still open on one reads its phrases afresh), nor are the
-        stores beyond the last :data:`GENERATIONS_KEPT`; their phrases go."""
+        """Note that ``key`` (store, generation) is read: the phrases of the stores beyond the last
+        :data:`GENERATIONS_KEPT` read go."""
         with self._lock:
-            if key in self._keys:
-                self._keys.move_to_end(key)
+            store = key[0]
+            if store in self._stores:
+                self._stores.move_to_end(store)
                 return
-            self._keys[key] = None
-            older = [k for k in self._keys if k[0] == key[0] and k[1] < key[1]]
-            while len(self._keys) - len(older) > self._generations:
-                older.append(next(k for k in self._keys if k not in older))
-            for gone in older:
-                self._drop_generation(gone)
+            self._stores[store] = None
+            while len(self._stores) > self._generations:
+                self._drop_store(next(iter(self._stores)))
 
-    def _drop_generation(self, key: tuple[str, int]) -> None:
-        self._keys.pop(key, None)
-        for k in [k for k in self._phrases if k[:2] == key]:
+    def _drop_store(self, store: str) -> None:
+        self._stores.pop(store, None)
+        for k in [k for k in self._phrases if k[0] == store]:
             self._bytes -= self._phrases.pop(k).nbytes
+        held = self._lengths.pop(store, None)
+        if held is not None:
+            self._bytes -= int(held[1].nbytes)
+
+    def _store_totals(self, conn: sqlite3.Connection, key: tuple[str, int]) -> TableTotals:
+        with self._lock:
+            found = self._totals.get(key)
+        if found is None:
+            found = read_totals(conn)
+            with self._lock:
+                self._totals[key] = found
+                while len(self._totals) > TOTALS_KEPT:
+                    self._totals.popitem(last=False)
+        return found
+
+    def _row_lengths(
+        self, conn: sqlite3.Connection, key: tuple[str, int], columns: int, max_bytes: int
+    ) -> np.ndarray | None:
+        """Each rowid's length at generation ``key[1]``: read once per store, then updated from the
+        chunk change log; ``None`` when that generation is older than the held one, or over the bound."""
+        store, generation = key
+        with self._lock:
+            held = self._lengths.get(store)
+        if held is not None and held[0] == generation:
+            return held[1]
+        if held is not None and held[0] > generation:
+            return None
+        changes = changes_between(_change_log(conn), held[0], generation) if held is not None else None
+        if held is not None and changes is not None:
+            top = max(len(held[1]), int(changes.added[-1]) + 1 if len(changes.added) else 0)
+            lengths = np.zeros(top, dtype=np.int32)
+            lengths[: len(held[1])] = held[1]
+            lengths[changes.removed[changes.removed < top]] = 0
+            ids, values = read_lengths(conn, columns, range_pairs(id_ranges(changes.added.tolist())))
+        else:
+            ids, values = read_lengths(conn, columns)
+            lengths = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int32)
+        lengths[ids] = values
+        if lengths.nbytes > max_bytes // 2:
+            return None
+        with self._lock:
+            before = self._lengths.get(store)
+            if before is None or before[0] < generation:
+                self._bytes += int(lengths.nbytes) - (int(before[1].nbytes) if before is not None else 0)
+                self._lengths[store] = (generation, lengths)
+        return lengths
+
+    def _carried(
+        self,
+        conn: sqlite3.Connection,
+        key: tuple[str, int],
+        weights: tuple[float, ...],
+        part: str,
+        entry: PhraseEntry,
+        *,
+        max_bytes: int,
+    ) -> PhraseEntry | None:
+        grid = weight_grid(weights)
+        if grid is None:
+            return None
+        changes = changes_between(_change_log(conn), entry.generation, key[1])
+        if changes is None:
+            return None
+        lengths = self._row_lengths(conn, key, len(weights), max_bytes)
+        if lengths is None:
+            return None
+        totals = self._store_totals(conn, key)
+        return carried(
+            conn, part, weights, entry, key[1], changes=changes, lengths=lengths, totals=totals, grid=grid
+        )
 
     def phrase_scores(
         self,
@@ -135,32 +207,57 @@ class PostingsCache:
         parts: Sequence[str],
         max_bytes: int,
     ) -> dict[str, PhraseScores] | None:
-        """Scores of every phrase of ``parts``, the missing ones read; ``None`` if they do not fit."""
-        out: dict[str, PhraseScores] = {}
+        """Scores of every phrase of ``parts`` at generation ``key[1]``: held, carried over from an
+        earlier generation, or read; ``None`` if they do not fit."""
+        store, generation = key
+        out: dict[str, PhraseEntry] = {}
+        older: dict[str, PhraseEntry] = {}
         missing: list[str] = []
+        unkept: set[str] = set()
         with self._lock:
             for part in dict.fromkeys(parts):
-                found = self._phrases.get((*key, weights, part))
-                if found is None:
-                    missing.append(part)
-                else:
-                    self._phrases.move_to_end((*key, weights, part))
+                found = self._phrases.get((store, weights, part))
+                if found is not None and found.generation == generation:
+                    self._phrases.move_to_end((store, weights, part))
                     out[part] = found
-        for part in missing:
-            out[part] = read_phrase_scores(conn, part, weights)
-        need = sum(p.nbytes for p in out.values())
+                elif found is not None and found.generation < generation:
+                    older[part] = found
+                else:
+                    missing.append(part)
+                    if found is not None:  # a view of an older generation than the one held
+                        unkept.add(part)
+        for part, entry in older.items():
+            moved = self._carried(conn, key, weights, part, entry, max_bytes=max_bytes)
+            if moved is None:
+                missing.append(part)
+            else:
+                out[part] = moved
+        if missing:
+            totals = self._store_totals(conn, key)
+            for part in missing:
+                out[part] = PhraseEntry(generation, read_phrase_scores(conn, part, weights), totals)
+        need = sum(e.nbytes for e in out.values())
         with self._lock:
             if need > max_bytes:
                 return None  # this query's phrases alone exceed the bound: FTS5 answers it
-            for part, scores in out.items():
-                cache_key = (*key, weights, part)
-                if cache_key not in self._phrases:
-                    self._phrases[cache_key] = scores
-                    self._bytes += scores.nbytes
-                else:
-                    self._phrases.move_to_end(cache_key)  # what this query uses stays
+            for part, entry in out.items():
+                cache_key = (store, weights, part)
+                held = self._phrases.get(cache_key)
+                if part in unkept or (held is not None and held.generation > generation):
+                    continue
+                if held is not entry:
+                    if held is not None:
+                        self._bytes -= held.nbytes
+                    self._phrases[cache_key] = entry
+                    self._bytes += entry.nbytes
+                self._phrases.move_to_end(cache_key)  # what this query uses stays
             self._shrink(max_bytes)
-        return out
+        return {part: entry.scores for part, entry in out.items()}
+
+
+def _change_log(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (CHUNK_CHANGES_KEY,)).fetchone()
+    return str(row[0]) if row else None
 
 
 CACHE = PostingsCache()

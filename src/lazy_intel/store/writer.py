@@ -18,6 +18,7 @@ from lazy_intel.faultpoints import pause_point
 from lazy_intel.parse.chunks import ChunkSpan
 from lazy_intel.parse.encoding import decode_with, source_codec
 from lazy_intel.parse.facts import FactRows, FileFacts, fact_rows
+from lazy_intel.store.chunk_changes import CHUNK_CHANGES_KEY, logged
 from lazy_intel.store.row_counts import (
     ROW_COUNTS_KEY,
     RowCounts,
@@ -201,6 +202,9 @@ class StoreWriter:
         self._released: set[str] = set()  # content hashes of the file rows it deleted
         self._files_added = 0  # file rows inserted less those deleted by the open transaction
         self._chunks_added = 0  # chunk rows likewise (store/row_counts.py)
+        self._logging = False  # whether the open transaction notes the chunk ids it changes
+        self._chunk_ids_removed: list[int] = []  # for the chunk change log (store/chunk_changes.py)
+        self._chunk_ids_added: list[int] = []
 
     def generation(self) -> int:
         row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
@@ -227,6 +231,8 @@ class StoreWriter:
         self._fts_deleted = 0
         self._released = set()
         self._files_added = self._chunks_added = 0
+        self._logging = not change.changes_content
+        self._chunk_ids_removed, self._chunk_ids_added = [], []
         build = contextlib.ExitStack()
         try:
             for path in change.removals:
@@ -262,6 +268,7 @@ class StoreWriter:
                         ROW_COUNTS_KEY: format_row_counts(generation, counts),
                     }
                 )
+                self._log_chunk_changes(generation)
             self._set_meta(meta)
             self._set_meta({"last_capture_ns": str(stamp)})
             if drop_meta:
@@ -276,7 +283,17 @@ class StoreWriter:
             raise
         finally:
             build.close()
+            self._logging = False
         return generation
+
+    def _log_chunk_changes(self, generation: int) -> None:
+        """Record the chunk ids this publication deleted and inserted (a full rebuild: the log goes)."""
+        if not self._logging:
+            self.conn.execute("DELETE FROM meta WHERE key=?", (CHUNK_CHANGES_KEY,))
+            return
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (CHUNK_CHANGES_KEY,)).fetchone()
+        text = logged(row[0] if row else None, generation, self._chunk_ids_removed, self._chunk_ids_added)
+        self._set_meta({CHUNK_CHANGES_KEY: text})
 
     def _counts_after(self, *, everything: bool) -> RowCounts:
         """The files and chunks the store holds once the open transaction commits: the counts the
@@ -315,8 +332,10 @@ class StoreWriter:
 
         def changing() -> None:
             nonlocal forgotten
-            if forget and not forgotten:
-                conn.executemany("DELETE FROM meta WHERE key=?", [(key,) for key in forget])
+            if not forgotten:  # rows change outside the chunk change log: it no longer holds
+                conn.executemany(
+                    "DELETE FROM meta WHERE key=?", [(key,) for key in (*forget, CHUNK_CHANGES_KEY)]
+                )
                 forgotten = True
 
         def commit() -> None:
@@ -388,6 +407,10 @@ class StoreWriter:
             return
         file_id = row[0]
         self._released.add(row[1])
+        if self._logging:
+            self._chunk_ids_removed.extend(
+                r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE file_id=?", (file_id,))
+            )
         self.conn.execute(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id=?)", (file_id,)
         )
@@ -489,6 +512,8 @@ class StoreWriter:
                 ),
             )
             self.conn.execute(_FTS_INSERT, (cur.lastrowid, *fts))
+            if self._logging:
+                self._chunk_ids_added.append(int(cur.lastrowid or 0))
         self._chunks_added += len(record.chunks)
 
 

@@ -1,0 +1,136 @@
+"""A phrase's scores carried from the generation they were read in to a later one (issue 15).
+
+A row's summand for a phrase (:mod:`.bm25`) depends on the row (its weighted count ``F(p)``, its
+length ``D``) and on the table (row count, token count, the phrase's row count): an edit moves the
+table's statistics for every phrase, so each phrase used to be read again from FTS5 after every
+publication (at 100k files, a few hundred ms for a search's phrases). Here the rows that did not
+change keep their ``F(p)`` (solved from the summand once, exactly: :func:`.bm25.recovered_freqs`),
+the rows the publications in between removed go, the rows they added are read from FTS5 for just
+their rowid ranges, and every summand is evaluated again from the new generation's statistics. One
+row that did not change is then read from FTS5 at the new generation and must equal its recomputed
+summand to the bit — a check of the statistics — or the phrase is read afresh.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lazy_intel.store.bm25 import (
+    PhraseScores,
+    TableTotals,
+    fts5_idf,
+    phrase_scores_sql,
+    phrase_summands,
+    quoted_phrase,
+    recovered_freqs,
+)
+from lazy_intel.store.chunk_changes import ChunkChanges, id_ranges, range_pairs
+
+log = logging.getLogger(__name__)
+
+MAX_ADDED_RANGES = 32  # rowid ranges of added rows read per phrase; more: the phrase is read afresh
+
+
+@dataclass(frozen=True)
+class PhraseEntry:
+    """One phrase's summands at ``generation`` and what carrying them over needs: the table's
+    statistics then and (once solved) each row's weighted count ``F(p)``."""
+
+    generation: int
+    scores: PhraseScores
+    totals: TableTotals
+    freqs: np.ndarray | None = None
+
+    @property
+    def nbytes(self) -> int:
+        return self.scores.nbytes + (int(self.freqs.nbytes) if self.freqs is not None else 0)
+
+
+def read_phrase_scores(
+    conn: sqlite3.Connection, part: str, weights: Sequence[float], ranges: Sequence[tuple[int, int]] = ()
+) -> PhraseScores:
+    """The ``-bm25()`` summand of phrase ``part`` in every row holding it (one FTS5 query), or in
+    the rows of the inclusive rowid ``ranges`` only (one query each)."""
+    if ranges:
+        sql = phrase_scores_sql(weights).replace(
+            " ORDER BY rowid", " AND rowid BETWEEN ? AND ? ORDER BY rowid"
+        )
+        rows = []
+        for low, high in ranges:
+            rows.extend(conn.execute(sql, (quoted_phrase(part), low, high)).fetchall())
+    else:
+        rows = conn.execute(phrase_scores_sql(weights), (quoted_phrase(part),)).fetchall()
+    docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    scores = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
+    return PhraseScores(docs, scores)
+
+
+def _probe(conn: sqlite3.Connection, part: str, weights: Sequence[float], rowid: int) -> float | None:
+    found = read_phrase_scores(conn, part, weights, ((rowid, rowid),))
+    return float(found.scores[0]) if len(found.docs) == 1 else None
+
+
+def carried(
+    conn: sqlite3.Connection,
+    part: str,
+    weights: Sequence[float],
+    entry: PhraseEntry,
+    generation: int,
+    *,
+    changes: ChunkChanges,
+    lengths: np.ndarray,
+    totals: TableTotals,
+    grid: float,
+) -> PhraseEntry | None:
+    """``entry`` (phrase ``part``) at ``generation``, whose statistics are ``totals``, the rows in
+    ``changes`` since ``entry.generation`` applied; ``lengths`` (by rowid) hold the lengths of the
+    rows at ``generation``. ``None`` when that cannot be done exactly: read the phrase afresh."""
+    docs = entry.scores.docs
+    if len(docs) and int(docs[-1]) >= len(lengths):
+        return None
+    keep = ~np.isin(docs, changes.removed, assume_unique=True)
+    kept_docs = docs[keep]
+    if entry.freqs is not None:
+        kept_freqs = entry.freqs[keep]
+    else:  # solved once, for the rows that stay (a removed row's length may be gone or reused)
+        idf = fts5_idf(entry.totals.rows, len(docs))
+        solved = recovered_freqs(entry.scores.scores[keep], lengths[kept_docs], idf, entry.totals.avgdl, grid)
+        if solved is None:
+            log.debug("phrase %r: F(p) not recovered exactly, read afresh", part)
+            return None
+        kept_freqs = solved
+    ranges = range_pairs(id_ranges(changes.added.tolist()))
+    if len(ranges) > MAX_ADDED_RANGES:
+        return None
+    added = read_phrase_scores(conn, part, weights, ranges) if ranges else None
+    added_docs = added.docs if added is not None else docs[:0]
+    if len(added_docs) and int(added_docs[-1]) >= len(lengths):
+        return None
+    idf = fts5_idf(totals.rows, len(kept_docs) + len(added_docs))
+    avgdl = totals.avgdl
+    kept_scores = phrase_summands(kept_freqs, lengths[kept_docs], idf, avgdl)
+    if len(kept_docs):
+        middle = len(kept_docs) // 2
+        truth = _probe(conn, part, weights, int(kept_docs[middle]))
+        if truth is None or truth != float(kept_scores[middle]):
+            log.debug("phrase %r: recomputed summand differs from FTS5's, read afresh", part)
+            return None
+    if added is None or not len(added_docs):
+        return PhraseEntry(generation, PhraseScores(kept_docs, kept_scores), totals, kept_freqs)
+    added_freqs = recovered_freqs(added.scores, lengths[added_docs], idf, avgdl, grid)
+    if added_freqs is None:
+        return None
+    all_docs = np.concatenate((kept_docs, added_docs))
+    order = np.argsort(all_docs, kind="stable")
+    scores = np.concatenate((kept_scores, added.scores))[order]
+    return PhraseEntry(
+        generation,
+        PhraseScores(all_docs[order], scores),
+        totals,
+        np.concatenate((kept_freqs, added_freqs))[order],
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +16,10 @@ from lazy_intel.search.lexical import ColumnWeights, build_lexical_query
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.bm25 import recovered_freqs, weight_grid
+from lazy_intel.store.fts_stats import read_lengths
 from lazy_intel.store.phrase_carry import read_phrase_scores
 from lazy_intel.store.postings import PostingsCache, memory_lexical
-from lazy_intel.store.schema import connect
+from lazy_intel.store.schema import FTS_COLUMNS, connect
 
 WORDS = ("alpha", "beta", "gamma", "delta", "query", "model", "field", "self", "x_1", "café", "rare_one")
 BIG = 1 << 30
@@ -103,12 +105,12 @@ def test_a_generation_missing_from_the_log_is_read_afresh(make_repo: Callable[..
         ws.sync()
         path = ws.store_path()
         assert path is not None
-        with connect(str(path), readonly=True) as conn:
+        with closing(connect(str(path), readonly=True)) as conn:
             _fresh(conn, query, cache, (str(path), 1))
         (root / "pkg" / "m1.py").write_text(_module(rng, 50))
         ws.sync()
         # as if the log had lost generation 2 (a batched write deletes it): read afresh, still exact
-        with connect(str(path), readonly=True) as conn:
+        with closing(connect(str(path), readonly=True)) as conn:
             _fresh(conn, query, cache, (str(path), 3))
             assert all(e.freqs is None for e in cache._phrases.values())
     finally:
@@ -133,3 +135,32 @@ def test_recovered_counts_survive_a_summand_round_trip(tokens: int) -> None:
     scores = phrase_summands(freqs, lengths, idf, avgdl)
     got = recovered_freqs(scores, lengths, idf, avgdl, 0.5)
     assert got is not None and np.array_equal(got, freqs)
+
+
+def test_primed_lengths_follow_the_change_log(make_repo: Callable[..., Path]) -> None:
+    from lazy_intel.store.postings import prime_row_lengths
+
+    rng = random.Random(9)
+    root = make_repo({f"pkg/m{i}.py": _module(rng, i) for i in range(6)})
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    cache = PostingsCache()
+    query = build_lexical_query("alpha gamma self", limit=20)
+    assert query is not None
+    try:
+        ws.sync()
+        path = ws.store_path()
+        assert path is not None
+        with closing(connect(str(path), readonly=True)) as conn:
+            assert prime_row_lengths(conn, (str(path), 1), len(FTS_COLUMNS), BIG, cache)
+            assert not prime_row_lengths(conn, (str(path), 1), len(FTS_COLUMNS), 0, cache)
+            _fresh(conn, query, cache, (str(path), 1))
+        (root / "pkg" / "m2.py").write_text(_module(rng, 70))
+        ws.sync()
+        with closing(connect(str(path), readonly=True)) as conn:
+            _fresh(conn, query, cache, (str(path), 2))
+            ids, lengths = read_lengths(conn, len(FTS_COLUMNS))
+        generation, held = cache._lengths[str(path)]
+        assert generation == 2 and held[ids].tolist() == lengths.tolist()
+        assert all(e.freqs is not None for e in cache._phrases.values())
+    finally:
+        ws.close()

@@ -34,7 +34,7 @@ from lazy_intel.evidence.model import Answer, View
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
 from lazy_intel.store.reader import ReadView
-from lazy_intel.store.schema import SCHEMA_VERSION
+from lazy_intel.store.schema import SCHEMA_VERSION, UPGRADES_IN_PLACE
 from lazy_intel.workspace.capture import read_regular_file
 
 OWNER_POLL_S = 0.1
@@ -105,10 +105,17 @@ def _index_building(workspace: Workspace, settings: Settings) -> IndexBuilding:
 
 
 def _outdated(workspace: Workspace, settings: Settings, version: int) -> str:
-    """A store of an older schema is served while a sync rebuilds it; start that sync (once)."""
+    """A store of an older schema is served while a sync rebuilds it (or upgrades it in place);
+    start that sync (once)."""
     running = settings.auto_index and (
         workspace.scheduler.request(unless_running=True) or workspace.is_building()
     )
+    if version in UPGRADES_IN_PLACE:
+        return f"the index has store schema {version}, this version uses {SCHEMA_VERSION}; " + (
+            "the running sync upgrades it in place (no rebuild) and this answer comes from it as it is"
+            if running
+            else f"auto-index is off: run lazy-intel index {workspace.root} to upgrade it in place"
+        )
     return f"the index was built with store schema {version}, this version uses {SCHEMA_VERSION}; " + (
         "a rebuild is running and this answer comes from the old index until it is published"
         if running

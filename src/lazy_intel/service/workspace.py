@@ -259,6 +259,7 @@ class Workspace:
                 with self.read() as view:
                     languages = list(view.languages())
                     prime_listing(view.conn)  # the first edit's graph update: its rows only
+                    view.prime_postings()  # the first search after an edit: its phrases carried over
                 prepare_for_edits(languages, self.settings.max_file_bytes)
                 warm = True
             elif self._prepared_for_edits and self.last_report is not None and self.last_report.full_rebuild:

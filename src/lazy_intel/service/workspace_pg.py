@@ -48,7 +48,7 @@ from lazy_intel.store.pg.build import (
 )
 from lazy_intel.store.pg.store import PgStore, StoreRef
 from lazy_intel.store.reader import ReadView
-from lazy_intel.store.schema import SCHEMA_VERSION
+from lazy_intel.store.schema import SCHEMA_VERSION, UPGRADES_IN_PLACE, upgrade_in_place
 from lazy_intel.workspace.scope import load_policy
 from lazy_intel.workspace.state import StateDir
 
@@ -87,7 +87,7 @@ def branch_name(root: Path, settings: Settings) -> str:
 def _compatible(meta: dict[str, str] | None) -> bool:
     return (
         meta is not None
-        and meta.get("schema_version") == str(SCHEMA_VERSION)
+        and meta.get("schema_version") in {str(SCHEMA_VERSION), *(str(v) for v in UPGRADES_IN_PLACE)}
         and meta.get("parser_fingerprint") == parser_fingerprint()
         and meta.get("resolver_version") == RESOLVER_VERSION
     )
@@ -137,6 +137,7 @@ def run_pg_sync(
             _discard(store, journal, pending, "the live store was current enough for an incremental sync")
         conn = store.open_live(live)
         try:
+            upgrade_in_place(conn)  # an older schema's difference added to the store (no rebuild)
             done = sync(conn, full=False)
         except BaseException:
             if conn.in_transaction:

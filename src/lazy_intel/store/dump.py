@@ -19,6 +19,7 @@ VOLATILE_META = frozenset(
         "graph_listing",
         "row_counts",
         "chunk_changes",
+        "schema_upgraded_from",
     }
 )
 

@@ -263,6 +263,18 @@ def _change_log(conn: sqlite3.Connection) -> str | None:
 CACHE = PostingsCache()
 
 
+def prime_row_lengths(
+    conn: sqlite3.Connection, key: tuple[str, int], columns: int, max_bytes: int, cache: PostingsCache = CACHE
+) -> bool:
+    """Read the store's row lengths now (a watching server, once, before the first edit), so the
+    first search after an edit carries its phrases over without reading them (~0.9 s at 100k files);
+    True if they are held."""
+    if max_bytes <= 0:
+        return False
+    cache.use(key)
+    return cache._row_lengths(conn, key, columns, max_bytes) is not None
+
+
 def servable(query: LexicalQuery) -> bool:
     """Whether :func:`memory_lexical` answers ``query`` exactly as its SQL (module docstring)."""
     return (

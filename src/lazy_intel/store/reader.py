@@ -242,6 +242,16 @@ class ReadView:
                 return found
         return self.fts(query.sql, query.args)
 
+    def prime_postings(self) -> bool:
+        """Load what carrying the in-memory postings over to a later generation needs (the rows'
+        lengths, ``store/postings.py``); False when postings are off or do not fit."""
+        if self.postings_bytes <= 0 or self.dialect != "sqlite":
+            return False
+        from lazy_intel.store.postings import prime_row_lengths
+
+        key = (str(self.store_path), self.generation)
+        return prime_row_lengths(self.conn, key, len(self.fts_columns), self.postings_bytes)
+
     def chunk_count(self) -> int:
         """Rows of the full-text index (one per chunk): as the publication recorded them in meta
         (store/row_counts.py), else counted once per view."""

@@ -5,15 +5,21 @@ from __future__ import annotations
 import sqlite3
 
 # 4: chunks_fts gained the ``stems`` column (text/stems.py). 5: ``graph_deps`` (the dependents of
-# an edit by index) and the index of unresolved targets' last names (issue 15). A store at an older
-# version that is still readable (READABLE_SCHEMA_VERSIONS) keeps serving while it is rebuilt into
-# a new file.
-SCHEMA_VERSION = 5
+# an edit by index) and the index of unresolved targets' last names (issue 15). 6: ``files_sha256``
+# (an edit's contents cleanup looks up the hashes it released instead of scanning ``files``), added
+# in place to a version-5 store (UPGRADES_IN_PLACE). A store at an older version that is still
+# readable (READABLE_SCHEMA_VERSIONS) keeps serving while it is rebuilt into a new file.
+SCHEMA_VERSION = 6
 # Versions this build can still read (search adapts to their columns; the graph reads of version 5
 # are plain SQL that an older store answers without the new indexes, only slower), never write: a
 # sync rebuilds them into a fresh store of SCHEMA_VERSION, and the old one is served until the
 # catalog switches.
-READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (3, 4, SCHEMA_VERSION)
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (3, 4, 5, SCHEMA_VERSION)
+# Versions the writer brings to SCHEMA_VERSION in the store itself, in one transaction, instead of
+# rebuilding (:func:`upgrade_in_place`): the statements that make the difference. Idempotent.
+UPGRADES_IN_PLACE: dict[int, tuple[str, ...]] = {
+    5: ("CREATE INDEX IF NOT EXISTS files_sha256 ON files(sha256)",),
+}
 
 # FTS5 columns, in order; bm25 weights per column live with the ranking code (search/lexical.py).
 FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body", "path", "stems")
@@ -21,6 +27,7 @@ FTS_COLUMNS: tuple[str, ...] = ("name", "qualified", "signature", "doc", "body",
 FTS_COLUMNS_BY_VERSION: dict[int, tuple[str, ...]] = {
     3: FTS_COLUMNS[:6],
     4: FTS_COLUMNS,
+    5: FTS_COLUMNS,
     SCHEMA_VERSION: FTS_COLUMNS,
 }
 # The last dot-separated component of an unresolved edge's written target, ASCII lower-cased
@@ -57,6 +64,7 @@ CREATE TABLE files (
     line_count    INTEGER NOT NULL DEFAULT 0,
     syntax_errors INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX files_sha256 ON files(sha256);
 
 CREATE TABLE symbols (
     id              INTEGER PRIMARY KEY,
@@ -294,6 +302,32 @@ def finish_bulk(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+UPGRADED_FROM_KEY = "schema_upgraded_from"  # meta: the version a store was upgraded in place from
+
+
+def upgrade_in_place(conn: sqlite3.Connection) -> int | None:
+    """Bring a store of a version in :data:`UPGRADES_IN_PLACE` to :data:`SCHEMA_VERSION` in one write
+    transaction (readers keep reading the version they opened; WAL); returns the version it was, or
+    ``None`` when there was nothing to do. The caller holds the writer lock."""
+    row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    version = int(row[0]) if row and str(row[0]).isdigit() else None
+    if version is None or version not in UPGRADES_IN_PLACE:
+        return None
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in UPGRADES_IN_PLACE[version]:
+            conn.execute(statement)
+        conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            [("schema_version", str(SCHEMA_VERSION)), (UPGRADED_FROM_KEY, str(version))],
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return version
 
 
 def create_schema(conn: sqlite3.Connection) -> None:

@@ -222,3 +222,58 @@ def test_a_schema_4_store_answers_the_graph_then_is_rebuilt_with_the_deps_index(
         assert after["items"] == fresh["items"]
     finally:
         ws.close()
+
+
+def downgrade_to_schema_5(store: Path) -> None:
+    """Make ``store`` what schema 5 wrote: no index of ``files.sha256``."""
+    conn = connect(str(store))
+    try:
+        conn.executescript(
+            """
+            BEGIN;
+            DROP INDEX files_sha256;
+            UPDATE meta SET value = '5' WHERE key = 'schema_version';
+            COMMIT;
+            """
+        )
+    finally:
+        conn.close()
+
+
+def test_a_schema_5_store_is_upgraded_in_place_not_rebuilt(make_repo) -> None:
+    root = make_repo(FILES)
+    ws = Workspace.open(root, settings=load_settings(env={}))
+    try:
+        ws.sync()
+        old = current_store_path(ws.state)
+        assert old is not None
+        fresh = _run(ws, operation="search", query=QUERY, freshness="fast")
+        downgrade_to_schema_5(old)
+        assert "files_sha256" not in _tables(old)
+        inode = old.stat().st_ino
+        served = _run(ws, operation="search", query=QUERY, freshness="fast")  # a reader of the v5 store
+        assert served["status"] == "ok" and served["items"] == fresh["items"]
+        assert any("store schema 5" in w and "in place" in w for w in served["warnings"])
+        assert ws.wait_background(WAIT_S)  # the sync that read started: the upgrade
+        assert current_store_path(ws.state) == old and old.stat().st_ino == inode  # the same store
+        assert "files_sha256" in _tables(old)
+        conn = connect(str(old), readonly=True)
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            plan = " ".join(
+                str(r[3])
+                for r in conn.execute("EXPLAIN QUERY PLAN SELECT 1 FROM files WHERE sha256 IN ('a', 'b')")
+            )
+        finally:
+            conn.close()
+        assert meta["schema_version"] == str(SCHEMA_VERSION) and meta["schema_upgraded_from"] == "5"
+        assert "files_sha256" in plan
+        assert ws.state.read_catalog()["schema_version"] == SCHEMA_VERSION
+        after = _run(ws, operation="search", query=QUERY, freshness="fast")
+        assert after["status"] == "ok" and not any("schema" in w for w in after["warnings"])
+        assert after["items"] == fresh["items"]
+        (root / "pkg" / "report.py").write_text("def render(rows, sep):\n    return sep.join(rows)\n")
+        report = ws.sync()
+        assert report.published and not report.full_rebuild and current_store_path(ws.state) == old
+    finally:
+        ws.close()

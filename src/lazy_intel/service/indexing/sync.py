@@ -31,7 +31,14 @@ from lazy_intel.faultpoints import pause_point
 from lazy_intel.store.integrity import header_problem
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.row_counts import file_count
-from lazy_intel.store.schema import SCHEMA_VERSION, connect, create_schema, finish_bulk
+from lazy_intel.store.schema import (
+    SCHEMA_VERSION,
+    UPGRADES_IN_PLACE,
+    connect,
+    create_schema,
+    finish_bulk,
+    upgrade_in_place,
+)
 from lazy_intel.workspace.capture import STATUS_EXCLUDED, STATUS_TOO_LARGE, PriorStat, capture_all
 from lazy_intel.workspace.scope import IGNORE_FILE, ScopePolicy, list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
@@ -137,9 +144,10 @@ def _store_is_compatible(path: Path) -> bool:
     from lazy_intel.parse.languages import parser_fingerprint
 
     meta = store_meta(path)
+    current = {str(SCHEMA_VERSION), *(str(v) for v in UPGRADES_IN_PLACE)}  # the latter: upgraded in place
     return (
         meta is not None
-        and meta.get("schema_version") == str(SCHEMA_VERSION)
+        and meta.get("schema_version") in current
         and meta.get("parser_fingerprint") == parser_fingerprint()
         and meta.get("resolver_version") == RESOLVER_VERSION
     )
@@ -200,6 +208,8 @@ def run_sync(
             _abandon(journal, intent, target, exc)
         raise
     try:
+        if not full and upgrade_in_place(conn) is not None:  # an index added, no rebuild
+            state.write_catalog({"store": _relative(target), "schema_version": SCHEMA_VERSION})
         if full and resumed is None:
             create_schema(conn)  # auto_vacuum=INCREMENTAL was set by connect(bulk=True)
             start_build_journal(conn, scope_digest)

@@ -41,7 +41,7 @@ from lazy_intel.errors import StoreCorrupt, Timeout, Unavailable, WorkspaceOwned
 from lazy_intel.store.pg.connection import PgConnection, configure
 from lazy_intel.store.pg.dialect import PgSchema, schema_ddl
 from lazy_intel.store.pg.functions import FUNCTIONS_SQL, FUNCTIONS_VERSION, fts_ddl
-from lazy_intel.store.schema import SCHEMA_SQL, SCHEMA_VERSION
+from lazy_intel.store.schema import SCHEMA_SQL, SCHEMA_VERSION, UPGRADES_IN_PLACE
 
 logger = logging.getLogger(__name__)
 
@@ -304,7 +304,7 @@ class PgStore:
             conn = PgConnection(raw, ref.schema, pg_schema().tables, owned=False)
             view = PgReadView(conn, Path(ref.name))
             version = view.meta("schema_version")
-            if version != str(SCHEMA_VERSION):
+            if version not in {str(SCHEMA_VERSION), *(str(v) for v in UPGRADES_IN_PLACE)}:
                 raise StoreCorrupt(
                     f"store {ref.name} has schema {version}, this build needs {SCHEMA_VERSION}",
                     next_step="run lazy-intel index to rebuild",

@@ -297,11 +297,84 @@ def edit_visible_serving(tree: Path, state: Path, env: dict[str, str], edits: in
         ws.close()
 
 
+def search_across_edits(tree: Path, state: Path, env: dict[str, str], edits: int = 3) -> dict[str, Any]:
+    """The searches of a warm ``serve`` as edits land: every query of :data:`QUERIES` asked once
+    (untimed), then after each watched edit (and after its restore) is visible, every query again,
+    timed — each a new generation's first use of phrases the process has read before (issue 15:
+    a per-generation cache read them all again)."""
+    from lazy_intel.service.ops.operations import execute
+    from lazy_intel.service.workspace import Workspace
+    from lazy_intel.settings import load_settings
+
+    settings = load_settings(env={**os.environ, **env, "LAZY_INTEL_EMBEDDING": "none"})
+    ws = Workspace.open(tree, settings=settings, state_dir=state)
+
+    def generation() -> int:
+        with ws.read() as view:
+            return view.generation
+
+    def wait_past(before: int, limit_s: float = 120) -> None:
+        started = time.perf_counter()
+        while generation() <= before:
+            if time.perf_counter() - started > limit_s:
+                raise SystemExit(f"the edit was not published within {limit_s} s")
+            time.sleep(0.01)
+
+    def ask_all() -> list[float]:
+        out = []
+        for query in QUERIES:
+            started = time.perf_counter()
+            answer = execute(
+                {"operation": "search", "query": query, "limit": 10, "freshness": "fast"},
+                lambda _r: ws,
+                settings,
+            )
+            out.append((time.perf_counter() - started) * 1000)
+            if answer.status == "error":
+                raise SystemExit(f"{query}: {answer.to_dict()}")
+        return out
+
+    try:
+        ws.start_serving()
+        ask_all()  # every query once: the phrases a warm serve holds
+        targets = [p for p in sorted(tree.rglob("*.py")) if p.stat().st_size > 2000][500::997][:edits]
+        times: list[float] = []
+        firsts: list[float] = []
+        for target in targets:
+            original = target.read_bytes()
+            try:
+                before = generation()
+                target.write_bytes(original + b"\n\ndef scale_bench_across_edits(x):\n    return x\n")
+                wait_past(before)
+                round_ = ask_all()
+                times.extend(round_)
+                firsts.append(round_[0])
+            finally:
+                before = generation()
+                target.write_bytes(original)
+                wait_past(before)
+            round_ = ask_all()
+            times.extend(round_)
+            firsts.append(round_[0])
+        return {
+            "generations": len(firsts),
+            "median_ms": round(statistics.median(times), 1),
+            "p95_ms": round(_percentile(times, 0.95), 1),
+            "max_ms": round(max(times), 1),
+            "n": len(times),
+            "first_after_edit_median_ms": round(statistics.median(firsts), 1),
+        }
+    finally:
+        ws.close()
+
+
 def measure_existing(tree: Path, state: Path, repeat: int) -> dict[str, Any]:
     """The query part alone, on a build made elsewhere (e.g. a 100k build run in the background)."""
     result: dict[str, Any] = {"tree": str(tree), "state": str(state)}
     result["edit_serving"] = edit_visible_serving(tree, state, {})
     print(f"one-file edit, watched: {result['edit_serving']}", flush=True)
+    result["search_across_edits"] = search_across_edits(tree, state, {})
+    print(f"search across edits: {result['search_across_edits']}", flush=True)
     symbols = pick_symbols(tree, state, {}, 5)
     result["sqlite_latency"] = warm_latency(tree, state, {}, repeat, symbols)
     print(f"sqlite latency: {result['sqlite_latency']}", flush=True)

@@ -1,0 +1,58 @@
+"""A PostgreSQL store of schema 5 is upgraded in place by its writer, as SQLite's is (no rebuild)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from lazy_intel.service.ops.operations import execute
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+from lazy_intel.store.schema import SCHEMA_VERSION
+from tests.conftest import pg_env
+
+FILES = {f"pkg/mod_{i}.py": f"def helper_{i}(value):\n    return value + {i}\n" for i in range(6)}
+
+
+def _search(ws: Workspace) -> dict[str, Any]:
+    return execute(
+        {"operation": "search", "query": "helper value", "freshness": "fast"}, lambda _r: ws, ws.settings
+    ).to_dict()
+
+
+def test_a_schema_5_postgresql_store_is_upgraded_in_place(make_repo, pg_dsn: str) -> None:
+    root = make_repo(FILES)
+    env = {
+        **pg_env(pg_dsn),
+        "LAZY_INTEL_EMBEDDING": "none",
+        "LAZY_INTEL_WATCH": "false",
+        "LAZY_INTEL_AUTO_INDEX": "false",
+    }
+    ws = Workspace.open(root, settings=load_settings(env=env))
+    try:
+        ws.sync()
+        with ws.read() as view:
+            schema, name = view.conn.schema, view.store_path.name
+        fresh = _search(ws)
+        with psycopg.connect(pg_dsn, autocommit=True) as raw:
+            raw.execute(f'DROP INDEX "{schema}".files_sha256')
+            raw.execute(f"UPDATE \"{schema}\".meta SET value = '5' WHERE key = 'schema_version'")
+        served = _search(ws)  # a reader of the schema-5 store
+        assert served["status"] == "ok" and served["items"] == fresh["items"]
+        (root / "pkg" / "mod_1.py").write_text("def helper_1(value, more):\n    return value + more\n")
+        report = ws.sync()
+        assert report.published and not report.full_rebuild
+        with ws.read() as view:
+            assert (view.conn.schema, view.store_path.name) == (schema, name)  # the same store
+            assert (
+                view.meta("schema_version") == str(SCHEMA_VERSION)
+                and view.meta("schema_upgraded_from") == "5"
+            )
+        with psycopg.connect(pg_dsn) as raw:
+            found = raw.execute(
+                "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = 'files_sha256'", [schema]
+            ).fetchone()
+        assert found is not None
+    finally:
+        ws.close()

@@ -394,7 +394,7 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         64,
         "Bound (MiB) of the full-text postings (each search phrase's bm25() score in every chunk holding "
-        "it, read once per index generation) a long-running process (serve, ui) keeps in memory to rank "
+        "it, read once and carried over to each new index generation) a long-running process (serve, ui) keeps in memory to rank "
         "searches itself, exactly as SQLite FTS5 does; least recently used out first. A query whose "
         "phrases do not fit is ranked by FTS5. 0 = FTS5 only (always so for one-shot CLI commands).",
         0,

@@ -11,6 +11,7 @@ def test_the_change_log_chains_generations_and_forgets_unknown_ones() -> None:
     changes = changes_between(text, 1, 3)
     assert changes is not None
     assert changes.removed.tolist() == [5, 6, 7, 20] and changes.added.tolist() == [21, 22]
+    assert changes.net_rows == (2 - 3) + (1 - 1)
     assert changes_between(text, 0, 3) is None  # generation 1 is not in the log
     assert changes_between(logged(text, 4, list(range(30_000)), []), 1, 4) is None  # too many: unknown
     assert changes_between(text, 3, 3) is not None

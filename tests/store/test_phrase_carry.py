@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from contextlib import closing
@@ -162,5 +163,41 @@ def test_primed_lengths_follow_the_change_log(make_repo: Callable[..., Path]) ->
         generation, held = cache._lengths[str(path)]
         assert generation == 2 and held[ids].tolist() == lengths.tolist()
         assert all(e.freqs is not None for e in cache._phrases.values())
+    finally:
+        ws.close()
+
+
+def test_a_change_log_that_lies_is_caught_by_fts5s_own_summands(make_repo: Callable[..., Path]) -> None:
+    """A log that names none of the rows an edit added (a fault: never written so) leaves the phrases the edit added
+    rows for with the wrong row count; the unchanged rows read back from FTS5 disagree, and those
+    phrases are read afresh: the answers stay FTS5's."""
+    rng = random.Random(11)
+    root = make_repo({f"pkg/m{i}.py": _module(rng, i) for i in range(8)})
+    ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    cache = PostingsCache()
+    queries = [build_lexical_query(t, limit=30) for t in ("alpha beta", "gamma self model", "rare_one")]
+    try:
+        ws.sync()
+        path = ws.store_path()
+        assert path is not None
+        with closing(connect(str(path), readonly=True)) as conn:
+            for query in queries:
+                _fresh(conn, query, cache, (str(path), 1))
+        (root / "pkg" / "m3.py").write_text(
+            _module(rng, 80) + "\ndef alpha_beta_gamma(self):\n    return alpha\n"
+        )
+        ws.sync()
+        with closing(connect(str(path))) as conn:  # the log as written, less the rows it added
+            (text,) = conn.execute("SELECT value FROM meta WHERE key = 'chunk_changes'").fetchone()
+            entries = json.loads(text)
+            assert entries[-1][0] == 2 and entries[-1][2]
+            entries[-1][2] = []
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'chunk_changes'", (json.dumps(entries),))
+            conn.commit()
+        with closing(connect(str(path), readonly=True)) as conn:
+            for query in queries:
+                _fresh(conn, query, cache, (str(path), 2))
+            alpha = cache._phrases[(str(path), tuple(queries[0].weights), "alpha")]
+        assert alpha.freqs is None  # read afresh, not carried
     finally:
         ws.close()

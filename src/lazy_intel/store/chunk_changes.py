@@ -29,6 +29,7 @@ class ChunkChanges:
 
     removed: np.ndarray
     added: np.ndarray
+    net_rows: int = 0  # rows added less rows removed, publication by publication: the row count's move
 
 
 def id_ranges(ids: Iterable[int]) -> list[int]:
@@ -85,10 +86,12 @@ def changes_between(text: str | None, since: int, now: int) -> ChunkChanges | No
                 steps.pop(entry[0], None)
     removed = np.zeros(0, dtype=np.int64)
     added = np.zeros(0, dtype=np.int64)
+    net = 0
     for generation in range(since + 1, now + 1):
         if generation not in steps:
             return None
         gone, new = (expand(flat) for flat in steps[generation])
         removed = np.union1d(removed, gone)
         added = np.union1d(np.setdiff1d(added, gone), new)
-    return ChunkChanges(removed, added)
+        net += len(new) - len(gone)
+    return ChunkChanges(removed, added, net)

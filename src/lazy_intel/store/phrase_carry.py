@@ -6,9 +6,10 @@ table's statistics for every phrase, so each phrase used to be read again from F
 publication (at 100k files, a few hundred ms for a search's phrases). Here the rows that did not
 change keep their ``F(p)`` (solved from the summand once, exactly: :func:`.bm25.recovered_freqs`),
 the rows the publications in between removed go, the rows they added are read from FTS5 for just
-their rowid ranges, and every summand is evaluated again from the new generation's statistics. One
-row that did not change is then read from FTS5 at the new generation and must equal its recomputed
-summand to the bit — a check of the statistics — or the phrase is read afresh.
+their rowid ranges (the last range stretched down to the nearest row that stayed, so the same query
+reads at least one unchanged row), and every summand is evaluated again from the new generation's
+statistics. The unchanged rows read must equal their recomputed summands to the bit — a check of
+the statistics and of the change log — or the phrase is read afresh.
 """
 
 from __future__ import annotations
@@ -70,9 +71,12 @@ def read_phrase_scores(
     return PhraseScores(docs, scores)
 
 
-def _probe(conn: sqlite3.Connection, part: str, weights: Sequence[float], rowid: int) -> float | None:
-    found = read_phrase_scores(conn, part, weights, ((rowid, rowid),))
-    return float(found.scores[0]) if len(found.docs) == 1 else None
+def _within(docs: np.ndarray, ranges: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Which of ``docs`` lie in one of the inclusive ``ranges``."""
+    inside = np.zeros(len(docs), dtype=bool)
+    for low, high in ranges:
+        inside |= (docs >= low) & (docs <= high)
+    return inside
 
 
 def carried(
@@ -93,8 +97,13 @@ def carried(
     docs = entry.scores.docs
     if len(docs) and int(docs[-1]) >= len(lengths):
         return None
+    if entry.totals.rows + changes.net_rows != totals.rows:  # the log misses rows
+        log.debug("phrase %r: the change log does not account for the row count, read afresh", part)
+        return None
     keep = ~np.isin(docs, changes.removed, assume_unique=True)
     kept_docs = docs[keep]
+    if len(kept_docs) and int(lengths[kept_docs].min()) < 0:  # a row that stayed is not there
+        return None
     if entry.freqs is not None:
         kept_freqs = entry.freqs[keep]
     else:  # solved once, for the rows that stay (a removed row's length may be gone or reused)
@@ -107,19 +116,37 @@ def carried(
     ranges = range_pairs(id_ranges(changes.added.tolist()))
     if len(ranges) > MAX_ADDED_RANGES:
         return None
-    added = read_phrase_scores(conn, part, weights, ranges) if ranges else None
-    added_docs = added.docs if added is not None else docs[:0]
-    if len(added_docs) and int(added_docs[-1]) >= len(lengths):
+    if len(kept_docs):  # the last range reaches down to a row that stayed: FTS5's summand checks it
+        top = ranges[-1][0] if ranges else int(kept_docs[-1]) + 1
+        below = int(np.searchsorted(kept_docs, top)) - 1
+        probe = int(kept_docs[max(below, 0)])
+        if ranges and probe < top:
+            ranges[-1] = (probe, ranges[-1][1])
+        elif not ranges or probe > ranges[-1][1]:
+            ranges.append((probe, probe))
+    read = read_phrase_scores(conn, part, weights, ranges) if ranges else None
+    docs_read = read.docs if read is not None else docs[:0]
+    is_added = np.isin(docs_read, changes.added, assume_unique=True)
+    added_docs = docs_read[is_added]
+    if len(docs_read) and (int(docs_read[-1]) >= len(lengths) or int(lengths[docs_read].min()) < 0):
         return None
     idf = fts5_idf(totals.rows, len(kept_docs) + len(added_docs))
     avgdl = totals.avgdl
     kept_scores = phrase_summands(kept_freqs, lengths[kept_docs], idf, avgdl)
-    if len(kept_docs):
-        middle = len(kept_docs) // 2
-        truth = _probe(conn, part, weights, int(kept_docs[middle]))
-        if truth is None or truth != float(kept_scores[middle]):
-            log.debug("phrase %r: recomputed summand differs from FTS5's, read afresh", part)
+    if read is not None and len(kept_docs):
+        checked = docs_read[~is_added]  # rows that stayed, read from FTS5 at this generation
+        at = np.searchsorted(kept_docs, checked)
+        in_kept = (at < len(kept_docs)) & (kept_docs[np.minimum(at, len(kept_docs) - 1)] == checked)
+        expected = int(np.count_nonzero(_within(kept_docs, ranges)))
+        if (
+            not len(checked)
+            or not np.all(in_kept)
+            or len(checked) != expected
+            or kept_scores[at].tobytes() != read.scores[~is_added].tobytes()
+        ):
+            log.debug("phrase %r: recomputed summands differ from FTS5's, read afresh", part)
             return None
+    added = PhraseScores(added_docs, read.scores[is_added]) if read is not None else None
     if added is None or not len(added_docs):
         return PhraseEntry(generation, PhraseScores(kept_docs, kept_scores), totals, kept_freqs)
     added_freqs = recovered_freqs(added.scores, lengths[added_docs], idf, avgdl, grid)

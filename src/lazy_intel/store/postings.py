@@ -22,6 +22,7 @@ column filter), and what it needs within the bound. Otherwise :func:`memory_lexi
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -38,8 +39,11 @@ from lazy_intel.store.phrase_carry import PhraseEntry, carried, read_phrase_scor
 if TYPE_CHECKING:
     from lazy_intel.search.lexical import LexicalQuery
 
+log = logging.getLogger(__name__)
+
 GENERATIONS_KEPT = 4  # stores whose phrase scores are kept
 TOTALS_KEPT = 16  # (store, generation)s whose table statistics are kept
+ABSENT = -1  # the length held for a rowid with no row
 FILE_LOOKUP_BATCH = 500  # chunk ids per lookup of their files
 
 
@@ -146,8 +150,10 @@ class PostingsCache:
     def _row_lengths(
         self, conn: sqlite3.Connection, key: tuple[str, int], columns: int, max_bytes: int
     ) -> np.ndarray | None:
-        """Each rowid's length at generation ``key[1]``: read once per store, then updated from the
-        chunk change log; ``None`` when that generation is older than the held one, or over the bound."""
+        """Each rowid's length at generation ``key[1]`` (:data:`ABSENT` where there is no row): read
+        once per store, then updated from the chunk change log; ``None`` when that generation is older
+        than the held one, over the bound, or when the rows held do not add up to the table's row
+        count (a change log that misses rows)."""
         store, generation = key
         with self._lock:
             held = self._lengths.get(store)
@@ -158,15 +164,22 @@ class PostingsCache:
         changes = changes_between(_change_log(conn), held[0], generation) if held is not None else None
         if held is not None and changes is not None:
             top = max(len(held[1]), int(changes.added[-1]) + 1 if len(changes.added) else 0)
-            lengths = np.zeros(top, dtype=np.int32)
+            lengths = np.full(top, ABSENT, dtype=np.int32)
             lengths[: len(held[1])] = held[1]
-            lengths[changes.removed[changes.removed < top]] = 0
+            lengths[changes.removed[changes.removed < top]] = ABSENT
             ids, values = read_lengths(conn, columns, range_pairs(id_ranges(changes.added.tolist())))
         else:
             ids, values = read_lengths(conn, columns)
-            lengths = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int32)
+            lengths = np.full(int(ids.max()) + 1 if len(ids) else 0, ABSENT, dtype=np.int32)
         lengths[ids] = values
         if lengths.nbytes > max_bytes // 2:
+            return None
+        if int(np.count_nonzero(lengths != ABSENT)) != self._store_totals(conn, key).rows:
+            log.debug("store %s generation %d: row lengths do not add up to the row count", store, generation)
+            with self._lock:
+                if self._lengths.get(store) is held and held is not None:
+                    self._bytes -= int(held[1].nbytes)
+                    del self._lengths[store]
             return None
         with self._lock:
             before = self._lengths.get(store)

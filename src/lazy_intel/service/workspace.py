@@ -446,6 +446,8 @@ class Workspace:
         live = self.store_path()
         faulty = self.store_fault is not None
         findings: list[dict[str, str]] = []
+        memo = self.state.runtime / check_memo.MEMO_FILE
+        vouched: check_memo.Identity | None = None  # the clean identity this sync's writes start from
         if repair and live is not None:
             problem = header_problem(live, quiescent=True)
             findings = (
@@ -453,6 +455,9 @@ class Workspace:
                 if problem
                 else self._thorough_check(live)
             )
+            if not findings:  # a full check (after its connection closed): the next process need not
+                check_memo.remember(memo, live, "")
+                vouched = check_memo.vouched(memo, live)
             if findings:
                 faulty = True
                 self.store_fault = {
@@ -461,10 +466,12 @@ class Workspace:
                     "detected_at": iso_utc(),
                 }
         elif not rebuild and not faulty and live is not None:
-            problem = _first_problem(live, quiescent=True, memo=self.state.runtime / check_memo.MEMO_FILE)
+            problem = _first_problem(live, quiescent=True, memo=memo)
             if problem:  # never write into a store that fails its checks
                 faulty = True
                 self.store_fault = {"store": live.name, "reason": problem, "detected_at": iso_utc()}
+            else:
+                vouched = check_memo.vouched(memo, live)
         seq = self.tracker.seq
         # what the watcher saw change, read after seq (so everything recorded through seq is in it):
         # a sync may capture just those files (service/indexing/sync.py scoped_paths) instead of listing and
@@ -494,6 +501,11 @@ class Workspace:
             if bad.name != report.store and bad.exists():
                 mark_retired(bad, at=0)  # nobody may read it again: collect at once
             self.store_fault = None
+        if vouched is not None and not report.full_rebuild and self.store_path() == live:
+            # our own committed transactions since a clean identity: the verdict follows them, so the
+            # next process (a CLI call, a restarted serve) need not re-check the whole store
+            assert live is not None
+            check_memo.carry(memo, live, vouched)
         collect_retired_stores(self.state, self.settings.store_grace_ms)
         if report.full_rebuild:
             release_free_memory()  # the bulk page cache left holes no trim threshold returns

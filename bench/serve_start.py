@@ -102,6 +102,7 @@ def serve_phase(tree: Path, state: Path, edits: int) -> dict[str, Any]:
                 target.write_bytes(original + ADDED)
                 wait_past(before)
                 visible.append(time.perf_counter() - started)
+                ws.scheduler.wait_until(lambda: not ws.scheduler.busy, WAIT_S)  # its report is set after
                 report = ws.last_report
                 syncs.append(report.seconds if report is not None else float("nan"))
             finally:

@@ -186,6 +186,28 @@ class FactStore:
         self._names.clear()
         self._named_held = 0
 
+    @property
+    def names(self) -> OrderedDict[str, list[NamedDefinition]]:
+        """The name lookups held (the dict itself: :func:`graph.listing.keep_listing` keeps it)."""
+        return self._names
+
+    def adopt_names(self, carried: OrderedDict[str, list[NamedDefinition]], stale: set[str]) -> None:
+        """Take the lookups an earlier update of this view kept, less ``stale`` (every name a node of
+        a changed file had or has), and drop ``stale`` from those made here already."""
+        names = self._names
+        for name in stale:
+            found = names.pop(name, None)
+            if found is not None:
+                self._named_held -= len(found)
+        for name, found in reversed(carried.items()):  # the newest first, while the bound allows
+            if name in stale or name in names:
+                continue
+            if self._named_held + len(found) > NAMED_DEFINITIONS:
+                break
+            names[name] = found
+            names.move_to_end(name, last=False)  # older than this update's own lookups
+            self._named_held += len(found)
+
 
 class Program:
     """One resolution's window: ``focus`` in full, the others through recording interface views."""

@@ -6,7 +6,9 @@ writer lock; reads take no lock (WAL snapshots) and re-read the catalog whenever
 identity, size or mtime, so a view another process replaced is never served.
 
 A store is checked before it is first served by this process (:func:`store.integrity.check_store`;
-its O(1) header check on every open). A store that fails — or that SQLite cannot read, or whose
+its O(1) header check on every open), unless the state's check memo holds a clean verdict for the
+file exactly as it is — reached by a full check, or carried by the writer over its own syncs
+(:mod:`lazy_intel.service.indexing.check_memo`). A store that fails — or that SQLite cannot read, or whose
 content blob does not hash to its key — is never served: the request gets ``STORE_CORRUPT`` and a
 rebuild into a fresh store is scheduled.
 """

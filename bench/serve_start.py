@@ -30,7 +30,7 @@ from typing import Any
 
 QUERY = "parse configuration file"
 ADDED = b"\n\ndef serve_start_added_function(x):\n    return x\n"
-WAIT_S = 300.0
+WAIT_S = 900.0  # a writer that must check an 11 GB store first, at load ~10
 
 
 def _targets(tree: Path, count: int) -> list[Path]:

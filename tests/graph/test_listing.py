@@ -14,7 +14,9 @@ import pytest
 
 from lazy_intel.graph import build as build_module
 from lazy_intel.graph import listing
+from lazy_intel.graph import program as program_module
 from lazy_intel.graph.listing import LISTING_KEY, keep_listing, read_listing
+from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.program import FactStore
 from lazy_intel.store.schema import connect, create_schema
 from tests.graph.helpers import graph_of, index_repo
@@ -153,6 +155,7 @@ def test_carried_name_lookups_equal_fresh_ones_on_random_edits(tmp_path: Path, s
     rng = random.Random(seed)
     try:
         with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 0.0)  # every lookup counts as dear
             patch.setattr(FactStore, "named", named)
             patch.setattr(FactStore, "adopt_names", adopt)
             for _ in range(8):
@@ -187,6 +190,7 @@ def test_a_carried_lookup_of_a_name_a_changed_file_defines_is_read_again(tmp_pat
 
     try:
         with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 0.0)  # every lookup counts as dear
             patch.setattr(FactStore, "named", named)
             for n in range(2):
                 (root / "pkg" / "use.py").write_text(
@@ -208,3 +212,27 @@ def test_a_carried_lookup_of_a_name_a_changed_file_defines_is_read_again(tmp_pat
         assert sorted(map(repr, graph_of(clean).edges)) == sorted(map(repr, incremental.edges))
     finally:
         clean.close()
+
+
+def test_only_dear_lookups_are_carried_and_within_the_bound(tmp_path: Path, monkeypatch) -> None:
+    """What stays in memory between edits: no cheap lookup, and at most
+    CARRIED_NAMED_DEFINITIONS definitions, the most recently used names first."""
+    conn = _store(tmp_path)
+    conn.executemany(
+        "INSERT INTO nodes(id, label, labels, name, qualified_name, path, kind, file_key, properties) "
+        "VALUES (?, 'Symbol', 'Symbol', ?, ?, 'pkg/m.py', 'function', 7, '{}')",
+        [(i, f"n{i % 3}", f"n{i}") for i in range(1, 31)],
+    )
+    monkeypatch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 60.0)  # no lookup is that dear
+    store = FactStore(conn, PathIndex({}))
+    for name in ("n0", "n1", "n2"):
+        assert len(store.named(name)) == 10
+    store.keep_dear_names()
+    assert dict(store.names) == {}, "cheap lookups are read again, not held"
+    monkeypatch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 0.0)
+    monkeypatch.setattr(program_module, "CARRIED_NAMED_DEFINITIONS", 20)
+    store = FactStore(conn, PathIndex({}))
+    for name in ("n0", "n1", "n2", "n0"):
+        store.named(name)
+    store.keep_dear_names()
+    assert list(store.names) == ["n2", "n0"]  # n1 was used least recently

@@ -512,6 +512,8 @@ def update_graph(
     )
     if delta.full:
         fill_deps(conn)
+    else:
+        store.keep_dear_names()  # what the listing carries to the next update (graph/program.py)
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)

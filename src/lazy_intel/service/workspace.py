@@ -89,10 +89,11 @@ def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = N
             return _checked[key]
     verdict = check_memo.recall(memo, path) if memo is not None else None
     if verdict is None:
+        before = check_memo.identity(path)  # a writer may publish while a reader checks its snapshot
         problems = check_store(path, quiescent=quiescent)
         verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
         if memo is not None:
-            check_memo.remember(memo, path, verdict)
+            check_memo.remember(memo, path, verdict, checked=before)
     with _checked_guard:
         if len(_checked) >= CHECKED_KEPT:
             _checked.clear()

@@ -168,3 +168,29 @@ def test_a_log_with_frames_is_part_of_the_identity(make_repo) -> None:
         assert not check_memo.carry(_memo(root), store, check_memo.identity(store) or [])
     finally:
         writer.close()
+
+
+def test_a_store_written_while_it_is_checked_gets_no_verdict(make_repo, monkeypatch) -> None:
+    """A reader checks its snapshot; a publication meanwhile is bytes it did not check."""
+    root = make_repo(FILES)
+    ws = _open(root)
+    ws.sync()
+    store = ws.store_path()
+    assert store is not None
+    real = workspace_module.check_store
+
+    def publishing_meanwhile(path: Path, **kwargs: Any):  # type: ignore[no-untyped-def]
+        problems = real(path, **kwargs)
+        conn = sqlite3.connect(path)
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('meanwhile', '1')")
+        conn.commit()
+        conn.close()
+        return problems
+
+    monkeypatch.setattr(workspace_module, "check_store", publishing_meanwhile)
+    _new_process()
+    try:
+        _generation(ws)
+    finally:
+        ws.close()
+    assert check_memo.recall(_memo(root), store) is None

@@ -92,10 +92,11 @@ def vouched(memo: Path, store: Path) -> Identity | None:
     return now if entry.get("verdict") == "" else None
 
 
-def remember(memo: Path, store: Path, verdict: str) -> None:
-    """Record the verdict of a full check of ``store`` as it is now."""
+def remember(memo: Path, store: Path, verdict: str, *, checked: Identity | None = None) -> None:
+    """Record the verdict of a full check of ``store`` as it is now; with ``checked`` (the identity
+    read before the check began) only if nothing changed the file while it was checked."""
     now = identity(store)
-    if now is not None:
+    if now is not None and (checked is None or checked == now):
         _write(memo, store, {"identity": now, "verdict": verdict, "checked": now, "carried": 0})
 
 

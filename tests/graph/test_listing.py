@@ -14,9 +14,12 @@ import pytest
 
 from lazy_intel.graph import build as build_module
 from lazy_intel.graph import listing
+from lazy_intel.graph import program as program_module
 from lazy_intel.graph.listing import LISTING_KEY, keep_listing, read_listing
+from lazy_intel.graph.modules import PathIndex
+from lazy_intel.graph.program import FactStore
 from lazy_intel.store.schema import connect, create_schema
-from tests.graph.helpers import index_repo
+from tests.graph.helpers import graph_of, index_repo
 from tests.graph.test_incremental import Repo
 
 
@@ -126,3 +129,110 @@ def test_a_primed_listing_is_used_for_its_token_and_generation_only(tmp_path: Pa
     # a store written before tokens existed: nothing to key a listing by
     conn.execute("DELETE FROM meta WHERE key=?", (LISTING_KEY,))
     assert not listing.prime_listing(conn)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_carried_name_lookups_equal_fresh_ones_on_random_edits(tmp_path: Path, seed: int) -> None:
+    """Every definition list an update's name lookup answers — the carried ones included — is what
+    a lookup in the store as that update sees it returns (graph/listing.py carried_names)."""
+    listing.forget_listings()
+    repo = Repo(tmp_path / "repo")
+    ws = index_repo(tmp_path / "repo", tmp_path / "state")
+    real_named, real_adopt = FactStore.named, FactStore.adopt_names
+    adopted: list[int] = []
+    compared = {"n": 0}
+
+    def named(self: FactStore, name: str) -> list[Any]:
+        found = real_named(self, name)
+        assert found == real_named(FactStore(self.conn, self.index), name), name
+        compared["n"] += 1
+        return found
+
+    def adopt(self: FactStore, carried: Any, stale: set[str]) -> None:
+        real_adopt(self, carried, stale)
+        adopted.append(sum(1 for name in carried if name not in stale))
+
+    rng = random.Random(seed)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 0.0)  # every lookup counts as dear
+            patch.setattr(FactStore, "named", named)
+            patch.setattr(FactStore, "adopt_names", adopt)
+            for _ in range(8):
+                repo.random_step(rng)
+                ws.sync()
+    finally:
+        ws.close()
+    assert compared["n"] > 0 and adopted and max(adopted) > 0, (compared, adopted)
+
+
+def test_a_carried_lookup_of_a_name_a_changed_file_defines_is_read_again(tmp_path: Path) -> None:
+    """``size`` becomes a property of ``Box`` after two updates looked it up: the third update's
+    lookup must see the getter, and the reading file gets its property edge as a clean build would."""
+    listing.forget_listings()
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    plain = "class Box:\n    def size(self):\n        return 1\n"
+    prop = "class Box:\n    @property\n    def size(self):\n        return 1\n"
+    (root / "pkg" / "box.py").write_text(plain)
+    (root / "pkg" / "use.py").write_text(
+        "from pkg.box import Box\n\ndef area():\n    b = Box()\n    return b.size\n"
+    )
+    ws = index_repo(root, tmp_path / "state")
+    real_named = FactStore.named
+    served: dict[str, list[Any]] = {}
+
+    def named(self: FactStore, name: str) -> list[Any]:
+        found = real_named(self, name)
+        assert found == real_named(FactStore(self.conn, self.index), name), name
+        served[name] = found
+        return found
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 0.0)  # every lookup counts as dear
+            patch.setattr(FactStore, "named", named)
+            for n in range(2):
+                (root / "pkg" / "use.py").write_text(
+                    f"from pkg.box import Box\n\ndef area():\n    b = Box()\n    return b.size  # {n}\n"
+                )
+                ws.sync()
+            assert "size" in served and not any(d.getter for d in served["size"])
+            (root / "pkg" / "box.py").write_text(prop)
+            (root / "pkg" / "use.py").write_text(
+                "from pkg.box import Box\n\ndef area():\n    b = Box()\n    return b.size\n"
+            )
+            ws.sync()
+            assert any(d.getter for d in served["size"])
+        incremental = graph_of(ws)
+    finally:
+        ws.close()
+    clean = index_repo(root, tmp_path / "clean")
+    try:
+        assert sorted(map(repr, graph_of(clean).edges)) == sorted(map(repr, incremental.edges))
+    finally:
+        clean.close()
+
+
+def test_only_dear_lookups_are_carried_and_within_the_bound(tmp_path: Path, monkeypatch) -> None:
+    """What stays in memory between edits: no cheap lookup, and at most
+    CARRIED_NAMED_DEFINITIONS definitions, the most recently used names first."""
+    conn = _store(tmp_path)
+    conn.executemany(
+        "INSERT INTO nodes(id, label, labels, name, qualified_name, path, kind, file_key, properties) "
+        "VALUES (?, 'Symbol', 'Symbol', ?, ?, 'pkg/m.py', 'function', 7, '{}')",
+        [(i, f"n{i % 3}", f"n{i}") for i in range(1, 31)],
+    )
+    monkeypatch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 60.0)  # no lookup is that dear
+    store = FactStore(conn, PathIndex({}))
+    for name in ("n0", "n1", "n2"):
+        assert len(store.named(name)) == 10
+    store.keep_dear_names()
+    assert dict(store.names) == {}, "cheap lookups are read again, not held"
+    monkeypatch.setattr(program_module, "CARRIED_LOOKUP_MIN_S", 0.0)
+    monkeypatch.setattr(program_module, "CARRIED_NAMED_DEFINITIONS", 20)
+    store = FactStore(conn, PathIndex({}))
+    for name in ("n0", "n1", "n2", "n0"):
+        store.named(name)
+    store.keep_dear_names()
+    assert list(store.names) == ["n2", "n0"]  # n1 was used least recently

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, write_deps
-from lazy_intel.graph.listing import keep_listing, read_listing
+from lazy_intel.graph.listing import carried_names, keep_listing, read_listing
 from lazy_intel.graph.model import FileModel, file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import file_nodes
@@ -387,8 +387,10 @@ def update_graph(
     report = GraphReport()
     # every parsed file and its path index: an incremental update starts from the last one's
     files, sizes, index = read_listing(conn, None if delta.full else [*delta.upserted, *delta.removed])
-    keep_listing(conn, files, index, full=delta.full)
+    # and the last update's name lookups (graph/listing.py), taken once this one's nodes are written
+    carried = None if delta.full else carried_names(conn)
     store = FactStore(conn, index)
+    keep_listing(conn, files, index, full=delta.full, names=store.names)
     indexes: dict[str, list[str]] = {"nodes": [], "edges": []}
     described: set[str] = set()  # files whose nodes and graph_files row were written with their facts
     if delta.full:
@@ -405,6 +407,8 @@ def update_graph(
             report.nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     else:
         changed = sorted(set(delta.upserted) | set(delta.removed))
+    changed_keys = [file_key(path) for path in changed]
+    stale_names = _node_names(conn, changed_keys) if carried is not None else set()
     # what the changes invalidate in other files' resolutions (a full build re-resolves every file:
     # it keeps none of it, which at 100k files was most of the writer's memory)
     dirty: set[str] = set()
@@ -477,6 +481,8 @@ def update_graph(
         raise RuntimeError("file outlines arrived out of order")
     for sql in indexes["nodes"]:  # name lookups during resolution need them
         conn.execute(sql)
+    if carried is not None and not appeared_or_left:  # (a file that came or went rewrites module nodes)
+        store.adopt_names(carried, stale_names | _node_names(conn, changed_keys))
     dirty |= dirty_tokens_for_paths(appeared_or_left)
     dependents: list[str] = []
     if dirty and not delta.full:
@@ -506,6 +512,8 @@ def update_graph(
     )
     if delta.full:
         fill_deps(conn)
+    else:
+        store.keep_dear_names()  # what the listing carries to the next update (graph/program.py)
     for sql in indexes["edges"]:
         conn.execute(sql)
     report.changed = len(changed)
@@ -514,6 +522,23 @@ def update_graph(
     report.seconds = time.monotonic() - started
     _log_exhausted(report)
     return report
+
+
+NAMES_BATCH = 500  # file keys per lookup of their nodes' names
+
+
+def _node_names(conn: sqlite3.Connection, keys: list[int]) -> set[str]:
+    """Every name a node of the files ``keys`` has in the store now."""
+    names: set[str] = set()
+    for start in range(0, len(keys), NAMES_BATCH):
+        batch = keys[start : start + NAMES_BATCH]
+        marks = ",".join("?" * len(batch))
+        names.update(
+            name
+            for (name,) in conn.execute(f"SELECT DISTINCT name FROM nodes WHERE file_key IN ({marks})", batch)
+            if name is not None
+        )
+    return names
 
 
 def _resolve_targets(

@@ -20,6 +20,14 @@ of that (token, generation) in a read transaction and keep it (:func:`prime_list
 edit after ``serve`` starts then reads only its own rows instead of every file's (issue 15). A
 (token, generation) pair names one content: the token is written only by the one transaction that
 commits at that generation, and every later publication moves the generation.
+
+The same (token, generation) also carries the update's **name table lookups** (``FactStore.named``:
+every definition called ``x``): at 100k files one lookup of a common name (``value``, ``data``)
+walks 17-28k rows of ``nodes`` by name, 0.1-0.25 s, and the property edges of one edited file asked
+dozens of them — most of a watched edit's sync (docs/design/scale.md, "What a watched edit waits
+for"). The next update starts from them, less every name a node of one of its changed files had
+before or has after (:func:`carried_names`, ``graph/build.py``), so what it reads is what a fresh
+lookup would read.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.parse.languages import is_parsed_language
@@ -45,6 +54,9 @@ class Listing:
     files: dict[str, str]  # path -> lang, every parsed file (never mutated once kept)
     index: PathIndex
     generation: str  # the store's generation once the update that made it commits
+    # name -> definitions as the update's FactStore looked them up (filled while it resolves;
+    # read only by the next update of this process's writer)
+    names: OrderedDict[str, list[Any]] | None = None
 
 
 _kept: OrderedDict[str, Listing] = OrderedDict()
@@ -108,14 +120,33 @@ def _rows_of(conn: sqlite3.Connection, paths: Collection[str]) -> Iterator[tuple
         yield from conn.execute(f"{_COLUMNS} AND path IN ({', '.join('?' * len(batch))})", batch)
 
 
-def keep_listing(conn: sqlite3.Connection, files: dict[str, str], index: PathIndex, *, full: bool) -> None:
+def keep_listing(
+    conn: sqlite3.Connection,
+    files: dict[str, str],
+    index: PathIndex,
+    *,
+    full: bool,
+    names: OrderedDict[str, list[Any]] | None = None,
+) -> None:
     """Record a new token in the open transaction and keep this update's listing under it (an
-    incremental update; a full build keeps none)."""
+    incremental update; a full build keeps none), with ``names``: the update's name lookups, the
+    very dict its FactStore fills."""
     generation = str(int(_meta(conn).get("generation", "0")) + 1)
     token = uuid.uuid4().hex
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (LISTING_KEY, token))
     if not full:
-        _keep(token, Listing(files, index, generation))
+        _keep(token, Listing(files, index, generation, names))
+
+
+def carried_names(conn: sqlite3.Connection) -> OrderedDict[str, list[Any]] | None:
+    """The name lookups the update that made the view on ``conn`` kept (call before
+    :func:`keep_listing` writes the next token), or ``None``."""
+    meta = _meta(conn)
+    with _lock:
+        kept = _kept.get(meta.get(LISTING_KEY, ""))
+    if kept is None or kept.generation != meta.get("generation"):
+        return None
+    return kept.names
 
 
 def prime_listing(conn: sqlite3.Connection) -> bool:

@@ -9,6 +9,7 @@ token (:mod:`lazy_intel.graph.modules`) so the build knows what to re-resolve af
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -27,6 +28,12 @@ SHARED_RESULTS = 16384
 # definitions kept by name lookups (FactStore.named), counted over all names held: a 100k-file tree
 # has millions, and a worker that kept every name it looked up grew past 1 GB (issue 15)
 NAMED_DEFINITIONS = 200_000
+# What an incremental update hands the next one (graph/listing.py): only the lookups that were
+# dear to read — a common name at 100k files walks 17-28k node rows, 0.1-0.25 s — and at most this
+# many definitions of them (~0.3 KB each, held between edits: a server's resident memory). On a
+# small tree no lookup is that dear and nothing is held.
+CARRIED_LOOKUP_MIN_S = 0.005
+CARRIED_NAMED_DEFINITIONS = 20_000
 # node id -> path entries kept (FactStore.where); a miss reads the nodes table
 WHERE_ENTRIES = 200_000
 # node kinds that are not definitions other files can name
@@ -112,6 +119,7 @@ class FactStore:
         self._interfaces: OrderedDict[str, FileModel | None] = OrderedDict()
         self._names: OrderedDict[str, list[NamedDefinition]] = OrderedDict()
         self._named_held = 0  # definitions held in _names
+        self._dear: set[str] = set()  # names whose lookup took CARRIED_LOOKUP_MIN_S or more
         self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
         # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
         # files whose content the result read)
@@ -166,6 +174,7 @@ class FactStore:
         if found is not None:
             names.move_to_end(name)
         else:
+            started = time.perf_counter()
             found = [
                 NamedDefinition(*row[:5], bool(row[5]))  # type: ignore[call-arg]
                 for row in self.conn.execute(
@@ -176,6 +185,8 @@ class FactStore:
                     (name, *LOCAL_KINDS),
                 )
             ]
+            if time.perf_counter() - started >= CARRIED_LOOKUP_MIN_S:
+                self._dear.add(name)
             names[name] = found
             self._named_held += len(found)
             while self._named_held > NAMED_DEFINITIONS and len(names) > 1:
@@ -185,6 +196,43 @@ class FactStore:
     def clear_names(self) -> None:
         self._names.clear()
         self._named_held = 0
+
+    @property
+    def names(self) -> OrderedDict[str, list[NamedDefinition]]:
+        """The name lookups held (the dict itself: :func:`graph.listing.keep_listing` keeps it)."""
+        return self._names
+
+    def adopt_names(self, carried: OrderedDict[str, list[NamedDefinition]], stale: set[str]) -> None:
+        """Take the lookups an earlier update of this view kept, less ``stale`` (every name a node of
+        a changed file had or has), and drop ``stale`` from those made here already."""
+        names = self._names
+        for name in stale:
+            found = names.pop(name, None)
+            if found is not None:
+                self._named_held -= len(found)
+        for name, found in reversed(carried.items()):  # the newest first, while the bound allows
+            if name in stale or name in names:
+                continue
+            if self._named_held + len(found) > NAMED_DEFINITIONS:
+                break
+            names[name] = found
+            names.move_to_end(name, last=False)  # older than this update's own lookups
+            self._named_held += len(found)
+            self._dear.add(name)  # only dear lookups are carried
+
+    def keep_dear_names(self) -> None:
+        """At the end of an update: keep in :attr:`names` (the dict the listing carries) only the
+        dear lookups, the most recently used first, up to :data:`CARRIED_NAMED_DEFINITIONS`."""
+        names = self._names
+        kept: list[tuple[str, list[NamedDefinition]]] = []
+        held = 0
+        for name in reversed(names):
+            if name in self._dear and held + len(names[name]) <= CARRIED_NAMED_DEFINITIONS:
+                kept.append((name, names[name]))
+                held += len(names[name])
+        names.clear()
+        names.update(reversed(kept))
+        self._named_held = held
 
 
 class Program:

@@ -6,7 +6,9 @@ writer lock; reads take no lock (WAL snapshots) and re-read the catalog whenever
 identity, size or mtime, so a view another process replaced is never served.
 
 A store is checked before it is first served by this process (:func:`store.integrity.check_store`;
-its O(1) header check on every open). A store that fails — or that SQLite cannot read, or whose
+its O(1) header check on every open), unless the state's check memo holds a clean verdict for the
+file exactly as it is — reached by a full check, or carried by the writer over its own syncs
+(:mod:`lazy_intel.service.indexing.check_memo`). A store that fails — or that SQLite cannot read, or whose
 content blob does not hash to its key — is never served: the request gets ``STORE_CORRUPT`` and a
 rebuild into a fresh store is scheduled.
 """
@@ -87,10 +89,11 @@ def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = N
             return _checked[key]
     verdict = check_memo.recall(memo, path) if memo is not None else None
     if verdict is None:
+        before = check_memo.identity(path)  # a writer may publish while a reader checks its snapshot
         problems = check_store(path, quiescent=quiescent)
         verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
         if memo is not None:
-            check_memo.remember(memo, path, verdict)
+            check_memo.remember(memo, path, verdict, checked=before)
     with _checked_guard:
         if len(_checked) >= CHECKED_KEPT:
             _checked.clear()
@@ -447,6 +450,8 @@ class Workspace:
         live = self.store_path()
         faulty = self.store_fault is not None
         findings: list[dict[str, str]] = []
+        memo = self.state.runtime / check_memo.MEMO_FILE
+        vouched: check_memo.Identity | None = None  # the clean identity this sync's writes start from
         if repair and live is not None:
             problem = header_problem(live, quiescent=True)
             findings = (
@@ -454,6 +459,9 @@ class Workspace:
                 if problem
                 else self._thorough_check(live)
             )
+            if not findings:  # a full check (after its connection closed): the next process need not
+                check_memo.remember(memo, live, "")
+                vouched = check_memo.vouched(memo, live)
             if findings:
                 faulty = True
                 self.store_fault = {
@@ -462,10 +470,12 @@ class Workspace:
                     "detected_at": iso_utc(),
                 }
         elif not rebuild and not faulty and live is not None:
-            problem = _first_problem(live, quiescent=True, memo=self.state.runtime / check_memo.MEMO_FILE)
+            problem = _first_problem(live, quiescent=True, memo=memo)
             if problem:  # never write into a store that fails its checks
                 faulty = True
                 self.store_fault = {"store": live.name, "reason": problem, "detected_at": iso_utc()}
+            else:
+                vouched = check_memo.vouched(memo, live)
         seq = self.tracker.seq
         # what the watcher saw change, read after seq (so everything recorded through seq is in it):
         # a sync may capture just those files (service/indexing/sync.py scoped_paths) instead of listing and
@@ -495,6 +505,11 @@ class Workspace:
             if bad.name != report.store and bad.exists():
                 mark_retired(bad, at=0)  # nobody may read it again: collect at once
             self.store_fault = None
+        if vouched is not None and not report.full_rebuild and self.store_path() == live:
+            # our own committed transactions since a clean identity: the verdict follows them, so the
+            # next process (a CLI call, a restarted serve) need not re-check the whole store
+            assert live is not None
+            check_memo.carry(memo, live, vouched)
         collect_retired_stores(self.state, self.settings.store_grace_ms)
         if report.full_rebuild:
             release_free_memory()  # the bulk page cache left holes no trim threshold returns

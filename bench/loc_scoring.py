@@ -156,20 +156,54 @@ class FusionTable:
         (a second stage's, file id -> score) replace the first stage's as in ``rank_stage``."""
         if weights.method != "score":
             raise ValueError("FusionTable re-scores score fusion only")
-        if file_scores is None:
-            files, file_present = self.file_scores(weights)
-        else:
-            index = {f: i for i, f in enumerate(self.file_ids)}
-            unknown = [f for f in file_scores if f not in index]
-            if unknown:
-                raise ValueError(f"file scores for files without evidence: {unknown[:5]}")
-            files = np.zeros(len(self.file_ids))
-            file_present = np.zeros(len(self.file_ids), dtype=bool)
-            for f, value in file_scores.items():
-                files[index[f]] = value
-                file_present[index[f]] = True
+        files, file_present = self._file_scores_of(weights, file_scores)
         order = np.lexsort((self.path_order, -files))
         order = order[file_present[order]][: self.ranked_files]
+        chunk, chunk_present = self._chunk_scores(weights, file_context, files, file_present)
+        chunk_order = np.lexsort((self.chunk_id_array, -chunk))
+        chunk_order = chunk_order[chunk_present[chunk_order]][: self.ranked_functions * 4]
+        functions: dict[str, None] = {}
+        for i in chunk_order:
+            key = self.chunk_key[i]
+            if key is not None:
+                functions.setdefault(key)
+        return Ranked(
+            [self.paths[i] for i in order],
+            list(functions)[: self.ranked_functions],
+            [float(files[i]) for i in order],
+        )
+
+    def _file_scores_of(
+        self, weights: FusionWeights, file_scores: Mapping[int, float] | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if file_scores is None:
+            return self.file_scores(weights)
+        index = {f: i for i, f in enumerate(self.file_ids)}
+        unknown = [f for f in file_scores if f not in index]
+        if unknown:
+            raise ValueError(f"file scores for files without evidence: {unknown[:5]}")
+        files = np.zeros(len(self.file_ids))
+        present = np.zeros(len(self.file_ids), dtype=bool)
+        for f, value in file_scores.items():
+            files[index[f]] = value
+            present[index[f]] = True
+        return files, present
+
+    def chunk_ranking(
+        self,
+        weights: FusionWeights,
+        *,
+        file_context: bool = True,
+        file_scores: Mapping[int, float] | None = None,
+    ) -> dict[int, float]:
+        """The chunk scores :meth:`rank` orders chunks by (chunk id -> score, every ranked chunk)."""
+        files, file_present = self._file_scores_of(weights, file_scores)
+        chunk, present = self._chunk_scores(weights, file_context, files, file_present)
+        return {self.chunk_ids[i]: float(chunk[i]) for i in np.flatnonzero(present)}
+
+    def _chunk_scores(
+        self, weights: FusionWeights, file_context: bool, files: np.ndarray, file_present: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         chunk, chunk_present = self._weighted_sum(self.chunks, weights)
         if file_context and file_present.any() and weights.file_context > 0:
             top_file = float(files[file_present].max()) or 1.0
@@ -183,19 +217,7 @@ class FusionTable:
         factor = np.ones(len(chunk))
         factor[self.chunk_class == TEST] = weights.test_file_factor
         factor[self.chunk_class == AUXILIARY] = weights.auxiliary_file_factor
-        chunk = chunk * factor
-        chunk_order = np.lexsort((self.chunk_id_array, -chunk))
-        chunk_order = chunk_order[chunk_present[chunk_order]][: self.ranked_functions * 4]
-        functions: dict[str, None] = {}
-        for i in chunk_order:
-            key = self.chunk_key[i]
-            if key is not None:
-                functions.setdefault(key)
-        return Ranked(
-            [self.paths[i] for i in order],
-            list(functions)[: self.ranked_functions],
-            [float(files[i]) for i in order],
-        )
+        return chunk * factor, chunk_present
 
 
 # ---- one issue's evidence, scored under a configuration

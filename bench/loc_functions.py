@@ -23,7 +23,6 @@ Usage:
 
 from __future__ import annotations
 
-import __main__
 import argparse
 import json
 import os
@@ -37,14 +36,14 @@ from pathlib import Path
 
 import numpy as np
 
+import __main__
 import loc_cv
 from lazy_intel.search.function_facts import read_definitions
 from lazy_intel.search.function_rank import (
-    DEFINITION_KINDS,
-    FUNCTION_CHUNKS,
     FUNCTION_FEATURES,
-    FUNCTION_FILES,
     Definition,
+    StageRanking,
+    candidates,
     function_features,
     rank_definitions,
 )
@@ -98,35 +97,18 @@ def ranking_of(pipeline: Pipeline, choice: Choice, run: IssueRun) -> Ranking:
     return Ranking(second, order, table.chunk_ranking(weights, file_context=True, file_scores=second))
 
 
-def top_chunks(scores: Mapping[int, float], n: int) -> list[int]:
-    return sorted(scores, key=lambda c: (-scores[c], c))[:n]
-
-
-def candidate_definitions(ranking: Ranking, facts: IssueFacts) -> list[Definition]:
-    """The candidates of ``function_rank``: the best files' definitions, the best chunks' symbols."""
-    files = set(ranking.file_order[:FUNCTION_FILES])
-    symbols = {facts.chunk_symbol.get(c) for c in top_chunks(ranking.chunk_scores, FUNCTION_CHUNKS)}
-    return [
-        d
-        for s, d in sorted(facts.definitions.items())
-        if s in symbols or (d.file_id in files and d.kind in DEFINITION_KINDS)
-    ]
+def stage_ranking(ranking: Ranking, facts: IssueFacts) -> StageRanking:
+    return StageRanking(ranking.chunk_scores, facts.chunk_symbol, ranking.file_scores, ranking.file_order)
 
 
 def feature_rows(
     ranking: Ranking, facts: IssueFacts, gold: Sequence[str]
 ) -> tuple[list[Definition], np.ndarray, np.ndarray]:
-    """The candidates, their feature rows (FUNCTION_FEATURES) and which are gold."""
-    cands = candidate_definitions(ranking, facts)
-    feats = function_features(
-        facts.analysis,
-        facts.query,
-        cands,
-        ranking.chunk_scores,
-        facts.chunk_symbol,
-        ranking.file_scores,
-        ranking.file_order,
-    )
+    """The candidates (``function_rank.candidates``), their feature rows (FUNCTION_FEATURES) and
+    which are gold."""
+    staged = stage_ranking(ranking, facts)
+    cands = candidates(list(facts.definitions.values()), staged)
+    feats = function_features(facts.analysis, facts.query, cands, staged)
     x = np.array([[feats[d.symbol_id][n] for n in FUNCTION_FEATURES] for d in cands], dtype=float)
     wanted = set(gold)
     return cands, x.reshape(len(cands), len(FUNCTION_FEATURES)), np.array([d.key in wanted for d in cands])
@@ -138,7 +120,7 @@ def ranked_keys(cands: Sequence[Definition], x: np.ndarray, coefficients: Mappin
         d.symbol_id: dict(zip(FUNCTION_FEATURES, row, strict=True)) for d, row in zip(cands, x, strict=True)
     }
     key = {d.symbol_id: d.key for d in cands}
-    return list(dict.fromkeys(key[s] for s in rank_definitions(feats, coefficients)))[:RANKED_FUNCTIONS]
+    return list(dict.fromkeys(key[s] for s, _ in rank_definitions(feats, coefficients)))[:RANKED_FUNCTIONS]
 
 
 class FunctionStage:
@@ -215,11 +197,9 @@ def store_path(work: Path, repo: str, commit: str) -> Path:
     return profiles[0]
 
 
-def read_issue_facts(
-    view: ReadView, run: IssueRun, file_ids: Sequence[int], chunk_ids: Sequence[int]
-) -> IssueFacts:
-    """Query facts, every evidence chunk's symbol, and the definitions of ``file_ids`` and of the
-    symbols of ``chunk_ids`` (with the query terms their chunks hold)."""
+def read_issue_facts(view: ReadView, run: IssueRun, rankings: Sequence[Ranking]) -> IssueFacts:
+    """Query facts, every evidence chunk's symbol, and the definitions the candidates of any of
+    ``rankings`` need (with the query terms their chunks hold)."""
     analysis = analyze_query(run.issue.query)  # type: ignore[attr-defined]
     stem_weight = DEFAULT_CONFIG.stem_weight if "stems" in view.fts_columns else 0.0
     terms = indexed_term_counts(view, analysis, stem_weight)
@@ -231,8 +211,10 @@ def read_issue_facts(
         marks = ",".join("?" * len(batch))
         for c, s in view.conn.execute(f"SELECT id, symbol_id FROM chunks WHERE id IN ({marks})", batch):
             chunk_symbol[int(c)] = None if s is None else int(s)
-    symbols = [s for c in chunk_ids if (s := chunk_symbol.get(c)) is not None]
-    definitions = read_definitions(view, file_ids, symbols, [t for t, _, _ in terms])
+    staged = [StageRanking(r.chunk_scores, chunk_symbol, r.file_scores, r.file_order) for r in rankings]
+    files = sorted({f for r in staged for f in r.top_files()})
+    symbols = sorted({s for r in staged for s in r.top_symbols()})
+    definitions = read_definitions(view, files, symbols, [t for t, _, _ in terms])
     return IssueFacts(analysis, query, chunk_symbol, {d.symbol_id: d for d in definitions})
 
 
@@ -242,12 +224,10 @@ def gather_facts(
     """Every issue's facts for the union of the candidates of its rankings."""
     out = {}
     for instance, run in runs.items():
-        files = sorted({f for r in rankings[instance] for f in r.file_order[:FUNCTION_FILES]})
-        chunks = sorted({c for r in rankings[instance] for c in top_chunks(r.chunk_scores, FUNCTION_CHUNKS)})
         path = store_path(work, run.issue.repo, run.issue.base_commit)  # type: ignore[attr-defined]
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            out[instance] = read_issue_facts(ReadView(conn, path), run, files, chunks)
+            out[instance] = read_issue_facts(ReadView(conn, path), run, rankings[instance])
         finally:
             conn.close()
     return out
@@ -271,7 +251,7 @@ def check(stage: FunctionStage, choices: Mapping[str, Choice]) -> int:
     """Whether ranking by ``chunk_rank`` alone gives today's function list for every choice, and the
     candidate recall under the in-sample choice (no figure of the function stage is computed)."""
     differs = []
-    for instance, run in stage.runs.items():
+    for instance in stage.runs:
         for choice in choices.values():
             today = stage.evaluator.score(stage.pipeline, choice, instance)
             again = stage.score(choice, {"chunk_rank": 1.0}, instance)

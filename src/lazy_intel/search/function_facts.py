@@ -21,10 +21,15 @@ def _marks(n: int) -> str:
 
 
 def read_definitions(
-    view: ReadView, file_ids: Sequence[int], symbol_ids: Sequence[int], tokens: Sequence[str]
+    view: ReadView,
+    file_ids: Sequence[int],
+    symbol_ids: Sequence[int],
+    tokens: Sequence[str],
+    *,
+    kinds: Sequence[str] = DEFINITION_KINDS,
 ) -> list[Definition]:
-    """Definitions of ``file_ids`` (of ``DEFINITION_KINDS``) and the symbols ``symbol_ids``, each with
-    the ``tokens`` its chunks hold; in symbol id order."""
+    """Definitions of ``file_ids`` (of ``kinds``) and the symbols ``symbol_ids``, each with its first
+    chunk and the ``tokens`` its chunks hold; in symbol id order."""
     rows: dict[int, tuple[int, str, str, str, str, int]] = {}
     select = (
         "SELECT s.id, s.file_id, f.path, s.name, s.qualified_name, s.kind, s.end_line - s.start_line + 1 "
@@ -33,8 +38,8 @@ def read_definitions(
     files = list(dict.fromkeys(file_ids))
     for start in range(0, len(files), BATCH):
         batch = files[start : start + BATCH]
-        sql = select + f"s.file_id IN ({_marks(len(batch))}) AND s.kind IN ({_marks(len(DEFINITION_KINDS))})"
-        for r in view.conn.execute(sql, [*batch, *DEFINITION_KINDS]):
+        sql = select + f"s.file_id IN ({_marks(len(batch))}) AND s.kind IN ({_marks(len(kinds))})"
+        for r in view.conn.execute(sql, [*batch, *kinds]) if kinds else ():
             rows[int(r[0])] = (int(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), int(r[6]))
     symbols = [s for s in dict.fromkeys(symbol_ids) if s not in rows]
     for start in range(0, len(symbols), BATCH):
@@ -42,20 +47,24 @@ def read_definitions(
         for r in view.conn.execute(select + f"s.id IN ({_marks(len(batch))})", batch):
             rows[int(r[0])] = (int(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), int(r[6]))
     texts: dict[int, list[str]] = {s: [] for s in rows}
-    columns = ", ".join(f"t.{c}" for c in ("body", "stems") if c in view.fts_columns) if tokens else ""
+    first: dict[int, int] = {}
+    columns = "".join(f", t.{c}" for c in ("body", "stems") if c in view.fts_columns) if tokens else ""
+    joined_fts = " JOIN chunks_fts t ON t.rowid = c.id" if columns else ""
     ids = sorted(rows)
-    for start in range(0, len(ids), BATCH) if columns else ():
+    for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
         for r in view.conn.execute(
-            f"SELECT c.symbol_id, {columns} FROM chunks c JOIN chunks_fts t ON t.rowid = c.id "
+            f"SELECT c.symbol_id, c.id{columns} FROM chunks c{joined_fts} "
             f"WHERE c.symbol_id IN ({_marks(len(batch))})",
             batch,
         ):
-            texts[int(r[0])].extend(text for text in r[1:] if text)
+            symbol, chunk = int(r[0]), int(r[1])
+            first[symbol] = min(first.get(symbol, chunk), chunk)
+            texts[symbol].extend(text for text in r[2:] if text)
     out = []
     for s in ids:
         file_id, path, name, qualified, kind, lines = rows[s]
         joined = " " + " ".join(texts[s]) + " "
         present = frozenset(t for t in tokens if f" {t} " in joined)
-        out.append(Definition(s, file_id, path, name, qualified, kind, lines, present))
+        out.append(Definition(s, file_id, path, name, qualified, kind, lines, present, first.get(s)))
     return out

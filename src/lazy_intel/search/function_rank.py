@@ -60,11 +60,27 @@ FUNCTION_FEATURES: tuple[str, ...] = (
     "test",
     "size",
 )
-# Coefficients of the linear function score (module docstring). Not fitted into the product: the
-# held-out figure of bench/loc_functions.py did not rise (docs/retrieval.md), so search keeps
-# today's function order (FUNCTION_STAGE_DEFAULT in hybrid.py) and these stay the "today" order:
-# the function-order rank alone.
-FUNCTION_COEFFICIENTS: dict[str, float] = {"chunk_rank": 1.0}
+# Coefficients of the linear function score, per feature (module docstring): the conditional logit
+# fitted on all 63 SWE-bench Lite dev issues (L2 penalty 0.3, chosen by the inner leave-one-
+# repository-out held-out log-likelihood; the file stages fitted on the same issues; evidence from
+# the code at d8d1786), after the held-out figure of that procedure was computed with per-fold fits
+# (docs/retrieval.md, `bench/loc_functions.py`, 2026-12-04: held out function Acc@10 63.3 against
+# 60.0 for today's function order under the same file stages, Acc@5 51.7 against 50.0).
+FUNCTION_COEFFICIENTS: dict[str, float] = {
+    "chunk": 3.464,
+    "chunk_rank": 0.823,
+    "file": 0.128,
+    "file_rank": 0.368,
+    "named": -0.256,
+    "named_qualified": -0.289,
+    "named_owner": 0.046,
+    "frame": 0.479,
+    "name_terms": 0.932,
+    "body_terms": 2.903,
+    "class": -2.239,
+    "test": -1.525,
+    "size": 3.225,
+}
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -80,6 +96,7 @@ class Definition:
     kind: str
     lines: int
     tokens: frozenset[str]  # the query's terms that occur in its chunks' text
+    chunk_id: int | None = None  # its first chunk (None: it has none)
 
     @property
     def key(self) -> str:
@@ -109,20 +126,31 @@ def function_order(chunk_order: Sequence[int], chunk_symbol: Mapping[int, int | 
     return list(out)
 
 
-def function_features(
-    analysis: QueryAnalysis,
-    query: QueryFacts,
-    definitions: Sequence[Definition],
-    chunk_scores: Mapping[int, float],
-    chunk_symbol: Mapping[int, int | None],
-    file_scores: Mapping[int, float],
-    file_order: Sequence[int],
-) -> dict[int, dict[str, float]]:
-    """Features of each definition (symbol id -> feature -> value).
+@dataclass(frozen=True)
+class StageRanking:
+    """What the stages before ranked: chunk scores (chunk id -> score, any order), each ranked chunk's
+    symbol, and the final file scores and order (best first)."""
 
-    ``chunk_scores``: the chunk ranking's scores (chunk id -> score, any order); ``chunk_symbol``:
-    each ranked chunk's symbol; ``file_scores``/``file_order``: the final file ranking.
-    """
+    chunk_scores: Mapping[int, float]
+    chunk_symbol: Mapping[int, int | None]
+    file_scores: Mapping[int, float]
+    file_order: Sequence[int]
+
+    def top_files(self, n: int = FUNCTION_FILES) -> list[int]:
+        return list(self.file_order[:n])
+
+    def top_symbols(self, n: int = FUNCTION_CHUNKS) -> list[int]:
+        """The symbols of the best ``n`` chunks (best first, distinct)."""
+        order = sorted(self.chunk_scores, key=lambda c: (-self.chunk_scores[c], c))[:n]
+        return function_order(order, self.chunk_symbol)
+
+
+def function_features(
+    analysis: QueryAnalysis, query: QueryFacts, definitions: Sequence[Definition], ranking: StageRanking
+) -> dict[int, dict[str, float]]:
+    """Features of each definition (symbol id -> feature -> value)."""
+    chunk_scores, chunk_symbol = ranking.chunk_scores, ranking.chunk_symbol
+    file_scores, file_order = ranking.file_scores, ranking.file_order
     order = sorted(chunk_scores, key=lambda c: (-chunk_scores[c], c))
     top_chunk = max(chunk_scores.values(), default=0.0) or 1.0
     best_chunk: dict[int, float] = {}
@@ -162,10 +190,34 @@ def function_features(
     return out
 
 
+def candidates(definitions: Sequence[Definition], ranking: StageRanking) -> list[Definition]:
+    """The stage's candidates among ``definitions``: those of the best files (of DEFINITION_KINDS)
+    and the best chunks' symbols (any kind), in symbol id order."""
+    files = set(ranking.top_files())
+    symbols = set(ranking.top_symbols())
+    return sorted(
+        (
+            d
+            for d in definitions
+            if d.symbol_id in symbols or (d.file_id in files and d.kind in DEFINITION_KINDS)
+        ),
+        key=lambda d: d.symbol_id,
+    )
+
+
+def linear_scores(
+    features: Mapping[int, Mapping[str, float]], coefficients: Mapping[str, float] = FUNCTION_COEFFICIENTS
+) -> dict[int, float]:
+    """``sum coefficient x feature`` per symbol (features a symbol lacks count 0)."""
+    return {s: sum(coefficients.get(n, 0.0) * v for n, v in feats.items()) for s, feats in features.items()}
+
+
 def rank_definitions(
     features: Mapping[int, Mapping[str, float]], coefficients: Mapping[str, float] = FUNCTION_COEFFICIENTS
-) -> list[int]:
-    """Symbol ids by ``sum coefficient x feature``, best first (ties: today's function order, then
-    the symbol id)."""
-    score = {s: sum(coefficients.get(n, 0.0) * v for n, v in feats.items()) for s, feats in features.items()}
-    return sorted(score, key=lambda s: (-score[s], -features[s].get("chunk_rank", 0.0), s))
+) -> list[tuple[int, float]]:
+    """(symbol id, ``exp(score - best)``) by the linear score, best first (ties: today's function
+    order, then the symbol id): the best is 1, a symbol e-times less likely 1/e."""
+    score = linear_scores(features, coefficients)
+    order = sorted(score, key=lambda s: (-score[s], -features[s].get("chunk_rank", 0.0), s))
+    best = score[order[0]] if order else 0.0
+    return [(s, math.exp(score[s] - best)) for s in order]

@@ -48,15 +48,15 @@ from lazy_intel.search.function_rank import (
     rank_definitions,
 )
 from lazy_intel.search.hybrid import DEFAULT_CONFIG
-from lazy_intel.search.query import QueryAnalysis, analyze_query
-from lazy_intel.search.rerank import QueryFacts, rerank
+from lazy_intel.search.query import analyze_query
+from lazy_intel.search.rerank import rerank
 from lazy_intel.search.rerank_facts import read_query_facts
 from lazy_intel.search.signals import indexed_term_counts
 from lazy_intel.store.reader import ReadView
 from loc_cv import IssueScore
 from loc_fit import Query, fit, log_likelihood
 from loc_rerank import PENALTIES, Choice, Evaluator, Pipeline
-from loc_scoring import RANKED_FUNCTIONS, IssueRun, all_in_top
+from loc_scoring import RANKED_FUNCTIONS, FunctionFacts, IssueRun, all_in_top
 
 
 @dataclass(frozen=True)
@@ -66,16 +66,6 @@ class Ranking:
     file_scores: dict[int, float]
     file_order: list[int]
     chunk_scores: dict[int, float]
-
-
-@dataclass(frozen=True)
-class IssueFacts:
-    """What the index says about one issue's possible candidates (read once, for every choice)."""
-
-    analysis: QueryAnalysis
-    query: QueryFacts
-    chunk_symbol: dict[int, int | None]  # every evidence chunk -> its symbol
-    definitions: dict[int, Definition]  # symbol id -> definition
 
 
 def ranking_of(pipeline: Pipeline, choice: Choice, run: IssueRun) -> Ranking:
@@ -97,12 +87,12 @@ def ranking_of(pipeline: Pipeline, choice: Choice, run: IssueRun) -> Ranking:
     return Ranking(second, order, table.chunk_ranking(weights, file_context=True, file_scores=second))
 
 
-def stage_ranking(ranking: Ranking, facts: IssueFacts) -> StageRanking:
+def stage_ranking(ranking: Ranking, facts: FunctionFacts) -> StageRanking:
     return StageRanking(ranking.chunk_scores, facts.chunk_symbol, ranking.file_scores, ranking.file_order)
 
 
 def feature_rows(
-    ranking: Ranking, facts: IssueFacts, gold: Sequence[str]
+    ranking: Ranking, facts: FunctionFacts, gold: Sequence[str]
 ) -> tuple[list[Definition], np.ndarray, np.ndarray]:
     """The candidates (``function_rank.candidates``), their feature rows (FUNCTION_FEATURES) and
     which are gold."""
@@ -129,7 +119,7 @@ class FunctionStage:
     def __init__(
         self,
         runs: Mapping[str, IssueRun],
-        facts: Mapping[str, IssueFacts],
+        facts: Mapping[str, FunctionFacts],
         pipeline: Pipeline,
         evaluator: Evaluator,
     ) -> None:
@@ -197,7 +187,7 @@ def store_path(work: Path, repo: str, commit: str) -> Path:
     return profiles[0]
 
 
-def read_issue_facts(view: ReadView, run: IssueRun, rankings: Sequence[Ranking]) -> IssueFacts:
+def read_issue_facts(view: ReadView, run: IssueRun, rankings: Sequence[Ranking]) -> FunctionFacts:
     """Query facts, every evidence chunk's symbol, and the definitions the candidates of any of
     ``rankings`` need (with the query terms their chunks hold)."""
     analysis = analyze_query(run.issue.query)  # type: ignore[attr-defined]
@@ -215,12 +205,12 @@ def read_issue_facts(view: ReadView, run: IssueRun, rankings: Sequence[Ranking])
     files = sorted({f for r in staged for f in r.top_files()})
     symbols = sorted({s for r in staged for s in r.top_symbols()})
     definitions = read_definitions(view, files, symbols, [t for t, _, _ in terms])
-    return IssueFacts(analysis, query, chunk_symbol, {d.symbol_id: d for d in definitions})
+    return FunctionFacts(analysis, query, chunk_symbol, {d.symbol_id: d for d in definitions})
 
 
 def gather_facts(
     work: Path, runs: Mapping[str, IssueRun], rankings: Mapping[str, Sequence[Ranking]]
-) -> dict[str, IssueFacts]:
+) -> dict[str, FunctionFacts]:
     """Every issue's facts for the union of the candidates of its rankings."""
     out = {}
     for instance, run in runs.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -88,6 +89,9 @@ def test_candidates_are_the_best_files_definitions_and_the_best_chunks_symbols()
     assert [d.symbol_id for d in candidates(DEFS, only_top_file)] == [1, 2, 3, 4]
     with_constant = StageRanking({50: 1.0}, {50: 5}, {2: 1.0}, [2])
     assert [d.symbol_id for d in candidates(DEFS, with_constant)] == [3, 5]
+    # a function nested in another has no chunk of its own: search cannot answer with it
+    nested = replace(DEFS[0], symbol_id=6, qualified_name="Session.resolve_redirects.inner", chunk_id=None)
+    assert 6 not in {d.symbol_id for d in candidates([*DEFS, nested], only_top_file)}
 
 
 def test_features_say_what_the_report_names_and_where_the_stages_ranked_it() -> None:

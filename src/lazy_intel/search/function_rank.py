@@ -65,21 +65,22 @@ FUNCTION_FEATURES: tuple[str, ...] = (
 # repository-out held-out log-likelihood; the file stages fitted on the same issues; evidence from
 # the code at d8d1786), after the held-out figure of that procedure was computed with per-fold fits
 # (docs/retrieval.md, `bench/loc_functions.py`, 2026-12-04: held out function Acc@10 63.3 against
-# 60.0 for today's function order under the same file stages, Acc@5 51.7 against 50.0).
+# 60.0 for today's function order under the same file stages, Acc@5 51.7 against 50.0; definitions
+# without a chunk of their own left out of the candidates, as search must).
 FUNCTION_COEFFICIENTS: dict[str, float] = {
-    "chunk": 3.464,
-    "chunk_rank": 0.823,
-    "file": 0.128,
-    "file_rank": 0.368,
-    "named": -0.256,
-    "named_qualified": -0.289,
-    "named_owner": 0.046,
-    "frame": 0.479,
-    "name_terms": 0.932,
-    "body_terms": 2.903,
-    "class": -2.239,
-    "test": -1.525,
-    "size": 3.225,
+    "chunk": 3.408,
+    "chunk_rank": 0.846,
+    "file": 0.137,
+    "file_rank": 0.377,
+    "named": -0.251,
+    "named_qualified": -0.285,
+    "named_owner": 0.037,
+    "frame": 0.471,
+    "name_terms": 0.928,
+    "body_terms": 2.892,
+    "class": -2.236,
+    "test": -1.529,
+    "size": 3.207,
 }
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -192,14 +193,17 @@ def function_features(
 
 def candidates(definitions: Sequence[Definition], ranking: StageRanking) -> list[Definition]:
     """The stage's candidates among ``definitions``: those of the best files (of DEFINITION_KINDS)
-    and the best chunks' symbols (any kind), in symbol id order."""
+    and the best chunks' symbols (any kind), in symbol id order; a definition without a chunk of its
+    own (a function nested in another: its parent's chunk holds it) is not one — search answers
+    with chunks."""
     files = set(ranking.top_files())
     symbols = set(ranking.top_symbols())
     return sorted(
         (
             d
             for d in definitions
-            if d.symbol_id in symbols or (d.file_id in files and d.kind in DEFINITION_KINDS)
+            if d.chunk_id is not None
+            and (d.symbol_id in symbols or (d.file_id in files and d.kind in DEFINITION_KINDS))
         ),
         key=lambda d: d.symbol_id,
     )

@@ -20,7 +20,7 @@ from lazy_intel.search.function_rank import (
     rank_definitions,
 )
 from lazy_intel.search.query import analyze_query
-from lazy_intel.search.rerank import QueryFacts
+from lazy_intel.search.rerank import QueryFacts, coverage
 
 TRACE = """Session.resolve_redirects drops the redirect method
 
@@ -113,6 +113,7 @@ def test_features_say_what_the_report_names_and_where_the_stages_ranked_it() -> 
     assert prepare["file"] == 1.0 and prepare["file_rank"] == 1.0
     assert resolve["file"] == 0.5 and resolve["file_rank"] == 0.5
     assert resolve["body_terms"] == 1.0 and test["body_terms"] < 1.0 and prepare["body_terms"] == 0.0
+    assert test["body_terms"] == coverage(DEFS[3].tokens, _query())  # the file stage's coverage, per symbol
     assert resolve["name_terms"] > 0 and constant["name_terms"] == 0.0
 
 

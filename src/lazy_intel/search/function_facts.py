@@ -64,7 +64,7 @@ def read_definitions(
     out = []
     for s in ids:
         file_id, path, name, qualified, kind, lines = rows[s]
-        joined = " " + " ".join(texts[s]) + " "
-        present = frozenset(t for t in tokens if f" {t} " in joined)
+        words = set(" ".join(texts[s]).split(" "))  # a token is looked up whole, between spaces
+        present = frozenset(t for t in tokens if t in words)
         out.append(Definition(s, file_id, path, name, qualified, kind, lines, present, first.get(s)))
     return out

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lazy_intel.search.fusion import is_test_path
@@ -36,7 +36,6 @@ from lazy_intel.search.rerank import (
     _frame_functions,
     _mentions,
     _same_dotted,
-    coverage,
     specificity,
 )
 from lazy_intel.text.stems import stem
@@ -146,6 +145,28 @@ class StageRanking:
         return function_order(order, self.chunk_symbol)
 
 
+def _coverage_of(query: QueryFacts) -> Callable[[frozenset[str]], float]:
+    """``rerank.coverage`` with the terms' weight x IDF computed once (the same sums, in order)."""
+    values = [
+        (term, weight * math.log(1.0 + query.total_chunks / max(1, docs)))
+        for term, weight, docs in query.terms
+    ]
+    total = 0.0
+    for _, value in values:
+        total += value
+
+    def share(tokens: frozenset[str]) -> float:
+        if not tokens or total <= 0:
+            return 0.0
+        found = 0.0
+        for term, value in values:
+            if term in tokens:
+                found += value
+        return found / total
+
+    return share
+
+
 def function_features(
     analysis: QueryAnalysis, query: QueryFacts, definitions: Sequence[Definition], ranking: StageRanking
 ) -> dict[int, dict[str, float]]:
@@ -167,6 +188,7 @@ def function_features(
     top_term = max((w for _, w in analysis.terms), default=1.0) or 1.0
     exact = {t: w / top_term for t, w in analysis.terms}
     stems = {stem(t): w for t, w in exact.items()}
+    body_terms = _coverage_of(query)
     out: dict[int, dict[str, float]] = {}
     for d in definitions:
         owner = d.qualified_name.rsplit(".", 2)[-2] if "." in d.qualified_name else ""
@@ -183,7 +205,7 @@ def function_features(
             "named_owner": bare.get(owner, 0.0) if owner and owner != d.name else 0.0,
             "frame": frames.get(d.name, 0.0),
             "name_terms": name_terms(d.name, exact, stems),
-            "body_terms": coverage(d.tokens, query),
+            "body_terms": body_terms(d.tokens),
             "class": 1.0 if d.kind == "class" else 0.0,
             "test": 1.0 if is_test_path(d.path) else 0.0,
             "size": min(1.0, math.log1p(max(0, d.lines)) / math.log1p(SIZE_SATURATION)),

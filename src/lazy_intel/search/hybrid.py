@@ -340,7 +340,10 @@ def _function_stage(
     floor = min((c.score for c in out), default=1.0)
     rest = [c for c in chunks if c.chunk_id not in placed]
     top_rest = max((c.score for c in rest), default=1.0) or 1.0
-    out += [replace(c, score=floor * 0.5 * c.score / top_rest) for c in rest]
+    out += [
+        RankedChunk(c.chunk_id, c.file_id, c.symbol_id, floor * 0.5 * c.score / top_rest, c.signals)
+        for c in rest
+    ]
     return out
 
 

@@ -28,6 +28,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from lazy_intel.search.fusion import is_test_path
 from lazy_intel.search.query import QueryAnalysis
@@ -139,10 +140,14 @@ class StageRanking:
     def top_files(self, n: int = FUNCTION_FILES) -> list[int]:
         return list(self.file_order[:n])
 
+    @cached_property
+    def chunk_order(self) -> list[int]:
+        """The ranked chunks, best first (score, then chunk id), sorted once."""
+        return sorted(self.chunk_scores, key=lambda c: (-self.chunk_scores[c], c))
+
     def top_symbols(self, n: int = FUNCTION_CHUNKS) -> list[int]:
         """The symbols of the best ``n`` chunks (best first, distinct)."""
-        order = sorted(self.chunk_scores, key=lambda c: (-self.chunk_scores[c], c))[:n]
-        return function_order(order, self.chunk_symbol)
+        return function_order(self.chunk_order[:n], self.chunk_symbol)
 
 
 def _coverage_of(query: QueryFacts) -> Callable[[frozenset[str]], float]:
@@ -173,7 +178,7 @@ def function_features(
     """Features of each definition (symbol id -> feature -> value)."""
     chunk_scores, chunk_symbol = ranking.chunk_scores, ranking.chunk_symbol
     file_scores, file_order = ranking.file_scores, ranking.file_order
-    order = sorted(chunk_scores, key=lambda c: (-chunk_scores[c], c))
+    order = ranking.chunk_order
     top_chunk = max(chunk_scores.values(), default=0.0) or 1.0
     best_chunk: dict[int, float] = {}
     for chunk in order:

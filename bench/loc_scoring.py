@@ -18,6 +18,13 @@ from typing import Protocol
 
 import numpy as np
 
+from lazy_intel.search.function_rank import (
+    Definition,
+    StageRanking,
+    candidates,
+    function_features,
+    rank_definitions,
+)
 from lazy_intel.search.fusion import (
     Evidence,
     FusionWeights,
@@ -28,7 +35,8 @@ from lazy_intel.search.fusion import (
     rank_stage,
     rescaled,
 )
-from lazy_intel.search.rerank import RERANK_FILES, rerank
+from lazy_intel.search.query import QueryAnalysis
+from lazy_intel.search.rerank import RERANK_FILES, QueryFacts, rerank
 from loc_cv import FILE_KS, FUNCTION_KS, IssueScore
 
 NONE, TEST, AUXILIARY = 0, 1, 2  # the down-weighting class of a file (for failure reports)
@@ -156,20 +164,54 @@ class FusionTable:
         (a second stage's, file id -> score) replace the first stage's as in ``rank_stage``."""
         if weights.method != "score":
             raise ValueError("FusionTable re-scores score fusion only")
-        if file_scores is None:
-            files, file_present = self.file_scores(weights)
-        else:
-            index = {f: i for i, f in enumerate(self.file_ids)}
-            unknown = [f for f in file_scores if f not in index]
-            if unknown:
-                raise ValueError(f"file scores for files without evidence: {unknown[:5]}")
-            files = np.zeros(len(self.file_ids))
-            file_present = np.zeros(len(self.file_ids), dtype=bool)
-            for f, value in file_scores.items():
-                files[index[f]] = value
-                file_present[index[f]] = True
+        files, file_present = self._file_scores_of(weights, file_scores)
         order = np.lexsort((self.path_order, -files))
         order = order[file_present[order]][: self.ranked_files]
+        chunk, chunk_present = self._chunk_scores(weights, file_context, files, file_present)
+        chunk_order = np.lexsort((self.chunk_id_array, -chunk))
+        chunk_order = chunk_order[chunk_present[chunk_order]][: self.ranked_functions * 4]
+        functions: dict[str, None] = {}
+        for i in chunk_order:
+            key = self.chunk_key[i]
+            if key is not None:
+                functions.setdefault(key)
+        return Ranked(
+            [self.paths[i] for i in order],
+            list(functions)[: self.ranked_functions],
+            [float(files[i]) for i in order],
+        )
+
+    def _file_scores_of(
+        self, weights: FusionWeights, file_scores: Mapping[int, float] | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if file_scores is None:
+            return self.file_scores(weights)
+        index = {f: i for i, f in enumerate(self.file_ids)}
+        unknown = [f for f in file_scores if f not in index]
+        if unknown:
+            raise ValueError(f"file scores for files without evidence: {unknown[:5]}")
+        files = np.zeros(len(self.file_ids))
+        present = np.zeros(len(self.file_ids), dtype=bool)
+        for f, value in file_scores.items():
+            files[index[f]] = value
+            present[index[f]] = True
+        return files, present
+
+    def chunk_ranking(
+        self,
+        weights: FusionWeights,
+        *,
+        file_context: bool = True,
+        file_scores: Mapping[int, float] | None = None,
+    ) -> dict[int, float]:
+        """The chunk scores :meth:`rank` orders chunks by (chunk id -> score, every ranked chunk)."""
+        files, file_present = self._file_scores_of(weights, file_scores)
+        chunk, present = self._chunk_scores(weights, file_context, files, file_present)
+        return {self.chunk_ids[i]: float(chunk[i]) for i in np.flatnonzero(present)}
+
+    def _chunk_scores(
+        self, weights: FusionWeights, file_context: bool, files: np.ndarray, file_present: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         chunk, chunk_present = self._weighted_sum(self.chunks, weights)
         if file_context and file_present.any() and weights.file_context > 0:
             top_file = float(files[file_present].max()) or 1.0
@@ -183,19 +225,7 @@ class FusionTable:
         factor = np.ones(len(chunk))
         factor[self.chunk_class == TEST] = weights.test_file_factor
         factor[self.chunk_class == AUXILIARY] = weights.auxiliary_file_factor
-        chunk = chunk * factor
-        chunk_order = np.lexsort((self.chunk_id_array, -chunk))
-        chunk_order = chunk_order[chunk_present[chunk_order]][: self.ranked_functions * 4]
-        functions: dict[str, None] = {}
-        for i in chunk_order:
-            key = self.chunk_key[i]
-            if key is not None:
-                functions.setdefault(key)
-        return Ranked(
-            [self.paths[i] for i in order],
-            list(functions)[: self.ranked_functions],
-            [float(files[i]) for i in order],
-        )
+        return chunk * factor, chunk_present
 
 
 # ---- one issue's evidence, scored under a configuration
@@ -228,6 +258,18 @@ class Config:
     file_context: bool = True
     rerank: Mapping[str, float] | None = None
     rerank_files: int = RERANK_FILES
+    functions: Mapping[str, float] | None = None  # the function stage's coefficients (with rerank)
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """What the function stage reads from the index for one issue: the query's facts, every evidence
+    chunk's symbol, and the definitions its candidates may need (symbol id -> definition)."""
+
+    analysis: QueryAnalysis
+    query: QueryFacts
+    chunk_symbol: Mapping[int, int | None]
+    definitions: Mapping[int, Definition]
 
 
 @dataclass
@@ -243,6 +285,8 @@ class IssueRun:
     baselines: dict[str, Outcome] = field(default_factory=dict)
     files_indexed: int = 0
     tables: dict[int, FusionTable] = field(default_factory=dict)  # by floor rank
+    # what the function stage reads (``FunctionFacts``; None: not gathered, the stage is skipped)
+    functions: FunctionFacts | None = None
 
     def table(self, floor_rank: int) -> FusionTable:
         if floor_rank not in self.tables:
@@ -267,6 +311,9 @@ def outcome_of(run: IssueRun, config: Config) -> Outcome:
                 table.stage_scores(w), run.evidence.file_path, run.static, config.rerank, config.rerank_files
             )
         ranked = table.rank(w, file_context=config.file_context, file_scores=second)
+        if second is not None and config.functions is not None and run.functions is not None:
+            chunks = table.chunk_ranking(w, file_context=config.file_context, file_scores=second)
+            return Outcome(ranked.files, function_stage(run, second, chunks, config.functions))
         return Outcome(ranked.files, ranked.functions)
     stage = fuse_files(run.evidence, w)
     second = None
@@ -281,6 +328,25 @@ def outcome_of(run: IssueRun, config: Config) -> Outcome:
         if key is not None:
             functions.setdefault(key)
     return Outcome([f.path for f in files[:RANKED_FILES]], list(functions)[:RANKED_FUNCTIONS])
+
+
+def function_stage(
+    run: IssueRun,
+    file_scores: Mapping[int, float],
+    chunk_scores: Mapping[int, float],
+    coefficients: Mapping[str, float],
+) -> list[str]:
+    """The function stage's order (``path:qualified``, distinct, best first) — what search returns."""
+    facts = run.functions
+    if facts is None:
+        raise ValueError("no function facts gathered for this run")
+    paths = run.evidence.file_path
+    order = sorted(file_scores, key=lambda f: (-file_scores[f], paths.get(f, "")))
+    staged = StageRanking(chunk_scores, facts.chunk_symbol, file_scores, order)
+    cands = candidates(list(facts.definitions.values()), staged)
+    features = function_features(facts.analysis, facts.query, cands, staged)
+    key = {d.symbol_id: d.key for d in cands}
+    return list(dict.fromkeys(key[s] for s, _ in rank_definitions(features, coefficients)))[:RANKED_FUNCTIONS]
 
 
 def all_in_top(ranked: Sequence[str], gold: Iterable[str], k: int) -> bool:

@@ -48,8 +48,10 @@ from pathlib import Path
 
 import loc_cv
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
+from lazy_intel.search.function_facts import read_definitions
+from lazy_intel.search.function_rank import FUNCTION_COEFFICIENTS, StageRanking
 from lazy_intel.search.fusion import FusionWeights, is_test_path
-from lazy_intel.search.hybrid import DEFAULT_CONFIG, SearchConfig, gather_evidence, hybrid_search
+from lazy_intel.search.hybrid import DEFAULT_CONFIG, Gathered, SearchConfig, gather_evidence, hybrid_search
 from lazy_intel.search.lexical import ColumnWeights
 from lazy_intel.search.rerank import (
     CANDIDATE_FEATURES,
@@ -57,6 +59,7 @@ from lazy_intel.search.rerank import (
     FEATURES,
     RERANK_FILE_CONTEXT,
     RERANK_FILES,
+    rerank,
     static_features,
     wanted_tokens,
 )
@@ -70,6 +73,7 @@ from loc_scoring import (
     RANKED_FILES,
     RANKED_FUNCTIONS,
     Config,
+    FunctionFacts,
     IssueRun,
     Outcome,
     all_in_top,
@@ -99,7 +103,11 @@ def default_data() -> Path:
 # ---- configurations: weight settings over the same evidence (fusion.FusionWeights fields)
 _NO_EXTRAS = {"dense": 0.0, "symbol": 0.0, "path": 0.0, "phrase": 0.0, "graph": 0.0, "centrality": 0.0}
 _SHIPPED = (
-    Config(FusionWeights(file_context=RERANK_FILE_CONTEXT), rerank=COEFFICIENTS)
+    Config(
+        FusionWeights(file_context=RERANK_FILE_CONTEXT),
+        rerank=COEFFICIENTS,
+        functions=FUNCTION_COEFFICIENTS if DEFAULT_CONFIG.functions else None,
+    )
     if DEFAULT_CONFIG.rerank
     else Config(FusionWeights())
 )
@@ -377,10 +385,29 @@ def gather(
             runs[name].static = static_features(
                 g.analysis, g.evidence, query, {f: facts[f] for f in pools[name]}
             )
+        if _SHIPPED.functions is not None:
+            runs["default"].functions = function_facts(view, runs["default"], found["default"])
         indexed = [
             r[0] for r in view.conn.execute("SELECT path FROM files WHERE status = 'indexed' ORDER BY path")
         ]
     return runs, indexed
+
+
+def function_facts(view: object, run: IssueRun, found: Gathered) -> FunctionFacts:
+    """What the function stage reads for the shipped configuration's ranking of ``run``."""
+    weights = _SHIPPED.weights
+    table = run.table(weights.floor_rank)
+    second, _ = rerank(table.stage_scores(weights), run.evidence.file_path, run.static, COEFFICIENTS)
+    paths = run.evidence.file_path
+    order = sorted(second, key=lambda f: (-second[f], paths.get(f, "")))
+    chunks = table.chunk_ranking(weights, file_context=True, file_scores=second)
+    staged = StageRanking(chunks, found.chunk_symbol, second, order)
+    tokens = [t for t, _, _ in found.terms]
+    definitions = read_definitions(view, staged.top_files(), staged.top_symbols(), tokens)  # type: ignore[arg-type]
+    query = read_query_facts(view, found.analysis, found.terms)  # type: ignore[arg-type]
+    return FunctionFacts(
+        found.analysis, query, dict(found.chunk_symbol), {d.symbol_id: d for d in definitions}
+    )
 
 
 def bm25_files(src: Path, paths: Sequence[str], query: str) -> list[str]:

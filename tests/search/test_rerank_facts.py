@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from lazy_intel.search.fusion import FusionWeights, fuse_files, rank_stage
 from lazy_intel.search.graph_priors import compute_priors
-from lazy_intel.search.hybrid import gather_evidence, hybrid_search
+from lazy_intel.search.hybrid import DEFAULT_CONFIG, gather_evidence, hybrid_search
 from lazy_intel.search.query import analyze_query
 from lazy_intel.search.rerank import CENTRAL_SATURATION, COEFFICIENTS, RERANK_FILE_CONTEXT
 from lazy_intel.search.rerank_facts import read_file_facts, second_stage
@@ -89,7 +90,8 @@ def test_search_reads_in_degrees_only_when_central_counts(workspace: Workspace) 
 def test_search_ranks_chunks_with_the_second_stages_file_context_weight(workspace: Workspace) -> None:
     query = "Wrong value from `compute_checksum` in pack"
     with workspace.read() as view:
-        result = hybrid_search(view, query)
+        # the chunks as the stages before the function stage rank them (test_function_facts.py)
+        result = hybrid_search(view, query, config=replace(DEFAULT_CONFIG, functions=False))
         found = gather_evidence(view, query)
         stage = fuse_files(found.evidence)
         second, _ = second_stage(view, found.analysis, found.evidence, found.terms, stage)

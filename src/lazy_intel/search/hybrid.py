@@ -15,11 +15,20 @@ from dataclasses import dataclass, replace
 
 from lazy_intel.search import fusion, signals
 from lazy_intel.search.embedders import Embedder
+from lazy_intel.search.function_facts import read_definitions
+from lazy_intel.search.function_rank import (
+    DEFINITION_KINDS,
+    FUNCTION_COEFFICIENTS,
+    StageRanking,
+    candidates,
+    function_features,
+    rank_definitions,
+)
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
 from lazy_intel.search.lexical import ColumnWeights
 from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query
 from lazy_intel.search.rerank import RERANK_FILE_CONTEXT
-from lazy_intel.search.rerank_facts import second_stage
+from lazy_intel.search.rerank_facts import read_query_facts, second_stage
 from lazy_intel.search.signals import (  # the signals' names, for the callers of this module
     LEXICAL_PREFILTER,
     Filters,
@@ -57,6 +66,9 @@ logger = logging.getLogger(__name__)
 GRAPH_PRIOR_DEFAULT = True
 # The second stage (search/rerank.py) in the default search; docs/retrieval.md has its held-out figures.
 RERANK_DEFAULT = True
+# The function stage (search/function_rank.py) re-orders the chunks by definition, after the second
+# stage (it needs the second stage's file ranking; off with it); docs/retrieval.md has its figures.
+FUNCTION_STAGE_DEFAULT = True
 # Files whose centrality is looked up: the best files of each gathered signal, this many per signal.
 CENTRALITY_CANDIDATES_PER_SIGNAL = 50
 
@@ -80,6 +92,8 @@ class SearchConfig:
     columns: ColumnWeights = DEFAULT_COLUMNS
     stem_weight: float = STEM_TERM_FACTOR
     rerank: bool = RERANK_DEFAULT  # the second stage (search/rerank.py) re-orders the best files
+    # the function stage (search/function_rank.py) re-orders the chunks by definition (with rerank)
+    functions: bool = FUNCTION_STAGE_DEFAULT
     lexical_prefilter: int = LEXICAL_PREFILTER  # 0: the weighted BM25 query scores every match
 
 
@@ -267,10 +281,70 @@ def hybrid_search(
         for c in fused_chunks
     ]
     files = [RankedFile(f.file_id, f.path, f.score, f.signals, f.best_chunk_id) for f in fused_files]
+    staged = second is not None and config.functions and bool(chunks)
+    if staged:
+        chunks = _function_stage(view, found, chunks, files, filters or Filters())
+        coverage.append(
+            "functions: the definitions of the best files and chunks re-ordered by their own features"
+        )
     used = tuple(
-        dict.fromkeys([*evidence.chunk_signals, *evidence.file_signals, *(["rerank"] if second else [])])
+        dict.fromkeys(
+            [
+                *evidence.chunk_signals,
+                *evidence.file_signals,
+                *(["rerank"] if second else []),
+                *(["functions"] if staged else []),
+            ]
+        )
     )
     return SearchResult(found.analysis, chunks, files, coverage, found.warnings, used)
+
+
+def _function_stage(
+    view: ReadView, found: Gathered, chunks: list[RankedChunk], files: list[RankedFile], filters: Filters
+) -> list[RankedChunk]:
+    """The chunks re-ordered by the function stage: each ranked definition's best chunk (its first
+    chunk when none was ranked), scored ``exp(score - best)``, then every other chunk in its order,
+    scaled below the lowest ranked definition (as the second stage does with the files it leaves)."""
+    ranking = StageRanking(
+        {c.chunk_id: c.score for c in chunks},
+        {c.chunk_id: c.symbol_id for c in chunks},
+        {f.file_id: f.score for f in files},
+        [f.file_id for f in files],
+    )
+    kinds = (filters.kind,) if filters.kind else DEFINITION_KINDS
+    tokens = [t for t, _, _ in found.terms]
+    definitions = read_definitions(view, ranking.top_files(), ranking.top_symbols(), tokens, kinds=kinds)
+    cands = candidates(definitions, ranking)
+    if not cands:
+        return chunks
+    query = read_query_facts(view, found.analysis, found.terms)
+    features = function_features(found.analysis, query, cands, ranking)
+    by_symbol = {d.symbol_id: d for d in cands}
+    best_chunk: dict[int, RankedChunk] = {}
+    for chunk in chunks:  # best first
+        if chunk.symbol_id is not None:
+            best_chunk.setdefault(chunk.symbol_id, chunk)
+    out: list[RankedChunk] = []
+    placed: set[int] = set()
+    for symbol, value in rank_definitions(features, FUNCTION_COEFFICIENTS):
+        d = by_symbol[symbol]
+        ranked = best_chunk.get(symbol)
+        chunk_id = ranked.chunk_id if ranked is not None else d.chunk_id
+        if chunk_id is None or chunk_id in placed:
+            continue
+        placed.add(chunk_id)
+        signals_of = dict(ranked.signals) if ranked is not None else {}
+        signals_of["function_stage"] = value
+        out.append(RankedChunk(chunk_id, d.file_id, symbol, value, signals_of))
+    floor = min((c.score for c in out), default=1.0)
+    rest = [c for c in chunks if c.chunk_id not in placed]
+    top_rest = max((c.score for c in rest), default=1.0) or 1.0
+    out += [
+        RankedChunk(c.chunk_id, c.file_id, c.symbol_id, floor * 0.5 * c.score / top_rest, c.signals)
+        for c in rest
+    ]
+    return out
 
 
 def _candidate_paths(

@@ -1,0 +1,88 @@
+"""What the function stage reads (search/function_facts.py) and how search uses it, over a real store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from lazy_intel.search.function_facts import read_definitions
+from lazy_intel.search.hybrid import DEFAULT_CONFIG, hybrid_search
+from lazy_intel.service.workspace import Workspace
+from lazy_intel.settings import load_settings
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/sessions.py": (
+        "class Session:\n"
+        "    def resolve_redirects(self, response):\n"
+        "        # follow the redirect, keep the method\n"
+        "        return response.redirect_target\n\n"
+        "    def close(self):\n"
+        "        return None\n\n"
+        "LIMIT = 30\n"
+    ),
+    "pkg/models.py": "def prepare(request):\n    return request.url\n",
+    "tests/test_sessions.py": (
+        "from pkg.sessions import Session\n\ndef test_redirect():\n    assert Session().resolve_redirects\n"
+    ),
+}
+QUERY = "Session.resolve_redirects drops the method on a redirect"
+
+
+@pytest.fixture
+def workspace(make_repo: Callable[..., Path]) -> Workspace:
+    ws = Workspace.open(make_repo(FILES), settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    return ws
+
+
+def test_definitions_of_files_and_symbols_with_their_first_chunk_and_tokens(workspace: Workspace) -> None:
+    with workspace.read() as view:
+        files = {str(p): int(i) for i, p in view.conn.execute("SELECT id, path FROM files")}
+        symbols = {str(q): int(i) for i, q in view.conn.execute("SELECT id, qualified_name FROM symbols")}
+        found = read_definitions(
+            view, [files["pkg/sessions.py"]], [symbols["prepare"]], ["redirect", "method", "nowhere"]
+        )
+        first = {
+            int(s): int(c)
+            for s, c in view.conn.execute(
+                "SELECT symbol_id, min(id) FROM chunks WHERE symbol_id IS NOT NULL GROUP BY symbol_id"
+            )
+        }
+        only_classes = read_definitions(view, [files["pkg/sessions.py"]], [], [], kinds=("class",))
+    by_name = {d.qualified_name: d for d in found}
+    # every function, method and class of the file (not the constant), and the symbol asked for
+    assert set(by_name) == {"Session", "Session.resolve_redirects", "Session.close", "prepare"}
+    resolve = by_name["Session.resolve_redirects"]
+    assert resolve.kind == "method" and resolve.path == "pkg/sessions.py" and resolve.lines == 3
+    assert resolve.tokens == {"redirect", "method"} and by_name["Session.close"].tokens == frozenset()
+    assert resolve.chunk_id == first[resolve.symbol_id]
+    assert resolve.key == "pkg/sessions.py:Session.resolve_redirects"
+    assert [d.symbol_id for d in found] == sorted(d.symbol_id for d in found)
+    assert [d.qualified_name for d in only_classes] == ["Session"]
+    with workspace.read() as view:
+        assert read_definitions(view, [], [], ["redirect"]) == []
+
+
+def test_search_orders_functions_by_the_function_stage(workspace: Workspace) -> None:
+    with workspace.read() as view:
+        staged = hybrid_search(view, QUERY)
+        today = hybrid_search(view, QUERY, config=replace(DEFAULT_CONFIG, functions=False))
+        no_rerank = hybrid_search(view, QUERY, config=replace(DEFAULT_CONFIG, rerank=False))
+        rows = view.chunks_by_ids([c.chunk_id for c in staged.chunks])
+    assert "functions" in staged.used and "functions" not in today.used
+    assert "functions" not in no_rerank.used  # the stage needs the second stage's file ranking
+    scores = [c.score for c in staged.chunks]
+    assert scores == sorted(scores, reverse=True)  # one ranking, best first
+    assert staged.chunks[0].score == 1.0 and "function_stage" in staged.chunks[0].signals
+    # the definitions come first, one chunk each; the named method leads
+    staged_symbols = [rows[c.chunk_id].qualified_name for c in staged.chunks if "function_stage" in c.signals]
+    assert staged_symbols[0] == "Session.resolve_redirects"
+    assert len(staged_symbols) == len(set(staged_symbols))
+    # the file ranking is not changed by the function stage
+    assert [f.path for f in staged.files] == [f.path for f in today.files]
+    # every chunk today's search ranks is still ranked
+    assert {c.chunk_id for c in today.chunks} <= {c.chunk_id for c in staged.chunks}

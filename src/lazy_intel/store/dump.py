@@ -18,6 +18,7 @@ VOLATILE_META = frozenset(
         "fts_deleted_rows",
         "graph_listing",
         "row_counts",
+        "pgvector_column",  # PostgreSQL only: the store's dense queries run through pgvector
     }
 )
 

@@ -19,10 +19,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy_intel.lazy_import import lazy_module
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.text.embedding_text import embedding_text
+
+if TYPE_CHECKING:
+    from lazy_intel.store.pg.vectors import EmbeddingColumn
 
 np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
@@ -228,7 +232,7 @@ def refresh_vectors(
     )
 
 
-def _server_column(conn: sqlite3.Connection, dim: int) -> object | None:
+def _server_column(conn: sqlite3.Connection, dim: int) -> EmbeddingColumn | None:
     """The pgvector column of a PostgreSQL store (``None`` on SQLite, or a server without it)."""
     if getattr(conn, "dialect", "sqlite") != "postgresql":
         return None
@@ -238,13 +242,13 @@ def _server_column(conn: sqlite3.Connection, dim: int) -> object | None:
 
 
 def _write_server_rows(
-    conn: sqlite3.Connection, column: object, profile: str, keys: Sequence[str], rows: np.ndarray
+    conn: sqlite3.Connection, column: EmbeddingColumn, profile: str, keys: Sequence[str], rows: np.ndarray
 ) -> None:
     from lazy_intel.store.pg.vectors import upsert_vectors_sql, vector_literal
 
     with conn.raw.cursor() as cur:  # type: ignore[attr-defined]
         cur.executemany(
-            upsert_vectors_sql(column),  # type: ignore[arg-type]
+            upsert_vectors_sql(column),
             [(k, profile, rows[i].tobytes(), vector_literal(rows[i].tolist())) for i, k in enumerate(keys)],
         )
 

@@ -109,6 +109,33 @@ def pg_server() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def pgvector_server() -> Iterator[Any]:
+    """A second real PostgreSQL cluster, with pgvector: the ``pgserver`` wheel's binaries (the
+    ``[postgresql]`` extra installs it; skipped, naming it, where it is not installed)."""
+    from tests.pg_server import PGVECTOR_PACKAGE, PostgresServer, pgvector_bindir
+
+    bindir = pgvector_bindir()
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        bindir = None
+    if bindir is None:
+        if os.environ.get("CI"):
+            pytest.fail(
+                f"{PGVECTOR_PACKAGE} (PostgreSQL with pgvector) is missing: the [test] extra installs it"
+            )
+        pytest.skip(
+            f"{PGVECTOR_PACKAGE} (PostgreSQL with pgvector, in the [test] extra) or psycopg not installed"
+        )
+    server = PostgresServer(bindir)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture(scope="session")
 def pg_dsn(pg_server: Any) -> str:
     return str(pg_server.create_database("lazy_intel_tests"))
 

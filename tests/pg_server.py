@@ -4,6 +4,10 @@ Debian's PostgreSQL binaries (``/usr/lib/postgresql/<major>/bin``) run as the ``
 the tests run as root (PostgreSQL refuses root), listening on a free loopback port and on a Unix
 socket inside the cluster directory. The server is started and stopped by the test run; stop and
 start again keep the data (the server-restart fault test uses that).
+
+The pgvector tests run a second server the same way from the ``pgserver`` wheel's binaries
+(PostgreSQL 16 with pgvector; :func:`pgvector_bindir`), since Debian bookworm has no pgvector
+package.
 """
 
 from __future__ import annotations
@@ -26,6 +30,23 @@ def postgres_bindir() -> Path | None:
         glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parent.parent.name)
     )
     return Path(found[-1]).parent if found else None
+
+
+PGVECTOR_PACKAGE = "pgserver"  # PyPI: a self-contained PostgreSQL 16.2 with pgvector 0.6.2
+
+
+def pgvector_bindir() -> Path | None:
+    """The bin directory of the ``pgserver`` wheel's PostgreSQL when it has pgvector, or ``None``.
+
+    Found without importing the package (its import needs dependencies the tests do not)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(PGVECTOR_PACKAGE)
+    if spec is None or spec.origin is None:
+        return None
+    install = Path(spec.origin).parent / "pginstall"
+    has_vector = (install / "share" / "postgresql" / "extension" / "vector.control").is_file()
+    return install / "bin" if has_vector and (install / "bin" / "initdb").is_file() else None
 
 
 def _free_port() -> int:

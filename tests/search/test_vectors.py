@@ -16,6 +16,7 @@ from lazy_intel.search.vectors import (
     REBUILD,
     nearest,
     plan_projection,
+    row_scores,
     stored_profile,
     vector_coverage,
 )
@@ -58,6 +59,29 @@ def test_nearest_is_exact_and_ordered() -> None:
     assert rows.tolist() == [1, 2, 0]
     assert scores.tolist() == pytest.approx([0.9, 0.5, 0.1])
     assert nearest(matrix, query, 0)[0].size == 0
+
+
+def test_nearest_breaks_ties_at_the_boundary_by_row_index() -> None:
+    # 300 equal rows around one better row: whichever k, the tied rows kept are the first ones
+    matrix = np.tile(np.array([[0.6, 0.8]], dtype=np.float32), (301, 1))
+    matrix[150] = [0.0, 1.0]
+    query = np.array([0.0, 1.0], dtype=np.float32)
+    for k in (1, 2, 5, 64, 300, 301, 400):
+        rows, _ = nearest(matrix, query, k)
+        assert rows.tolist() == ([150] + [i for i in range(301) if i != 150])[:k]
+
+
+def test_a_rows_score_does_not_depend_on_the_other_rows() -> None:
+    # what lets PostgreSQL's candidate rows be scored to the same bits as the whole matrix
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((2001, 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    query = matrix[7]
+    full = row_scores(matrix, query)
+    for n in (1, 3, 17, 250):
+        rows = np.sort(rng.choice(2001, n, replace=False))
+        subset = np.frombuffer(b"".join(matrix[r].tobytes() for r in rows), dtype=np.float32).reshape(n, -1)
+        assert row_scores(subset, query).tolist() == full[rows].tolist()
 
 
 def _open(root: Path, model_dir: Path | None) -> Workspace:

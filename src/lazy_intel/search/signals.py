@@ -23,7 +23,8 @@ from lazy_intel.search.lexical import (
 from lazy_intel.search.path_mentions import path_mentions, path_suffixes, score_matches
 from lazy_intel.search.phrases import quoted_phrases
 from lazy_intel.search.query import QueryAnalysis, stem_terms
-from lazy_intel.search.vectors import META_PROFILE, load_vector_index, nearest
+from lazy_intel.search.vector_search import dense_nearest
+from lazy_intel.search.vectors import META_PROFILE
 from lazy_intel.store.reader import ReadView
 
 LEXICAL_CANDIDATES = 1_000  # chunks BM25 hands to fusion
@@ -199,18 +200,15 @@ def phrase_chunks(
 def dense_chunks(
     view: ReadView, text: str, embedder: Embedder, filters: Filters, cands: Candidates
 ) -> tuple[dict[int, float], str]:
-    index = load_vector_index(view.conn, str(view.store_path), view.generation, embedder.profile.id)
-    if index is None:
-        return {}, "dense: no vectors yet"
-    query_vector = embedder.embed([text])[0]
     fetch = DENSE_CANDIDATES * (4 if filters.active else 1)
-    rows, scores = nearest(index.matrix, query_vector, fetch)
-    ids = [int(index.chunk_ids[r]) for r in rows]
-    kept = chunk_files(view, ids, filters, cands)
-    out = {cid: float(s) for cid, s in zip(ids, scores.tolist(), strict=True) if cid in kept}
+    hits = dense_nearest(view, embedder.profile.id, embedder.embed([text])[0], fetch)
+    if hits is None:
+        return {}, "dense: no vectors yet"
+    kept = chunk_files(view, hits.chunk_ids, filters, cands)
+    out = {cid: s for cid, s in zip(hits.chunk_ids, hits.scores, strict=True) if cid in kept}
     out = dict(list(out.items())[:DENSE_CANDIDATES])
     total = view.chunk_count()
-    note = f"dense: exact cosine over {len(index.chunk_ids)}/{total} chunks ({embedder.profile.model})"
+    note = f"dense: {hits.method} over {hits.searched}/{total} chunks ({embedder.profile.model})"
     return out, note
 
 

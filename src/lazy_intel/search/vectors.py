@@ -7,7 +7,8 @@
   profile the store's vectors belong to. A different configured profile rebuilds the projection (all
   vectors dropped, then re-embedded) and leaves the lexical projection alone: never a silent mix.
 - A full rebuild into a fresh store file copies matching vectors from the previous store first.
-- Search is exact: one matrix product over all vectors (NumPy), fine up to a few hundred thousand chunks.
+- Search is exact: one matrix product over all vectors (NumPy), fine up to a few hundred thousand chunks;
+  on a PostgreSQL server with pgvector, one exact scan in the server (``search/vector_search.py``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy_intel.lazy_import import lazy_module
 from lazy_intel.search.embedders import Embedder
 from lazy_intel.text.embedding_text import embedding_text
+
+if TYPE_CHECKING:
+    from lazy_intel.store.pg.vectors import EmbeddingColumn
 
 np = lazy_module("numpy")  # imported on first use: light paths import this module too
 
@@ -181,6 +186,8 @@ def refresh_vectors(
         conn.execute("BEGIN IMMEDIATE")
         _set_profile(conn, configured)
         conn.execute("COMMIT")
+    # PostgreSQL with pgvector: the store's ``embedding`` column, added and filled where missing
+    server_column = _server_column(conn, embedder.profile.dim)
     missing = _missing(conn, configured)
     prepare = getattr(embedder, "prepare", None)
     if missing and prepare is not None:  # e.g. the static table: built once per machine, with progress
@@ -200,11 +207,15 @@ def refresh_vectors(
         began = time.monotonic()
         matrix = embedder.embed([texts[k] for k in keys])
         embed_seconds += time.monotonic() - began
+        rows = matrix.astype(np.float32)
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(
-            "INSERT OR REPLACE INTO vectors(embed_sha, profile, data) VALUES (?, ?, ?)",
-            [(k, configured, matrix[i].astype(np.float32).tobytes()) for i, k in enumerate(keys)],
-        )
+        if server_column is not None:
+            _write_server_rows(conn, server_column, configured, keys, rows)
+        else:
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors(embed_sha, profile, data) VALUES (?, ?, ?)",
+                [(k, configured, rows[i].tobytes()) for i, k in enumerate(keys)],
+            )
         conn.execute("COMMIT")
         embedded += len(keys)
         if progress:
@@ -219,6 +230,27 @@ def refresh_vectors(
     return VectorReport(
         configured, decision, embedded, reused, removed, count, time.monotonic() - started, embed_seconds
     )
+
+
+def _server_column(conn: sqlite3.Connection, dim: int) -> EmbeddingColumn | None:
+    """The pgvector column of a PostgreSQL store (``None`` on SQLite, or a server without it)."""
+    if getattr(conn, "dialect", "sqlite") != "postgresql":
+        return None
+    from lazy_intel.store.pg.vectors import ensure_embedding_column
+
+    return ensure_embedding_column(conn, dim)
+
+
+def _write_server_rows(
+    conn: sqlite3.Connection, column: EmbeddingColumn, profile: str, keys: Sequence[str], rows: np.ndarray
+) -> None:
+    from lazy_intel.store.pg.vectors import upsert_vectors_sql, vector_literal
+
+    with conn.raw.cursor() as cur:  # type: ignore[attr-defined]
+        cur.executemany(
+            upsert_vectors_sql(column),
+            [(k, profile, rows[i].tobytes(), vector_literal(rows[i].tolist())) for i, k in enumerate(keys)],
+        )
 
 
 def vector_coverage(conn: sqlite3.Connection, profile: str) -> tuple[int, int]:
@@ -274,12 +306,28 @@ def load_vector_index(
     return index
 
 
+def row_scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Each row's dot product with ``query`` (rows normalised: the cosine), in float32.
+
+    ``einsum`` sums each row on its own, so a row's score does not depend on the other rows of the
+    matrix (a BLAS matrix-vector product's does, through its blocking: a subset of the rows scored
+    alone differed in the last bit), which lets a candidate set from PostgreSQL be scored to the same
+    bits as the whole matrix (:func:`nearest_in_server`); on this machine it is also faster (7 ms
+    against 15 ms for 100,000 x 384)."""
+    return np.einsum("ij,j->i", matrix, query.astype(np.float32).reshape(-1))
+
+
 def nearest(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices and cosine scores of the ``k`` rows most similar to ``query`` (rows normalised)."""
+    """Row indices and cosine scores of the ``k`` rows most similar to ``query`` (rows normalised),
+    best first, ties by row index."""
     if matrix.shape[0] == 0 or k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    scores = matrix @ query.astype(np.float32).reshape(-1)
+    scores = row_scores(matrix, query)
     k = min(k, scores.shape[0])
-    top = np.argpartition(-scores, k - 1)[:k]
-    order = top[np.lexsort((top, -scores[top]))]
+    negated = -scores
+    kth = np.partition(negated, k - 1)[k - 1]
+    # every row at least as good as the k-th, so that ties at the boundary go to the lower row index
+    # (``argpartition`` alone keeps an arbitrary few of them, which depends on the matrix's size)
+    top = np.flatnonzero(negated <= kth)
+    order = top[np.lexsort((top, negated[top]))][:k]
     return order, scores[order]

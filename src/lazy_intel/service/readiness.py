@@ -24,6 +24,7 @@ from lazy_intel.search.vectors import META_PROFILE, vector_coverage
 from lazy_intel.service.indexing.parse_pool import SyncCancelled
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import Settings
+from lazy_intel.store.pg.vectors import META_COLUMN, search_method
 from lazy_intel.store.reader import ReadView
 from lazy_intel.timestamps import iso_utc
 
@@ -193,7 +194,8 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
             detail={**detail, "reason": "no vectors yet; lazy-intel index builds them"},
         )
     covered, total = vector_coverage(view.conn, profile)
-    detail.update({"profile": profile, "chunks_with_vectors": covered, "chunks": total})
+    method = search_method(getattr(view, "dialect", "sqlite"), view.meta(META_COLUMN))
+    detail.update({"profile": profile, "chunks_with_vectors": covered, "chunks": total, "search": method})
     if covered >= total:
         return Verdict("dense", READY, "ready: search fuses dense similarity", required=False, detail=detail)
     if building:

@@ -47,6 +47,7 @@ from lazy_intel.store.pg.build import (
     pending_build,
 )
 from lazy_intel.store.pg.store import PgStore, StoreRef
+from lazy_intel.store.pg.vectors import carry_embedding_column
 from lazy_intel.store.reader import ReadView
 from lazy_intel.store.schema import SCHEMA_VERSION, UPGRADES_IN_PLACE, upgrade_in_place
 from lazy_intel.workspace.scope import load_policy
@@ -235,8 +236,10 @@ def _copy_vectors(conn: object, previous: StoreRef) -> None:
     ).fetchone()
     if not exists:
         return
+    extra = carry_embedding_column(conn, previous.schema)  # pgvector's column, where it has one
     execute(
-        f'INSERT INTO vectors(embed_sha, profile, data) SELECT v.embed_sha, v.profile, v.data FROM "{previous.schema}".vectors v '
+        f"INSERT INTO vectors(embed_sha, profile, data{extra}) SELECT v.embed_sha, v.profile, v.data"
+        f'{extra.replace(", ", ", v.")} FROM "{previous.schema}".vectors v '
         "WHERE v.embed_sha IN (SELECT embed_sha FROM chunks) ON CONFLICT DO NOTHING"
     )
     profile = execute(

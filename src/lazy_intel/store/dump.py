@@ -20,6 +20,7 @@ VOLATILE_META = frozenset(
         "row_counts",
         "chunk_changes",
         "schema_upgraded_from",
+        "pgvector_column",  # PostgreSQL only: the store's dense queries run through pgvector
     }
 )
 

@@ -14,7 +14,7 @@ column (an 8,000-byte chunk holds at most about 8,000 tokens) would not be found
 
 from __future__ import annotations
 
-FUNCTIONS_VERSION = "5"
+FUNCTIONS_VERSION = "6"
 
 FUNCTIONS_SQL = r"""
 CREATE SCHEMA IF NOT EXISTS lazy_intel;
@@ -157,6 +157,13 @@ $$;
 CREATE OR REPLACE FUNCTION lazy_intel.substr(s text, start bigint, len bigint) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN q.l <= 0 THEN '' ELSE pg_catalog.substr(s, q.p::integer, q.l::integer) END
+  FROM (SELECT greatest(b.p, 1) AS p, CASE WHEN b.p < 1 THEN len + b.p - 1 ELSE len END AS l
+        FROM (SELECT CASE WHEN start < 0 THEN length(s) + start + 1 ELSE start END AS p) b) q
+$$;
+-- ... and of a BLOB, in bytes (the dense projection reads chunk texts out of ``contents.data``)
+CREATE OR REPLACE FUNCTION lazy_intel.substr(s bytea, start bigint, len bigint) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN q.l <= 0 THEN ''::bytea ELSE pg_catalog.substr(s, q.p::integer, q.l::integer) END
   FROM (SELECT greatest(b.p, 1) AS p, CASE WHEN b.p < 1 THEN len + b.p - 1 ELSE len END AS l
         FROM (SELECT CASE WHEN start < 0 THEN length(s) + start + 1 ELSE start END AS p) b) q
 $$;

@@ -41,6 +41,7 @@ from lazy_intel.errors import StoreCorrupt, Timeout, Unavailable, WorkspaceOwned
 from lazy_intel.store.pg.connection import PgConnection, configure
 from lazy_intel.store.pg.dialect import PgSchema, schema_ddl
 from lazy_intel.store.pg.functions import FUNCTIONS_SQL, FUNCTIONS_VERSION, fts_ddl
+from lazy_intel.store.pg.vectors import enable_pgvector
 from lazy_intel.store.schema import SCHEMA_SQL, SCHEMA_VERSION, UPGRADES_IN_PLACE
 
 logger = logging.getLogger(__name__)
@@ -170,7 +171,8 @@ class PgStore:
         return raw
 
     def _prepare_database(self, raw: Any) -> None:
-        """Create the shared schema, functions and catalog once per database per process."""
+        """Create the shared schema, functions and catalog (and pgvector, where the server has it)
+        once per database per process."""
         with _prepared_guard:
             if self.dsn in _prepared:
                 return
@@ -193,6 +195,7 @@ class PgStore:
                     raw.execute("DELETE FROM lazy_intel.functions_version")
                     raw.execute("INSERT INTO lazy_intel.functions_version VALUES (%s)", [FUNCTIONS_VERSION])
                 raw.execute(_CATALOG_SQL)
+                enable_pgvector(raw)  # dense search in the server where it has pgvector (.vectors)
             _prepared.add(self.dsn)
 
     def _take_reader(self) -> Any:

@@ -35,6 +35,14 @@ QUERIES = (
 )
 
 
+@pytest.fixture(autouse=True)
+def server_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every dense query in the server (no matrix loaded after a first answer), so that the equality
+    tests below compare pgvector with NumPy, not NumPy with NumPy; the policy has its own test."""
+    monkeypatch.setattr(vector_search, "PG_MATRIX_LOAD_MAX_BYTES", 0)
+    monkeypatch.setattr(vector_search, "_server_answered", {})
+
+
 @pytest.fixture(scope="module")
 def pgvector_dsn(pgvector_server: Any) -> str:
     return str(pgvector_server.create_database("lazy_intel_pgvector"))
@@ -209,3 +217,29 @@ def test_a_server_without_pgvector_searches_in_numpy(
     finally:
         lite.close()
         pg.close()
+
+
+def test_a_reader_asks_the_server_first_then_answers_from_the_matrix_it_loaded(
+    workspaces, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lite, pg = workspaces(SEARCH_FILES)
+    monkeypatch.setattr(vector_search, "PG_MATRIX_LOAD_MAX_BYTES", 64 * 1024 * 1024)
+
+    def where(notes: list[str]) -> str:
+        return "server" if any("pgvector" in n for n in notes) else "numpy"
+
+    ran = []
+    for query in QUERIES:
+        keys_a, scores_a, _ = _dense(lite, query)
+        keys_b, scores_b, notes = _dense(pg, query)
+        assert (keys_a, scores_a) == (keys_b, scores_b), query
+        ran.append(where(notes))
+    assert ran == ["server"] + ["numpy"] * (len(QUERIES) - 1)
+    # a store whose matrix would not fit the budget is always searched in the server
+    monkeypatch.setattr(vector_search, "_server_answered", {})
+    monkeypatch.setattr(vector_search, "PG_MATRIX_LOAD_MAX_BYTES", 1)
+    assert [where(_dense(pg, q)[2]) for q in QUERIES[:2]] == ["server", "server"]
+    assert not vector_search.loads_matrix(1, 8)  # 32 bytes over a 1-byte budget
+    monkeypatch.setattr(vector_search, "PG_MATRIX_LOAD_MAX_BYTES", 320)
+    assert vector_search.loads_matrix(10, 8) and not vector_search.loads_matrix(11, 8)
+    assert not vector_search.loads_matrix(0, 8)  # no vectors: nothing to load

@@ -23,20 +23,47 @@ IN_SERVER = "exact cosine, pgvector in PostgreSQL"
 IN_NUMPY = "exact cosine"
 
 
+# Where a PostgreSQL store's dense query runs. The server's exact scan costs ~380 ms a query on
+# 37k vectors, NumPy over a matrix the reader holds ~2 ms, loading that matrix ~830 ms
+# (bench/pg_dense.py, docs/design/scale.md "Vectors"); the answers are equal bit for bit. So the
+# first dense query of a generation in a process runs in the server (a one-shot CLI call never
+# loads the matrix), and from the second on the reader loads the matrix and answers in NumPy, but
+# only while the matrix fits this many bytes: a large team store is always searched in the server,
+# so its readers hold no copy of the vectors per generation.
+PG_MATRIX_LOAD_MAX_BYTES = 64 * 1024 * 1024
+_SERVER_ANSWERED_MAX = 16  # (store, generation, profile) keys remembered; the oldest forgotten
+_server_answered: dict[tuple[str, int, str], int] = {}
+
+
 def dense_nearest(view: ReadView, profile: str, query: np.ndarray, k: int) -> DenseHits | None:
     """The ``k`` chunks nearest ``query`` among the vectors of ``profile`` (``None``: no vectors)."""
     if getattr(view, "dialect", "sqlite") == "postgresql":
         marked = view.meta(pg_vectors.META_COLUMN)  # set once every vector row has its column value
         if marked is not None:
             column = pg_vectors.EmbeddingColumn.parse(marked)
-            hits = nearest_in_server(view.conn, column, profile, query, k)
-            return hits if hits.searched else None
+            key = (str(view.store_path), int(view.generation), profile)
+            searched = _server_answered.get(key)
+            if searched is None or not loads_matrix(searched, column.dim):
+                hits = nearest_in_server(view.conn, column, profile, query, k)
+                _remember(key, hits.searched)
+                return hits if hits.searched else None
     index = load_vector_index(view.conn, str(view.store_path), view.generation, profile)
     if index is None:
         return None
     rows, scores = nearest(index.matrix, query, k)
     ids = [int(index.chunk_ids[r]) for r in rows]
     return DenseHits(ids, [float(s) for s in scores.tolist()], len(index.chunk_ids), IN_NUMPY)
+
+
+def loads_matrix(vectors: int, dim: int) -> bool:
+    """Whether a reader that has had one server answer of this generation loads its matrix."""
+    return 0 < vectors * max(dim, 1) * 4 <= PG_MATRIX_LOAD_MAX_BYTES
+
+
+def _remember(key: tuple[str, int, str], searched: int) -> None:
+    if key not in _server_answered and len(_server_answered) >= _SERVER_ANSWERED_MAX:
+        _server_answered.pop(next(iter(_server_answered)))
+    _server_answered[key] = searched
 
 
 # pgvector's candidates for an exact top k: the k nearest by its inner product and this many more

@@ -16,11 +16,11 @@ from lazy_intel.search.function_rank import (
     function_features,
     function_order,
     name_terms,
-    name_words,
     rank_definitions,
 )
 from lazy_intel.search.query import analyze_query
 from lazy_intel.search.rerank import QueryFacts, coverage
+from lazy_intel.text.tokens import split_identifier
 
 TRACE = """Session.resolve_redirects drops the redirect method
 
@@ -68,9 +68,9 @@ def _query() -> QueryFacts:
 
 
 def test_name_words_split_snake_and_camel_case() -> None:
-    assert name_words("_parse_header_line") == ["parse", "header", "line"]
-    assert name_words("HTTPAdapter") == ["http", "adapter"]
-    assert name_words("resolveRedirects2") == ["resolve", "redirects", "2"]
+    assert split_identifier("_parse_header_line") == ["parse", "header", "line"]
+    assert split_identifier("HTTPAdapter") == ["http", "adapter"]
+    assert split_identifier("resolveRedirects2") == ["resolve", "redirects", "2"]
     assert name_terms("resolve_redirects", {"redirects": 1.0}, {}) == 0.5
     assert name_terms("resolve_redirects", {}, {"redirect": 1.0}) == 0.5  # by the English stem
     assert name_terms("__", {"x": 1.0}, {}) == 0.0

@@ -25,7 +25,6 @@ logit over each query's candidates, fitted by ``bench/loc_functions.py``; see ``
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -40,6 +39,7 @@ from lazy_intel.search.rerank import (
     specificity,
 )
 from lazy_intel.text.stems import stem
+from lazy_intel.text.tokens import split_identifier
 
 FUNCTION_FILES = 5  # the final file ranking's best files whose every definition is a candidate
 FUNCTION_CHUNKS = 80  # the chunk ranking's best chunks whose definitions are candidates
@@ -82,7 +82,6 @@ FUNCTION_COEFFICIENTS: dict[str, float] = {
     "test": -1.529,
     "size": 3.207,
 }
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 @dataclass(frozen=True)
@@ -104,14 +103,9 @@ class Definition:
         return f"{self.path}:{self.qualified_name}"
 
 
-def name_words(name: str) -> list[str]:
-    """``_parse_header_line`` -> parse, header, line; ``HTTPAdapter`` -> http, adapter."""
-    return [w.lower() for part in name.split("_") if part for w in _CAMEL.findall(part)]
-
-
 def name_terms(name: str, terms: Mapping[str, float], stems: Mapping[str, float]) -> float:
     """Share of the name's words that are query terms (exactly, or by their English stem)."""
-    words = name_words(name)
+    words = split_identifier(name)  # the index's own split: snake, camel, acronyms, digits
     if not words:
         return 0.0
     return sum(1.0 for w in words if w in terms or stem(w) in stems) / len(words)

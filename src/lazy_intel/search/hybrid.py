@@ -27,7 +27,7 @@ from lazy_intel.search.function_rank import (
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
 from lazy_intel.search.lexical import ColumnWeights
 from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query
-from lazy_intel.search.rerank import RERANK_FILE_CONTEXT
+from lazy_intel.search.rerank import RERANK_FILE_CONTEXT, QueryFacts
 from lazy_intel.search.rerank_facts import read_query_facts, second_stage
 from lazy_intel.search.signals import (  # the signals' names, for the callers of this module
     LEXICAL_PREFILTER,
@@ -264,8 +264,10 @@ def hybrid_search(
     coverage = list(found.coverage)
     second: dict[int, float] | None = None
     reasons: dict[int, dict[str, float]] = {}
+    query: QueryFacts | None = None  # read once, for both the file stage and the function stage
     if config.rerank and stage.file_scores:
-        second, features = second_stage(view, found.analysis, evidence, found.terms, stage)
+        query = read_query_facts(view, found.analysis, found.terms)
+        second, features = second_stage(view, found.analysis, evidence, found.terms, stage, query=query)
         reasons = {f: {f"rerank_{k}": v for k, v in feats.items() if v} for f, feats in features.items()}
         coverage.append(
             f"rerank: the first stage's best {len(features)} files re-ordered by whole-file features"
@@ -281,9 +283,9 @@ def hybrid_search(
         for c in fused_chunks
     ]
     files = [RankedFile(f.file_id, f.path, f.score, f.signals, f.best_chunk_id) for f in fused_files]
-    staged = second is not None and config.functions and bool(chunks)
-    if staged:
-        chunks = _function_stage(view, found, chunks, files, filters or Filters())
+    staged = query is not None and second is not None and config.functions and bool(chunks)
+    if query is not None and staged:
+        chunks = _function_stage(view, found, chunks, files, query=query, filters=filters or Filters())
         coverage.append(
             "functions: the definitions of the best files and chunks re-ordered by their own features"
         )
@@ -301,7 +303,13 @@ def hybrid_search(
 
 
 def _function_stage(
-    view: ReadView, found: Gathered, chunks: list[RankedChunk], files: list[RankedFile], filters: Filters
+    view: ReadView,
+    found: Gathered,
+    chunks: list[RankedChunk],
+    files: list[RankedFile],
+    *,
+    query: QueryFacts,
+    filters: Filters,
 ) -> list[RankedChunk]:
     """The chunks re-ordered by the function stage: each ranked definition's best chunk (its first
     chunk when none was ranked), scored ``exp(score - best)``, then every other chunk in its order,
@@ -318,7 +326,6 @@ def _function_stage(
     cands = candidates(definitions, ranking)
     if not cands:
         return chunks
-    query = read_query_facts(view, found.analysis, found.terms)
     features = function_features(found.analysis, query, cands, ranking)
     by_symbol = {d.symbol_id: d for d in cands}
     best_chunk: dict[int, RankedChunk] = {}

@@ -117,8 +117,10 @@ def second_stage(
     *,
     coefficients: Mapping[str, float] = COEFFICIENTS,
     n: int = RERANK_FILES,
+    query: QueryFacts | None = None,
 ) -> tuple[dict[int, float], dict[int, dict[str, float]]]:
-    """Second-stage file scores for the first stage's best ``n`` files, and their features."""
+    """Second-stage file scores for the first stage's best ``n`` files, and their features
+    (``query``: the query's facts when the caller has read them already)."""
     paths = dict(evidence.file_path)
     chosen = candidates(stage.file_scores, paths, n)
     # the files' tokens only when a feature that needs them counts (TOKEN_FEATURES)
@@ -131,5 +133,7 @@ def second_stage(
         wanted_tokens(analysis, terms) if needs_tokens else [],
         in_degrees=bool(coefficients.get("central", 0.0)),
     )
-    static = static_features(analysis, evidence, read_query_facts(view, analysis, terms), facts)
+    if query is None:
+        query = read_query_facts(view, analysis, terms)
+    static = static_features(analysis, evidence, query, facts)
     return rerank(stage.file_scores, paths, static, coefficients, n)

@@ -140,6 +140,50 @@ def pg_dsn(pg_server: Any) -> str:
     return str(pg_server.create_database("lazy_intel_tests"))
 
 
+# a password with every character that libpq's password file or a URL must escape
+PG_TEST_PASSWORD = "p:w\\@ /x%'"
+PG_PASSWORD_ROLE = "lazy_intel_pw"
+PG_HBA_WAIT_S = 30.0
+
+
+@pytest.fixture(scope="session")
+def pg_password_dsn(pg_server: Any) -> str:
+    """A URL (password percent-escaped) for a role that must give its password over TCP
+    (scram-sha-256; the cluster trusts every other role), owning a database of its own."""
+    import time
+    from urllib.parse import quote
+
+    import psycopg
+    from psycopg import sql
+
+    role = PG_PASSWORD_ROLE
+    with psycopg.connect(pg_server.dsn(), autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+        conn.execute(
+            sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+                sql.Identifier(role), sql.Literal(PG_TEST_PASSWORD)
+            )
+        )
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(role), sql.Identifier(role))
+        )
+        hba = pg_server.data / "pg_hba.conf"
+        hba.write_text(f"host all {role} 127.0.0.1/32 scram-sha-256\n" + hba.read_text(encoding="utf-8"))
+        conn.execute("SELECT pg_reload_conf()")
+    bare = f"postgresql://{role}@127.0.0.1:{pg_server.port}/{role}"
+    deadline = time.monotonic() + PG_HBA_WAIT_S
+    while True:  # the reload is asynchronous: wait until a connection without the password is refused
+        try:
+            psycopg.connect(bare, passfile="/nonexistent", connect_timeout=5).close()
+        except psycopg.OperationalError:
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError("the cluster did not start asking for the password")
+        time.sleep(0.05)
+    return f"postgresql://{role}:{quote(PG_TEST_PASSWORD, safe='')}@127.0.0.1:{pg_server.port}/{role}"
+
+
 def pg_env(dsn: str, name: str | None = None) -> dict[str, str]:
     """Settings environment for the shared test database; each root is its own repository there
     (``host:/path`` when it has no git remote) unless ``name`` is given."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from lazy_intel.errors import LazyIntelError
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -92,3 +95,37 @@ def test_ray_executor_into_postgresql(make_repo, tmp_path: Path, pg_dsn: str, lo
     assert in_writer == 0 and on_ray == int(ray.cluster_resources()["CPU"]), "Ray tasks resolved the graph"
     assert distributed == local_pg
     assert distributed == local
+
+
+@pytest.mark.slow
+def test_ray_tasks_are_never_sent_the_store_password(
+    make_repo, tmp_path: Path, pg_password_dsn: str, local_ray: None
+) -> None:
+    """A URL's password does not travel in Ray task arguments: the local instance's tasks read it from
+    a private password file that is gone after the build; tasks on a cluster (here: the same instance
+    under a cluster's address) get no credential, and the build stops with UNAVAILABLE saying why,
+    the served generation untouched."""
+    assert not {"PGPASSWORD", "PGPASSFILE"} & set(os.environ), (
+        "the workers must not find a password elsewhere"
+    )
+    passfiles = lambda: list(Path(tempfile.gettempdir()).glob("lazy-intel-pg-*.pgpass"))  # noqa: E731
+    already = passfiles()
+    root = make_repo(FILES)
+    env = {**pg_env(pg_password_dsn, f"password:{root}"), "LAZY_INTEL_EXECUTOR": "ray"}
+    served, on_ray = _build(root, env, tmp_path / "state")
+    assert on_ray == int(ray.cluster_resources()["CPU"]), "Ray tasks resolved the graph"
+    assert passfiles() == already, "the password file lives only as long as a phase"
+
+    settings = load_settings(
+        env={"LAZY_INTEL_EMBEDDING": "none", **env, "LAZY_INTEL_RAY_ADDRESS": "127.0.0.1:6379"}
+    )
+    ws = Workspace.open(root, settings=settings, state_dir=tmp_path / "state")
+    try:
+        with pytest.raises(LazyIntelError) as failed:
+            ws.sync(rebuild=True)
+        assert failed.value.code == "UNAVAILABLE"
+        assert "password is not sent" in (failed.value.next_step or "")
+        with ws.read() as view:
+            assert canonical_dump(view.conn) == served[0]
+    finally:
+        ws.close()

@@ -55,10 +55,12 @@ class PendingBuild:
 @dataclass(frozen=True)
 class PgFactSource:
     """Where a resolve task reads a staging store's committed facts: its own connection to the
-    database, the store's schema (picklable: it travels to Ray tasks)."""
+    database, the store's schema (picklable: it travels to Ray tasks, without the password: then
+    ``passfile`` may name a private libpq password file, see :mod:`lazy_intel.store.pg.passfile`)."""
 
     dsn: str
     schema: str
+    passfile: str | None = None
 
 
 def pending_build(store: PgStore) -> PendingBuild | None:
@@ -219,8 +221,9 @@ def open_fact_reader(source: PgFactSource) -> PgConnection:
 
     from lazy_intel.store.pg.connection import configure
 
+    credentials = {"passfile": source.passfile} if source.passfile else {}
     raw: psycopg.Connection[Any] = psycopg.connect(
-        source.dsn, autocommit=True, options="-c jit=off -c default_transaction_read_only=on"
+        source.dsn, autocommit=True, options="-c jit=off -c default_transaction_read_only=on", **credentials
     )
     configure(raw)
     raw.execute(f'SET search_path TO "{source.schema}"')

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from lazy_intel.search.fusion import FusionWeights, fuse_files, rank_stage
-from lazy_intel.search.graph_priors import compute_priors
+from lazy_intel.search.graph_priors import capped_in_degree_sql, compute_priors
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, gather_evidence, hybrid_search
 from lazy_intel.search.query import analyze_query
 from lazy_intel.search.rerank import CENTRAL_SATURATION, COEFFICIENTS, RERANK_FILE_CONTEXT
-from lazy_intel.search.rerank_facts import read_file_facts, second_stage
+from lazy_intel.search.rerank_facts import capped_in_degrees, read_file_facts, second_stage
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 
@@ -64,6 +64,32 @@ def test_file_facts_hold_definitions_and_the_resolved_in_degree(workspace: Works
             value == pytest.approx(expected) if value < math.log1p(CENTRAL_SATURATION) else value >= expected
         )
     assert all(f.in_degree == 0 for f in without.values())
+
+
+def test_in_degrees_are_read_once_per_generation(workspace: Workspace) -> None:
+    """A generation's capped in-degrees are counted once in a process and reused (equal to a count of
+    the same view); an edit's new generation counts afresh and sees the new references."""
+    paths = ["pkg/checksums.py", "pkg/render.py", "pkg/hot.py", "CHANGES"]
+    with workspace.read() as view:
+        first = capped_in_degrees(view, paths)
+        statements: list[str] = []
+        view.conn.set_trace_callback(statements.append)
+        again = capped_in_degrees(view, [*paths, paths[0]])
+        view.conn.set_trace_callback(None)
+        sql, fixed = capped_in_degree_sql()
+        direct = {p: view.conn.execute(sql, (p, *fixed, CENTRAL_SATURATION)).fetchone()[0] for p in paths}
+    assert first == again == {p: n for p, n in direct.items() if n}
+    assert first["pkg/checksums.py"] >= 2 and first["pkg/hot.py"] == CENTRAL_SATURATION
+    assert statements == [], "the second read of the same generation counted nothing"
+    (workspace.root / "pkg/render.py").write_text(
+        "from pkg.checksums import compute_checksum\n\ndef paint(canvas):\n    return compute_checksum(canvas)\n"
+    )
+    workspace.sync()
+    with workspace.read() as view:
+        after = capped_in_degrees(view, paths)
+    assert after["pkg/checksums.py"] > first["pkg/checksums.py"], (
+        "the new generation counted the new reference"
+    )
 
 
 def test_search_reads_in_degrees_only_when_central_counts(workspace: Workspace) -> None:

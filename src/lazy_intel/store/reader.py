@@ -10,7 +10,7 @@ import hashlib
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -334,6 +334,22 @@ class ReadView:
                     _SUMMARIES.pop(next(iter(_SUMMARIES)))
         return dict(found)
 
+    def per_generation_values(
+        self, name: str, keys: Sequence[Hashable], compute: Callable[[list[Hashable]], Mapping[Hashable, Any]]
+    ) -> dict[Hashable, Any]:
+        """The values of ``keys`` under ``name``, each computed once per (store, generation) in this
+        process: ``compute(missing)`` answers the keys not known yet, for every one of them. For facts
+        a published generation fixes (a file's resolved in-degree, say) that searches ask about again
+        and again; at most :data:`VALUES_KEPT` values per name and generation are kept (past that
+        they are computed each time, with the same value)."""
+        known = _values_of(str(self.store_path), self.generation, name)
+        unique = list(dict.fromkeys(keys))
+        missing = [k for k in unique if k not in known]
+        found = dict(compute(missing)) if missing else {}
+        if missing and len(known) + len(found) <= VALUES_KEPT:
+            known.update(found)
+        return {k: known[k] if k in known else found[k] for k in unique}
+
     def counts(self) -> dict[str, int]:
         return self.per_generation("counts", self._counts)
 
@@ -373,6 +389,22 @@ _SUMMARIES: dict[tuple[str, int, str], dict[str, Any]] = {}
 # many terms each (ReadView.term_document_counts)
 TERM_COUNTS_KEPT = 200_000
 _TERM_COUNTS: dict[tuple[str, int], dict[str, int]] = {}
+
+
+# values computed per key of the last few (store, generation) views (ReadView.per_generation_values)
+VALUES_KEPT = 50_000
+_VALUES: dict[tuple[str, int, str], dict[Hashable, Any]] = {}
+
+
+def _values_of(store: str, generation: int, name: str) -> dict[Hashable, Any]:
+    key = (store, generation, name)
+    found = _VALUES.get(key)
+    if found is None:
+        with _PATHS_GUARD:
+            found = _VALUES.setdefault(key, {})
+            while len(_VALUES) > SUMMARIES_KEPT:
+                _VALUES.pop(next(iter(_VALUES)))
+    return found
 
 
 def _term_counts_of(store: str, generation: int) -> dict[str, int]:

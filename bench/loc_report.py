@@ -4,12 +4,14 @@ first, in sample beside), and the tables it prints."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import loc_cv
 from loc_checkout import Issue
 from loc_cv import IssueScore
-from loc_protocol import BASELINES, CONFIGS, pipelines
-from loc_rerank import Evaluator, describe
+from loc_functions import FunctionStage, cross_validate_stage, gather_facts, ranking_of
+from loc_protocol import _SHIPPED, BASELINES, CONFIGS, pipelines
+from loc_rerank import Choice, Evaluator, Pipeline, describe
 from loc_scoring import IssueRun, Outcome, issue_score, outcome_of
 
 
@@ -70,8 +72,12 @@ def report(
     *,
     ablations: bool = True,
     only: Sequence[str] = (),
+    work: Path | None = None,
 ) -> tuple[str, dict[str, object]]:
-    """The printed tables and a JSON-able record of every figure (held-out first)."""
+    """The printed tables and a JSON-able record of every figure (held-out first). With ``work``
+    (the index cache the runs were gathered from) and the function stage on by default, the held-out
+    function figures of both stages are also given with the function stage cross-validated on top
+    of each fold's file stages (``loc_functions``)."""
     default_runs = runs["default"]
     by_repo = {r.issue.instance_id: r.issue.repo for r in default_runs}
     repos = sorted(set(by_repo.values()))
@@ -91,10 +97,12 @@ def report(
         chosen_record: dict[str, object] = {}
         ablation_lines: list[str] = []
         main: dict[str, loc_cv.HeldOut] = {}
+        main_pipelines: dict[str, Pipeline] = {}
         for pipeline in pipelines(space, list(runs), ablations=ablations, only=only):
             held = evaluator.cross_validate(pipeline)
             if pipeline.name in ("first stage", "two stages"):
                 main[pipeline.name] = held
+                main_pipelines[pipeline.name] = pipeline
                 held_rows.append((f"held-out: {pipeline.name} (grid {grid_name})", held.scores))
                 in_rows.append(
                     (f"in-sample: {pipeline.name} (chosen on all {len(by_repo)})", held.in_sample_scores)
@@ -124,6 +132,56 @@ def report(
             out.append(_row(["two stages (all)"], full))
             out.extend(ablation_lines)
             out.append("")
+        if work is not None and _SHIPPED.functions is not None and "two stages" in main:
+            stage_rows, lines = function_stage_rows(
+                runs, evaluator, main_pipelines["two stages"], main["two stages"], work
+            )
+            held_rows += stage_rows[:1]
+            in_rows += stage_rows[1:]
+            out.extend([*lines, ""])
+            record["function_stage"] = {label: {i: vars(s) for i, s in v.items()} for label, v in stage_rows}
     rows = [*held_rows, *in_rows, *((f"fixed: {n}", scored[n]) for n in configs)]
     out.append(figure_table(rows, repos, by_repo))
     return "\n".join(out), record
+
+
+def function_stage_rows(
+    runs: Mapping[str, Sequence[IssueRun]],
+    evaluator: Evaluator,
+    two: Pipeline,
+    held: loc_cv.HeldOut,
+    work: Path,
+) -> tuple[list[tuple[str, Mapping[str, IssueScore]]], list[str]]:
+    """Both stages' rows with the function stage cross-validated on each fold's file stage (facts
+    read from the indexes under ``work``), and the lines describing its fits."""
+    choices: dict[str, Choice] = {**held.chosen, "*": held.in_sample}  # type: ignore[dict-item]
+    variants = {two.candidates[c.candidate][0] for c in choices.values()}
+    if variants != {"default"}:
+        return [], [f"function stage: not cross-validated (file stages chose evidence {sorted(variants)})"]
+    by_id = {r.issue.instance_id: r for r in runs["default"]}
+    rankings = {i: [ranking_of(two, c, r) for c in choices.values()] for i, r in by_id.items()}
+    try:
+        facts = gather_facts(work, by_id, rankings)
+    except FileNotFoundError as exc:  # a runs cache scored without the indexes it came from
+        return [], [f"function stage: not cross-validated (its facts are read from the indexes: {exc})"]
+    stage = FunctionStage(by_id, facts, two, evaluator)
+    try:
+        figures = cross_validate_stage(stage, choices)
+    except ValueError as exc:  # no training issue with its gold function among several candidates
+        return [], [f"function stage: not cross-validated ({exc})"]
+    lines = ["function stage (on both stages): penalty and coefficients per fold"]
+    for repo, (_, penalty, coefficients) in figures.folds.items():
+        lines.append(f"  without {repo}: penalty {penalty:g}; " + _coefficients(coefficients))
+    _, penalty, coefficients = figures.shipped
+    lines.append(f"  fitted on all (to ship): penalty {penalty:g}; " + _coefficients(coefficients))
+    known = [v for v in figures.recall.values() if v is not None]
+    lines.append(f"  candidate recall (held out): {sum(known)}/{len(known)} issues with every gold function")
+    rows: list[tuple[str, Mapping[str, IssueScore]]] = [
+        ("held-out: two stages + function stage", figures.held),
+        ("in-sample: two stages + function stage (fitted on all)", figures.in_sample),
+    ]
+    return rows, lines
+
+
+def _coefficients(values: Mapping[str, float]) -> str:
+    return ", ".join(f"{n} {v:.2f}" for n, v in values.items())

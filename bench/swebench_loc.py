@@ -162,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         space,
         ablations=not args.no_ablations,
         only=[f.strip() for f in args.ablate.split(",") if f.strip()],
+        work=work,
     )
     print(text)
     print()

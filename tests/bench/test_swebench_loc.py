@@ -236,6 +236,9 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     assert code == 0
     printed = capsys.readouterr().out
     assert "| all | held-out: two stages (grid custom) | 3 |" in printed
+    # the function stage, cross-validated on each fold's file stage, read from the indexes
+    assert "| all | held-out: two stages + function stage | 3 |" in printed
+    assert "function stage (on both stages): penalty and coefficients per fold" in printed
     assert "| all | fixed: lexical | 3 |" in printed and "search latency (default" in printed
     assert "consistency: the in-memory ranking equals the real search on 3/3 issues" in printed
     assert "command: " in printed and "(2 full builds)" in printed
@@ -247,8 +250,13 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     assert loc.main([*args, "--grid", "symbol=0.1,0", "--no-ablations", "--runs-cache", str(cache)]) == 0
     again = capsys.readouterr().out
     assert not work.exists()
-    table = lambda text: [line for line in text.splitlines() if line.startswith("| all |")]  # noqa: E731
+    table = lambda text: [  # noqa: E731
+        line for line in text.splitlines() if line.startswith("| all |") and "function stage" not in line
+    ]
     assert table(again) == table(first) and table(first)
+    # without the indexes the function stage's rows are left out, and the run says so
+    assert "| all | held-out: two stages + function stage |" in first
+    assert "function stage: not cross-validated (its facts are read from the indexes" in again
     # the cached rankings tables are derived data: rebuilt by the loading code, never reused
     with cache.open("rb") as fh:
         runs, stats = pickle.load(fh)

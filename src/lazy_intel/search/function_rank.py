@@ -212,19 +212,25 @@ def function_features(
     return out
 
 
-def candidates(definitions: Sequence[Definition], ranking: StageRanking) -> list[Definition]:
-    """The stage's candidates among ``definitions``: those of the best files (of DEFINITION_KINDS)
-    and the best chunks' symbols (any kind), in symbol id order; a definition without a chunk of its
-    own (a function nested in another: its parent's chunk holds it) is not one — search answers
-    with chunks."""
-    files = set(ranking.top_files())
-    symbols = set(ranking.top_symbols())
+def candidates(
+    definitions: Sequence[Definition],
+    ranking: StageRanking,
+    *,
+    files: int = FUNCTION_FILES,
+    chunks: int = FUNCTION_CHUNKS,
+) -> list[Definition]:
+    """The stage's candidates among ``definitions``: those of the best ``files`` files (of
+    DEFINITION_KINDS) and the best ``chunks`` chunks' symbols (any kind), in symbol id order; a
+    definition without a chunk of its own (a function nested in another: its parent's chunk holds
+    it) is not one — search answers with chunks."""
+    top_files = set(ranking.top_files(files))
+    symbols = set(ranking.top_symbols(chunks))
     return sorted(
         (
             d
             for d in definitions
             if d.chunk_id is not None
-            and (d.symbol_id in symbols or (d.file_id in files and d.kind in DEFINITION_KINDS))
+            and (d.symbol_id in symbols or (d.file_id in top_files and d.kind in DEFINITION_KINDS))
         ),
         key=lambda d: d.symbol_id,
     )

@@ -12,13 +12,20 @@ indexes it was gathered from (``--work``, read-only). For every outer leave-one-
    log-likelihood of the gold functions (``loc_fit``), the coefficients fitted on the training issues,
    and the held-out repository's functions ranked by them.
 
+``--rules FILESxCHUNKS,…`` adds candidate rules beside the shipped one (``FUNCTION_FILES`` x
+``FUNCTION_CHUNKS``): each gets its own row (penalty and coefficients per fold as above), and one row
+lets each fold choose among them by the inner leave-one-repository-out held-out function Acc@10 on
+its training repositories (ties to the shipped rule). ``--penalties`` sets the penalty grid (a wider
+grid after a look at the held-out figure is a second look: say so). ``--misses`` lists every gold
+function that is not a candidate under its fold's file stage, and why (``miss_reason``).
+
 The baseline is today's function order (the chunk ranking deduplicated by qualified name) under the
 same fold's file stages, from the same evidence: the comparison is paired. The in-sample figure
 (everything fitted on all issues) is printed beside the held-out one.
 
 Usage:
     python bench/loc_functions.py --runs-cache RUNS.pickle --work DIR/swe [--facts FACTS.pickle]
-        [--json out.json]
+        [--rules 10x80,5x160] [--penalties 10,3,1,0.3] [--misses] [--json out.json]
 """
 
 from __future__ import annotations

@@ -223,9 +223,9 @@ class FunctionStage:
         """The candidate rule with the best inner leave-one-repository-out held-out function Acc@10
         (then Acc@5) over ``train`` (ties: the earlier rule, the shipped one first), each inner fold
         fitted at the penalty the rule gets on all of ``train``; then its penalty and coefficients."""
-        if len(rules) == 1:
-            return rules[0], *self.fit(choice, train, rules[0])
         train_repos = {i: self.repos[i] for i in train}
+        if len(rules) == 1 or len(set(train_repos.values())) < 2:
+            return rules[0], *self.fit(choice, train, rules[0])
         inner = loc_cv.leave_one_repository_out(train_repos)
         best, best_value = rules[0], None
         for rule in rules:

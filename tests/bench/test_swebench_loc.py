@@ -300,3 +300,26 @@ def test_grid_specification() -> None:
 def test_unknown_config_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         loc.main(["--repos", str(tmp_path), "--configs", "lexical,bogus"])
+
+
+def test_function_stage_bench_reads_the_indexes_and_says_why_gold_is_not_a_candidate(
+    make_repo: Callable[..., Path], tmp_path: Path, capsys
+) -> None:
+    functions = load_bench("loc_functions")
+    repos, data = _two_repositories(make_repo, tmp_path)
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    rows[0]["gold_spans"].append("acme/models.py:Request.no_such_method")  # not in the index
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    work, cache = tmp_path / "work", tmp_path / "runs.pickle"
+    args = ["--repos", str(repos), "--data", str(data), "--work", str(work), "--configs", "default"]
+    assert loc.main([*args, "--grid", "symbol=0.1,0", "--no-ablations", "--runs-cache", str(cache)]) == 0
+    capsys.readouterr()
+    code = functions.main(["--runs-cache", str(cache), "--work", str(work), "--rules", "2x2", "--misses"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| all | held-out: function stage, 5 files + 80 chunks | 3 |" in printed
+    assert "| all | held-out: function stage, 2 files + 2 chunks | 3 |" in printed
+    assert "| all | held-out: function stage, candidate rule chosen per fold | 3 |" in printed
+    assert "| acme__acme-1 | `acme/models.py:Request.no_such_method` | 1 | - | - | no definition" in printed
+    assert "`acme/models.py:Request.register_hook`" not in printed.split("not candidates")[1]  # it is one
+    assert "1 x no definition of that qualified name" in printed

@@ -75,7 +75,7 @@ def test_the_function_stage_learns_a_feature_that_holds_across_repositories() ->
     held = {}
     for fold in cv.leave_one_repository_out({i: r.issue.repo for i, r in runs.items()}):
         penalty, coefficients = stage.fit(choice, fold.train)
-        assert penalty in pipes.PENALTIES and coefficients["body_terms"] > 0
+        assert penalty in functions.FUNCTION_PENALTIES and coefficients["body_terms"] > 0
         held.update({i: stage.score(choice, coefficients, i) for i in fold.test})
     today = [evaluator.score(pipeline, choice, i) for i in runs]
     assert cv.summary(today)["func@5"] == 100.0 and cv.summary(today)["func@10"] == 100.0

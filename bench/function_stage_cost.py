@@ -39,13 +39,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tree", type=Path, required=True, help="an indexed tree")
     parser.add_argument("--data", type=Path, required=True, help="the dev set (its issue texts are queries)")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        help="its state directory, when not the default (swebench_loc's slots)",
+    )
     args = parser.parse_args(argv)
     texts = [
         json.loads(line)["query"][:MAX_QUERY_CHARS]
         for line in args.data.read_text().splitlines()
         if line.strip()
     ]
-    ws = Workspace.open(args.tree, settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none"})
+    ws = Workspace.open(args.tree, settings=settings, state_dir=args.state)
     configs = {"on": DEFAULT_CONFIG, "off": replace(DEFAULT_CONFIG, functions=False)}
     spent: dict[str, list[float]] = {name: [] for name in configs}
     try:

@@ -50,7 +50,7 @@ def _run(instance: str, repo: str, gold_at: int) -> tuple[object, object]:
     return run, facts
 
 
-def test_the_function_stage_learns_a_feature_that_holds_across_repositories() -> None:
+def _stage() -> tuple[object, object, dict[str, object]]:
     runs, facts = {}, {}
     for r, repo in enumerate(("o/x", "o/y", "o/z")):
         for k in range(4):
@@ -59,7 +59,13 @@ def test_the_function_stage_learns_a_feature_that_holds_across_repositories() ->
     evaluator = pipes.Evaluator({"default": runs})
     pipeline = pipes.Pipeline("two", (("default", scoring.Config(FusionWeights())),), ("first",))
     choice = pipes.Choice(0, 1.0, (("first", 1.0),), 1.0, RERANK_FILES)
-    stage = functions.FunctionStage(runs, facts, pipeline, evaluator)
+    choices = {repo: choice for repo in ("o/x", "o/y", "o/z", "*")}
+    return functions.FunctionStage(runs, facts, pipeline, evaluator), choice, choices
+
+
+def test_the_function_stage_learns_a_feature_that_holds_across_repositories() -> None:
+    stage, choice, _ = _stage()
+    runs, evaluator, pipeline = stage.runs, stage.evaluator, stage.pipeline
     # ranking by today's order reproduces the function list the evaluator scores
     for instance in runs:
         assert stage.score(choice, {"chunk_rank": 1.0}, instance) == evaluator.score(
@@ -69,10 +75,49 @@ def test_the_function_stage_learns_a_feature_that_holds_across_repositories() ->
     held = {}
     for fold in cv.leave_one_repository_out({i: r.issue.repo for i, r in runs.items()}):
         penalty, coefficients = stage.fit(choice, fold.train)
-        assert penalty in pipes.PENALTIES and coefficients["body_terms"] > 0
+        assert penalty in functions.FUNCTION_PENALTIES and coefficients["body_terms"] > 0
         held.update({i: stage.score(choice, coefficients, i) for i in fold.test})
     today = [evaluator.score(pipeline, choice, i) for i in runs]
     assert cv.summary(today)["func@5"] == 100.0 and cv.summary(today)["func@10"] == 100.0
     top1 = [functions.ranked_keys(*stage.rows(choice, i)[:2], coefficients)[0] for i in runs]
     assert top1 == [r.issue.gold_functions[0] for r in runs.values()]  # learnt: the gold one first
     assert cv.summary(list(held.values()))["func@5"] == 100.0
+
+
+def test_candidate_rules_parse_with_the_shipped_rule_first() -> None:
+    rules = functions.parse_rules("10x80, 5x160,5x80")
+    assert rules == [functions.SHIPPED_RULE, functions.CandidateRule(10, 80), functions.CandidateRule(5, 160)]
+    assert functions.parse_rules("") == [functions.SHIPPED_RULE]
+
+
+def test_a_narrow_rule_loses_recall_and_the_inner_choice_prefers_the_rule_that_holds_the_gold() -> None:
+    stage, choice, choices = _stage()
+    narrow = functions.CandidateRule(0, 3)  # the best three chunks' symbols only: f0, f1, f2
+    assert [d.key for d in stage.rows(choice, "o/x-0", narrow)[0]] == [f"pkg/a.py:f{i}" for i in range(3)]
+    recall = [stage.recall(choice, i, narrow) for i in stage.runs]
+    assert 0 < sum(recall) < len(recall)  # only the issues whose gold is f2
+    rule, _, _ = stage.choose_rule(choice, sorted(stage.runs), [narrow, functions.SHIPPED_RULE])
+    assert rule == functions.SHIPPED_RULE
+    # equal figures: the earlier rule (the shipped one first) is kept
+    wider = functions.CandidateRule(10, 80)
+    assert (
+        stage.choose_rule(choice, sorted(stage.runs), [functions.SHIPPED_RULE, wider])[0]
+        == functions.SHIPPED_RULE
+    )
+    figures = functions.cross_validate_stage(stage, choices, [narrow, functions.SHIPPED_RULE])
+    assert {r for r, _, _ in figures.folds.values()} == {functions.SHIPPED_RULE}
+    assert all(figures.recall.values())
+    assert cv.summary(list(figures.held.values()))["func@5"] == 100.0
+
+
+def test_why_a_gold_function_is_not_a_candidate() -> None:
+    gold = functions.GoldInIndex
+    reason = functions.miss_reason
+    assert reason(gold(False, (), False, None, None)) == "file not indexed"
+    assert reason(gold(True, (), False, 3, None)) == "no definition of that qualified name"
+    assert reason(gold(True, ("function",), False, 1, None)).startswith("no chunk of its own")
+    assert reason(gold(True, ("method",), True, 2, None)) == "a candidate"
+    assert reason(gold(True, ("method",), True, 9, 40)) == "a candidate"  # through its chunk
+    assert reason(gold(True, ("method",), True, 9, 120)).startswith("file outside the best 5")
+    assert reason(gold(True, ("method",), True, 9, 120), functions.CandidateRule(10, 80)) == "a candidate"
+    assert reason(gold(True, ("variable",), True, 1, 200)).startswith("kind variable")

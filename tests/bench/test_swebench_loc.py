@@ -236,6 +236,9 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     assert code == 0
     printed = capsys.readouterr().out
     assert "| all | held-out: two stages (grid custom) | 3 |" in printed
+    # the function stage, cross-validated on each fold's file stage, read from the indexes
+    assert "| all | held-out: two stages + function stage | 3 |" in printed
+    assert "function stage (on both stages): penalty and coefficients per fold" in printed
     assert "| all | fixed: lexical | 3 |" in printed and "search latency (default" in printed
     assert "consistency: the in-memory ranking equals the real search on 3/3 issues" in printed
     assert "command: " in printed and "(2 full builds)" in printed
@@ -247,8 +250,13 @@ def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp
     assert loc.main([*args, "--grid", "symbol=0.1,0", "--no-ablations", "--runs-cache", str(cache)]) == 0
     again = capsys.readouterr().out
     assert not work.exists()
-    table = lambda text: [line for line in text.splitlines() if line.startswith("| all |")]  # noqa: E731
+    table = lambda text: [  # noqa: E731
+        line for line in text.splitlines() if line.startswith("| all |") and "function stage" not in line
+    ]
     assert table(again) == table(first) and table(first)
+    # without the indexes the function stage's rows are left out, and the run says so
+    assert "| all | held-out: two stages + function stage |" in first
+    assert "function stage: not cross-validated (its facts are read from the indexes" in again
     # the cached rankings tables are derived data: rebuilt by the loading code, never reused
     with cache.open("rb") as fh:
         runs, stats = pickle.load(fh)
@@ -292,3 +300,26 @@ def test_grid_specification() -> None:
 def test_unknown_config_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         loc.main(["--repos", str(tmp_path), "--configs", "lexical,bogus"])
+
+
+def test_function_stage_bench_reads_the_indexes_and_says_why_gold_is_not_a_candidate(
+    make_repo: Callable[..., Path], tmp_path: Path, capsys
+) -> None:
+    functions = load_bench("loc_functions")
+    repos, data = _two_repositories(make_repo, tmp_path)
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    rows[0]["gold_spans"].append("acme/models.py:Request.no_such_method")  # not in the index
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    work, cache = tmp_path / "work", tmp_path / "runs.pickle"
+    args = ["--repos", str(repos), "--data", str(data), "--work", str(work), "--configs", "default"]
+    assert loc.main([*args, "--grid", "symbol=0.1,0", "--no-ablations", "--runs-cache", str(cache)]) == 0
+    capsys.readouterr()
+    code = functions.main(["--runs-cache", str(cache), "--work", str(work), "--rules", "2x2", "--misses"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| all | held-out: function stage, 5 files + 80 chunks | 3 |" in printed
+    assert "| all | held-out: function stage, 2 files + 2 chunks | 3 |" in printed
+    assert "| all | held-out: function stage, candidate rule chosen per fold | 3 |" in printed
+    assert "| acme__acme-1 | `acme/models.py:Request.no_such_method` | 1 | - | - | no definition" in printed
+    assert "`acme/models.py:Request.register_hook`" not in printed.split("not candidates")[1]  # it is one
+    assert "1 x no definition of that qualified name" in printed

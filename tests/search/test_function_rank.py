@@ -129,3 +129,12 @@ def test_rank_definitions_orders_by_the_linear_score_and_ties_by_todays_order() 
     order = [s for s, _ in shipped]
     assert order.index(1) < order.index(4)
     assert set(FUNCTION_COEFFICIENTS) <= set(FUNCTION_FEATURES)
+
+
+def test_candidate_depths_are_parameters() -> None:
+    # files=1: only the best file's (models.py) definitions; chunks=1: only the best chunk's symbol
+    assert [d.symbol_id for d in candidates(DEFS, RANKING, files=1, chunks=0)] == [3]
+    assert [d.symbol_id for d in candidates(DEFS, RANKING, files=0, chunks=2)] == [3, 4]
+    # the third file (tests/) joins at files=3; the variable only through its chunk (position 5)
+    assert [d.symbol_id for d in candidates(DEFS, RANKING, files=3, chunks=0)] == [1, 2, 3, 4]
+    assert [d.symbol_id for d in candidates(DEFS, RANKING, files=0, chunks=5)] == [1, 3, 4, 5]

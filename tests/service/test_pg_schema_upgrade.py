@@ -1,10 +1,11 @@
-"""A PostgreSQL store of schema 5 is upgraded in place by its writer, as SQLite's is (no rebuild)."""
+"""A PostgreSQL store of schema 5 or 6 is upgraded in place by its writer, as SQLite's is (no rebuild)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import psycopg
+import pytest
 
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
@@ -13,6 +14,8 @@ from lazy_intel.store.schema import SCHEMA_VERSION
 from tests.conftest import pg_env
 
 FILES = {f"pkg/mod_{i}.py": f"def helper_{i}(value):\n    return value + {i}\n" for i in range(6)}
+# what each older schema lacks that the writer adds in place
+ADDED_SINCE: dict[int, tuple[str, ...]] = {5: ("files_sha256", "nodes_named"), 6: ("nodes_named",)}
 
 
 def _search(ws: Workspace) -> dict[str, Any]:
@@ -21,7 +24,8 @@ def _search(ws: Workspace) -> dict[str, Any]:
     ).to_dict()
 
 
-def test_a_schema_5_postgresql_store_is_upgraded_in_place(make_repo, pg_dsn: str) -> None:
+@pytest.mark.parametrize("version", sorted(ADDED_SINCE))
+def test_an_older_schema_postgresql_store_is_upgraded_in_place(make_repo, pg_dsn: str, version: int) -> None:
     root = make_repo(FILES)
     env = {
         **pg_env(pg_dsn),
@@ -36,23 +40,25 @@ def test_a_schema_5_postgresql_store_is_upgraded_in_place(make_repo, pg_dsn: str
             schema, name = view.conn.schema, view.store_path.name
         fresh = _search(ws)
         with psycopg.connect(pg_dsn, autocommit=True) as raw:
-            raw.execute(f'DROP INDEX "{schema}".files_sha256')
-            raw.execute(f"UPDATE \"{schema}\".meta SET value = '5' WHERE key = 'schema_version'")
-        served = _search(ws)  # a reader of the schema-5 store
+            for index in ADDED_SINCE[version]:
+                raw.execute(f'DROP INDEX "{schema}".{index}')
+            raw.execute(f"UPDATE \"{schema}\".meta SET value = '{version}' WHERE key = 'schema_version'")
+        served = _search(ws)  # a reader of the older store
         assert served["status"] == "ok" and served["items"] == fresh["items"]
         (root / "pkg" / "mod_1.py").write_text("def helper_1(value, more):\n    return value + more\n")
         report = ws.sync()
         assert report.published and not report.full_rebuild
         with ws.read() as view:
             assert (view.conn.schema, view.store_path.name) == (schema, name)  # the same store
-            assert (
-                view.meta("schema_version") == str(SCHEMA_VERSION)
-                and view.meta("schema_upgraded_from") == "5"
-            )
+            assert view.meta("schema_version") == str(SCHEMA_VERSION) and view.meta(
+                "schema_upgraded_from"
+            ) == str(version)
         with psycopg.connect(pg_dsn) as raw:
-            found = raw.execute(
-                "SELECT 1 FROM pg_indexes WHERE schemaname = %s AND indexname = 'files_sha256'", [schema]
-            ).fetchone()
-        assert found is not None
+            found = {
+                row[0]
+                for row in raw.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s", [schema])
+            }
+        assert set(ADDED_SINCE[version]) <= found
+        assert _search(ws)["items"] != [] and _search(ws)["status"] == "ok"
     finally:
         ws.close()

@@ -223,3 +223,42 @@ def test_the_comparison_decides_as_capture_does(tmp_path: Path) -> None:
     (root / ".lazy-intel-ignore").write_text("app/c.py\n")
     found = compare()
     assert found.needs_listing and "policy" in found.reason
+
+
+def test_callers_asking_at_once_share_one_full_check_of_a_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A starting serve's first answer, its catch-up and its first sync all ask for the verdict."""
+    from lazy_intel.service import workspace as workspace_module
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, FILES)
+    state = StateDir(tmp_path / "state")
+    run_sync(root, state, max_file_bytes=MAX_BYTES)
+    catalog = state.read_catalog()
+    assert catalog is not None
+    store = state.path / catalog["store"]
+    real = workspace_module.check_store
+    calls: list[Path] = []
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_check(path: Path, **kwargs: object) -> list[object]:
+        calls.append(path)
+        inside.set()
+        assert release.wait(WAIT_S)
+        return real(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(workspace_module, "check_store", slow_check)
+    verdicts: list[str] = []
+    callers = [
+        threading.Thread(target=lambda: verdicts.append(workspace_module._first_problem(store)))
+        for _ in range(3)
+    ]
+    for caller in callers:
+        caller.start()
+    assert inside.wait(WAIT_S)
+    release.set()
+    for caller in callers:
+        caller.join(WAIT_S)
+    assert verdicts == ["", "", ""] and calls == [store]

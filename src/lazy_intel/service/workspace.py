@@ -64,6 +64,7 @@ logger = logging.getLogger(__name__)
 # stores already checked by this process: (device, inode) -> first problem or "" (bounded)
 _checked: dict[tuple[int, int], str] = {}
 _checked_guard = threading.Lock()
+_checking = threading.Lock()  # held while a store is checked in full (see _first_problem)
 CHECKED_KEPT = 64
 # after this many scoped syncs in a row (the watcher's paths only) the next one lists the scope, so a
 # change no file event reports (a file dropped from git's index, say) is never missed for long
@@ -87,17 +88,23 @@ def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = N
     with _checked_guard:
         if key in _checked:
             return _checked[key]
-    verdict = check_memo.recall(memo, path) if memo is not None else None
-    if verdict is None:
-        before = check_memo.identity(path)  # a writer may publish while a reader checks its snapshot
-        problems = check_store(path, quiescent=quiescent)
-        verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
-        if memo is not None:
-            check_memo.remember(memo, path, verdict, checked=before)
-    with _checked_guard:
-        if len(_checked) >= CHECKED_KEPT:
-            _checked.clear()
-        _checked[key] = verdict
+    # one check at a time: a starting serve's first answer, its catch-up and its first sync all ask
+    # at once, and the later callers take the first one's verdict instead of checking again
+    with _checking:
+        with _checked_guard:
+            if key in _checked:
+                return _checked[key]
+        verdict = check_memo.recall(memo, path) if memo is not None else None
+        if verdict is None:
+            before = check_memo.identity(path)  # a writer may publish while a reader checks its snapshot
+            problems = check_store(path, quiescent=quiescent)
+            verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
+            if memo is not None:
+                check_memo.remember(memo, path, verdict, checked=before)
+        with _checked_guard:
+            if len(_checked) >= CHECKED_KEPT:
+                _checked.clear()
+            _checked[key] = verdict
     return verdict
 
 

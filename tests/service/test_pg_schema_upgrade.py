@@ -62,3 +62,33 @@ def test_an_older_schema_postgresql_store_is_upgraded_in_place(make_repo, pg_dsn
         assert _search(ws)["items"] != [] and _search(ws)["status"] == "ok"
     finally:
         ws.close()
+
+
+def test_a_postgresql_serve_catches_up_with_a_file_changed_while_down(make_repo, pg_dsn: str) -> None:
+    """The catch-up's comparison reads the published files through the PostgreSQL view too."""
+    root = make_repo(FILES)
+    env = {**pg_env(pg_dsn), "LAZY_INTEL_EMBEDDING": "none", "LAZY_INTEL_DEBOUNCE_MS": "50"}
+    first = Workspace.open(root, settings=load_settings(env=env))
+    try:
+        first.sync()
+    finally:
+        first.close()
+    (root / "pkg" / "mod_2.py").write_text("def helper_2(value):\n    return value * 200\n")
+    ws = Workspace.open(root, settings=load_settings(env=env))
+    try:
+        ws.start_serving()
+        assert ws.watcher is not None and ws.watcher.wait_ready(60)
+        assert ws.wait_background(60) and not ws.catching_up()
+        assert ws.last_catch_up is not None and "error" not in ws.last_catch_up, ws.last_catch_up
+        assert ws.last_catch_up["changed"] == 1
+        with ws.read() as view:
+            row = view.conn.execute("SELECT sha256 FROM files WHERE path = 'pkg/mod_2.py'").fetchone()
+        from lazy_intel.workspace.capture import sha256_bytes
+
+        assert row[0] == sha256_bytes((root / "pkg" / "mod_2.py").read_bytes())
+        answer = execute(
+            {"operation": "search", "query": "helper value", "freshness": "auto"}, lambda _r: ws, ws.settings
+        ).to_dict()
+        assert answer["view"]["dirty"] is False and "catching_up" not in answer["view"]
+    finally:
+        ws.close()

@@ -157,6 +157,9 @@ class View:
     # the watcher saw a change less than one debounce interval ago: more of it may not be reported yet
     pending: bool = False
     last_event_ms_ago: int | None = None
+    # a starting server has not yet compared the disk with the view: what changed while nobody
+    # watched is unknown, so ``dirty`` is ``null`` unless dirty paths are known (never ``false``)
+    catching_up: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -172,6 +175,8 @@ class View:
         if self.pending:
             out["pending"] = True
             out["last_event_ms_ago"] = self.last_event_ms_ago
+        if self.catching_up:
+            out["catching_up"] = True
         return out
 
 

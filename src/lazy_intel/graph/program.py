@@ -18,6 +18,7 @@ from itertools import islice
 from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import Deps, PathIndex
+from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
 MODEL_CACHE = 64  # full models: the focus file and a few recent ones
 # interfaces kept per process (a resolve worker of the Django build reads ~1,100 of 2,900): 512 keeps
@@ -36,7 +37,7 @@ CARRIED_LOOKUP_MIN_S = 0.005
 CARRIED_NAMED_DEFINITIONS = 20_000
 # node id -> path entries kept (FactStore.where); a miss reads the nodes table
 WHERE_ENTRIES = 200_000
-# node kinds that are not definitions other files can name
+# node kinds that are not definitions other files can name (spelled in NAMED_DEFINITION_WHERE)
 LOCAL_KINDS = ("local", "parameter")
 
 
@@ -180,9 +181,8 @@ class FactStore:
                 for row in self.conn.execute(
                     "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent'), "
                     "json_extract(properties, '$.getter') IS NOT NULL FROM nodes "
-                    "WHERE name=? AND file_key != 0 AND kind IS NOT NULL AND kind NOT IN (?, ?) "
-                    "AND label NOT IN ('File', 'Route') ORDER BY path, qualified_name, id",
-                    (name, *LOCAL_KINDS),
+                    f"WHERE name=? AND {NAMED_DEFINITION_WHERE} ORDER BY path, qualified_name, id",
+                    (name,),
                 )
             ]
             if time.perf_counter() - started >= CARRIED_LOOKUP_MIN_S:

@@ -13,7 +13,9 @@
 
 In ``auto`` and ``fast``, within one debounce interval of the last change the watcher reported, more
 of that burst may still be held unreported: the view then says ``pending: true`` with
-``last_event_ms_ago``, and never ``dirty: false``.
+``last_event_ms_ago``, and never ``dirty: false``. Likewise while a starting server's catch-up has not
+compared the disk with the view (``catching_up: true``): files changed while nobody watched are not
+known yet.
 
 Every answer's ``view`` names the generation it was read from, the mode, and whether it was dirty.
 """
@@ -56,21 +58,27 @@ def describe(
     dirty: tuple[str, ...] | None = (),
     repository: Mapping[str, Any] | None = None,
     settling_ms: int | None = None,
+    *,
+    catching_up: bool = False,
 ) -> View:
     """``settling_ms``: the watcher reported a change this long ago, under one debounce interval; a
-    view with no known dirty path then says ``dirty: null, pending: true`` rather than ``false``."""
+    view with no known dirty path then says ``dirty: null, pending: true`` rather than ``false``.
+    ``catching_up``: a starting server has not compared the disk with the view yet (the known dirty
+    paths are a lower bound): ``dirty: null, catching_up: true`` rather than ``false``, likewise."""
     if view is None:
         return View(generation=0, published_at=None, freshness=freshness, repository=repository)
     pending = settling_ms is not None
+    unknown = pending or catching_up
     return View(
         generation=view.generation,
         published_at=view.published_at,
         freshness=freshness,
-        dirty=None if dirty is None or (pending and not dirty) else bool(dirty),
+        dirty=None if dirty is None or (unknown and not dirty) else bool(dirty),
         dirty_paths=dirty or (),
         repository=repository,
         pending=pending,
         last_event_ms_ago=settling_ms,
+        catching_up=catching_up,
     )
 
 
@@ -251,9 +259,14 @@ def reading(
                 )
         elif freshness == "fast":
             dirty = workspace.watched_dirty()
-        settling = workspace.watch_settling() if dirty_check and freshness != "strict" else None
+        loose = dirty_check and freshness != "strict"
+        settling = workspace.watch_settling() if loose else None
+        catching_up = loose and workspace.catching_up()
         yield Reading(
-            view, describe(view, freshness, dirty, repository, settling), warnings, behind=bool(behind)
+            view,
+            describe(view, freshness, dirty, repository, settling, catching_up=catching_up),
+            warnings,
+            behind=bool(behind),
         )
 
 

@@ -41,7 +41,7 @@ from lazy_intel.service.indexing.sync import (
     run_sync,
     store_profile,
 )
-from lazy_intel.service.indexing.watcher import FAILED, DirtyTracker, SourceWatcher
+from lazy_intel.service.indexing.watcher import FAILED, RUNNING, DirtyTracker, SourceWatcher
 from lazy_intel.settings import Settings, load_settings
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
@@ -64,6 +64,7 @@ logger = logging.getLogger(__name__)
 # stores already checked by this process: (device, inode) -> first problem or "" (bounded)
 _checked: dict[tuple[int, int], str] = {}
 _checked_guard = threading.Lock()
+_checking = threading.Lock()  # held while a store is checked in full (see _first_problem)
 CHECKED_KEPT = 64
 # after this many scoped syncs in a row (the watcher's paths only) the next one lists the scope, so a
 # change no file event reports (a file dropped from git's index, say) is never missed for long
@@ -87,17 +88,23 @@ def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = N
     with _checked_guard:
         if key in _checked:
             return _checked[key]
-    verdict = check_memo.recall(memo, path) if memo is not None else None
-    if verdict is None:
-        before = check_memo.identity(path)  # a writer may publish while a reader checks its snapshot
-        problems = check_store(path, quiescent=quiescent)
-        verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
-        if memo is not None:
-            check_memo.remember(memo, path, verdict, checked=before)
-    with _checked_guard:
-        if len(_checked) >= CHECKED_KEPT:
-            _checked.clear()
-        _checked[key] = verdict
+    # one check at a time: a starting serve's first answer, its catch-up and its first sync all ask
+    # at once, and the later callers take the first one's verdict instead of checking again
+    with _checking:
+        with _checked_guard:
+            if key in _checked:
+                return _checked[key]
+        verdict = check_memo.recall(memo, path) if memo is not None else None
+        if verdict is None:
+            before = check_memo.identity(path)  # a writer may publish while a reader checks its snapshot
+            problems = check_store(path, quiescent=quiescent)
+            verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
+            if memo is not None:
+                check_memo.remember(memo, path, verdict, checked=before)
+        with _checked_guard:
+            if len(_checked) >= CHECKED_KEPT:
+                _checked.clear()
+            _checked[key] = verdict
     return verdict
 
 
@@ -175,6 +182,14 @@ class Workspace:
         # are in place (``on_ready`` runs on the watcher's thread, later than ``start_serving``)
         self._caught_up = threading.Event()
         self._caught_up.set()
+        # cleared while a started watcher's catch-up has not compared the disk with the view: what
+        # changed while nobody watched is unknown then, so no answer may say the view is clean
+        self._reconciled = threading.Event()
+        self._reconciled.set()
+        self._watch_ready_at: float | None = None  # time.monotonic() the watches were in place
+        self._listing_owed = False  # the catch-up found that only a sync listing the scope will do
+        self._unwatched_vouched = False  # the catch-up compared every file: the tracker holds the rest
+        self.last_catch_up: dict[str, object] | None = None
         self._catalog_key: tuple[int, int, int] | None = None
         self._catalog_store: Path | None = None
         self.binding_source = BindingSource(root)
@@ -218,6 +233,7 @@ class Workspace:
         """Watch the source (or reconcile periodically) and catch up with what changed while closed."""
         if self.settings.watch:
             self._caught_up.clear()
+            self._reconciled.clear()
             self.watcher = SourceWatcher(
                 self.root,
                 self.state.path,
@@ -234,12 +250,67 @@ class Workspace:
 
     def _catch_up(self) -> None:
         """Once watching: the first build, or reconciliation with what changed while closed (and the
-        recovery of interrupted publications, which comes with taking the writer lock)."""
+        recovery of interrupted publications, which comes with taking the writer lock).
+
+        With a running watcher and a view, the comparison of the disk with the view runs on a thread
+        of its own (:meth:`_compare_unwatched`), so the sync thread serves watched edits meanwhile;
+        otherwise the next sync lists the scope, as before."""
+        self._watch_ready_at = time.monotonic()
+        scanning = False
         try:
+            if self.watcher is not None and self.watcher.state == RUNNING and self.has_view():
+                threading.Thread(
+                    target=self._compare_unwatched, name=f"lazy-intel-catch-up:{self.root.name}", daemon=True
+                ).start()
+                scanning = True
+                return
+            self._listing_owed = True
             if self.settings.auto_index:
                 self.scheduler.request()
         finally:
-            self._caught_up.set()
+            if not scanning:
+                self._caught_up.set()
+
+    def _compare_unwatched(self) -> None:
+        """The catch-up's comparison (:mod:`.indexing.reconcile`), then the sync of what it found."""
+        from lazy_intel.service.indexing.reconcile import changed_while_unwatched
+
+        started = time.monotonic()
+        try:
+            with self.read() as view:
+                found = changed_while_unwatched(
+                    view.conn, view.generation, self.root, self.settings.max_file_bytes
+                )
+            if found.paths:
+                self.tracker.record(list(found.paths))  # known dirty from now on, published by the sync
+            if found.needs_listing:
+                self._listing_owed = True
+            else:
+                self._unwatched_vouched = True
+                self._reconciled.set()  # the watcher's record and these paths are everything now
+            self.last_catch_up = {
+                "generation": found.generation,
+                "files": found.files,
+                "changed": len(found.paths),
+                "needs_listing": found.reason or None,
+                "seconds": round(time.monotonic() - started, 3),
+            }
+        except Exception as exc:  # a store that fails its checks, a vanished root: list the scope
+            logger.warning(
+                "catch-up comparison of %s failed: %s; the next sync lists the scope", self.root, exc
+            )
+            self._listing_owed = True
+            self.last_catch_up = {"error": str(exc)}
+        finally:
+            try:
+                if self.settings.auto_index and not self.closed:
+                    self.scheduler.request()
+            finally:
+                self._caught_up.set()
+
+    def catching_up(self) -> bool:
+        """A running watcher's catch-up has not yet compared the disk with the view."""
+        return not self._reconciled.is_set() and self.watching()
 
     def close(self) -> bool:
         """Stop watching and syncing, release the writer lock. True if everything stopped in time."""
@@ -254,6 +325,13 @@ class Workspace:
         view, load what an edit's sync needs (:func:`prepare_for_edits`); then free the sync's
         garbage (and, that first time, freeze the warm heap: :func:`release_sync_garbage`)."""
         warm = False
+        report, started = self.scheduler.last_report, self.scheduler.report_started_at
+        ready = self._watch_ready_at
+        listed = report is not None and not report.scoped
+        if listed and started is not None and ready is not None and started >= ready:
+            # a sync that listed the scope after the watches were in place: nothing else is unknown
+            self._listing_owed = False
+            self._reconciled.set()
         try:
             if self.watcher is not None and not self._prepared_for_edits and self.has_view():
                 self._prepared_for_edits = True
@@ -287,6 +365,10 @@ class Workspace:
             out: dict[str, object] = {"state": "off", "note": self.watch_note}
         else:
             out = self.watcher.describe()
+        if self.catching_up():
+            out["catching_up"] = True
+        if self.last_catch_up is not None:
+            out["catch_up"] = dict(self.last_catch_up)
         if self.scheduler.reconcile_s:
             out["fallback"] = f"periodic reconciliation every {self.scheduler.reconcile_s:g}s"
         return out
@@ -480,9 +562,16 @@ class Workspace:
         # what the watcher saw change, read after seq (so everything recorded through seq is in it):
         # a sync may capture just those files (service/indexing/sync.py scoped_paths) instead of listing and
         # stating the whole scope; every SCOPED_SYNCS_IN_A_ROW syncs the scope is listed anyway
+        # while the catch-up has not compared the disk with the view, a watched edit's sync is scoped
+        # to what the watcher reported, but a caller waiting for a current view gets a listed scope
         hint = None
-        if not (rebuild or repair or faulty) and self._scoped_in_a_row < SCOPED_SYNCS_IN_A_ROW:
+        complete = self._unwatched_vouched
+        self._unwatched_vouched = False
+        listing = self._listing_owed or (not self._reconciled.is_set() and self.scheduler.answering)
+        plain = not (rebuild or repair or faulty or listing)
+        if plain and (complete or self._scoped_in_a_row < SCOPED_SYNCS_IN_A_ROW):
             hint = self.watched_dirty(SCOPED_MAX_PATHS + 1)
+            complete = complete and hint is not None
         report = run_sync(
             self.root,
             self.state,
@@ -495,6 +584,7 @@ class Workspace:
             ray_address=self.settings.ray_address,
             build_batch_files=self.settings.build_batch_files,
             only=hint,
+            only_complete=complete and plain,
         )
         self._scoped_in_a_row = self._scoped_in_a_row + 1 if report.scoped else 0
         self.tracker.synced_through(seq)
@@ -533,7 +623,7 @@ class Workspace:
         stat pass (size or mtime differ, new and deleted files)."""
         known = self.watched_dirty(limit)
         if known is not None:
-            return known
+            return known  # while catching up, a lower bound: the answer says so (catching_up)
         return self.stat_dirty(view, limit)
 
     def watch_settling(self) -> int | None:

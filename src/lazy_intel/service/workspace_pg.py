@@ -298,6 +298,8 @@ class PgWorkspace(Workspace):
     def _run_sync(self, rebuild: bool, repair: bool, progress: Progress, cancel: object) -> SyncReport:
         import psycopg
 
+        seq = self.tracker.seq  # a PostgreSQL sync lists the scope: it captures all recorded by now
+        self._unwatched_vouched = False  # (it takes no hint)
         try:
             report = run_pg_sync(
                 self.root,
@@ -315,6 +317,7 @@ class PgWorkspace(Workspace):
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self.pg.lock.forget()  # whatever the session held, the server rolled it back
             raise self.pg.unavailable(exc, "publishing") from None
+        self.tracker.synced_through(seq)  # what the watcher saw is published: no longer dirty
         self._refresh_vectors(None, progress)
         self.pg.collect_retired(self.settings.store_grace_ms)
         if repair:

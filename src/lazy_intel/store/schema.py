@@ -7,18 +7,34 @@ import sqlite3
 # 4: chunks_fts gained the ``stems`` column (text/stems.py). 5: ``graph_deps`` (the dependents of
 # an edit by index) and the index of unresolved targets' last names (issue 15). 6: ``files_sha256``
 # (an edit's contents cleanup looks up the hashes it released instead of scanning ``files``), added
-# in place to a version-5 store (UPGRADES_IN_PLACE). A store at an older version that is still
-# readable (READABLE_SCHEMA_VERSIONS) keeps serving while it is rebuilt into a new file.
-SCHEMA_VERSION = 6
+# in place to a version-5 store (UPGRADES_IN_PLACE). 7: ``nodes_named``, the definitions of a name
+# in the order the graph's name lookups read them (graph/program.py FactStore.named: the first
+# lookup of a common name after a start walked every node of that name), added in place to 5 and 6.
+# A store at an older version that is still readable (READABLE_SCHEMA_VERSIONS) keeps serving while
+# it is rebuilt into a new file.
+SCHEMA_VERSION = 7
 # Versions this build can still read (search adapts to their columns; the graph reads of version 5
 # are plain SQL that an older store answers without the new indexes, only slower), never write: a
 # sync rebuilds them into a fresh store of SCHEMA_VERSION, and the old one is served until the
 # catalog switches.
-READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (3, 4, 5, SCHEMA_VERSION)
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (3, 4, 5, 6, SCHEMA_VERSION)
 # Versions the writer brings to SCHEMA_VERSION in the store itself, in one transaction, instead of
 # rebuilding (:func:`upgrade_in_place`): the statements that make the difference. Idempotent.
+# The nodes another file can name (not a file or route, not a local or parameter, not a file-less
+# node): the partial index's condition, which a query must repeat term for term (literals, not
+# bound parameters) for the planner to use the index.
+NAMED_DEFINITION_WHERE = (
+    "file_key != 0 AND kind IS NOT NULL AND kind NOT IN ('local', 'parameter') "
+    "AND label NOT IN ('File', 'Route')"
+)
+# every column the lookup reads, in its ORDER BY's order after the name: it never reads the table
+NODES_NAMED_INDEX = (
+    "CREATE INDEX IF NOT EXISTS nodes_named ON nodes(name, path, qualified_name, id, kind, properties, file_key, label) "
+    f"WHERE {NAMED_DEFINITION_WHERE}"
+)
 UPGRADES_IN_PLACE: dict[int, tuple[str, ...]] = {
-    5: ("CREATE INDEX IF NOT EXISTS files_sha256 ON files(sha256)",),
+    5: ("CREATE INDEX IF NOT EXISTS files_sha256 ON files(sha256)", NODES_NAMED_INDEX),
+    6: (NODES_NAMED_INDEX,),
 }
 
 # FTS5 columns, in order; bm25 weights per column live with the ranking code (search/lexical.py).
@@ -28,6 +44,7 @@ FTS_COLUMNS_BY_VERSION: dict[int, tuple[str, ...]] = {
     3: FTS_COLUMNS[:6],
     4: FTS_COLUMNS,
     5: FTS_COLUMNS,
+    6: FTS_COLUMNS,
     SCHEMA_VERSION: FTS_COLUMNS,
 }
 # The last dot-separated component of an unresolved edge's written target, ASCII lower-cased
@@ -233,6 +250,7 @@ CREATE TABLE graph_deps (
     PRIMARY KEY (token, file_key)
 ) WITHOUT ROWID;
 """.replace("{target_last_name}", TARGET_LAST_NAME_SQL)  # one spelling: queries must match the index
+SCHEMA_SQL += NODES_NAMED_INDEX.replace(" IF NOT EXISTS", "") + ";\n"
 
 
 def index_statements(table: str) -> list[tuple[str, str]]:

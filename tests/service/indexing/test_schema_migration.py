@@ -15,7 +15,7 @@ from lazy_intel.service.indexing.sync import current_store_path
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
-from lazy_intel.store.schema import FTS_COLUMNS_BY_VERSION, SCHEMA_VERSION, connect
+from lazy_intel.store.schema import FTS_COLUMNS_BY_VERSION, NAMED_DEFINITION_WHERE, SCHEMA_VERSION, connect
 from tests.faults import WAIT_S
 
 FILES = {
@@ -224,15 +224,25 @@ def test_a_schema_4_store_answers_the_graph_then_is_rebuilt_with_the_deps_index(
         ws.close()
 
 
-def downgrade_to_schema_5(store: Path) -> None:
-    """Make ``store`` what schema 5 wrote: no index of ``files.sha256``."""
+# what each older schema lacks that the writer adds in place
+ADDED_SINCE: dict[int, tuple[str, ...]] = {5: ("files_sha256", "nodes_named"), 6: ("nodes_named",)}
+NAMED_LOOKUP = (
+    "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent'), "
+    "json_extract(properties, '$.getter') IS NOT NULL FROM nodes "
+    f"WHERE name='fit' AND {NAMED_DEFINITION_WHERE} ORDER BY path, qualified_name, id"
+)
+
+
+def downgrade_to_schema(store: Path, version: int) -> None:
+    """Make ``store`` what schema ``version`` (5 or 6) wrote: without the indexes added since."""
+    drops = "".join(f"DROP INDEX {name};\n" for name in ADDED_SINCE[version])
     conn = connect(str(store))
     try:
         conn.executescript(
-            """
+            f"""
             BEGIN;
-            DROP INDEX files_sha256;
-            UPDATE meta SET value = '5' WHERE key = 'schema_version';
+            {drops}
+            UPDATE meta SET value = '{version}' WHERE key = 'schema_version';
             COMMIT;
             """
         )
@@ -240,7 +250,16 @@ def downgrade_to_schema_5(store: Path) -> None:
         conn.close()
 
 
-def test_a_schema_5_store_is_upgraded_in_place_not_rebuilt(make_repo) -> None:
+def _plan(store: Path, sql: str) -> str:
+    conn = connect(str(store), readonly=True)
+    try:
+        return " ".join(str(r[3]) for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("version", sorted(ADDED_SINCE))
+def test_an_older_schema_store_is_upgraded_in_place_not_rebuilt(make_repo, version: int) -> None:
     root = make_repo(FILES)
     ws = Workspace.open(root, settings=load_settings(env={}))
     try:
@@ -248,30 +267,31 @@ def test_a_schema_5_store_is_upgraded_in_place_not_rebuilt(make_repo) -> None:
         old = current_store_path(ws.state)
         assert old is not None
         fresh = _run(ws, operation="search", query=QUERY, freshness="fast")
-        downgrade_to_schema_5(old)
-        assert "files_sha256" not in _tables(old)
+        fresh_impact = _run(ws, operation="impact", symbol="Estimator.fit", depth=3, freshness="fast")
+        downgrade_to_schema(old, version)
+        assert not set(ADDED_SINCE[version]) & set(_tables(old))
+        assert "nodes_named" not in _plan(old, NAMED_LOOKUP)
         inode = old.stat().st_ino
-        served = _run(ws, operation="search", query=QUERY, freshness="fast")  # a reader of the v5 store
+        served = _run(ws, operation="search", query=QUERY, freshness="fast")  # a reader of the old store
         assert served["status"] == "ok" and served["items"] == fresh["items"]
-        assert any("store schema 5" in w and "in place" in w for w in served["warnings"])
+        assert any(f"store schema {version}" in w and "in place" in w for w in served["warnings"])
         assert ws.wait_background(WAIT_S)  # the sync that read started: the upgrade
         assert current_store_path(ws.state) == old and old.stat().st_ino == inode  # the same store
-        assert "files_sha256" in _tables(old)
+        assert set(ADDED_SINCE[version]) <= set(_tables(old))
         conn = connect(str(old), readonly=True)
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            plan = " ".join(
-                str(r[3])
-                for r in conn.execute("EXPLAIN QUERY PLAN SELECT 1 FROM files WHERE sha256 IN ('a', 'b')")
-            )
         finally:
             conn.close()
-        assert meta["schema_version"] == str(SCHEMA_VERSION) and meta["schema_upgraded_from"] == "5"
-        assert "files_sha256" in plan
+        assert meta["schema_version"] == str(SCHEMA_VERSION) and meta["schema_upgraded_from"] == str(version)
+        assert "files_sha256" in _plan(old, "SELECT 1 FROM files WHERE sha256 IN ('a', 'b')")
+        assert "COVERING INDEX nodes_named" in _plan(old, NAMED_LOOKUP)  # the table is not read
         assert ws.state.read_catalog()["schema_version"] == SCHEMA_VERSION
         after = _run(ws, operation="search", query=QUERY, freshness="fast")
         assert after["status"] == "ok" and not any("schema" in w for w in after["warnings"])
         assert after["items"] == fresh["items"]
+        impact = _run(ws, operation="impact", symbol="Estimator.fit", depth=3, freshness="fast")
+        assert impact["items"] == fresh_impact["items"]
         (root / "pkg" / "report.py").write_text("def render(rows, sep):\n    return sep.join(rows)\n")
         report = ws.sync()
         assert report.published and not report.full_rebuild and current_store_path(ws.state) == old

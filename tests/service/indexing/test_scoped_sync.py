@@ -125,6 +125,7 @@ def test_the_watching_workspace_syncs_an_edit_of_a_published_file_scoped(tmp_pat
         ws.sync()
         ws.start_serving()
         assert ws.watcher is not None and ws.watcher.wait_ready(30)
+        assert ws.wait_background(30) and not ws.catching_up()  # nothing changed while unwatched
         target = root / "app" / "m1.py"
         target.write_text(target.read_text() + "\n\ndef brand_new():\n    return 1\n")
         deadline = time.monotonic() + 60

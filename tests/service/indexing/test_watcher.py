@@ -162,6 +162,7 @@ def test_within_one_debounce_interval_of_a_change_the_view_says_pending(make_rep
     settings = ws.settings
     try:
         assert ws.watcher is not None and ws.watcher.wait_ready(WAIT_S)
+        assert ws.wait_background(WAIT_S)  # the catch-up compared: until then dirty is null too
 
         def view_of(freshness: str) -> dict[str, Any]:
             answer = execute(

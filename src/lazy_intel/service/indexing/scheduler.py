@@ -105,6 +105,8 @@ class SyncScheduler:
         self.running_since: float | None = None
         self.progress: tuple[str, int, int] | None = None
         self.last_report: SyncReport | None = None
+        self.report_started_at: float | None = None  # time.monotonic() the sync of last_report started
+        self.answering = False  # the running sync answers waiting callers (not only background demand)
         self.last_error: BaseException | None = None
         self.owner_pid: int | None = None  # the pid that refused us the lock, until we get it
         self.syncs = 0
@@ -278,6 +280,7 @@ class SyncScheduler:
                     ticket.progress(stage, done, total)
 
         self.running_since = time.monotonic()  # the sync itself starts now (after lock and recovery)
+        self.answering = bool(tickets)
         deadline = _Deadline(self._closing, self.running_since + self.sync_timeout_s)
         try:
             report = self._runner(rebuild, any(t.repair for t in tickets), progress, deadline)
@@ -297,6 +300,7 @@ class SyncScheduler:
             self._fail(tickets, exc)
         else:
             self.last_report = report
+            self.report_started_at = self.running_since
             self.last_error = None
             for ticket in tickets:
                 ticket.report = report

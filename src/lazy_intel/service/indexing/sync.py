@@ -170,11 +170,14 @@ def run_sync(
     ray_address: str = "local",
     only: tuple[str, ...] | None = None,
     build_batch_files: int = BUILD_BATCH_FILES,
+    only_complete: bool = False,
 ) -> SyncReport:
     """Bring the store up to date with the disk. The caller holds the writer lock.
 
     ``only``: the watcher's changed paths when :func:`scoped_paths` allowed a scoped sync (ignored
-    when the sync turns out to be a full rebuild). A full build commits its fresh store every
+    when the sync turns out to be a full rebuild); ``only_complete``: ``only`` names every file that
+    may have changed (a catch-up compared them all, :mod:`.reconcile`), so an empty one captures
+    nothing rather than listing the scope. A full build commits its fresh store every
     ``build_batch_files`` files and continues in the store of a killed build when recovery kept one
     resumable (:mod:`.resume`)."""
     from lazy_intel.service.indexing.resume import adopt_resumable, discard_resumable, start_build_journal
@@ -236,6 +239,7 @@ def run_sync(
             store_path=target if full else None,
             only=None if full else only,
             batch_files=build_batch_files if full else 0,
+            only_complete=only_complete,
         )
         if not full:
             compact_fulltext(conn)
@@ -315,6 +319,7 @@ def publish_sync(
     store_path: Path | PgFactSource | None = None,
     only: tuple[str, ...] | None = None,
     batch_files: int = 0,
+    only_complete: bool = False,
 ) -> Published:
     """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
     in one transaction (any store backend). ``before_write(generation)`` runs first when there is
@@ -342,9 +347,9 @@ def publish_sync(
     before = writer.generation()
     # a scoped sync reads the published records of the hinted paths only (an edit in serve must not
     # cost a pass over every file's row); anything else, or a hint scoped_paths refuses, reads all
-    hinted = only is not None and 0 < len(only) <= SCOPED_MAX_PATHS
+    hinted = only is not None and (len(only) > 0 or only_complete) and len(only) <= SCOPED_MAX_PATHS
     priors, prior_class = _published_stats(conn, only if hinted else None)
-    only = scoped_paths(only, priors, root) if hinted else None
+    only = scoped_paths(only, priors, root, complete=only_complete) if hinted else None
     if only is None:
         if hinted:
             priors, prior_class = _published_stats(conn, None)
@@ -544,7 +549,7 @@ def _reason(exc: BaseException) -> str:
 
 
 def scoped_paths(
-    hint: tuple[str, ...] | None, published: Mapping[str, object], root: Path
+    hint: tuple[str, ...] | None, published: Mapping[str, object], root: Path, *, complete: bool = False
 ) -> tuple[str, ...] | None:
     """The paths a scoped sync captures (sorted), or ``None`` when the scope must be listed in full.
 
@@ -552,7 +557,11 @@ def scoped_paths(
     sync re-captures only those files, so it is taken only when the scope itself cannot have moved:
     every hinted path is a published file (an edit or a deletion; a new or renamed file needs the
     listing), none is an ignore file, none is a directory now, and there are at most
-    :data:`SCOPED_MAX_PATHS`. Anything else (and any doubt) lists the scope as before."""
+    :data:`SCOPED_MAX_PATHS`. Anything else (and any doubt) lists the scope as before. ``complete``:
+    the hint names every file that may have changed (:mod:`.reconcile`), so an empty one is a sync
+    of nothing (its store checks and in-place upgrade still run)."""
+    if hint is not None and not hint and complete:
+        return ()
     if not hint or len(hint) > SCOPED_MAX_PATHS:
         return None
     for rel in hint:

@@ -5,13 +5,16 @@ Usage:
     python bench/phase_cpu.py transfer --tree DIR [--every N]        # a parse record's trip worker -> writer
     python bench/phase_cpu.py describe --state STATE_DIR [--every N] # nodes + interface records
     python bench/phase_cpu.py outline --state STATE_DIR --tree DIR [--every N]  # the same, from parsed rows
+    python bench/phase_cpu.py resolve --state STATE_DIR [--every N]  # graph resolution of every Nth file
 
 ``parse`` runs what a parse worker runs per file (``parsing.parse_path``) on every Nth file of the
 tree (sorted walk), one record at a time with the collector set as in a worker; ``transfer`` pickles and unpickles those records as a parse worker sends them
 (``store.writer.for_transfer`` where the code has it); ``describe`` runs ``graph.build.describe_file``
 on every Nth parsed file of the store in STATE_DIR (built by ``lazy-intel index``); ``outline`` parses
 those files of DIR (untimed) and times what a full build's parse worker adds to describe them from its
-rows (``parsing.with_outline``; its digest equals ``describe``'s when the outlines are the same). Each prints the
+rows (``parsing.with_outline``; its digest equals ``describe``'s when the outlines are the same);
+``resolve`` resolves every Nth file of the store in one process as one resolve worker does
+(``resolve_file`` with one ``FactStore``, shared results kept across files). Each prints the
 process CPU seconds of the phase (``time.process_time``) and a digest of what it produced, so that
 two snapshots of the code, run alternately on the same input, compare both cost and output:
 
@@ -135,11 +138,30 @@ def describe_phase(state: Path, every: int) -> tuple[float, str, int]:
     return seconds, digest.hexdigest()[:16], len(rows)
 
 
+def resolve_phase(state: Path, every: int) -> tuple[float, str, int]:
+    from lazy_intel.graph.build import ResolvedFile
+    from lazy_intel.graph.modules import PathIndex
+    from lazy_intel.graph.program import FactStore
+    from lazy_intel.graph.resolve import resolve_file
+
+    conn, rows = _described_files(state, 1)
+    store = FactStore(conn, PathIndex({path: lang for path, lang, _, _ in rows}))
+    digest = hashlib.sha256()
+    seconds = 0.0
+    for path, _, _, _ in rows[::every]:  # as one resolve worker: shared results kept across files
+        started = time.process_time()
+        model = store.model(path)
+        resolved = ResolvedFile.of(path, resolve_file(store, model)) if model is not None else None
+        seconds += time.process_time() - started
+        digest.update(repr(resolved).encode())
+    return seconds, digest.hexdigest()[:16], len(rows[::every])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("phase", choices=("parse", "transfer", "describe", "outline"))
+    parser.add_argument("phase", choices=("parse", "transfer", "describe", "outline", "resolve"))
     parser.add_argument("--tree", type=Path, help="the tree to parse (parse, transfer, outline)")
     parser.add_argument(
         "--state", type=Path, help="a state directory holding a built store (describe, outline)"
@@ -149,10 +171,11 @@ def main() -> None:
     from lazy_intel.allocator import relax_collection
 
     relax_collection()  # the collector as in an index worker
-    if args.phase == "describe":
+    if args.phase in ("describe", "resolve"):
         if args.state is None:
-            raise SystemExit("describe needs --state")
-        seconds, digest, files = describe_phase(args.state, args.every)
+            raise SystemExit(f"{args.phase} needs --state")
+        run_state = describe_phase if args.phase == "describe" else resolve_phase
+        seconds, digest, files = run_state(args.state, args.every)
     elif args.phase == "outline":
         if args.state is None or args.tree is None:
             raise SystemExit("outline needs --state and --tree")

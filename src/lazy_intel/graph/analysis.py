@@ -34,6 +34,12 @@ class Analysis(Evaluator):
         self.current: int | None = None
         self.exhausted = False
         self._params: dict[str, list[Flow]] | None = None
+        # member and focus-name lookups made outside any demand computation, memoised while no
+        # variable grows (see :meth:`memoisable`): result and the variables it read
+        self._version = 0  # how many times a variable grew
+        self._members: dict[tuple[Value, str], tuple[int, tuple[tuple[Value, int], ...], frozenset[Any]]] = {}
+        self._lookups: dict[tuple[str, str], tuple[int, frozenset[Value], str, frozenset[Any]]] = {}
+        self._recording: list[set[Any]] = []  # the variables read by the memoised calls under way
 
     # ---- tracked variables
     def read(self, key: tuple[Any, ...]) -> set[Value]:
@@ -41,6 +47,8 @@ class Analysis(Evaluator):
             self.taint()
         if self.current is not None:
             self.readers.setdefault(key, set()).add(self.current)
+        if self._recording:
+            self._recording[-1].add(key)
         return self.vars.get(key, set())
 
     def write(self, key: tuple[Any, ...], values: set[Value]) -> None:
@@ -49,6 +57,7 @@ class Analysis(Evaluator):
         current = self.vars.setdefault(key, set())
         if values <= current or len(current) >= MAX_VALUES:
             return
+        self._version += 1  # what was memoised before may read this variable: stale
         current |= values
         if len(current) > MAX_VALUES:
             self.vars[key] = bounded(current)
@@ -81,6 +90,68 @@ class Analysis(Evaluator):
             self.current = item
             self.items[item]()
         self.current = None
+
+    # ---- the same members and names are read many times (per work item, then by the edges)
+    def memoisable(self) -> bool:
+        """Whether a member or name computed now may be memoised: no demand computation is under
+        way (none whose tokens or taint must be collected: every token goes straight into this
+        resolution's set, where recording it again adds nothing) and no lambda is being evaluated
+        (a recursive one yields nothing). The result is then a function of the variables, so it is
+        reused while none grew (``_version``); a reuse inside the fixpoint makes the current work
+        item a reader of the variables the computation read, as computing it again would."""
+        return not self.stack and not self.p.deps.frames and not self.active_lambdas
+
+    def _replay(self, read: frozenset[Any]) -> None:
+        if self.current is not None:
+            for key in read:
+                self.readers.setdefault(key, set()).add(self.current)
+        if self._recording:
+            self._recording[-1] |= read
+
+    def _record(self) -> tuple[int, set[Any]]:
+        read: set[Any] = set()
+        self._recording.append(read)
+        return self._version, read
+
+    def _recorded(self, read: set[Any]) -> frozenset[Any]:
+        self._recording.pop()
+        if self._recording:
+            self._recording[-1] |= read
+        return frozenset(read)
+
+    def member(self, value: Value, name: str) -> list[tuple[Value, int]]:
+        if not self.memoisable():
+            return super().member(value, name)
+        key = (value, name)
+        memo = self._members.get(key)
+        if memo is not None and memo[0] == self._version:
+            self._replay(memo[2])
+            return list(memo[1])
+        version, read = self._record()
+        try:
+            found = super().member(value, name)
+        finally:
+            recorded = self._recorded(read)
+        if version == self._version:  # no variable grew while it was computed
+            self._members[key] = (version, tuple(found), recorded)
+        return found
+
+    def _focus_lookup(self, scope: str, name: str) -> tuple[set[Value], str]:
+        if not self.memoisable():
+            return super()._focus_lookup(scope, name)
+        key = (scope, name)
+        memo = self._lookups.get(key)
+        if memo is not None and memo[0] == self._version:
+            self._replay(memo[3])
+            return set(memo[1]), memo[2]
+        version, read = self._record()
+        try:
+            values, how = super()._focus_lookup(scope, name)
+        finally:
+            recorded = self._recorded(read)
+        if version == self._version:
+            self._lookups[key] = (version, frozenset(values), how, recorded)
+        return values, how
 
     def flow_item(self, flow: Flow) -> None:
         model = self.focus

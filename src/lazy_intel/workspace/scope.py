@@ -3,7 +3,8 @@
 Decisions:
 - In a git work tree the scope is ``git ls-files --cached --others --exclude-standard``: tracked
   files plus new files git does not ignore (an agent's new file is indexed before it is committed).
-- Outside git, a walk that honours every ``.gitignore`` on the way down.
+- Outside git, a walk that honours every ``.gitignore`` on the way down, as git reads them
+  (:mod:`lazy_intel.workspace.gitignore`).
 - Derived directories (:data:`DERIVED_DIRS`) and lockfiles are excluded even when tracked.
 - ``.lazy-intel-ignore`` at the root (gitignore syntax) narrows the scope; its text is hashed into the
   scope digest so editing it changes what a sync captures.
@@ -23,11 +24,12 @@ from pathlib import Path
 import pathspec
 
 from lazy_intel.errors import NotFound
+from lazy_intel.workspace.gitignore import IgnoreFile, gitignored
 from lazy_intel.workspace.root import STATE_DIR_NAME
 
 logger = logging.getLogger(__name__)
 
-SCOPE_POLICY_VERSION = 2
+SCOPE_POLICY_VERSION = 3  # 3: the walk reads nested .gitignore files as git does (deeper negations, `dir/**`)
 IGNORE_FILE = ".lazy-intel-ignore"
 
 DERIVED_DIRS: frozenset[str] = frozenset(
@@ -217,12 +219,12 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
     Derived directories are pruned, not descended; symlinked directories are never followed.
     """
     root = os.fspath(policy.root)  # strings, not Paths: this runs once per directory of every sync
-    stack: list[tuple[str, list[tuple[str, pathspec.PathSpec]]]] = [("", [])]
+    stack: list[tuple[str, list[IgnoreFile]]] = [("", [])]
     while stack:
-        rel_dir, specs = stack.pop()
+        rel_dir, ignores = stack.pop()
         abs_dir = os.path.join(root, rel_dir) if rel_dir else root
         try:
-            entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+            entries = sorted(os.scandir(abs_dir), key=_entry_name)  # exhausted, so closed
         except FileNotFoundError:
             if not rel_dir:  # the root itself is gone: never publish that as "every file deleted"
                 raise NotFound(f"workspace root {root} no longer exists") from None
@@ -238,7 +240,7 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
                     if entry.is_file(follow_symlinks=False):
                         with open(entry.path, "rb") as fh:
                             lines = fh.read().decode("utf-8", "replace").splitlines()
-                        specs = [*specs, (rel_dir, pathspec.GitIgnoreSpec.from_lines(lines))]
+                        ignores = [*ignores, IgnoreFile.parse(rel_dir, lines)]
                 except OSError:
                     pass
                 break
@@ -250,7 +252,7 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
                 is_dir = not is_link and entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if _gitignored(specs, rel, is_dir):
+            if ignores and gitignored(ignores, rel, is_dir):
                 continue
             if is_dir:
                 if policy.excluded_reason(rel, is_dir=True) is None:
@@ -259,17 +261,11 @@ def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
                 yield rel, None  # capture records it as excluded (symlink), as in a git listing
             elif entry.is_file(follow_symlinks=False):
                 yield rel, None
-        stack.extend((d, specs) for d in reversed(subdirs))
+        stack.extend((d, ignores) for d in reversed(subdirs))
 
 
-def _gitignored(specs: list[tuple[str, pathspec.PathSpec]], rel: str, is_dir: bool) -> bool:
-    ignored = False
-    for base, spec in specs:
-        sub = rel[len(base) + 1 :] if base else rel
-        probe = sub + "/" if is_dir else sub
-        if spec.match_file(probe):
-            ignored = True
-    return ignored
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def list_scope(policy: ScopePolicy) -> ScopeListing:

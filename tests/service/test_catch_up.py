@@ -262,3 +262,49 @@ def test_callers_asking_at_once_share_one_full_check_of_a_store(
     for caller in callers:
         caller.join(WAIT_S)
     assert verdicts == ["", "", ""] and calls == [store]
+
+
+def test_the_comparison_pauses_between_steps_and_finds_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lazy_intel.workspace import scope
+
+    root, _settings, state_dir = _served_after_changes_while_down(tmp_path)
+    state = StateDir(state_dir)
+    catalog = state.read_catalog()
+    assert catalog is not None
+    conn = connect(str(state.path / catalog["store"]), readonly=True)
+    try:
+        plain = changed_while_unwatched(conn, 1, root, MAX_BYTES)
+        monkeypatch.setattr(reconcile, "PAUSE_EVERY_FILES", 1)
+        monkeypatch.setattr(scope, "PAUSE_EVERY_DIRS", 1)
+        calls: list[int] = []
+        paused = changed_while_unwatched(conn, 1, root, MAX_BYTES, pause=lambda: calls.append(1))
+    finally:
+        conn.close()
+    assert paused == plain and plain.paths == ("app/a.py", "app/c.py")
+    # one call per directory walked (the root, app) and per file compared
+    assert len(calls) == 2 + plain.files
+
+
+def test_the_catch_up_pause_waits_while_syncs_run_within_a_budget() -> None:
+    from lazy_intel.service.workspace import CatchUpPause
+
+    waits: list[float] = []
+    clock = {"now": 0.0}
+
+    def wait_idle(timeout_s: float) -> bool:
+        waits.append(timeout_s)
+        clock["now"] += min(timeout_s, 4.0)  # a sync that keeps the interpreter 4 s each time
+        return timeout_s >= 4.0
+
+    monkey_time = pytest.MonkeyPatch()
+    monkey_time.setattr("lazy_intel.service.workspace.time.monotonic", lambda: clock["now"])
+    try:
+        pause = CatchUpPause(wait_idle, budget_s=10.0)
+        for _ in range(5):
+            pause()
+    finally:
+        monkey_time.undo()
+    assert waits == [10.0, 6.0, 2.0]  # then the budget is spent: the comparison goes on
+    assert pause.spent_s == 10.0

@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -158,6 +158,30 @@ def prepare_for_edits(languages: Iterable[str], max_file_bytes: int) -> None:
             record_for_bytes(f"lazy-intel-warm-up{spec.extensions[0]}", WARM_UP_SOURCE, 0, max_file_bytes)
 
 
+CATCH_UP_PAUSE_BUDGET_S = 10.0
+
+
+class CatchUpPause:
+    """What the catch-up's comparison calls between steps: wait while a sync runs or is wanted, so
+    a watched edit's sync has the interpreter to itself (the comparison stats the whole scope: 2-6 s
+    at 100k files), up to :data:`CATCH_UP_PAUSE_BUDGET_S` in all, after which the comparison goes on
+    beside a stream of edits rather than never finishing."""
+
+    def __init__(self, wait_idle: Callable[[float], bool], budget_s: float = CATCH_UP_PAUSE_BUDGET_S) -> None:
+        self._wait_idle = wait_idle
+        self._left = budget_s
+        self.spent_s = 0.0
+
+    def __call__(self) -> None:
+        if self._left <= 0:
+            return
+        started = time.monotonic()
+        self._wait_idle(self._left)
+        spent = time.monotonic() - started
+        self.spent_s += spent
+        self._left -= spent
+
+
 class Workspace:
     def __init__(self, root: Path, state: StateDir, settings: Settings) -> None:
         self.root = root
@@ -276,10 +300,11 @@ class Workspace:
         from lazy_intel.service.indexing.reconcile import changed_while_unwatched
 
         started = time.monotonic()
+        paused = CatchUpPause(self.scheduler.wait_idle)
         try:
             with self.read() as view:
                 found = changed_while_unwatched(
-                    view.conn, view.generation, self.root, self.settings.max_file_bytes
+                    view.conn, view.generation, self.root, self.settings.max_file_bytes, pause=paused
                 )
             if found.paths:
                 self.tracker.record(list(found.paths))  # known dirty from now on, published by the sync
@@ -294,6 +319,7 @@ class Workspace:
                 "changed": len(found.paths),
                 "needs_listing": found.reason or None,
                 "seconds": round(time.monotonic() - started, 3),
+                "paused_s": round(paused.spent_s, 3),
             }
         except Exception as exc:  # a store that fails its checks, a vanished root: list the scope
             logger.warning(

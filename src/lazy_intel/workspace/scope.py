@@ -17,7 +17,7 @@ import hashlib
 import logging
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -213,15 +213,26 @@ def _git_paths(root: Path) -> tuple[list[str], set[str]] | None:
     return out, _gitlinks(root, toplevel)
 
 
-def _walk_paths(policy: ScopePolicy) -> Iterator[tuple[str, str | None]]:
+PAUSE_EVERY_DIRS = 64
+
+
+def _walk_paths(
+    policy: ScopePolicy, pause: Callable[[], object] | None = None
+) -> Iterator[tuple[str, str | None]]:
     """Yield ``(rel, exclusion)`` for every file under the root, honouring nested .gitignore files.
 
     Derived directories are pruned, not descended; symlinked directories are never followed.
+    ``pause`` is called every :data:`PAUSE_EVERY_DIRS` directories (a background walk's chance to
+    let a sync run alone).
     """
     root = os.fspath(policy.root)  # strings, not Paths: this runs once per directory of every sync
     stack: list[tuple[str, list[IgnoreFile]]] = [("", [])]
+    walked = 0
     while stack:
         rel_dir, ignores = stack.pop()
+        walked += 1
+        if pause is not None and walked % PAUSE_EVERY_DIRS == 0:
+            pause()
         abs_dir = os.path.join(root, rel_dir) if rel_dir else root
         try:
             entries = sorted(os.scandir(abs_dir), key=_entry_name)  # exhausted, so closed
@@ -268,8 +279,9 @@ def _entry_name(entry: os.DirEntry[str]) -> str:
     return entry.name
 
 
-def list_scope(policy: ScopePolicy) -> ScopeListing:
-    """List the files in scope under ``policy.root``; exclusions are reported with their reason."""
+def list_scope(policy: ScopePolicy, pause: Callable[[], object] | None = None) -> ScopeListing:
+    """List the files in scope under ``policy.root``; exclusions are reported with their reason.
+    ``pause``: called now and then during a walk (see :func:`_walk_paths`)."""
     root = policy.root
     paths: list[str] = []
     excluded: list[tuple[str, str]] = []
@@ -282,7 +294,7 @@ def list_scope(policy: ScopePolicy) -> ScopeListing:
         )
     else:
         source = "walk"
-        candidates = _walk_paths(policy)
+        candidates = _walk_paths(policy, pause)
     seen: set[str] = set()
     for rel, reason in candidates:
         if rel in seen:

@@ -163,3 +163,39 @@ def test_clean_up_runs_after_the_callers_are_answered_and_its_failure_fails_nobo
         assert "clean-up after the sync failed" in caplog.text and scheduler.last_error is None
     finally:
         scheduler.close()
+
+
+def test_wait_idle_waits_while_a_sync_runs_and_returns_once_none_is_wanted(tmp_path: Path) -> None:
+    from lazy_intel.service.indexing.scheduler import SyncScheduler
+    from lazy_intel.service.indexing.sync import SyncReport
+    from lazy_intel.workspace.lock import WriterLock
+
+    release = threading.Event()
+    entered = threading.Event()
+
+    def runner(rebuild: bool, repair: bool, progress: object, cancel: object) -> SyncReport:
+        entered.set()
+        assert release.wait(WAIT_S)
+        return SyncReport(1, True, False, 1, 0, 0, 0, 0, 0.0, "store.sqlite")
+
+    scheduler = SyncScheduler(
+        "t",
+        WriterLock(tmp_path / "writer.lock"),
+        runner,
+        lambda: False,
+        idle_release_s=0,
+        sync_timeout_s=WAIT_S,
+    )
+    try:
+        assert scheduler.wait_idle(0.0)  # nothing running, nothing wanted
+        scheduler.request()
+        assert entered.wait(WAIT_S)
+        assert not scheduler.wait_idle(0.05)  # bounded: a running sync holds it back
+        waited = threading.Thread(target=lambda: seen.append(scheduler.wait_idle(WAIT_S)))
+        seen: list[bool] = []
+        waited.start()
+        release.set()
+        waited.join(WAIT_S)
+        assert seen == [True] and not scheduler.busy
+    finally:
+        scheduler.close()

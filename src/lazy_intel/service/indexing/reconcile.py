@@ -18,6 +18,7 @@ again, and named only if its bytes differ; any other difference of the entry is 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,14 +47,27 @@ class Unwatched:
     files: int = 0  # files listed and compared
 
 
+PAUSE_EVERY_FILES = 1024
+
+
 def changed_while_unwatched(
-    conn: Any, generation: int, root: Path, max_file_bytes: int, limit: int = SCOPED_MAX_PATHS
+    conn: Any,
+    generation: int,
+    root: Path,
+    max_file_bytes: int,
+    *,
+    limit: int = SCOPED_MAX_PATHS,
+    pause: Callable[[], object] | None = None,
 ) -> Unwatched:
-    """Compare the scope on disk with the published files of ``conn`` (a read view's connection)."""
+    """Compare the scope on disk with the published files of ``conn`` (a read view's connection).
+
+    ``pause`` is called between steps (every :data:`PAUSE_EVERY_FILES` files compared, every few
+    directories walked): the caller's chance to let a watched edit's sync run without this pass
+    sharing the interpreter with it."""
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('scope_digest', 'scope_source')"))
     if meta.get("scope_digest") != store_profile(root, max_file_bytes):
         return Unwatched(generation, (), True, "the scope policy or profile changed")
-    listing = list_scope(load_policy(root))
+    listing = list_scope(load_policy(root), pause)
     if meta.get("scope_source", "walk") != listing.source:
         return Unwatched(generation, (), True, f"the scope is listed by {listing.source} now")
     known: dict[str, tuple[StatKey, int, str]] = {
@@ -63,7 +77,9 @@ def changed_while_unwatched(
         )
     }
     changed: list[str] = []
-    for rel in listing.paths:
+    for n, rel in enumerate(listing.paths, 1):
+        if pause is not None and n % PAUSE_EVERY_FILES == 0:
+            pause()
         recorded = known.pop(rel, None)
         try:
             now = stat_key(os.lstat(os.path.join(root, rel)))

@@ -166,6 +166,12 @@ class SyncScheduler:
                 self._cond.wait(min(left, 0.25))
         return True
 
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Wait (bounded) while a sync runs or is wanted; True when none is. Background work that
+        shares the interpreter with the syncs (the catch-up's comparison) calls it between steps, so
+        a watched edit's sync does not share the GIL with it."""
+        return self.wait_until(lambda: not self.busy, timeout_s)
+
     def close(self) -> bool:
         """Stop: cancel a running sync, fail waiting tickets, release the lock. True if stopped cleanly."""
         with self._cond:

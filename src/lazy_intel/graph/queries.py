@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,6 +138,30 @@ def nodes_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Grap
         ):
             out[int(row[0])] = GraphNode.from_row(row)
     return out
+
+
+def node_paths(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str | None]:
+    """The path of each node of ``ids`` that exists (what a sort by path needs, not whole rows)."""
+    out: dict[int, str | None] = {}
+    for batch in _batched(dict.fromkeys(ids)):
+        for node_id, path in conn.execute(
+            f"SELECT id, path FROM nodes WHERE id IN ({_marks(len(batch))})", batch
+        ):
+            out[int(node_id)] = path
+    return out
+
+
+def tests_edges_into(
+    conn: sqlite3.Connection, ids: Iterable[int]
+) -> Iterator[tuple[int, int, str, float, str | None]]:
+    """``(src, dst, strategy, confidence, target)`` of the TESTS edges into ``ids``, in the order
+    :func:`edges_into` gives them."""
+    for batch in _batched(dict.fromkeys(ids)):
+        sql = (
+            f"SELECT src, dst, strategy, confidence, target FROM edges WHERE dst IN ({_marks(len(batch))}) "
+            "AND type IN (?) ORDER BY path, start_byte, id"
+        )
+        yield from conn.execute(sql, [*batch, "TESTS"])
 
 
 def definition_node(
@@ -306,6 +330,32 @@ class Traversal:
         return self.beyond > 0
 
 
+def _lean_steps(
+    conn: sqlite3.Connection, frontier: Iterable[int], types: Sequence[str], *, incoming: bool
+) -> Iterator[tuple[int, int, int, float]]:
+    """``(edge id, here, there, confidence)`` of the resolved ``types`` edges at the frontier, in the
+    order :func:`edges_into` / :func:`edges_out_of` give them (per batch, by site), without their
+    other columns."""
+    near, far = ("dst", "src") if incoming else ("src", "dst")
+    for batch in _batched(dict.fromkeys(frontier)):
+        sql = (
+            f"SELECT id, {near}, {far}, confidence FROM edges WHERE {near} IN ({_marks(len(batch))}) "
+            f"AND type IN ({_marks(len(types))}) AND {far} IS NOT NULL ORDER BY path, start_byte, id"
+        )
+        for edge_id, here, there, confidence in conn.execute(sql, [*batch, *types]):
+            yield int(edge_id), here, there, confidence
+
+
+def edges_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, GraphEdge]:
+    out: dict[int, GraphEdge] = {}
+    for batch in _batched(dict.fromkeys(ids)):
+        for row in conn.execute(
+            f"SELECT {EDGE_COLUMNS}, id FROM edges WHERE id IN ({_marks(len(batch))})", batch
+        ):
+            out[int(row[11])] = GraphEdge.from_row(row)
+    return out
+
+
 def traverse(
     conn: sqlite3.Connection,
     start: Iterable[int],
@@ -314,37 +364,53 @@ def traverse(
     incoming: bool,
     depth: int,
     max_nodes: int = 5_000,
+    hops: bool = True,
 ) -> Traversal:
     """Breadth-first walk from ``start`` along ``types`` edges, against them when ``incoming``
-    (callers, dependents) or with them (callees). Unresolved edges are never followed."""
+    (callers, dependents) or with them (callees). Unresolved edges are never followed.
+
+    ``hops=False`` (impact, changes, implementations: they read the nodes reached, not every edge
+    walked): the walk reads each edge's ends and confidence only, and the whole rows of just the
+    edges that reached a node, at the end; the same nodes, distances, confidences and ``via`` edges
+    (at depth 3 on the 100k tree: 14k edges walked for 5k reached, 0.55x the time)."""
     starts = list(dict.fromkeys(start))
     seen: dict[int, float] = {s: 1.0 for s in starts}
     frontier: dict[int, float] = dict(seen)
-    reached: list[Reached] = []
+    reached: list[
+        tuple[int, int, float, int | GraphEdge, int]
+    ] = []  # node, distance, confidence, via, parent
     position: dict[int, int] = {}
-    hops: list[Hop] = []
+    walked: list[Hop] = []
     node_limited = False
     for level in range(1, depth + 1):
         if not frontier:
             break
-        fetched = (
-            edges_into(conn, frontier, types)
-            if incoming
-            else edges_out_of(conn, frontier, types, resolved_only=True)
-        )
+        steps: Iterable[tuple[int | GraphEdge, int | None, int | None, float]]
+        if hops:
+            fetched = (
+                edges_into(conn, frontier, types)
+                if incoming
+                else edges_out_of(conn, frontier, types, resolved_only=True)
+            )
+            steps = (
+                (e, e.dst, e.src, e.confidence) if incoming else (e, e.src, e.dst, e.confidence)
+                for e in fetched
+            )
+        else:
+            steps = _lean_steps(conn, frontier, types, incoming=incoming)
         following: dict[int, float] = {}
-        for edge in fetched:
-            here, there = (edge.dst, edge.src) if incoming else (edge.src, edge.dst)
+        for edge, here, there, edge_confidence in steps:
             if here is None or there is None:
                 continue
-            confidence = frontier[here] * edge.confidence
-            hops.append(Hop(edge, level, confidence))
+            confidence = frontier[here] * edge_confidence
+            if isinstance(edge, GraphEdge):
+                walked.append(Hop(edge, level, confidence))
             if there in seen and there not in following:
                 continue
             if there in following:
                 if confidence > following[there]:
                     following[there] = confidence
-                    reached[position[there]] = Reached(there, level, confidence, edge, here)
+                    reached[position[there]] = (there, level, confidence, edge, here)
                 continue
             if len(seen) >= max_nodes:
                 node_limited = True
@@ -352,11 +418,16 @@ def traverse(
             seen[there] = confidence
             following[there] = confidence
             position[there] = len(reached)
-            reached.append(Reached(there, level, confidence, edge, here))
+            reached.append((there, level, confidence, edge, here))
         frontier = following
     beyond = 0
     if frontier and not node_limited:
         # only counted: the distinct ends one hop further, not whole edge rows in site order (at
         # depth 3 on a large tree that last level is the widest of the walk)
         beyond = len(edge_ends(conn, frontier, types, incoming=incoming) - set(seen))
-    return Traversal(tuple(reached), tuple(hops), depth, beyond, node_limited)
+    vias = {} if hops else edges_by_ids(conn, [r[3] for r in reached if isinstance(r[3], int)])
+    out = tuple(
+        Reached(node, distance, confidence, via if isinstance(via, GraphEdge) else vias[via], parent)
+        for node, distance, confidence, via, parent in reached
+    )
+    return Traversal(out, tuple(walked), depth, beyond, node_limited)

@@ -327,7 +327,13 @@ def op_changes(ctx: OperationContext) -> Answer:
     start_all = list(dict.fromkeys(start + inner + (members(view.conn, inner) if graph else [])))
     walk = (
         traverse(
-            view.conn, start_all, types=IMPACT_TYPES, incoming=True, depth=depth, max_nodes=MAX_IMPACT_NODES
+            view.conn,
+            start_all,
+            types=IMPACT_TYPES,
+            incoming=True,
+            depth=depth,
+            max_nodes=MAX_IMPACT_NODES,
+            hops=False,
         )
         if graph and start_all
         else None

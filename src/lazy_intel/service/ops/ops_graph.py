@@ -20,13 +20,14 @@ from lazy_intel.graph.queries import (
     GraphNode,
     Hop,
     Reached,
-    edges_into,
     edges_out_of,
     file_node,
     members,
+    node_paths,
     nodes_by_ids,
     nodes_in_file,
     nodes_with_label,
+    tests_edges_into,
     traverse,
 )
 from lazy_intel.service.ops.cochange import (
@@ -225,7 +226,13 @@ def op_impact(ctx: OperationContext) -> Answer:
     inner = members(view.conn, start)
     start.extend(inner + members(view.conn, inner))  # a class's methods, and their nested definitions
     walk = traverse(
-        view.conn, start, types=IMPACT_TYPES, incoming=True, depth=depth, max_nodes=MAX_IMPACT_NODES
+        view.conn,
+        start,
+        types=IMPACT_TYPES,
+        incoming=True,
+        depth=depth,
+        max_nodes=MAX_IMPACT_NODES,
+        hops=False,
     )
     reader = GraphReader(view)
     nodes = reader.nodes([r.node for r in walk.reached] + [r.parent for r in walk.reached] + start)
@@ -234,23 +241,31 @@ def op_impact(ctx: OperationContext) -> Answer:
         key=lambda r: (r.distance, -r.confidence, nodes[r.node].path or "", nodes[r.node].start_byte or 0)
     )
     impacted = set(start) | {r.node for r in reached}
-    tests: dict[int, tuple[float, str]] = {}
+    # why each test is affected: a text, or the TESTS edge (dst, target, strategy) it is made of
+    tests: dict[int, tuple[float, str | tuple[int, str | None, str]]] = {}
     for r in reached:
         if nodes[r.node].is_test:
             tests[r.node] = (r.confidence, f"reaches the target at distance {r.distance}")
-    for edge in edges_into(view.conn, impacted, ("TESTS",)):
-        subject = reader.node(edge.dst)
-        why = f"tests {subject.qualified_name if subject else edge.target} ({edge.strategy})"
-        if edge.src not in tests or tests[edge.src][0] < edge.confidence:
-            tests[edge.src] = (edge.confidence, why)
-    test_nodes = reader.nodes(tests)
+    for src, dst, strategy, confidence, target in tests_edges_into(view.conn, impacted):
+        if src not in tests or tests[src][0] < confidence:
+            tests[src] = (confidence, (dst, target, strategy))
+    # thousands of affected tests at 100k files: their paths order them, whole rows only for a page
+    test_paths = node_paths(view.conn, tests)
     test_list = sorted(
         tests.items(),
-        key=lambda kv: (-kv[1][0], test_nodes[kv[0]].path or "") if kv[0] in test_nodes else (0, ""),
+        key=lambda kv: (-kv[1][0], test_paths[kv[0]] or "") if kv[0] in test_paths else (0, ""),
     )
+
+    def why_tested(why: str | tuple[int, str | None, str]) -> str:
+        if isinstance(why, str):
+            return why
+        dst, target, strategy = why
+        subject = reader.node(dst)
+        return f"tests {subject.qualified_name if subject else target} ({strategy})"
+
     # every result is counted; items are built for the requested page only
-    entries: list[Reached | tuple[int, float, str]] = [*reached]
-    entries.extend((n, conf, why) for n, (conf, why) in test_list if n in test_nodes)
+    entries: list[Reached | tuple[int, float, str | tuple[int, str | None, str]]] = [*reached]
+    entries.extend((n, conf, why) for n, (conf, why) in test_list if n in test_paths)
     head = target_items(reader, targets)
     with open_signals(ctx) as history:
         pairs = co_changed_files(history, view, [t.path for t in targets if t.path])
@@ -262,8 +277,10 @@ def op_impact(ctx: OperationContext) -> Answer:
         head.extend(co_changed_items(view, pairs))
     offset, cursor_for = paging(ctx, len(entries), head=len(head))
     page = entries[offset : offset + ctx.request.limit]
+    shown_tests = [n for n, _ in test_list[:MAX_TESTS_IN_DATA] if n in test_paths]
+    test_nodes = reader.nodes([e[0] for e in page if not isinstance(e, Reached)] + shown_tests)
     reader.prefetch_paths(
-        [nodes[e.node].path if isinstance(e, Reached) else test_nodes[e[0]].path for e in page]
+        [nodes[e.node].path if isinstance(e, Reached) else test_paths[e[0]] for e in page]
         + [t.path for t in targets]
     )
     items = list(head)
@@ -275,7 +292,7 @@ def op_impact(ctx: OperationContext) -> Answer:
                 reader,
                 test_nodes[entry[0]],
                 kind="affected_test",
-                text=f"{describe(test_nodes[entry[0]])}: {entry[2]}",
+                text=f"{describe(test_nodes[entry[0]])}: {why_tested(entry[2])}",
                 confidence=entry[1],
             )
         )
@@ -305,9 +322,7 @@ def op_impact(ctx: OperationContext) -> Answer:
         "dependents": len(reached),
         "by_distance": by_distance,
         "files": len({nodes[r.node].path for r in reached}),
-        "affected_tests": [
-            node_ref(test_nodes[n]) for n, _ in test_list[:MAX_TESTS_IN_DATA] if n in test_nodes
-        ],
+        "affected_tests": [node_ref(test_nodes[n]) for n in shown_tests],
         "affected_test_count": len(tests),
         "co_changed": [p.to_dict() for p in pairs],
         "last_changes": changed,

@@ -381,7 +381,9 @@ def implementation_walk(
     ):
         if not group:
             continue
-        walk = traverse(view.conn, [t.id for t in group], types=edge_types, incoming=True, depth=depth)
+        walk = traverse(
+            view.conn, [t.id for t in group], types=edge_types, incoming=True, depth=depth, hops=False
+        )
         found.extend((r.node, r.distance, r.confidence, r.via) for r in walk.reached)
         coverage.extend(depth_coverage(walk, what))
     found.sort(key=lambda f: (f[1], -f[2]))

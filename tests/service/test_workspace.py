@@ -13,12 +13,13 @@ import gc
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from lazy_intel.allocator import arena_usage
-from lazy_intel.service import workspace
+from lazy_intel.service import warm_up, workspace
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.faults import WAIT_S
@@ -125,7 +126,7 @@ def test_prepare_for_edits_loads_the_parser_of_each_language_given(monkeypatch: 
         return real(lang)
 
     monkeypatch.setattr(extract, "_parser", functools.cache(counted))
-    workspace.prepare_for_edits(["python", "go", "markdown", "python"], 1 << 20)
+    assert warm_up.prepare_for_edits(["python", "go", "markdown", "python"], 1 << 20) == []
     assert sorted(loaded) == ["go", "python"], "parsed languages only, each once; text needs no parser"
 
 
@@ -133,9 +134,12 @@ def test_a_watching_workspace_prepares_for_edits_once_after_its_first_sync(
     make_repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[list[str]] = []
-    monkeypatch.setattr(
-        workspace, "prepare_for_edits", lambda languages, _max: calls.append(sorted(languages))
-    )
+
+    def recorded(languages: list[str], _max: int, **_kw: object) -> list[str]:
+        calls.append(sorted(languages))
+        return []
+
+    monkeypatch.setattr(warm_up, "prepare_for_edits", recorded)
     root = make_repo({"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "README.md": "# r\n"})
     plain = Workspace.open(root, settings=load_settings(env={}))
     try:
@@ -255,3 +259,55 @@ def test_waiting_for_background_work_includes_the_catch_up_a_starting_watcher_ow
     finally:
         ws.close()
     assert ws.wait_background(WAIT_S), "a closed workspace owes nothing"
+
+
+def test_the_warm_up_gives_way_to_a_wanted_sync_and_finishes_later() -> None:
+    """At 100k files the warm-up costs ~3 s; done in one piece after the catch-up's sync, a watched
+    edit written meanwhile waited for all of it. The reads run on a thread of their own; the parsers
+    load one language at a time and stop while a sync is wanted; freezing comes once, at the end."""
+    from contextlib import contextmanager
+
+    prepared: list[str] = []
+    release_reads = threading.Event()
+    read_on: list[str] = []
+
+    class View:
+        def languages(self) -> list[str]:
+            return ["python", "go", "markdown"]
+
+    @contextmanager
+    def read():  # type: ignore[no-untyped-def]
+        yield View()
+
+    def prime(_view: object) -> None:
+        read_on.append(threading.current_thread().name)
+        assert release_reads.wait(WAIT_S)
+
+    parsed_all = threading.Event()
+
+    def prepare(languages: list[str], _max: int, *, stop) -> list[str]:  # type: ignore[no-untyped-def]
+        left = list(languages)
+        while left and not stop():
+            prepared.append(left.pop(0))
+        if not left:
+            parsed_all.set()
+        return left
+
+    wanted = {"now": False}
+    steps = warm_up.EditWarmUp(read, 1 << 20, prepare=prepare, prime=prime)
+    wanted["now"] = True  # an edit's sync is waiting: nothing is parsed, the reads start anyway
+    assert steps.step(lambda: wanted["now"]) is False and prepared == []
+    wanted["now"] = False
+    done = threading.Thread(target=lambda: results.append(steps.step(lambda: wanted["now"])))
+    results: list[bool] = []
+    done.start()
+    # the parsers are loaded; the step waits for the reads, looking for a wanted sync meanwhile
+    assert parsed_all.wait(WAIT_S)
+    wanted["now"] = True
+    done.join(WAIT_S)
+    assert results == [False] and prepared == ["go", "markdown", "python"]
+    wanted["now"] = False
+    release_reads.set()
+    assert steps.step(lambda: wanted["now"]) is True and steps.done
+    assert steps.step(lambda: False) is False, "true once: the caller freezes once"
+    assert read_on == ["lazy-intel-warm-up"], "the reads ran once, on their own thread"

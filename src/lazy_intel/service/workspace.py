@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +42,7 @@ from lazy_intel.service.indexing.sync import (
     store_profile,
 )
 from lazy_intel.service.indexing.watcher import FAILED, RUNNING, DirtyTracker, SourceWatcher
+from lazy_intel.service.warm_up import EditWarmUp
 from lazy_intel.settings import Settings, load_settings
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
@@ -139,25 +140,6 @@ def release_sync_garbage(*, freeze: bool = False) -> None:
     release_free_memory()
 
 
-# what prepare_for_edits parses in each language (any text does: the grammar and queries load)
-WARM_UP_SOURCE = b"def warm_up(value):\n    return value\n"
-
-
-def prepare_for_edits(languages: Iterable[str], max_file_bytes: int) -> None:
-    """Load once what the first watched edit's sync would otherwise load while the user waits: the
-    grammar and compiled queries of each parsed language the view holds, the extraction, chunking,
-    tokenizer and stemmer modules (all kept for the life of the process, as after any edit). Measured
-    in docs/design/indexing.md ("The serve edit path"): without it the first edit's sync paid ~0.1 s
-    of CPU more (and ~1 MB of its growth was this loading)."""
-    from lazy_intel.parse.languages import LANGUAGES_BY_NAME
-    from lazy_intel.service.indexing.parsing import record_for_bytes
-
-    for lang in sorted(set(languages)):
-        spec = LANGUAGES_BY_NAME.get(lang)
-        if spec is not None:
-            record_for_bytes(f"lazy-intel-warm-up{spec.extensions[0]}", WARM_UP_SOURCE, 0, max_file_bytes)
-
-
 CATCH_UP_PAUSE_BUDGET_S = 10.0
 
 
@@ -195,6 +177,7 @@ class Workspace:
         self.tracker = DirtyTracker()
         self._scoped_in_a_row = 0
         self._prepared_for_edits = False
+        self._warm_up: EditWarmUp | None = None
         self.watcher: SourceWatcher | None = None
         self.watch_note = "not watching (only lazy-intel serve watches)"
         self.store_fault: dict[str, object] | None = None
@@ -348,8 +331,8 @@ class Workspace:
 
     def _after_sync(self) -> None:
         """On the sync thread after each sync (its callers answered): once a watching server has a
-        view, load what an edit's sync needs (:func:`prepare_for_edits`); then free the sync's
-        garbage (and, that first time, freeze the warm heap: :func:`release_sync_garbage`)."""
+        view, load what an edit's sync needs (:class:`EditWarmUp`, in steps); then free the sync's
+        garbage (and, once warm, freeze the warm heap: :func:`release_sync_garbage`)."""
         warm = False
         report, started = self.scheduler.last_report, self.scheduler.report_started_at
         ready = self._watch_ready_at
@@ -360,15 +343,10 @@ class Workspace:
             self._reconciled.set()
         try:
             if self.watcher is not None and not self._prepared_for_edits and self.has_view():
-                self._prepared_for_edits = True
-                from lazy_intel.graph.listing import prime_listing
-
-                with self.read() as view:
-                    languages = list(view.languages())
-                    prime_listing(view.conn)  # the first edit's graph update: its rows only
-                    view.prime_postings()  # the first search after an edit: its phrases carried over
-                prepare_for_edits(languages, self.settings.max_file_bytes)
-                warm = True
+                if self._warm_up is None:
+                    self._warm_up = EditWarmUp(self.read, self.settings.max_file_bytes)
+                # in steps that give way to a wanted sync: a watched edit never waits for it all
+                warm = self._prepared_for_edits = self._warm_up.step(self.scheduler.wanted)
             elif self._prepared_for_edits and self.last_report is not None and self.last_report.full_rebuild:
                 warm = True  # a full build's relaxed_collection unfroze everything when it ended
         finally:

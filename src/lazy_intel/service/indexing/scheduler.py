@@ -155,6 +155,11 @@ class SyncScheduler:
     def busy(self) -> bool:
         return self.running_since is not None or bool(self._tickets) or self._demand
 
+    def wanted(self) -> bool:
+        """A sync is waiting to start (asked for, not yet taken): work done on the sync thread between
+        syncs checks this to step aside."""
+        return bool(self._tickets) or self._demand
+
     def wait_until(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
         """Wait (bounded) until ``predicate()`` holds; re-checked after every sync."""
         end = time.monotonic() + timeout_s

@@ -194,3 +194,35 @@ def test_a_store_written_while_it_is_checked_gets_no_verdict(make_repo, monkeypa
     finally:
         ws.close()
     assert check_memo.recall(_memo(root), store) is None
+
+
+def test_a_reader_opening_the_log_keeps_a_carried_verdict(make_repo) -> None:
+    """SQLite running as root fchown()s the log whenever a connection opens it, which moves the log's
+    ctime: a verdict carried over a sync that ran beside a reader (so the log kept its frames) was
+    lost to the next read, and the next process re-checked the whole store (~20 s at 100k files)."""
+    root = make_repo(FILES)
+    ws = _open(root)
+    try:
+        ws.sync()
+        store = ws.store_path()
+        assert store is not None
+        _generation(ws)
+        reader = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM files").fetchone()  # holds a snapshot: the log keeps frames
+        try:
+            _edit_and_sync(root, ws, 1)
+            log = store.with_name(store.name + "-wal")
+            assert log.stat().st_size > 0
+            assert check_memo.recall(_memo(root), store) == "", "carried over the sync"
+            info = log.stat()
+            os.chown(log, info.st_uid, info.st_gid)  # what SQLite does as root when it opens the log
+            assert log.stat().st_ctime_ns != info.st_ctime_ns or os.geteuid() != 0
+            assert check_memo.recall(_memo(root), store) == "", "the verdict survives a reader"
+            log.write_bytes(log.read_bytes()[:-8] + b"\x00" * 8)  # its bytes changed: mtime moves
+            assert check_memo.recall(_memo(root), store) is None
+        finally:
+            reader.rollback()
+            reader.close()
+    finally:
+        ws.close()

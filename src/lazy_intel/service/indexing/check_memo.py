@@ -4,8 +4,8 @@ Before a store is served, each process ran its quick checks once (``PRAGMA quick
 content hashes): seconds on a large store (~45 s on the 11 GB 100k-file store), paid again by every
 CLI command and every ``serve`` start. A verdict is kept with the identity of the file it was
 reached on (:func:`identity`: device, inode, size, mtime and ctime in ns, a digest of the 100-byte
-SQLite header — its file change counter and page count — and the same stat of the write-ahead log
-when it holds frames): a process that finds the same identity takes the verdict; any write to the
+SQLite header — its file change counter and page count — and the write-ahead log's device, inode,
+size and mtime when it holds frames): a process that finds the same identity takes the verdict; any write to the
 file or its log (a checkpoint, a truncation, altered bytes, a foreign connection's transaction)
 changes the identity and the store is checked again.
 
@@ -61,7 +61,13 @@ def identity(path: Path) -> Identity | None:
     except OSError:
         return None
     wal = _stat(path.with_name(path.name + "-wal"))
-    wal_part = wal if wal is not None and wal[2] > 0 else None  # an empty log holds no frames
+    # an empty log holds no frames; a log's ctime is left out: SQLite running as root fchown()s the
+    # log each time a connection opens it (os_unix.c, to keep its owner the database's), so every
+    # reader of a store whose log holds frames moved it, and a verdict carried over a sync that ran
+    # beside a reader (a serve's first edit during its catch-up) did not survive the next read. A
+    # log's frames are checksummed in a chain: bytes changed behind an unchanged mtime and size end
+    # the chain (SQLite ignores the frames after a bad one) rather than serve damaged pages.
+    wal_part = wal[:4] if wal is not None and wal[2] > 0 else None
     return [*stat, hashlib.sha256(header).hexdigest()[:32], wal_part]
 
 

@@ -106,8 +106,14 @@ def cli() -> str:
     return exe
 
 
+# a 100k build takes 30-55 min on 2 cores: past the CLI's default bound (30 min) it would stop and
+# need a second run to resume; the bound's maximum instead (a user's setting wins)
+BUILD_TIMEOUT_MS = "3600000"
+
+
 def full_build(tree: Path, state: Path, env: dict[str, str]) -> dict[str, Any]:
     os.environ.update(env)
+    os.environ.setdefault("LAZY_INTEL_BOOTSTRAP_TIMEOUT_MS", BUILD_TIMEOUT_MS)
     run = measure([cli(), "index", str(tree), "--state-dir", str(state), "--json"])
     return {
         "wall_s": round(run.seconds, 1),

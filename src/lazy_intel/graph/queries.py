@@ -130,25 +130,19 @@ def has_graph(conn: sqlite3.Connection) -> bool:
         return False
 
 
-def nodes_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, GraphNode]:
-    out: dict[int, GraphNode] = {}
+def _rows_by_ids(conn: sqlite3.Connection, table: str, columns: str, ids: Iterable[int]) -> Iterator[Any]:
+    """``SELECT columns FROM table`` for the rows whose ``id`` is in ``ids`` (distinct, in batches)."""
     for batch in _batched(dict.fromkeys(ids)):
-        for row in conn.execute(
-            f"SELECT {NODE_COLUMNS} FROM nodes WHERE id IN ({_marks(len(batch))})", batch
-        ):
-            out[int(row[0])] = GraphNode.from_row(row)
-    return out
+        yield from conn.execute(f"SELECT {columns} FROM {table} WHERE id IN ({_marks(len(batch))})", batch)
+
+
+def nodes_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, GraphNode]:
+    return {int(row[0]): GraphNode.from_row(row) for row in _rows_by_ids(conn, "nodes", NODE_COLUMNS, ids)}
 
 
 def node_paths(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str | None]:
     """The path of each node of ``ids`` that exists (what a sort by path needs, not whole rows)."""
-    out: dict[int, str | None] = {}
-    for batch in _batched(dict.fromkeys(ids)):
-        for node_id, path in conn.execute(
-            f"SELECT id, path FROM nodes WHERE id IN ({_marks(len(batch))})", batch
-        ):
-            out[int(node_id)] = path
-    return out
+    return {int(node_id): path for node_id, path in _rows_by_ids(conn, "nodes", "id, path", ids)}
 
 
 def tests_edges_into(
@@ -347,13 +341,10 @@ def _lean_steps(
 
 
 def edges_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, GraphEdge]:
-    out: dict[int, GraphEdge] = {}
-    for batch in _batched(dict.fromkeys(ids)):
-        for row in conn.execute(
-            f"SELECT {EDGE_COLUMNS}, id FROM edges WHERE id IN ({_marks(len(batch))})", batch
-        ):
-            out[int(row[11])] = GraphEdge.from_row(row)
-    return out
+    return {
+        int(row[11]): GraphEdge.from_row(row)
+        for row in _rows_by_ids(conn, "edges", f"{EDGE_COLUMNS}, id", ids)
+    }
 
 
 def traverse(

@@ -235,7 +235,7 @@ def _walk_paths(
             pause()
         abs_dir = os.path.join(root, rel_dir) if rel_dir else root
         try:
-            entries = sorted(os.scandir(abs_dir), key=_entry_name)  # exhausted, so closed
+            entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
         except FileNotFoundError:
             if not rel_dir:  # the root itself is gone: never publish that as "every file deleted"
                 raise NotFound(f"workspace root {root} no longer exists") from None
@@ -273,10 +273,6 @@ def _walk_paths(
             elif entry.is_file(follow_symlinks=False):
                 yield rel, None
         stack.extend((d, ignores) for d in reversed(subdirs))
-
-
-def _entry_name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 def list_scope(policy: ScopePolicy, pause: Callable[[], object] | None = None) -> ScopeListing:

@@ -5,9 +5,9 @@ content hashes): seconds on a large store (~45 s on the 11 GB 100k-file store), 
 CLI command and every ``serve`` start. A verdict is kept with the identity of the file it was
 reached on (:func:`identity`: device, inode, size, mtime and ctime in ns, a digest of the 100-byte
 SQLite header — its file change counter and page count — and the write-ahead log's device, inode,
-size and mtime when it holds frames): a process that finds the same identity takes the verdict; any write to the
-file or its log (a checkpoint, a truncation, altered bytes, a foreign connection's transaction)
-changes the identity and the store is checked again.
+size and mtime when it holds frames): a process that finds the same identity takes the verdict; any
+write to the file or its log (a checkpoint, a truncation, altered bytes, a foreign connection's
+transaction) changes the identity and the store is checked again.
 
 **Carried verdicts.** The writer's own publications change the identity too, so without more every
 edit made the next process re-check the whole store. The writer therefore carries a clean verdict

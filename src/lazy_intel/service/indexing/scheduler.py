@@ -153,7 +153,7 @@ class SyncScheduler:
     # ---- state
     @property
     def busy(self) -> bool:
-        return self.running_since is not None or bool(self._tickets) or self._demand
+        return self.running_since is not None or self.wanted()
 
     def wanted(self) -> bool:
         """A sync is waiting to start (asked for, not yet taken): work done on the sync thread between

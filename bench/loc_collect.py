@@ -85,7 +85,7 @@ def gather(
             view, found["default"].analysis, sorted(set().union(*pools.values())), paths, wanted
         )
         for name, g in found.items():
-            query = read_query_facts(view, g.analysis, g.terms)
+            query = read_query_facts(view, g.analysis, g.terms, callees=True)
             runs[name].static = static_features(
                 g.analysis, g.evidence, query, {f: facts[f] for f in pools[name]}
             )

@@ -17,6 +17,7 @@ from lazy_intel.search.rerank import (
     FEATURES,
     RERANK_FILE_CONTEXT,
     RERANK_FILES,
+    TRIAL_FEATURES,
 )
 from loc_rerank import Pipeline
 from loc_scoring import Config
@@ -173,13 +174,18 @@ def pipelines(
         out.append(Pipeline(PER_FOLD_SUBSETS, every, base, optional=optional, depths=DEPTHS))
         untested = tuple(f for f in base if f != "tested")
         out.append(Pipeline(BEFORE_TESTED, every, untested, optional=optional))
-    if only:  # just these features' "without" rows
-        return out + [
-            two(f"two stages without {f}", every, tuple(g for g in FEATURES if g != f)) for f in only
-        ]
-    if set(CANDIDATE_FEATURES) != set(FEATURES):
-        extra = ", ".join(f for f in CANDIDATE_FEATURES if f not in FEATURES)
-        out.append(two(f"two stages with {extra}", every, CANDIDATE_FEATURES))
+    # each feature search does not use, added alone, and the trial features together
+    extras = [f for f in CANDIDATE_FEATURES if f not in FEATURES]
+    added = [two(f"two stages with {f}", every, (*FEATURES, f)) for f in extras]
+    if len(TRIAL_FEATURES) > 1:
+        added.append(two(f"two stages with {', '.join(TRIAL_FEATURES)}", every, (*FEATURES, *TRIAL_FEATURES)))
+    if only:  # just these features' "without" rows, and the added ones
+        return (
+            out
+            + added
+            + [two(f"two stages without {f}", every, tuple(g for g in FEATURES if g != f)) for f in only]
+        )
+    out.extend(added)
     for feature in FEATURES:
         out.append(two(f"two stages without {feature}", every, tuple(f for f in FEATURES if f != feature)))
     for signal in SIGNAL_ABLATIONS:

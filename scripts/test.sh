@@ -13,4 +13,6 @@ for extra in .ci/*-install.sh; do
 done
 .venv/bin/ruff check src tests bench
 .venv/bin/ruff format --check src tests bench
-exec .venv/bin/python -m pytest -q "$@"
+# one test process per core (pytest-xdist); tests marked xdist_group share a worker. Pass -n 0
+# to run in one process.
+exec .venv/bin/python -m pytest -q -n auto --dist loadgroup "$@"

@@ -212,8 +212,13 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
     ]
     only = [p.name for p in loc.pipelines(space, list(runs), only=["tested"])]
     assert only[-1] == "two stages without tested" and "two stages without breadth" not in only
-    # the features search leaves out (they need the candidates' tokens) get a held-out row of their own
-    assert "two stages with coverage, raises" in names and "two stages without coverage" not in names
+    # the features search leaves out (they need the candidates' tokens, or are on trial) get a
+    # held-out row each, and the trial features one together; they are fitted beside every feature
+    added = {p.name: p.features for p in loc.pipelines(space, list(runs))}
+    for feature in ("coverage", "raises", "callee", "neighbour"):
+        assert feature not in loc.FEATURES and added[f"two stages with {feature}"] == (*loc.FEATURES, feature)
+    assert added["two stages with callee, neighbour"] == (*loc.FEATURES, "callee", "neighbour")
+    assert "two stages without coverage" not in names and "two stages with callee" in only
     assert (
         "two stages, no-stems evidence only" in names and "two stages without the phrase signal" not in names
     )

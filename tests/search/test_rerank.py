@@ -153,10 +153,39 @@ def test_the_setting_and_the_default_search_agree() -> None:
 
 
 def test_search_uses_the_features_it_ships_and_reads_tokens_only_for_token_features() -> None:
-    from lazy_intel.search.rerank import COEFFICIENTS
+    from lazy_intel.search.rerank import COEFFICIENTS, TRIAL_FEATURES
 
-    assert set(FEATURES) | set(TOKEN_FEATURES) == set(CANDIDATE_FEATURES)
+    assert set(FEATURES) | set(TOKEN_FEATURES) | set(TRIAL_FEATURES) == set(CANDIDATE_FEATURES)
+    assert not set(FEATURES) & (set(TOKEN_FEATURES) | set(TRIAL_FEATURES))
     assert set(COEFFICIENTS) == set(FEATURES)  # a named, documented constant per shipped feature
+
+
+def test_callee_is_the_best_weighted_specific_name_reaching_a_file() -> None:
+    from lazy_intel.search.rerank import MAX_CALLEE_SEEDS, callee_scores
+
+    analysis = analyze_query("`raises` and `helper` and `common` misbehave")
+    rows = [
+        ("raises", "src/api.py", "src/code.py"),
+        ("helper", "src/api.py", "src/code.py"),
+        ("helper", "src/api.py", "src/util.py"),
+        ("raises", "tests/test_api.py", "src/other.py"),  # a named test function's callee: left out
+        ("common", "src/api.py", "src/common.py"),  # defined too often to say anything
+        ("unnamed", "src/api.py", "src/x.py"),  # not a name the report mentions
+    ]
+    counts = {"raises": 1, "helper": 4, "common": MAX_CALLEE_SEEDS + 1}
+    scores = callee_scores(rows, analysis, counts)
+    assert set(scores) == {"src/code.py", "src/util.py"}
+    assert scores["src/code.py"] == pytest.approx(1.0)  # the best: a name defined once
+    assert scores["src/util.py"] == pytest.approx(1 / (1 + math.log(4)))
+
+
+def test_neighbour_is_the_graph_signal_log_scaled_to_the_best() -> None:
+    evidence = Evidence({}, {"graph": {1: 9.0, 2: 1.0}}, {}, {1: "a.py", 2: "b.py", 3: "c.py"}, False)
+    facts = {f: FileFacts(p, (), frozenset()) for f, p in evidence.file_path.items()}
+    features = static_features(analyze_query("x"), evidence, QueryFacts((), 1, {}), facts)
+    assert features[1]["neighbour"] == pytest.approx(1.0)
+    assert features[2]["neighbour"] == pytest.approx(math.log(2) / math.log(10))
+    assert features[3]["neighbour"] == 0.0
 
 
 def test_path_parts_leave_out_the_package_and_name_a_package_by_its_directory() -> None:

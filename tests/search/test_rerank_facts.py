@@ -14,7 +14,12 @@ from lazy_intel.search.graph_priors import capped_in_degree_sql, compute_priors
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, gather_evidence, hybrid_search
 from lazy_intel.search.query import analyze_query
 from lazy_intel.search.rerank import CENTRAL_SATURATION, COEFFICIENTS, RERANK_FILE_CONTEXT
-from lazy_intel.search.rerank_facts import capped_in_degrees, read_file_facts, second_stage
+from lazy_intel.search.rerank_facts import (
+    capped_in_degrees,
+    read_file_facts,
+    read_query_facts,
+    second_stage,
+)
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 
@@ -33,6 +38,7 @@ FILES = {
     "pkg/hot.py": "def hot():\n    return 1\n",
     "pkg/busy.py": "from pkg.hot import hot\n\ndef busy():\n    return [" + ", ".join(["hot()"] * 60) + "]\n",
     "CHANGES": "compute_checksum is faster\n",
+    "tests/test_pack.py": "from pkg.hot import hot\n\ndef pack():\n    return hot()\n",
 }
 
 
@@ -64,6 +70,34 @@ def test_file_facts_hold_definitions_and_the_resolved_in_degree(workspace: Works
             value == pytest.approx(expected) if value < math.log1p(CENTRAL_SATURATION) else value >= expected
         )
     assert all(f.in_degree == 0 for f in without.values())
+
+
+def test_callees_are_the_files_a_named_definition_reaches(workspace: Workspace) -> None:
+    """``callee``: an edge out of a definition the report names (``pack`` in archive.py calls
+    compute_checksum in checksums.py) marks the callee's file; a named definition in a test file
+    (tests/test_pack.py's ``pack`` calls hot) does not; the caller's own file is not its callee;
+    search reads nothing unless the feature counts."""
+    analysis = analyze_query("`pack` returns the wrong checksum")
+    with workspace.read() as view:
+        asked = read_query_facts(view, analysis, [], callees=True)
+        unasked = read_query_facts(view, analysis, [])
+        found = gather_evidence(view, "`pack` returns the wrong checksum")
+        stage = fuse_files(found.evidence)
+        _, features = second_stage(
+            view,
+            found.analysis,
+            found.evidence,
+            found.terms,
+            stage,
+            coefficients={**COEFFICIENTS, "callee": 1.0},
+        )
+    assert set(asked.callees) == {"pkg/checksums.py"}
+    # two definitions of ``pack``: the mention's full weight x specificity 1 / (1 + ln 2)
+    assert asked.callees["pkg/checksums.py"] == pytest.approx(1 / (1 + math.log(2)))
+    assert unasked.callees == {}
+    by_path = {found.evidence.file_path[f]: v for f, v in features.items()}
+    assert by_path["pkg/checksums.py"]["callee"] > 0
+    assert all(v["callee"] == 0.0 for p, v in by_path.items() if p != "pkg/checksums.py")
 
 
 def test_in_degrees_are_read_once_per_generation(workspace: Workspace) -> None:

@@ -101,6 +101,24 @@ def neighbours_sql() -> tuple[str, tuple[object, ...]]:
     )
 
 
+def callees_sql(n_names: int) -> tuple[str, tuple[object, ...]]:
+    """Rows (seed name, seed path, callee path) for every resolved edge *from* a definition named one
+    of ``n_names`` names (given after the fixed args, then the row limit) to a definition in another
+    file: what the named functions call, reference or inherit. Outgoing edges only, so a name that
+    thousands of call sites use costs its own body's edges, not its callers."""
+    types = ",".join("?" * len(PROXIMITY_EDGE_TYPES))
+    labels = ",".join("?" * len(CONTAINER_LABELS))
+    names = ",".join("?" * n_names)
+    sql = (
+        "SELECT s.name, s.path, d.path FROM nodes s JOIN edges e ON e.src = s.id "
+        "JOIN nodes d ON d.id = e.dst "
+        f"WHERE s.label NOT IN ({labels}) AND e.type IN ({types}) AND e.confidence >= ? "
+        "AND d.path IS NOT NULL AND s.path IS NOT NULL AND d.path <> s.path "
+        f"AND d.label NOT IN ({labels}) AND s.name IN ({names}) LIMIT ?"
+    )
+    return sql, (*CONTAINER_LABELS, *PROXIMITY_EDGE_TYPES, MIN_CONFIDENCE, *CONTAINER_LABELS)
+
+
 def in_degree_sql(n_paths: int) -> tuple[str, tuple[object, ...]]:
     """Rows (path, resolved in-degree from other files) for ``n_paths`` paths given after the fixed args.
 

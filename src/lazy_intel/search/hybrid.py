@@ -27,7 +27,7 @@ from lazy_intel.search.function_rank import (
 from lazy_intel.search.graph_priors import StructuralPriors, compute_priors
 from lazy_intel.search.lexical import ColumnWeights
 from lazy_intel.search.query import STEM_TERM_FACTOR, QueryAnalysis, analyze_query
-from lazy_intel.search.rerank import RERANK_FILE_CONTEXT, QueryFacts
+from lazy_intel.search.rerank import COEFFICIENTS, RERANK_FILE_CONTEXT, QueryFacts
 from lazy_intel.search.rerank_facts import read_query_facts, second_stage
 from lazy_intel.search.signals import (  # the signals' names, for the callers of this module
     LEXICAL_PREFILTER,
@@ -266,7 +266,9 @@ def hybrid_search(
     reasons: dict[int, dict[str, float]] = {}
     query: QueryFacts | None = None  # read once, for both the file stage and the function stage
     if config.rerank and stage.file_scores:
-        query = read_query_facts(view, found.analysis, found.terms)
+        query = read_query_facts(
+            view, found.analysis, found.terms, callees=bool(COEFFICIENTS.get("callee", 0.0))
+        )
         second, features = second_stage(view, found.analysis, evidence, found.terms, stage, query=query)
         reasons = {f: {f"rerank_{k}": v for k, v in feats.items() if v} for f, feats in features.items()}
         coverage.append(

@@ -27,6 +27,12 @@ file as a whole (``search/rerank_facts.py`` reads it; everything here is pure):
   over ``ln(1 + CENTRAL_SATURATION)``, at most 1): a file much of the project uses;
 - ``dense`` — the dense signal's best chunk of the file, rescaled (0 without an embedding model):
   the seam where a dense projection enters the second stage as one more feature;
+- ``callee`` — the file holds a definition that a definition the report names calls, references or
+  inherits (a resolved edge *out of* the named definition into this file; the named definitions in
+  test files are left out), weighted like the mention and discounted by how many definitions the
+  name has: ``pytest.raises`` leads to ``ExceptionInfo`` in ``_code/code.py``, which it returns;
+- ``neighbour`` — the first stage's graph proximity signal of the file (definitions one resolved
+  edge from a named one, either direction; ``graph_priors.py``), ``ln(1 + x) / ln(1 + best)``;
 - ``tested`` — a test file *of this file* ranks in the first stage (``testing/test_skipping.py`` for
   ``src/_pytest/skipping.py``, ``tests/test_ext_napoleon_docstring.py`` for
   ``sphinx/ext/napoleon/docstring.py``): its first-stage score over the best candidate's. A report
@@ -47,7 +53,7 @@ import heapq
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
 from lazy_intel.search.fusion import Evidence, is_auxiliary_path, is_test_path, rescaled
@@ -77,12 +83,19 @@ CANDIDATE_FEATURES: tuple[str, ...] = (
     "named_dir",
     "central",
     "tested",
+    "callee",
+    "neighbour",
 )
 # Features that need the candidate files' tokens (the costliest read of the second stage: on django
 # a fifth of a search). Held out, neither changed a figure (docs/retrieval.md), so search leaves them
 # out and does not read the tokens.
 TOKEN_FEATURES: tuple[str, ...] = ("coverage", "raises")
-FEATURES: tuple[str, ...] = tuple(f for f in CANDIDATE_FEATURES if f not in TOKEN_FEATURES)
+# Features the benchmark measures held out before search may use them (docs/retrieval.md): search
+# neither reads nor scores them until a round shows they hold on issues they were not designed on.
+TRIAL_FEATURES: tuple[str, ...] = ("callee", "neighbour")
+FEATURES: tuple[str, ...] = tuple(
+    f for f in CANDIDATE_FEATURES if f not in TOKEN_FEATURES and f not in TRIAL_FEATURES
+)
 # Coefficients of the linear second-stage score, per shipped feature (see the module docstring): the
 # conditional logit fitted over every feature in FEATURES on all 63 SWE-bench Lite dev issues (L2
 # penalty 0.3, chosen by the inner leave-one-repository-out cross-validation's held-out
@@ -125,6 +138,7 @@ TEST_PREFIXES = ("test_", "tests_", "unittest_")  # a test file's stem names its
 TEST_SUFFIXES = ("_test", "_tests")  # … or before these
 TEST_DIRS = frozenset({"test", "tests", "testing"})  # where a package's tests live
 TESTED_DEPTH = 100  # the first stage's best files searched for test files of the candidates
+MAX_CALLEE_SEEDS = 50  # a name defined more often than this is no seed of ``callee``
 
 
 @dataclass(frozen=True)
@@ -147,6 +161,8 @@ class QueryFacts:
     terms: tuple[tuple[str, float, int], ...]  # indexed terms: (token, weight, chunks holding it)
     total_chunks: int
     definition_counts: Mapping[str, int]  # mentioned name -> its definitions in the index
+    # path -> ``callee`` (:func:`callee_scores`); empty unless the reader was asked for it
+    callees: Mapping[str, float] = field(default_factory=dict)
 
 
 def specificity(definitions: int) -> float:
@@ -176,6 +192,24 @@ def _frame_functions(analysis: QueryAnalysis) -> dict[str, float]:
     for depth, frame in enumerate(own):
         name = (frame.function or "").rsplit(".", 1)[-1]
         out[name] = max(out.get(name, 0.0), (depth + 1) / len(own))
+    return out
+
+
+def callee_scores(
+    rows: Sequence[tuple[str, str, str]], analysis: QueryAnalysis, counts: Mapping[str, int]
+) -> dict[str, float]:
+    """``callee`` per path from edges (seed name, seed path, callee path) out of named definitions:
+    the best mention weight x specificity of a name whose definition (outside the tests) reaches the
+    path. Names defined more than :data:`MAX_CALLEE_SEEDS` times say little and are left out."""
+    bare, _ = _mentions(analysis)
+    out: dict[str, float] = {}
+    for name, seed_path, path in rows:
+        defined = counts.get(name, 1)
+        if name not in bare or defined > MAX_CALLEE_SEEDS or is_test_path(seed_path):
+            continue
+        value = bare[name] * specificity(defined)
+        if value > out.get(path, 0.0):
+            out[path] = value
     return out
 
 
@@ -275,6 +309,8 @@ def static_features(
         file_id = evidence.chunk_file[chunk]
         dense[file_id] = max(dense.get(file_id, 0.0), value)
     path_scores = evidence.file_signals.get("path", {})
+    near = evidence.file_signals.get("graph", {})
+    near_top = math.log1p(max(near.values(), default=0.0)) or 1.0
     error_tokens = {e.lower() for e in analysis.errors}
     terms = term_weights(analysis)
     out: dict[int, dict[str, float]] = {}
@@ -308,6 +344,8 @@ def static_features(
             "named_stem": named_weight(base, terms),
             "named_dir": max((named_weight(d, terms) for d in dirs), default=0.0),
             "central": central(fact.in_degree),
+            "callee": query.callees.get(fact.path, 0.0),
+            "neighbour": math.log1p(near.get(file_id, 0.0)) / near_top,
         }
     return out
 

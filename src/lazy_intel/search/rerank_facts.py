@@ -12,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 
 from lazy_intel.search.fusion import Evidence, FileStage
-from lazy_intel.search.graph_priors import capped_in_degree_sql
+from lazy_intel.search.graph_priors import callees_sql, capped_in_degree_sql
 from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import (
     CENTRAL_SATURATION,
     COEFFICIENTS,
+    MAX_CALLEE_SEEDS,
     RERANK_FILES,
     TOKEN_FEATURES,
     FileFacts,
     QueryFacts,
+    callee_scores,
     candidates,
     mentioned_names,
     rerank,
@@ -31,6 +33,7 @@ from lazy_intel.store.reader import ReadView
 from lazy_intel.text.tokens import path_text
 
 MAX_NAMES = 64  # mentioned names looked up (the analysis keeps at most this many identifiers)
+MAX_CALLEE_EDGES = 4000  # edges out of named definitions read for ``callee``
 
 
 def _marks(n: int) -> str:
@@ -38,9 +41,14 @@ def _marks(n: int) -> str:
 
 
 def read_query_facts(
-    view: ReadView, analysis: QueryAnalysis, terms: Sequence[tuple[str, float, int]]
+    view: ReadView,
+    analysis: QueryAnalysis,
+    terms: Sequence[tuple[str, float, int]],
+    *,
+    callees: bool = False,
 ) -> QueryFacts:
-    """Indexed terms with their document counts, the chunk count, definition counts of mentioned names."""
+    """Indexed terms with their document counts, the chunk count, definition counts of mentioned
+    names, and (``callees``) the ``callee`` feature of every file a named definition reaches."""
     names = mentioned_names(analysis)[:MAX_NAMES]
     counts: dict[str, int] = {}
     if names:
@@ -48,7 +56,13 @@ def read_query_facts(
             f"SELECT name, count(*) FROM symbols WHERE name IN ({_marks(len(names))}) GROUP BY name", names
         )
         counts = {str(n): int(c) for n, c in rows}
-    return QueryFacts(tuple(terms), view.chunk_count(), counts)
+    reached: dict[str, float] = {}
+    seeds = [n for n in names if 0 < counts.get(n, 0) <= MAX_CALLEE_SEEDS]
+    if callees and seeds:
+        sql, fixed = callees_sql(len(seeds))
+        edges = view.conn.execute(sql, (*fixed, *seeds, MAX_CALLEE_EDGES)).fetchall()
+        reached = callee_scores([(str(a), str(b), str(c)) for a, b, c in edges], analysis, counts)
+    return QueryFacts(tuple(terms), view.chunk_count(), counts, reached)
 
 
 def capped_in_degrees(view: ReadView, paths: Sequence[str]) -> dict[str, int]:
@@ -147,6 +161,6 @@ def second_stage(
         in_degrees=bool(coefficients.get("central", 0.0)),
     )
     if query is None:
-        query = read_query_facts(view, analysis, terms)
+        query = read_query_facts(view, analysis, terms, callees=bool(coefficients.get("callee", 0.0)))
     static = static_features(analysis, evidence, query, facts)
     return rerank(stage.file_scores, paths, static, coefficients, n)

@@ -19,6 +19,9 @@ from tests.conftest import pg_env
 
 ray = pytest.importorskip("ray", reason="the [distributed] extra (Ray) is not installed")
 
+# one worker of a parallel run holds every Ray test: one local Ray instance at a time on the machine
+pytestmark = pytest.mark.xdist_group("ray")
+
 FILES = {
     **{
         f"pkg/mod_{i:03d}.py": (

@@ -21,9 +21,11 @@ from lazy_intel.graph.modules import Deps, PathIndex
 from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
 MODEL_CACHE = 64  # full models: the focus file and a few recent ones
-# interfaces kept per process (a resolve worker of the Django build reads ~1,100 of 2,900): 512 keeps
-# a worker ~57 MB smaller for ~500 reloads (~1 CPU-s); issue 14, docs/design/indexing.md
-INTERFACE_CACHE = 512
+# interfaces kept per process (a resolve worker of the Django build reads ~1,100 of 2,900): each
+# holds ~0.09 MB (flows above all) and a reload costs ~1 ms. 256 keeps a worker's peak at 153 MB
+# against 175 at 512, for ~420 more reloads of its 1,448 files (~0.5 CPU-s); issue 14,
+# docs/design/indexing.md ("Peak RSS headroom")
+INTERFACE_CACHE = 256
 # pure demand results kept per process (FactStore.share)
 SHARED_RESULTS = 16384
 # definitions kept by name lookups (FactStore.named), counted over all names held: a 100k-file tree

@@ -120,7 +120,9 @@ def report(
             else:
                 ablation_lines.append(_row([pipeline.name], loc_cv.summary(list(held.scores.values()))))
                 chosen_record[pipeline.name] = {
-                    "held_out_summary": loc_cv.summary(list(held.scores.values()))
+                    "held_out_summary": loc_cv.summary(list(held.scores.values())),
+                    "folds": {r: describe(pipeline, c, list(space)) for r, c in held.chosen.items()},  # type: ignore[arg-type]
+                    "held_out": {i: vars(s) for i, s in held.scores.items()},
                 }
         record["pipelines"] = chosen_record
         out.append("")

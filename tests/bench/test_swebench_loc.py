@@ -230,6 +230,10 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
     assert "without acme/acme: variant " in text and "coefficients first " in text
     assert "| two stages, no-stems evidence only | 3 |" in text
     assert set(record["pipelines"]["two stages"]["folds"]) == {"acme/acme", "acme/other"}  # type: ignore[index]
+    # every ablation row keeps its per-issue held-out scores and its folds' choices, for comparisons
+    ablation = record["pipelines"]["two stages with callee"]  # type: ignore[index]
+    assert set(ablation["held_out"]) == set(record["pipelines"]["two stages"]["held_out"])  # type: ignore[index]
+    assert set(ablation["folds"]) == {"acme/acme", "acme/other"} and "held_out_summary" in ablation
 
 
 def test_main_prints_figures_and_the_command(make_repo: Callable[..., Path], tmp_path: Path, capsys) -> None:

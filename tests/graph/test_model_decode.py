@@ -7,7 +7,7 @@ from pathlib import Path
 from lazy_intel.graph.build import describe_file
 from lazy_intel.graph.model import FileModel, load_interface, load_model
 from lazy_intel.graph.modules import PathIndex
-from lazy_intel.graph.nodes import file_nodes
+from lazy_intel.graph.nodes import definition_lines, file_nodes
 from lazy_intel.graph.program import FactStore
 from lazy_intel.store.schema import connect
 from tests.graph.helpers import serial_store
@@ -46,7 +46,7 @@ def test_lazily_decoded_models_interfaces_and_outlines_equal_the_decoded_ones(tm
             outline = describe_file(facts, path, size, lines)
             assert outline is not None
             assert outline.interface == decoded.interface_record()
-            assert outline.definitions == decoded.definition_identities()
+            assert outline.definitions == definition_lines(decoded)
             compared += 1
             values += sum(1 for f in decoded.flows if f.value is not None)
         assert compared > 100 and values > 1000, "the fixture has many files and flow values"

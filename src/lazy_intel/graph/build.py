@@ -9,6 +9,9 @@ re-resolve every *other* file whose last resolution read something that changed:
   a local variable) and the flows of that body moved;
 * ``f:<path>`` — it read a changed file in a way no facet describes, and anything of it moved;
 * ``n:<name>`` — it looked up a name whose set of definitions changed (added, removed, renamed);
+* ``g:<name>`` — it asked which methods of that name are getters (an attribute read that may call a
+  ``@property``), and a definition of that name changed in a file that has or had such a getter:
+  a new plain method ``name`` does not re-resolve every file that reads ``x.name``;
 * ``s:``/``d:``/``ds:`` — it looked up a path, directory or suffix a file now appears at or left.
 
 Edges into a changed file from files that are not re-resolved stay valid because node ids are
@@ -29,7 +32,7 @@ from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, 
 from lazy_intel.graph.listing import carried_names, keep_listing, read_listing
 from lazy_intel.graph.model import FileModel, file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
-from lazy_intel.graph.nodes import file_nodes
+from lazy_intel.graph.nodes import GETTER_MARK, definition_lines, file_nodes
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.row_diff import INSERT_EDGE, INSERT_NODE, replace_file_edges, replace_file_nodes
@@ -87,7 +90,7 @@ def outline_of(model: FileModel, size: int, lines: int) -> FileOutline:
     (:func:`describe_file`) or from the rows a parse worker just extracted
     (:func:`lazy_intel.graph.model.model_from_rows`), the same either way."""
     nodes = [node_values(n) for n in file_nodes(model, size, lines)]
-    return FileOutline(model.path, nodes, model.interface_record(), model.definition_identities())
+    return FileOutline(model.path, nodes, model.interface_record(), definition_lines(model))
 
 
 def graph_tables_empty(conn: sqlite3.Connection) -> bool:
@@ -248,6 +251,19 @@ def edge_values(e: EdgeRow) -> tuple[object, ...]:
 
 def _insert_edges(conn: sqlite3.Connection, edges: list[EdgeRow]) -> None:
     conn.executemany(INSERT_EDGE, [edge_values(e) for e in edges])
+
+
+def definition_dirty_tokens(old: set[str], new: set[str]) -> set[str]:
+    """What a file's definition lines (``graph_files.definitions``, :func:`nodes.definition_lines`)
+    moving from ``old`` to ``new`` invalidates: ``n:<name>`` for every name whose lines changed, and
+    ``g:<name>`` for those of them that name a getter of this file, before or after. The getters a
+    property read finds for a name (``graph/implicit.py``) are the first method nodes of the sites
+    (path, qualified name) that hold one, so only a change in a file with a getter of that name can
+    move them. Lines of an older store lack the getter field: every line of such a file differs once,
+    which invalidates more, never less."""
+    changed = {line.split("\t", 1)[0] for line in old ^ new}
+    getters = {line.split("\t", 1)[0] for line in old | new if line.endswith("\t" + GETTER_MARK)}
+    return {"n:" + name for name in changed} | {"g:" + name for name in changed & getters}
 
 
 def _parse_interface(record: str | None) -> dict[str, str] | None:
@@ -476,7 +492,7 @@ def update_graph(
         if (old is None) != (outline is None):
             appeared_or_left.append(path)
         dirty |= interface_dirty_tokens(path, old_interface, new_interface)
-        dirty.update("n:" + line.split("\t", 1)[0] for line in old_definitions ^ new_definitions)
+        dirty |= definition_dirty_tokens(old_definitions, new_definitions)
     if parallel and (ahead is not None or next(streamed, None) is not None):  # also ends the pool
         raise RuntimeError("file outlines arrived out of order")
     for sql in indexes["nodes"]:  # name lookups during resolution need them

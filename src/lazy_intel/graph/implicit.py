@@ -15,7 +15,6 @@ from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import call_targets, classify
-from lazy_intel.graph.interface_view import top
 from lazy_intel.graph.model import FileModel
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
 
@@ -35,13 +34,12 @@ def implicit_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edge
 
 def _is_property(an: Analysis, path: str, qualified: str, getter: bool) -> bool:
     """Whether the method ``qualified`` of ``path`` is a getter, from the name table (the node's
-    ``getter`` flag) rather than by loading that file's interface; the read is recorded as that
-    interface read would be (the facet of the method's top-level name: its decorators are in it)."""
+    ``getter`` flag) rather than by loading that file's interface. Another file's flag is covered by
+    the ``g:<name>`` dependency the lookup recorded (a getter's definition line carries the flag, so
+    a decorator added or removed moves it); no facet of that file is read."""
     if path == an.p.focus.path:
         an.p.deps.add("f:" + path)  # dropped from the focus's own deps by the build
         an.p.on_focus_read()
-    else:
-        an.p.deps.add(f"o:{path}:{top(qualified)}")
     return getter
 
 
@@ -60,7 +58,8 @@ def _property_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edg
             # the getter's node carries the flag; the edge goes to the first of the ids, as before
             first: dict[tuple[str, str], int] = {}
             getter: dict[tuple[str, str], bool] = {}
-            for d in an.p.named(ref.name):
+            # only the getters count: a plain method of this name added anywhere changes nothing
+            for d in an.p.named(ref.name, token="g:"):
                 if d.kind == "method":
                     first.setdefault((d.path, d.qualified), d.node_id)
                     getter[(d.path, d.qualified)] = getter.get((d.path, d.qualified), False) or d.getter

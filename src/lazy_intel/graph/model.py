@@ -472,10 +472,6 @@ class FileModel:
 
         return h.hexdigest()
 
-    def definition_identities(self) -> list[str]:
-        """``name\\tqualified\\tkind`` per definition: what a global name lookup can return."""
-        return [f"{s.name}\t{s.qualified}\t{s.kind}\t{s.parent or ''}" for s in self.symbols]
-
 
 def symbols_with_ids(path: str, rows: list[tuple[Any, ...]]) -> list[Symbol]:
     """Symbols from ``(name, qualified, kind, parent, start, end, start_line, end_line, name_start)`` rows."""

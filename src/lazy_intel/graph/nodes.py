@@ -57,6 +57,25 @@ def is_getter(model: FileModel, qualified: str) -> bool:
     return any(r.name in GETTER_DECORATORS for r in model.header_refs.get(qualified, ()))
 
 
+GETTER_MARK = "getter"  # the last field of a getter's definition line (definition_lines)
+
+
+def definition_lines(model: FileModel) -> list[str]:
+    """``name\\tqualified\\tkind\\tparent`` per definition — what a global name lookup can return
+    (``graph_files.definitions``) — with a fifth field ``getter`` on a method node that carries the
+    getter flag (:func:`file_nodes`): what the implicit property reads look at."""
+    seen: set[str] = set()
+    out = []
+    for s in model.symbols:
+        first = s.qualified not in seen
+        seen.add(s.qualified)
+        line = f"{s.name}\t{s.qualified}\t{s.kind}\t{s.parent or ''}"
+        if first and s.kind == "method" and is_getter(model, s.qualified):
+            line += "\t" + GETTER_MARK
+        out.append(line)
+    return out
+
+
 def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
     path, key, lang = model.path, model.key, model.lang
     test_file = is_test_path(path)

@@ -549,7 +549,7 @@ def test_no_cypher_text_makes_the_query_operation_fail_internally(
         {"operation": "search", "query": math.nan},
     ],
     ids=lambda r: (
-        f"{r['operation']}-{next(iter(r.keys() - {'operation'}))}-{len(json.dumps(r, default=str)) if not isinstance(r.get('query', r.get('cursor')), list | dict) else 'nested'}"
+        f"{r['operation']}-{sorted(r.keys() - {'operation'})[0]}-{len(json.dumps(r, default=str)) if not isinstance(r.get('query', r.get('cursor')), list | dict) else 'nested'}"
     ),
 )
 def test_known_inputs_that_failed_internally(server: CodeIntelServer, request_args: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lazy_intel.graph.build import definition_dirty_tokens
+from lazy_intel.graph.invalidation import definition_dirty_tokens
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.conftest import write_tree

@@ -12,6 +12,9 @@ re-resolve every *other* file whose last resolution read something that changed:
 * ``g:<name>`` — it asked which methods of that name are getters (an attribute read that may call a
   ``@property``), and a definition of that name changed in a file that has or had such a getter:
   a new plain method ``name`` does not re-resolve every file that reads ``x.name``;
+* ``c:<filter>:<name>`` — it found more than ``MAX_AMBIGUOUS`` definitions of a name under one of
+  the unique-name filters (``calls.UNIQUE_NAME_FILTERS``) and resolved nothing, and that count
+  crossed the cap (:func:`crossed_caps`);
 * ``s:``/``d:``/``ds:`` — it looked up a path, directory or suffix a file now appears at or left.
 
 Edges into a changed file from files that are not re-resolved stay valid because node ids are
@@ -25,14 +28,25 @@ import logging
 import posixpath
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, write_deps
+from lazy_intel.graph.invalidation import (
+    changed_names,
+    crossed_caps,
+    definition_dirty_tokens,
+    definition_rows,
+    filter_counts,
+    interface_dirty_tokens,
+    named_rows,
+    outline_rows,
+)
 from lazy_intel.graph.listing import carried_names, keep_listing, read_listing
 from lazy_intel.graph.model import FileModel, file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
-from lazy_intel.graph.nodes import GETTER_MARK, definition_lines, file_nodes
+from lazy_intel.graph.nodes import definition_lines, file_nodes
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.row_diff import INSERT_EDGE, INSERT_NODE, replace_file_edges, replace_file_nodes
@@ -43,7 +57,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "8"
+RESOLVER_VERSION = "9"  # 9: an over-the-cap unique-name answer records no candidate count
 MODULE_KEY = 0
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"
@@ -253,50 +267,6 @@ def _insert_edges(conn: sqlite3.Connection, edges: list[EdgeRow]) -> None:
     conn.executemany(INSERT_EDGE, [edge_values(e) for e in edges])
 
 
-def definition_dirty_tokens(old: set[str], new: set[str]) -> set[str]:
-    """What a file's definition lines (``graph_files.definitions``, :func:`nodes.definition_lines`)
-    moving from ``old`` to ``new`` invalidates: ``n:<name>`` for every name whose lines changed, and
-    ``g:<name>`` for those of them that name a getter of this file, before or after. The getters a
-    property read finds for a name (``graph/implicit.py``) are the first method nodes of the sites
-    (path, qualified name) that hold one, so only a change in a file with a getter of that name can
-    move them. Lines of an older store lack the getter field: every line of such a file differs once,
-    which invalidates more, never less."""
-    changed = {line.split("\t", 1)[0] for line in old ^ new}
-    getters = {line.split("\t", 1)[0] for line in old | new if line.endswith("\t" + GETTER_MARK)}
-    return {"n:" + name for name in changed} | {"g:" + name for name in changed & getters}
-
-
-def _parse_interface(record: str | None) -> dict[str, str] | None:
-    """``{"": outline, "o:<facet>": digest, "r:<callable>": digest}`` of an interface record."""
-    if record is None:
-        return None
-    outline, *lines = record.split("\n")
-    parsed = {"": outline}
-    for line in lines:
-        kind, facet, digest = line.split("\t", 2)
-        parsed[f"{kind}:{facet}"] = digest
-    return parsed
-
-
-def interface_dirty_tokens(path: str, old: str | None, new: str | None) -> set[str]:
-    """What a change of ``path``'s interface record invalidates in other files' resolutions:
-    ``o:path:<facet>`` for each outline facet whose digest moved (a top-level name's definitions,
-    imports, values, members, bases, decorators; ``*`` for what no name owns), ``r:path:<callable>``
-    for each callable body whose flows moved, and ``f:path`` (a read no facet describes) when anything
-    moved. A body-only edit that changes no flow (a literal, a call's arguments) invalidates nothing;
-    adding a definition invalidates the files that looked its name up."""
-    before, after = _parse_interface(old), _parse_interface(new)
-    if before == after:
-        return set()
-    if before is None or after is None:  # the file appeared or left: every facet it has or had
-        keys = set(before or {}) | set(after or {})
-    else:
-        keys = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-    tokens = {"f:" + path}
-    tokens |= {f"{key[0]}:{path}:{key[2:]}" for key in keys if key}
-    return tokens
-
-
 def _module_rows(index: PathIndex) -> tuple[list[NodeRow], list[EdgeRow]]:
     """Module nodes (one per directory holding parsed files, and their ancestors) and CONTAINS edges."""
     directories: set[str] = set()
@@ -428,6 +398,7 @@ def update_graph(
     # what the changes invalidate in other files' resolutions (a full build re-resolves every file:
     # it keeps none of it, which at 100k files was most of the writer's memory)
     dirty: set[str] = set()
+    counts: Counter[tuple[str, str]] = Counter()  # (name, unique-name filter) -> definitions added
     appeared_or_left: list[str] = []
     pending: list[str] = []
     parallel = delta.full and resolver is not None and resolver.describe_many is not None
@@ -468,6 +439,11 @@ def update_graph(
         else:
             outline = describe_file(store, path, *sizes[path]) if path in files else None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
+        if not delta.full:  # before its nodes are rewritten: how many a unique-name filter kept
+            names = changed_names(old_definitions, set(outline.definitions) if outline else set())
+            if names:
+                counts.subtract(filter_counts(definition_rows(conn, key, names)))
+                counts.update(filter_counts(outline_rows(outline.nodes, names) if outline else []))
         if outline is None:
             new_interface, new_definitions = None, set()
             if not delta.full:
@@ -497,6 +473,9 @@ def update_graph(
         raise RuntimeError("file outlines arrived out of order")
     for sql in indexes["nodes"]:  # name lookups during resolution need them
         conn.execute(sql)
+    moved = {key: n for key, n in counts.items() if n}
+    if moved:
+        dirty |= crossed_caps(filter_counts(named_rows(conn, {name for name, _ in moved})), moved)
     if carried is not None and not appeared_or_left:  # (a file that came or went rewrites module nodes)
         store.adopt_names(carried, stale_names | _node_names(conn, changed_keys))
     dirty |= dirty_tokens_for_paths(appeared_or_left)

@@ -155,17 +155,39 @@ def call_targets(
     return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
 
 
+# The name-table filters of :func:`by_unique_name` (kinds, member: a definition with a parent), each
+# with the code of its over-the-cap dependency ``c:<code>:<name>``
+UNIQUE_NAME_FILTERS: dict[str, tuple[frozenset[str], bool]] = {
+    "call": (CALLABLE_KINDS, False),
+    "call.m": (CALLABLE_KINDS, True),
+    "any": (CALLABLE_KINDS | TYPE_KINDS, False),
+    "any.m": (CALLABLE_KINDS | TYPE_KINDS, True),
+    "type": (TYPE_KINDS, False),
+    "type.m": (TYPE_KINDS, True),
+}
+_FILTER_CODES = {kept: code for code, kept in UNIQUE_NAME_FILTERS.items()}
+
+
 def by_unique_name(
     an: Analysis, model: FileModel, name: str, kinds: frozenset[str], *, member: bool
 ) -> list[Resolution]:
-    """The unique-name strategy: one definition with this name (and kind) anywhere, else ambiguous."""
-    candidates = [d for d in an.p.named(name) if d.kind in kinds and (not member or d.parent)]
+    """The unique-name strategy: one definition with this name (and kind) anywhere, else ambiguous.
+
+    More than :data:`MAX_AMBIGUOUS` candidates resolve nothing whatever they are, so that answer
+    records ``c:<filter>:<name>`` (invalidated only when the name's count under this filter crosses
+    the cap: graph/build.py ``crossed_caps``), not ``n:<name>``: a new method ``get`` does not
+    re-resolve every file that calls ``x.get()`` on something it cannot type."""
+    candidates = [d for d in an.p.named(name, None) if d.kind in kinds and (not member or d.parent)]
+    if len(candidates) > MAX_AMBIGUOUS:
+        an.p.deps.add(f"c:{_FILTER_CODES[(kinds, member)]}:{name}")
+        return [
+            Resolution(
+                None, "unresolved", 0.0, name, {"reason": "ambiguous", "candidates_over": MAX_AMBIGUOUS}
+            )
+        ]
+    an.p.deps.add("n:" + name)  # which candidates, and whether any: every definition of the name
     if not candidates:
         return []
-    if len(candidates) > MAX_AMBIGUOUS:
-        return [
-            Resolution(None, "unresolved", 0.0, name, {"reason": "ambiguous", "candidates": len(candidates)})
-        ]
     base = CONFIDENCE["unique-name"]
     if model.lang in IMPORT_AWARE and not member:
         base -= 0.1  # an import-aware language should have found it through scopes or imports

@@ -297,15 +297,17 @@ class Program:
         self._entries[node_id] = (model, symbol, token)
         return model, symbol
 
-    def named(self, name: str, token: str = "n:") -> list[NamedDefinition]:
+    def named(self, name: str, token: str | None = "n:") -> list[NamedDefinition]:
         """Definitions called ``name`` anywhere (the unique-name strategy), without reading their files.
 
         Ordered by identity (path, qualified name), never by position, so moving code cannot change
         which candidates a bounded consumer sees. ``token`` is the dependency recorded: ``n:`` (any
         change of the name's definitions), or ``g:`` for a reader that only uses which of them are
-        getters (graph/build.py ``definition_dirty_tokens``).
+        getters (graph/build.py ``definition_dirty_tokens``); ``None`` for a caller that records its
+        own (``calls.by_unique_name``).
         """
-        self.deps.add(token + name)
+        if token is not None:
+            self.deps.add(token + name)
         return self.store.named(name)
 
     def lang(self, path: str) -> str | None:

@@ -1,4 +1,4 @@
-"""Which files a new or changed definition of a name re-resolves (graph/build.py
+"""Which files a new or changed definition of a name re-resolves (graph/invalidation.py
 ``definition_dirty_tokens``): a file that reads ``x.size`` asks which methods called ``size`` are
 getters (``g:size``), so a plain method ``size`` added elsewhere leaves it alone, while a getter added,
 removed, or given a setter re-resolves it. Hypothesis drives random edit sequences of three classes'

@@ -2,7 +2,7 @@
 (graph/calls.py ``by_unique_name``): a call whose receiver the resolver cannot type (``x.get()``)
 falls back to the definitions of the name anywhere; more than ``MAX_AMBIGUOUS`` of them resolve
 nothing, so such a call records ``c:<filter>:get`` and is re-resolved only when the count under its
-filter crosses the cap (graph/build.py ``crossed_caps``), not at every new ``get``. Hypothesis
+filter crosses the cap (graph/invalidation.py ``crossed_caps``), not at every new ``get``. Hypothesis
 drives random edit sequences of how many ``get`` methods and functions three files define; after
 each sync the store must equal a clean build and every file whose edges the clean build changed
 must have been re-resolved."""

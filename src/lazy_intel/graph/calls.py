@@ -175,9 +175,9 @@ def by_unique_name(
 
     More than :data:`MAX_AMBIGUOUS` candidates resolve nothing whatever they are, so that answer
     records ``c:<filter>:<name>`` (invalidated only when the name's count under this filter crosses
-    the cap: graph/build.py ``crossed_caps``), not ``n:<name>``: a new method ``get`` does not
+    the cap: graph/invalidation.py ``crossed_caps``), not ``n:<name>``: a new method ``get`` does not
     re-resolve every file that calls ``x.get()`` on something it cannot type."""
-    candidates = [d for d in an.p.named(name, None) if d.kind in kinds and (not member or d.parent)]
+    candidates = [d for d in an.p.named(name, token=None) if d.kind in kinds and (not member or d.parent)]
     if len(candidates) > MAX_AMBIGUOUS:
         an.p.deps.add(f"c:{_FILTER_CODES[(kinds, member)]}:{name}")
         return [

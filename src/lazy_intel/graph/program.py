@@ -303,7 +303,7 @@ class Program:
         Ordered by identity (path, qualified name), never by position, so moving code cannot change
         which candidates a bounded consumer sees. ``token`` is the dependency recorded: ``n:`` (any
         change of the name's definitions), or ``g:`` for a reader that only uses which of them are
-        getters (graph/build.py ``definition_dirty_tokens``); ``None`` for a caller that records its
+        getters (graph/invalidation.py ``definition_dirty_tokens``); ``None`` for a caller that records its
         own (``calls.by_unique_name``).
         """
         if token is not None:

@@ -15,6 +15,8 @@ from lazy_intel.graph.nodes import GETTER_MARK
 from lazy_intel.graph.rows import MAX_AMBIGUOUS
 from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
+NAMES_BATCH = 500  # names per query of their definitions (named_rows)
+
 
 def changed_names(old: set[str], new: set[str]) -> set[str]:
     """The names of a file's definition lines that differ between ``old`` and ``new``."""
@@ -65,13 +67,19 @@ def outline_rows(nodes: list[tuple[object, ...]], names: set[str]) -> list[tuple
 
 
 def named_rows(conn: sqlite3.Connection, names: set[str]) -> list[tuple[str, str | None, bool]]:
-    """(name, kind, has a parent) of every definition a name lookup returns for ``names``."""
+    """(name, kind, has a parent) of every definition a name lookup returns for ``names`` whose kind
+    some unique-name filter keeps, :data:`NAMES_BATCH` names a query."""
+    kinds = sorted({k for kept, _ in UNIQUE_NAME_FILTERS.values() for k in kept})
+    ordered = sorted(names)
     out: list[tuple[str, str | None, bool]] = []
-    for name in sorted(names):
+    for start in range(0, len(ordered), NAMES_BATCH):
+        batch = ordered[start : start + NAMES_BATCH]
         rows = conn.execute(
-            f"SELECT kind, properties FROM nodes WHERE name=? AND {NAMED_DEFINITION_WHERE}", (name,)
+            f"SELECT name, kind, properties FROM nodes WHERE name IN ({','.join('?' * len(batch))}) "
+            f"AND {NAMED_DEFINITION_WHERE} AND kind IN ({','.join('?' * len(kinds))})",
+            (*batch, *kinds),
         )
-        out += [(name, k, _has_parent(p)) for k, p in rows]
+        out += [(str(n), k, _has_parent(p)) for n, k, p in rows]
     return out
 
 

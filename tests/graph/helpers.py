@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lazy_intel.service.workspace import Workspace
-from lazy_intel.settings import load_settings
+from lazy_intel.settings import Settings, load_settings
 from lazy_intel.store.dump import canonical_dump
 from lazy_intel.store.schema import connect
 from tests.conftest import write_tree
@@ -111,6 +111,33 @@ def dump_of(ws: Workspace) -> dict[str, list[tuple[object, ...]]]:
         return canonical_dump(conn)
     finally:
         conn.close()
+
+
+def rebuilt_dump(root: Path, state: Path, settings: Settings) -> dict[str, list[tuple[object, ...]]]:
+    """The dump of a clean rebuild of ``root`` into ``state`` (what an incremental store must equal)."""
+    ws = Workspace.open(root, settings=settings, state_dir=state)
+    try:
+        ws.sync(rebuild=True)
+        return dump_of(ws)
+    finally:
+        ws.close()
+
+
+def files_whose_edges_differ(
+    before: dict[str, list[tuple[object, ...]]], after: dict[str, list[tuple[object, ...]]]
+) -> set[str]:
+    """Paths (of ``after``'s graph files) whose edges differ between two dumps: edges grouped by
+    their ``file_key``, the first column of a dump's edge rows (``store/dump.py``)."""
+
+    def by_file(dump: dict[str, list[tuple[object, ...]]]) -> dict[object, set[tuple[object, ...]]]:
+        out: dict[object, set[tuple[object, ...]]] = {}
+        for edge in dump["edges"]:
+            out.setdefault(edge[0], set()).add(edge)
+        return out
+
+    old, new = by_file(before), by_file(after)
+    paths = {row[1]: str(row[0]) for row in after["graph_files"]}
+    return {paths[k] for k in old.keys() | new.keys() if old.get(k) != new.get(k) and k in paths}
 
 
 def build_graph(tmp_path: Path, files: Mapping[str, str]) -> Graph:

@@ -18,7 +18,7 @@ from lazy_intel.graph.invalidation import definition_dirty_tokens
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.conftest import write_tree
-from tests.graph.helpers import dump_of
+from tests.graph.helpers import dump_of, files_whose_edges_differ, rebuilt_dump
 
 # what class ``C<i>`` of ``lib/d<i>.py`` has as its member ``size``
 SIZE_MEMBERS = (
@@ -49,15 +49,11 @@ def definer(i: int, member: int) -> str:
     return f"class C{i}:\n    def run(self):\n        return 0\n\n{body}"
 
 
+SETTINGS = load_settings(env={}, max_file_bytes=1 << 20)
+
+
 def _workspace(root: Path, state: Path) -> Workspace:
-    return Workspace.open(root, settings=load_settings(env={}, max_file_bytes=1 << 20), state_dir=state)
-
-
-def _edges_by_file(dump: dict[str, list[tuple[object, ...]]]) -> dict[object, list[tuple[object, ...]]]:
-    out: dict[object, list[tuple[object, ...]]] = {}
-    for row in dump["edges"]:
-        out.setdefault(row[1], []).append(row)
-    return out
+    return Workspace.open(root, settings=SETTINGS, state_dir=state)
 
 
 def test_getter_tokens_only_for_names_a_changed_file_has_getters_of() -> None:
@@ -107,18 +103,9 @@ def test_random_getter_edits_equal_a_clean_build_and_re_resolve_every_changed_re
                 os.utime(path, ns=(clock, clock))
                 report = ws.sync()
                 assert report.graph is not None
-                incremental = dump_of(ws)
-                clean_ws = _workspace(root, Path(tmp) / f"clean-{number}")
-                try:
-                    clean_ws.sync(rebuild=True)
-                    clean = dump_of(clean_ws)
-                finally:
-                    clean_ws.close()
-                assert incremental == clean, f"step {number}: C{i}.size -> {member}"
-                before, after = _edges_by_file(previous), _edges_by_file(clean)
-                keys = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-                paths_by_key = {row[1]: row[0] for row in clean["graph_files"]}
-                changed = {paths_by_key.get(k) for k in keys} - {f"lib/d{i}.py", None}
+                clean = rebuilt_dump(root, Path(tmp) / f"clean-{number}", SETTINGS)
+                assert dump_of(ws) == clean, f"step {number}: C{i}.size -> {member}"
+                changed = files_whose_edges_differ(previous, clean) - {f"lib/d{i}.py"}
                 assert changed <= set(report.graph.dependent_paths), (number, i, member, changed)
                 previous = clean
         finally:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from tests.conftest import write_tree
-from tests.graph.helpers import dump_of
+from tests.graph.helpers import dump_of, files_whose_edges_differ, rebuilt_dump
 
 HELPER_BODIES = (
     "    return x\n",
@@ -72,15 +72,11 @@ def core_source(helper: int, make: int, extra: int, base: int) -> str:
     )
 
 
+SETTINGS = load_settings(env={}, parse_workers=1)
+
+
 def _workspace(root: Path, state: Path) -> Workspace:
-    return Workspace.open(root, settings=load_settings(env={}, parse_workers=1), state_dir=state)
-
-
-def _edges_by_file(dump: dict[str, list[tuple[object, ...]]]) -> dict[object, set[tuple[object, ...]]]:
-    out: dict[object, set[tuple[object, ...]]] = {}
-    for edge in dump["edges"]:
-        out.setdefault(edge[0], set()).add(edge)
-    return out
+    return Workspace.open(root, settings=SETTINGS, state_dir=state)
 
 
 versions = st.tuples(
@@ -114,19 +110,10 @@ def test_edits_re_resolve_exactly_what_a_clean_build_changes(steps: list[tuple[i
                     assert report.graph is None and not report.published
                     continue
                 assert report.graph is not None
-                incremental = dump_of(ws)
-                clean_ws = _workspace(root, Path(tmp) / f"clean-{number}")
-                try:
-                    clean_ws.sync(rebuild=True)
-                    clean = dump_of(clean_ws)
-                finally:
-                    clean_ws.close()
-                assert incremental == clean, f"{current} -> {step}"
+                clean = rebuilt_dump(root, Path(tmp) / f"clean-{number}", SETTINGS)
+                assert dump_of(ws) == clean, f"{current} -> {step}"
                 # every other file whose edges the clean build changes was re-resolved
-                before, after = _edges_by_file(previous), _edges_by_file(clean)
-                changed_keys = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-                paths_by_key = {row[1]: row[0] for row in clean["graph_files"]}
-                changed = {paths_by_key.get(k) for k in changed_keys} - {"lib/core.py", None}
+                changed = files_whose_edges_differ(previous, clean) - {"lib/core.py"}
                 assert changed <= set(report.graph.dependent_paths), (current, step, changed)
                 flow_same = all(
                     (a in NO_FLOW[part]) == (b in NO_FLOW[part]) and (a == b or a in NO_FLOW[part])

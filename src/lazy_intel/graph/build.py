@@ -439,13 +439,15 @@ def update_graph(
         else:
             outline = describe_file(store, path, *sizes[path]) if path in files else None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
+        new_interface, new_definitions = (
+            (outline.interface, set(outline.definitions)) if outline else (None, set())
+        )
         if not delta.full:  # before its nodes are rewritten: how many a unique-name filter kept
-            names = changed_names(old_definitions, set(outline.definitions) if outline else set())
+            names = changed_names(old_definitions, new_definitions)
             if names:
                 counts.subtract(filter_counts(definition_rows(conn, key, names)))
                 counts.update(filter_counts(outline_rows(outline.nodes, names) if outline else []))
         if outline is None:
-            new_interface, new_definitions = None, set()
             if not delta.full:
                 conn.execute("DELETE FROM nodes WHERE file_key=?", (key,))
                 conn.execute("DELETE FROM edges WHERE file_key=?", (key,))
@@ -455,8 +457,6 @@ def update_graph(
             else:
                 replace_file_nodes(conn, key, outline.nodes)
             report.nodes += len(outline.nodes)
-            new_interface = outline.interface
-            new_definitions = set(outline.definitions)
             # its row now, its deps once resolved: nothing per file is held until then
             conn.execute(
                 INSERT_GRAPH_FILE,

@@ -1,7 +1,7 @@
 """What a change of files invalidates in other files' resolutions: the dependency tokens of
 ``graph/build.py`` (its docstring lists them) that a changed file's interface record and definition
 lines move, and the counts behind the over-the-cap unique-name tokens. The token rules are pure; the
-three readers of node rows are one query each."""
+three readers of node rows query in batches of names."""
 
 from __future__ import annotations
 
@@ -50,15 +50,26 @@ def _has_parent(properties: str | None) -> bool:
     return bool(properties) and bool(json.loads(properties).get("parent"))
 
 
+def _rows_by_names(
+    conn: sqlite3.Connection, sql: str, names: set[str], before: tuple[object, ...], after: tuple[object, ...]
+) -> list[tuple[str, str | None, bool]]:
+    """(name, kind, has a parent) of the rows ``sql`` (``SELECT name, kind, properties …`` with
+    ``{names}`` where the names' placeholders go) returns, :data:`NAMES_BATCH` names a query."""
+    ordered = sorted(names)
+    out: list[tuple[str, str | None, bool]] = []
+    for start in range(0, len(ordered), NAMES_BATCH):
+        batch = ordered[start : start + NAMES_BATCH]
+        rows = conn.execute(sql.format(names=",".join("?" * len(batch))), (*before, *batch, *after))
+        out += [(str(n), k, _has_parent(p)) for n, k, p in rows]
+    return out
+
+
 def definition_rows(
     conn: sqlite3.Connection, key: int, names: set[str]
 ) -> list[tuple[str, str | None, bool]]:
     """(name, kind, has a parent) of the nodes of one file named one of ``names``."""
-    marks = ",".join("?" * len(names))
-    rows = conn.execute(
-        f"SELECT name, kind, properties FROM nodes WHERE file_key=? AND name IN ({marks})", (key, *names)
-    )
-    return [(str(n), k, _has_parent(p)) for n, k, p in rows]
+    sql = "SELECT name, kind, properties FROM nodes WHERE file_key=? AND name IN ({names})"
+    return _rows_by_names(conn, sql, names, (key,), ())
 
 
 def outline_rows(nodes: list[tuple[object, ...]], names: set[str]) -> list[tuple[str, str | None, bool]]:
@@ -68,19 +79,13 @@ def outline_rows(nodes: list[tuple[object, ...]], names: set[str]) -> list[tuple
 
 def named_rows(conn: sqlite3.Connection, names: set[str]) -> list[tuple[str, str | None, bool]]:
     """(name, kind, has a parent) of every definition a name lookup returns for ``names`` whose kind
-    some unique-name filter keeps, :data:`NAMES_BATCH` names a query."""
-    kinds = sorted({k for kept, _ in UNIQUE_NAME_FILTERS.values() for k in kept})
-    ordered = sorted(names)
-    out: list[tuple[str, str | None, bool]] = []
-    for start in range(0, len(ordered), NAMES_BATCH):
-        batch = ordered[start : start + NAMES_BATCH]
-        rows = conn.execute(
-            f"SELECT name, kind, properties FROM nodes WHERE name IN ({','.join('?' * len(batch))}) "
-            f"AND {NAMED_DEFINITION_WHERE} AND kind IN ({','.join('?' * len(kinds))})",
-            (*batch, *kinds),
-        )
-        out += [(str(n), k, _has_parent(p)) for n, k, p in rows]
-    return out
+    some unique-name filter keeps."""
+    kinds = tuple(sorted({k for kept, _ in UNIQUE_NAME_FILTERS.values() for k in kept}))
+    sql = (
+        "SELECT name, kind, properties FROM nodes WHERE name IN ({names}) "
+        f"AND {NAMED_DEFINITION_WHERE} AND kind IN ({','.join('?' * len(kinds))})"
+    )
+    return _rows_by_names(conn, sql, names, (), kinds)
 
 
 def definition_dirty_tokens(old: set[str], new: set[str]) -> set[str]:

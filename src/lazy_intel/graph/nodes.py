@@ -60,20 +60,25 @@ def is_getter(model: FileModel, qualified: str) -> bool:
 GETTER_MARK = "getter"  # the last field of a getter's definition line (definition_lines)
 
 
-def definition_lines(model: FileModel) -> list[str]:
-    """``name\\tqualified\\tkind\\tparent`` per definition — what a global name lookup can return
-    (``graph_files.definitions``) — with a fifth field ``getter`` on a method node that carries the
-    getter flag (:func:`file_nodes`): what the implicit property reads look at."""
+def getter_flags(model: FileModel) -> list[bool]:
+    """Per symbol of ``model``: whether its node carries the getter flag — the first method of its
+    qualified name (a getter and its ``@x.setter`` share one) with a getter decorator."""
     seen: set[str] = set()
     out = []
     for s in model.symbols:
-        first = s.qualified not in seen
+        out.append(s.qualified not in seen and s.kind == "method" and is_getter(model, s.qualified))
         seen.add(s.qualified)
-        line = f"{s.name}\t{s.qualified}\t{s.kind}\t{s.parent or ''}"
-        if first and s.kind == "method" and is_getter(model, s.qualified):
-            line += "\t" + GETTER_MARK
-        out.append(line)
     return out
+
+
+def definition_lines(model: FileModel) -> list[str]:
+    """``name\\tqualified\\tkind\\tparent`` per definition — what a global name lookup can return
+    (``graph_files.definitions``) — with a fifth field ``getter`` on a method node that carries the
+    getter flag (:func:`getter_flags`): what the implicit property reads look at."""
+    return [
+        f"{s.name}\t{s.qualified}\t{s.kind}\t{s.parent or ''}" + (f"\t{GETTER_MARK}" if getter else "")
+        for s, getter in zip(model.symbols, getter_flags(model), strict=True)
+    ]
 
 
 def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
@@ -97,10 +102,7 @@ def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
             props({"test": True} if test_file else None),
         )
     ]
-    seen: set[str] = set()
-    for symbol in model.symbols:
-        first = symbol.qualified not in seen  # a getter and its `@x.setter` share a qualified name
-        seen.add(symbol.qualified)
+    for symbol, getter in zip(model.symbols, getter_flags(model), strict=True):
         label = symbol.label
         test = is_test_symbol(test_file, symbol.name, symbol.kind)
         extra: dict[str, object] = {}
@@ -108,7 +110,7 @@ def file_nodes(model: FileModel, size: int, line_count: int) -> list[NodeRow]:
             extra["parent"] = symbol.parent
         if test:
             extra["test"] = True
-        if first and symbol.kind == "method" and is_getter(model, symbol.qualified):
+        if getter:
             extra["getter"] = True
         nodes.append(
             NodeRow(

@@ -29,7 +29,7 @@ import posixpath
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, write_deps
@@ -159,6 +159,11 @@ class GraphResolver:
     describe_many: DescribeMany | None = None
     # told when every file is resolved (the workers are gone): the writer may grow its caches again
     resolved_all: Callable[[], None] = lambda: None
+
+
+# an incremental update's choice of resolver: given the changed files and how many files it will
+# resolve, a resolver that runs elsewhere, or ``None`` to resolve in the writer
+OverlayResolver = Callable[[Sequence[str], int], "GraphResolver | None"]
 
 
 @dataclass(frozen=True)
@@ -360,13 +365,15 @@ def update_graph(
     *,
     journal: GraphJournal | None = None,
     progress: Callable[[int, int], None] | None = None,
+    incremental: OverlayResolver | None = None,
 ) -> GraphReport:
     """Apply ``delta`` to the graph tables on ``conn`` (inside the caller's write transaction).
 
     ``resolver`` (full builds only) resolves the files elsewhere; the result is the same store.
     ``journal`` (full builds into a fresh store only) commits the graph in steps and continues a
     killed build's committed ones. ``progress(done, total)`` is told how many files have had their
-    edges resolved."""
+    edges resolved. ``incremental(changed, targets)`` (an incremental update) may return a resolver
+    that resolves the change elsewhere (:func:`~lazy_intel.service.indexing.resolve_pool.overlay_resolver`)."""
     if journal is not None and delta.full and journal.described():
         return _resume_graph(conn, resolver, journal, progress)
     started = time.monotonic()
@@ -490,6 +497,8 @@ def update_graph(
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
     targets = sorted(pending + dependents)
+    if not delta.full and incremental is not None:
+        resolver = incremental(changed, len(targets))
     if journal is not None and delta.full:
         journal.commit(0, len(targets))  # the description: a build killed from here on resumes its resolution
     _resolve_targets(
@@ -500,7 +509,7 @@ def update_graph(
         dependents=set(dependents),
         report=report,
         rewrite=not delta.full,
-        resolver=resolver if delta.full else None,
+        resolver=resolver,
         journal=journal if delta.full else None,
         progress=progress,
         track_deps=not delta.full,

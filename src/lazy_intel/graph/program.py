@@ -53,6 +53,22 @@ class NamedDefinition:
     getter: bool = False  # a method with a getter decorator (graph/nodes.py ``is_getter``)
 
 
+NODE_PATH_SQL = "SELECT path FROM nodes WHERE id=? AND file_key != 0 AND label NOT IN ('File', 'Route')"
+NAMED_SQL = (
+    "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent'), "
+    "json_extract(properties, '$.getter') IS NOT NULL FROM nodes "
+    f"WHERE name=? AND {NAMED_DEFINITION_WHERE} ORDER BY path, qualified_name, id"
+)
+
+
+def read_named(conn: sqlite3.Connection, name: str) -> list[NamedDefinition]:
+    """Every definition called ``name`` in the store on ``conn``, ordered by (path, qualified, id)."""
+    return [
+        NamedDefinition(*row[:5], bool(row[5]))  # type: ignore[call-arg]
+        for row in conn.execute(NAMED_SQL, (name,))
+    ]
+
+
 def content_paths(tokens: frozenset[str]) -> frozenset[str]:
     """The files whose content a result read: the paths of its ``o:``/``r:``/``f:`` tokens."""
     out = set()
@@ -95,13 +111,14 @@ class NodePaths:
         if node_id in paths:
             paths.move_to_end(node_id)
             return paths[node_id]
-        row = self.conn.execute(
-            "SELECT path FROM nodes WHERE id=? AND file_key != 0 AND label NOT IN ('File', 'Route')",
-            (node_id,),
-        ).fetchone()
-        path = row[0] if row else None
+        path = self.read(node_id)
         self._keep(node_id, path)
         return path
+
+    def read(self, node_id: int) -> str | None:
+        """The path of symbol node ``node_id`` in the store (a cache miss)."""
+        row = self.conn.execute(NODE_PATH_SQL, (node_id,)).fetchone()
+        return row[0] if row else None
 
     def __len__(self) -> int:
         return len(self._paths)
@@ -132,7 +149,7 @@ class FactStore:
         if path in self._models:
             self._models.move_to_end(path)
             return self._models[path]
-        model = load_model(self.conn, path)
+        model = self.load_model(path)
         self._models[path] = model
         if model is not None:
             self.where.add_symbols(model.symbols, path)
@@ -148,7 +165,7 @@ class FactStore:
         if model is not None:
             projection = model.interface()
         else:  # most files are only ever read through their interface: skip their call sites
-            projection = load_interface(self.conn, path)
+            projection = self.load_interface(path)
             if projection is not None:
                 self.where.add_symbols(projection.symbols, path)
         self._interfaces[path] = projection
@@ -178,15 +195,7 @@ class FactStore:
             names.move_to_end(name)
         else:
             started = time.perf_counter()
-            found = [
-                NamedDefinition(*row[:5], bool(row[5]))  # type: ignore[call-arg]
-                for row in self.conn.execute(
-                    "SELECT id, path, qualified_name, kind, json_extract(properties, '$.parent'), "
-                    "json_extract(properties, '$.getter') IS NOT NULL FROM nodes "
-                    f"WHERE name=? AND {NAMED_DEFINITION_WHERE} ORDER BY path, qualified_name, id",
-                    (name,),
-                )
-            ]
+            found = self.read_named(name)
             if time.perf_counter() - started >= CARRIED_LOOKUP_MIN_S:
                 self._dear.add(name)
             names[name] = found
@@ -194,6 +203,16 @@ class FactStore:
             while self._named_held > NAMED_DEFINITIONS and len(names) > 1:
                 self._named_held -= len(names.popitem(last=False)[1])
         return found
+
+    # the reads a view over more than one store overrides (graph/overlay.py)
+    def load_model(self, path: str) -> FileModel | None:
+        return load_model(self.conn, path)
+
+    def load_interface(self, path: str) -> FileModel | None:
+        return load_interface(self.conn, path)
+
+    def read_named(self, name: str) -> list[NamedDefinition]:
+        return read_named(self.conn, name)
 
     def clear_names(self) -> None:
         self._names.clear()

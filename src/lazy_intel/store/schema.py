@@ -265,6 +265,16 @@ def index_statements(table: str) -> list[tuple[str, str]]:
     return sorted(found)
 
 
+def table_statement(table: str) -> str:
+    """The schema's ``CREATE TABLE`` statement for ``table`` (comments dropped)."""
+    for text in SCHEMA_SQL.split(";"):
+        statement = " ".join("\n".join(line.split("--", 1)[0] for line in text.splitlines()).split())
+        words = statement.split()
+        if words[:2] == ["CREATE", "TABLE"] and words[2] == table:
+            return statement
+    raise KeyError(table)
+
+
 # Per-file tables: deleting a file means deleting its rows from each of these.
 FILE_TABLES: tuple[str, ...] = ("symbols", "chunks", "refs", "imports", "flows")
 

@@ -15,20 +15,27 @@ parent, killed when the build stops early, registered for shutdown.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from lazy_intel.allocator import release_free_memory
-from lazy_intel.graph.build import FileOutline, GraphResolver, ResolvedFile, describe_file
+from lazy_intel.graph.build import FileOutline, GraphResolver, OverlayResolver, ResolvedFile, describe_file
 from lazy_intel.graph.modules import PathIndex
+from lazy_intel.graph.overlay import write_overlay
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import resolve_file
 from lazy_intel.service.indexing.parse_pool import SyncCancelled, pooled_map, worker_count
 from lazy_intel.store.schema import BULK_CACHE_KIB, connect
 
+# an incremental sync resolves in workers from this many target files (changed files and their
+# dependents) on: starting the workers, copying the change into an overlay and each worker's cold
+# caches cost about a second or two, which resolving a few hundred files serially costs too
+OVERLAY_POOL_MIN_FILES = 512
 # files per task: small, since one test module with thousands of call sites can take a second
 RESOLVE_CHUNK = 4
 # fewer files than this are resolved in the writer (starting workers costs more than it saves)
@@ -61,6 +68,14 @@ def open_facts(source: FactSource) -> Any:
 
 def _init(source: FactSource, files: dict[str, str]) -> None:
     _worker["store"] = FactStore(open_facts(source), PathIndex(files))
+
+
+def _init_overlay(source: str, overlay: str, changed: frozenset[str], files: dict[str, str]) -> None:
+    from lazy_intel.graph.overlay import OverlaidFactStore
+
+    _worker["store"] = OverlaidFactStore(
+        connect(source, readonly=True), connect(overlay, readonly=True), changed, PathIndex(files)
+    )
 
 
 def _describe(job: tuple[str, int, int]) -> FileOutline | None:
@@ -139,3 +154,89 @@ def pool_resolver(
                     yield result
 
     return GraphResolver(publish_facts, resolve_many, workers, describe_many, resolved_all)
+
+
+def overlay_resolver(
+    conn: sqlite3.Connection,
+    store_path: Path,
+    runtime: Path,
+    setting: int,
+    *,
+    cancel: threading.Event | None = None,
+) -> OverlayResolver:
+    """How an incremental sync of the SQLite store ``store_path`` resolves a large change in workers
+    (:mod:`lazy_intel.graph.overlay`): the writer's transaction stays open; the changed files' rows
+    are copied into an overlay file under ``runtime``, which the workers read beside the committed
+    store, and removed when the resolution ends."""
+
+    def make(changed: Sequence[str], targets: int) -> GraphResolver | None:
+        workers = worker_count(setting, targets)
+        if workers <= 1 or targets < OVERLAY_POOL_MIN_FILES:
+            return None
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # readers must not wait on it
+            return None
+        remove_stale_overlays(runtime)
+        overlay = runtime / f"{OVERLAY_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}.sqlite"
+        target = sqlite3.connect(str(overlay), isolation_level=None)  # no log: nothing writes it later
+        target.execute("PRAGMA journal_mode=OFF")
+        target.execute("PRAGMA synchronous=OFF")
+        try:
+            write_overlay(conn, target, changed)
+        except BaseException:
+            target.close()
+            remove_overlay(overlay)
+            raise
+        target.close()
+
+        def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
+            results = pooled_map(
+                _resolve,
+                paths,
+                workers,
+                chunksize=RESOLVE_CHUNK,
+                initializer=_init_overlay,
+                initargs=(str(store_path), str(overlay), frozenset(changed), files),
+            )
+            try:
+                with contextlib.closing(results):
+                    for result in results:
+                        if cancel is not None and cancel.is_set():
+                            raise SyncCancelled(
+                                "sync cancelled during graph resolution",
+                                next_step="the next sync starts over",
+                            )
+                        if result is not None:
+                            yield result
+            finally:
+                remove_overlay(overlay)
+
+        return GraphResolver(lambda: None, resolve_many, workers, None, lambda: remove_overlay(overlay))
+
+    return make
+
+
+OVERLAY_PREFIX = "overlay-"
+
+
+def remove_overlay(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
+
+
+def remove_stale_overlays(runtime: Path) -> None:
+    """Remove the overlays of syncs whose process is gone (killed while its workers resolved)."""
+    for path in runtime.glob(f"{OVERLAY_PREFIX}*.sqlite"):
+        pid = path.name[len(OVERLAY_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            remove_overlay(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -237,6 +237,7 @@ def run_sync(
             executor=executor,
             ray_address=ray_address,
             store_path=target if full else None,
+            live_store=None if full else (target, state.runtime),
             only=None if full else only,
             batch_files=build_batch_files if full else 0,
             only_complete=only_complete,
@@ -320,6 +321,7 @@ def publish_sync(
     only: tuple[str, ...] | None = None,
     batch_files: int = 0,
     only_complete: bool = False,
+    live_store: tuple[Path, Path] | None = None,
 ) -> Published:
     """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
     in one transaction (any store backend). ``before_write(generation)`` runs first when there is
@@ -327,6 +329,9 @@ def publish_sync(
     sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
     the fresh SQLite store file of a full rebuild, which resolve workers may read. ``only``: capture
     just these published files (a scoped sync, :func:`scoped_paths`) instead of listing the scope.
+    ``live_store``: the published SQLite store file an incremental sync writes and the state's runtime
+    folder (its large changes resolve in workers that read the store beside an overlay of the change
+    written there, :mod:`lazy_intel.graph.overlay`).
     ``batch_files`` (a full build into a fresh store): write the files in transactions of
     that many, then derive and publish in one more; the store's build journal counts the files
     committed."""
@@ -454,6 +459,12 @@ def publish_sync(
                 )
             else:
                 resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel)
+        incremental = None
+        if not applied.full and live_store is not None:  # a large change resolves in workers too
+            from lazy_intel.service.indexing.resolve_pool import overlay_resolver
+
+            store_file, runtime = live_store
+            incremental = overlay_resolver(conn, store_file, runtime, parse_workers, cancel=cancel)
         journal = None
         if applied.full and store_path is not None and batch_files > 0:  # resumable resolution
             from lazy_intel.service.indexing.resume import graph_journal
@@ -467,6 +478,7 @@ def publish_sync(
                 resolver,
                 journal=journal,
                 progress=resolved,
+                incremental=incremental,
             )
         )
 

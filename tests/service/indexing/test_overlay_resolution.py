@@ -59,7 +59,10 @@ class Tree:
                 done.append(f"{path}:{edit}")
         if rng.random() < 0.5:  # a new package that imports from the others
             path = f"pkgnew{rng.randint(0, 3)}.py"
-            self.write(path, f"from pkg{rng.randint(0, PACKAGES - 1)} import *\n\n\ndef go():\n    make_0_0().run(1)\n")
+            self.write(
+                path,
+                f"from pkg{rng.randint(0, PACKAGES - 1)} import *\n\n\ndef go():\n    make_0_0().run(1)\n",
+            )
             done.append(f"{path}:add")
         return done
 
@@ -83,7 +86,9 @@ def _same_reads(writer: sqlite3.Connection, store_file: Path, tmp: Path, changed
     target = sqlite3.connect(str(overlay_file), isolation_level=None)
     write_overlay(writer, target, changed)
     target.close()
-    files = {path: lang for path, lang in writer.execute("SELECT path, lang FROM files WHERE lang IS NOT NULL")}
+    files = {
+        path: lang for path, lang in writer.execute("SELECT path, lang FROM files WHERE lang IS NOT NULL")
+    }
     mine = FactStore(writer, PathIndex(files))
     committed = connect(str(store_file), readonly=True)
     overlay = connect(str(overlay_file), readonly=True)
@@ -120,10 +125,23 @@ def _model(model: FileModel | None) -> object:
         model.sha256,
         model.full,
         model.symbols,
-        [(r.name, r.kind, r.start_byte, r.end_byte, r.line, r.scope, r.callee(), r.args()) for r in model.refs],
+        [
+            (r.name, r.kind, r.start_byte, r.end_byte, r.line, r.scope, r.callee(), r.args())
+            for r in model.refs
+        ],
         model.imports,
         [
-            (f.kind, f.scope, f.start_byte, f.end_byte, f.line, f.target, f.value, f.annotation, f.condition_path)
+            (
+                f.kind,
+                f.scope,
+                f.start_byte,
+                f.end_byte,
+                f.line,
+                f.target,
+                f.value,
+                f.annotation,
+                f.condition_path,
+            )
             for f in model.flows
         ],
     )
@@ -152,8 +170,12 @@ def test_a_large_change_resolved_in_workers_equals_the_serial_sync_and_a_rebuild
     root.mkdir()
     tree = Tree(root)
     rng = random.Random(seed)
-    pooled = Workspace.open(root, settings=load_settings(env={}, parse_workers=2), state_dir=tmp_path / "pooled")
-    serial = Workspace.open(root, settings=load_settings(env={}, parse_workers=1), state_dir=tmp_path / "serial")
+    pooled = Workspace.open(
+        root, settings=load_settings(env={}, parse_workers=2), state_dir=tmp_path / "pooled"
+    )
+    serial = Workspace.open(
+        root, settings=load_settings(env={}, parse_workers=1), state_dir=tmp_path / "serial"
+    )
     try:
         pooled.sync(rebuild=True)
         serial.sync(rebuild=True)

@@ -452,7 +452,7 @@ def update_graph(
         if not delta.full:  # before its nodes are rewritten: how many a unique-name filter kept
             names = changed_names(old_definitions, new_definitions)
             if names:
-                counts.subtract(filter_counts(definition_rows(conn, key, names)))
+                counts.subtract(filter_counts(definition_rows(conn, path, names)))
                 counts.update(filter_counts(outline_rows(outline.nodes, names) if outline else []))
         if outline is None:
             if not delta.full:

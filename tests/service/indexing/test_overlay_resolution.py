@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -196,3 +198,18 @@ def test_a_large_change_resolved_in_workers_equals_the_serial_sync_and_a_rebuild
         serial.close()
     assert len(checked) == 3 and min(checked) > 1000, checked
     assert not list((tmp_path / "pooled" / "runtime").glob("overlay-*")), "the overlay stays behind"
+
+
+def test_overlays_of_dead_syncs_are_removed_and_a_live_ones_kept(tmp_path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    names = {
+        "live": f"{resolve_pool.OVERLAY_PREFIX}{os.getpid()}-aaaa.sqlite",
+        "dead": f"{resolve_pool.OVERLAY_PREFIX}{dead.pid}-bbbb.sqlite",
+        "other": "store-x.sqlite",
+    }
+    for name in names.values():
+        (tmp_path / name).write_bytes(b"x")
+    (tmp_path / (names["dead"] + "-journal")).write_bytes(b"x")
+    resolve_pool.remove_stale_overlays(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([names["live"], names["other"]])

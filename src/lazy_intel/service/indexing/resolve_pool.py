@@ -1,4 +1,5 @@
-"""A full build's graph resolution in worker processes: the writer only writes the edges.
+"""Graph resolution in worker processes, for a full build and for a large incremental change: the
+writer only writes the edges.
 
 Resolution of a file (:func:`lazy_intel.graph.resolve.resolve_file`) is a pure function of the
 file's facts and of what it reads of other files' interfaces and of the name table, so any process
@@ -7,6 +8,13 @@ fresh store first (no reader can see that store yet: the catalog names the old o
 to WAL (a PostgreSQL staging store: the commit is enough); each worker opens it read-only, resolves the files it is handed and sends back their edges
 and dependency tokens, while the writer appends them. The store is the same as a serial build's
 (``tests/service/indexing/test_parallel_build.py`` compares the dumps).
+
+An incremental sync cannot commit its facts before it publishes (readers would see new facts with
+old edges), so for a change of at least :data:`OVERLAY_POOL_MIN_FILES` files to resolve
+(:func:`overlay_resolver`) the writer copies the changed files' rows out of its open transaction into
+an overlay file, and each worker reads the committed store and that overlay
+(:mod:`lazy_intel.graph.overlay`); ``tests/service/indexing/test_overlay_resolution.py`` checks that
+the workers' reads equal the writer's and that the store equals the serial sync's and a rebuild's.
 
 Workers come from :func:`lazy_intel.service.indexing.parse_pool.pooled_map`: spawned, killed with the
 parent, killed when the build stops early, registered for shutdown.

@@ -63,9 +63,10 @@ def write_overlay(source: sqlite3.Connection, target: sqlite3.Connection, paths:
             rows = source.execute(f"SELECT {', '.join(names)} FROM {table} WHERE {where}", args).fetchall()
             target.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * len(names))})", rows)
             copied += len(rows)
-    for table in OVERLAY_TABLES:
-        for _name, statement in index_statements(table):
-            target.execute(statement)
+    for table in OVERLAY_TABLES:  # the indexes the reads use, and the same ones: the same row order
+        for name, statement in index_statements(table):
+            if name.endswith("_file"):
+                target.execute(statement)
     target.execute(NODES_NAMED_INDEX)
     target.execute("COMMIT")
     return copied

@@ -134,6 +134,8 @@ DEPTHS = (RERANK_FILES, POOL_DEPTH)
 PER_FOLD_SUBSETS = "two stages, feature subsets and depth chosen per fold (the procedure before)"
 BEFORE_TESTED = "two stages, feature subsets chosen per fold, depth 30, no tested (541fa27, shipped before)"
 BY_OBJECTIVE = "two stages, penalty chosen by the objective"
+# every feature in, then features left out per fold while that raises the inner held-out likelihood
+PRUNED = "two stages, features pruned per fold by the inner likelihood"
 
 # first-stage signals whose held-out ablation is computed when the grid offers them weight 0
 SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
@@ -167,6 +169,7 @@ def pipelines(
         return Pipeline(name, kept, features, select_by=SELECT_BY)
 
     out = [Pipeline("first stage", every, None), two("two stages", every, FEATURES)]
+    out.append(Pipeline(PRUNED, every, FEATURES, select_by=SELECT_BY, prune=True))
     if not ablations:
         return out
     out.append(Pipeline(BY_OBJECTIVE, every, FEATURES))

@@ -51,6 +51,9 @@ class Pipeline:
     # what the inner cross-validation maximises: the ranking objective (``loc_cv.objective``, moves
     # in steps of one issue) or the held-out conditional log-likelihood of the gold files (smooth)
     select_by: str = "objective"
+    # after the penalty: drop features one at a time while that raises the inner held-out
+    # likelihood (backward elimination; ``select_by="likelihood"`` only; see ``Evaluator._pruned``)
+    prune: bool = False
 
     def __post_init__(self) -> None:
         if self.select_by not in SELECTION_CRITERIA:
@@ -207,12 +210,66 @@ class Evaluator:
                     value = (likelihood,) if pipeline.select_by == "likelihood" else loc_cv.objective(pooled)
                     if best_value is None or value > best_value:
                         best_features, best_penalty, best_depth, best_value = features, penalty, depth, value
+        if pipeline.prune and inner and pipeline.select_by == "likelihood":
+            best_features = self._pruned(
+                pipeline, first, inner, best_features, penalty=best_penalty, depth=best_depth
+            )
         coefficients = self._fitted(pipeline, first, train, best_penalty, best_features, depth=best_depth)
         contexts = [Choice(first, best_penalty, coefficients, c, best_depth) for c in pipeline.contexts]
         chosen = loc_cv.select(
             contexts, lambda k: {i: self.score(pipeline, contexts[k], i) for i in train}, train
         )
         return contexts[chosen]
+
+    def _inner_likelihood(
+        self,
+        pipeline: Pipeline,
+        candidate: int,
+        inner: Sequence[loc_cv.Fold],
+        features: Sequence[str],
+        *,
+        penalty: float,
+        depth: int,
+    ) -> float:
+        total = 0.0
+        for fold in inner:
+            coefficients = self._fitted(pipeline, candidate, fold.train, penalty, features, depth=depth)
+            total += self._held_likelihood(
+                pipeline, candidate, fold.test, features, coefficients, depth=depth
+            )
+        return total
+
+    def _pruned(
+        self,
+        pipeline: Pipeline,
+        candidate: int,
+        inner: Sequence[loc_cv.Fold],
+        features: Sequence[str],
+        *,
+        penalty: float,
+        depth: int,
+    ) -> tuple[str, ...]:
+        """Backward elimination: while leaving one feature out raises the summed inner held-out
+        log-likelihood of the gold files (at the chosen penalty), leave out the one that raises it
+        most (ties: the later name). Strictly better only: a feature that changes nothing stays."""
+        kept = list(features)
+        value = self._inner_likelihood(pipeline, candidate, inner, kept, penalty=penalty, depth=depth)
+        while len(kept) > 1:
+            trials = [
+                (
+                    self._inner_likelihood(
+                        pipeline, candidate, inner, [g for g in kept if g != f], penalty, depth
+                    ),
+                    f,
+                )
+                for f in kept
+            ]
+            best, dropped = max(trials)
+            if best <= value:
+                break
+            kept.remove(dropped)
+            value = best
+        return tuple(kept)
 
     def cross_validate(self, pipeline: Pipeline) -> HeldOut:
         folds = loc_cv.leave_one_repository_out(self.repos)

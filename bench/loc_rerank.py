@@ -258,7 +258,7 @@ class Evaluator:
             trials = [
                 (
                     self._inner_likelihood(
-                        pipeline, candidate, inner, [g for g in kept if g != f], penalty, depth
+                        pipeline, candidate, inner, [g for g in kept if g != f], penalty=penalty, depth=depth
                     ),
                     f,
                 )

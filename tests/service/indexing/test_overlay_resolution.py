@@ -18,7 +18,7 @@ from lazy_intel.graph.model import FileModel
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.overlay import OverlaidFactStore, write_overlay
 from lazy_intel.graph.program import FactStore
-from lazy_intel.service.indexing import resolve_pool
+from lazy_intel.service.indexing import recovery, resolve_pool
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
@@ -204,12 +204,12 @@ def test_overlays_of_dead_syncs_are_removed_and_a_live_ones_kept(tmp_path: Path)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     names = {
-        "live": f"{resolve_pool.OVERLAY_PREFIX}{os.getpid()}-aaaa.sqlite",
-        "dead": f"{resolve_pool.OVERLAY_PREFIX}{dead.pid}-bbbb.sqlite",
+        "live": f"{recovery.OVERLAY_PREFIX}{os.getpid()}-aaaa.sqlite",
+        "dead": f"{recovery.OVERLAY_PREFIX}{dead.pid}-bbbb.sqlite",
         "other": "store-x.sqlite",
     }
     for name in names.values():
         (tmp_path / name).write_bytes(b"x")
     (tmp_path / (names["dead"] + "-journal")).write_bytes(b"x")
-    resolve_pool.remove_stale_overlays(tmp_path)
+    recovery.remove_stale_overlays(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([names["live"], names["other"]])

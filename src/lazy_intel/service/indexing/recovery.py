@@ -176,12 +176,43 @@ def sweep_orphans(state: StateDir) -> list[str]:
         _unlink(state.stores / name)
         if base == name:
             removed.append(name)
+    with contextlib.suppress(OSError):
+        remove_stale_overlays(state.runtime)
     for directory in (state.path, state.runtime):
         with contextlib.suppress(OSError):
             for entry in os.scandir(directory):
                 if entry.name.startswith(ATOMIC_TEMP_PREFIXES):
                     _unlink(Path(entry.path))
     return removed
+
+
+# an incremental sync's overlay of its change (graph/overlay.py), in the state's runtime folder:
+# ``overlay-<pid>-<random>.sqlite``, removed when its resolution ends
+OVERLAY_PREFIX = "overlay-"
+
+
+def remove_overlay(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
+
+
+def remove_stale_overlays(runtime: Path) -> None:
+    """Remove the overlays of syncs whose process is gone (killed while its workers resolved)."""
+    for path in runtime.glob(f"{OVERLAY_PREFIX}*.sqlite"):
+        pid = path.name[len(OVERLAY_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            remove_overlay(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _unlink(path: Path) -> None:

@@ -38,6 +38,7 @@ from lazy_intel.graph.overlay import write_overlay
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import resolve_file
 from lazy_intel.service.indexing.parse_pool import SyncCancelled, pooled_map, worker_count
+from lazy_intel.service.indexing.recovery import OVERLAY_PREFIX, remove_overlay, remove_stale_overlays
 from lazy_intel.store.schema import BULK_CACHE_KIB, connect
 
 # an incremental sync resolves in workers from this many target files (changed files and their
@@ -221,30 +222,3 @@ def overlay_resolver(
         return GraphResolver(lambda: None, resolve_many, workers, None, lambda: remove_overlay(overlay))
 
     return make
-
-
-OVERLAY_PREFIX = "overlay-"
-
-
-def remove_overlay(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(str(path) + suffix)
-
-
-def remove_stale_overlays(runtime: Path) -> None:
-    """Remove the overlays of syncs whose process is gone (killed while its workers resolved)."""
-    for path in runtime.glob(f"{OVERLAY_PREFIX}*.sqlite"):
-        pid = path.name[len(OVERLAY_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            remove_overlay(path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

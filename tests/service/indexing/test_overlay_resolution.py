@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 import random
+import sqlite3
 import subprocess
 import sys
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from lazy_intel.service.indexing import recovery, resolve_pool
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
+from lazy_intel.workspace.state import StateDir
 from tests.conftest import write_tree
 from tests.graph.helpers import dump_of, rebuilt_dump
 from tests.service.indexing.test_parallel_build import MODULES, PACKAGES, _tree
@@ -213,3 +214,10 @@ def test_overlays_of_dead_syncs_are_removed_and_a_live_ones_kept(tmp_path: Path)
     (tmp_path / (names["dead"] + "-journal")).write_bytes(b"x")
     recovery.remove_stale_overlays(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([names["live"], names["other"]])
+    # recovery's sweep of a state removes them too
+    state = StateDir(tmp_path / "state")
+    state.ensure()
+    (state.runtime / names["dead"]).write_bytes(b"x")
+    (state.runtime / names["live"]).write_bytes(b"x")
+    recovery.sweep_orphans(state)
+    assert sorted(p.name for p in state.runtime.iterdir()) == [names["live"]]

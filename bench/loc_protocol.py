@@ -169,10 +169,10 @@ def pipelines(
         return Pipeline(name, kept, features, select_by=SELECT_BY)
 
     out = [Pipeline("first stage", every, None), two("two stages", every, FEATURES)]
-    out.append(Pipeline(PRUNED, every, FEATURES, select_by=SELECT_BY, prune=True))
     if not ablations:
         return out
     out.append(Pipeline(BY_OBJECTIVE, every, FEATURES))
+    out.append(Pipeline(PRUNED, every, FEATURES, select_by=SELECT_BY, prune=True))
     if optional:  # the procedure before, with and without ``tested`` (541fa27's, what main shipped)
         out.append(Pipeline(PER_FOLD_SUBSETS, every, base, optional=optional, depths=DEPTHS))
         untested = tuple(f for f in base if f != "tested")

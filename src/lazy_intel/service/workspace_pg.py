@@ -107,13 +107,17 @@ def run_pg_sync(
     ray_address: str = "local",
     build_batch_files: int = BUILD_BATCH_FILES,
     journal: PublicationJournal | None = None,
+    runtime: Path | None = None,
 ) -> SyncReport:
     """Bring the PostgreSQL store up to date with the disk. The caller holds the writer lock.
 
     A full build fills a staging store in batches of ``build_batch_files`` files and publishes it
     in one last transaction (:mod:`lazy_intel.store.pg.build`); it continues in the staging store
     of a build that was killed or stopped under the same profile. ``journal`` records what became
-    of such a build (``resumed``/``abandoned``), as SQLite recovery records it."""
+    of such a build (``resumed``/``abandoned``), as SQLite recovery records it. ``runtime``: the
+    local folder where a large incremental change's overlay is written for the resolve workers, which
+    read the live store's committed rows beside it (:mod:`lazy_intel.graph.overlay`); without one,
+    such a change resolves in the writer."""
     started = time.monotonic()
     policy = load_policy(root)
     scope_digest = store_profile(root, max_file_bytes)
@@ -139,7 +143,8 @@ def run_pg_sync(
         conn = store.open_live(live)
         try:
             upgrade_in_place(conn)  # an older schema's difference added to the store (no rebuild)
-            done = sync(conn, full=False)
+            overlay = (PgFactSource(store.dsn, live.schema), runtime) if runtime is not None else None
+            done = sync(conn, full=False, live_store=overlay)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -313,6 +318,7 @@ class PgWorkspace(Workspace):
                 ray_address=self.settings.ray_address,
                 build_batch_files=self.settings.build_batch_files,
                 journal=self.journal,
+                runtime=self.state.runtime,
             )
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self.pg.lock.forget()  # whatever the session held, the server rolled it back

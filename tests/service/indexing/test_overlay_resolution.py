@@ -21,9 +21,10 @@ from lazy_intel.graph.program import FactStore
 from lazy_intel.service.indexing import recovery, resolve_pool
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
+from lazy_intel.store.dump import canonical_dump
 from lazy_intel.store.schema import connect
 from lazy_intel.workspace.state import StateDir
-from tests.conftest import write_tree
+from tests.conftest import pg_env, write_tree
 from tests.graph.helpers import dump_of, rebuilt_dump
 from tests.service.indexing.test_parallel_build import MODULES, PACKAGES, _tree
 
@@ -221,3 +222,30 @@ def test_overlays_of_dead_syncs_are_removed_and_a_live_ones_kept(tmp_path: Path)
     (state.runtime / names["live"]).write_bytes(b"x")
     recovery.sweep_orphans(state)
     assert sorted(p.name for p in state.runtime.iterdir()) == [names["live"]]
+
+
+def test_a_large_change_on_postgresql_resolves_in_workers_and_equals_a_rebuild(
+    tmp_path: Path, pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers read the live PostgreSQL store's committed rows beside the overlay."""
+    monkeypatch.setattr(resolve_pool, "OVERLAY_POOL_MIN_FILES", 1)
+    root = tmp_path / "repo"
+    root.mkdir()
+    tree = Tree(root)
+    rng = random.Random(3)
+    env = {"LAZY_INTEL_EMBEDDING": "none", **pg_env(pg_dsn)}
+    ws = Workspace.open(root, settings=load_settings(env=env, parse_workers=2), state_dir=tmp_path / "pg")
+    try:
+        ws.sync(rebuild=True)
+        for step in range(2):
+            done = tree.step(rng, share=0.8)
+            report = ws.sync()
+            assert report.graph is not None and not report.full_rebuild
+            assert report.graph.resolve_workers == 2, f"step {step}: the change resolved in the writer"
+            with ws.read() as view:
+                incremental = canonical_dump(view.conn)
+            clean = rebuilt_dump(root, tmp_path / f"clean-{step}", load_settings(env={}, parse_workers=1))
+            assert incremental == clean, f"step {step}: {done[:8]}"
+    finally:
+        ws.close()
+    assert not list((tmp_path / "pg" / "runtime").glob("overlay-*")), "the overlay stays behind"

@@ -79,11 +79,11 @@ def _init(source: FactSource, files: dict[str, str]) -> None:
     _worker["store"] = FactStore(open_facts(source), PathIndex(files))
 
 
-def _init_overlay(source: str, overlay: str, changed: frozenset[str], files: dict[str, str]) -> None:
+def _init_overlay(source: FactSource, overlay: str, changed: frozenset[str], files: dict[str, str]) -> None:
     from lazy_intel.graph.overlay import OverlaidFactStore
 
     _worker["store"] = OverlaidFactStore(
-        connect(source, readonly=True), connect(overlay, readonly=True), changed, PathIndex(files)
+        open_facts(source), connect(overlay, readonly=True), changed, PathIndex(files)
     )
 
 
@@ -167,22 +167,24 @@ def pool_resolver(
 
 def overlay_resolver(
     conn: sqlite3.Connection,
-    store_path: Path,
+    store_path: Path | Any,
     runtime: Path,
     setting: int,
     *,
     cancel: threading.Event | None = None,
 ) -> OverlayResolver:
-    """How an incremental sync of the SQLite store ``store_path`` resolves a large change in workers
+    """How an incremental sync of the live store ``store_path`` (a SQLite file, or a PostgreSQL store's
+    :class:`~lazy_intel.store.pg.build.PgFactSource`) resolves a large change in workers
     (:mod:`lazy_intel.graph.overlay`): the writer's transaction stays open; the changed files' rows
-    are copied into an overlay file under ``runtime``, which the workers read beside the committed
-    store, and removed when the resolution ends."""
+    are copied into an overlay file (SQLite) under ``runtime``, which the workers read beside the
+    committed store, and removed when the resolution ends."""
 
     def make(changed: Sequence[str], targets: int) -> GraphResolver | None:
         workers = worker_count(setting, targets)
         if workers <= 1 or targets < OVERLAY_POOL_MIN_FILES:
             return None
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # readers must not wait on it
+        sqlite = isinstance(store_path, Path)
+        if sqlite and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # readers must not wait
             return None
         remove_stale_overlays(runtime)
         overlay = runtime / f"{OVERLAY_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}.sqlite"
@@ -204,7 +206,7 @@ def overlay_resolver(
                 workers,
                 chunksize=RESOLVE_CHUNK,
                 initializer=_init_overlay,
-                initargs=(str(store_path), str(overlay), frozenset(changed), files),
+                initargs=(fact_source(store_path), str(overlay), frozenset(changed), files),
             )
             try:
                 with contextlib.closing(results):

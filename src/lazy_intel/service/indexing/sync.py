@@ -321,7 +321,7 @@ def publish_sync(
     only: tuple[str, ...] | None = None,
     batch_files: int = 0,
     only_complete: bool = False,
-    live_store: tuple[Path, Path] | None = None,
+    live_store: tuple[Path | PgFactSource, Path] | None = None,
 ) -> Published:
     """Capture the scope, diff it against the store on ``conn``, parse what changed and publish it
     in one transaction (any store backend). ``before_write(generation)`` runs first when there is
@@ -329,8 +329,8 @@ def publish_sync(
     sets of at least :data:`RAY_MIN_FILES` files in Ray tasks (:mod:`.ray_executor`). ``store_path``:
     the fresh SQLite store file of a full rebuild, which resolve workers may read. ``only``: capture
     just these published files (a scoped sync, :func:`scoped_paths`) instead of listing the scope.
-    ``live_store``: the published SQLite store file an incremental sync writes and the state's runtime
-    folder (its large changes resolve in workers that read the store beside an overlay of the change
+    ``live_store``: the published store an incremental sync writes (a SQLite file, or a PostgreSQL
+    store's fact source) and a local runtime folder (its large changes resolve in workers that read the store beside an overlay of the change
     written there, :mod:`lazy_intel.graph.overlay`).
     ``batch_files`` (a full build into a fresh store): write the files in transactions of
     that many, then derive and publish in one more; the store's build journal counts the files

@@ -29,7 +29,7 @@ import posixpath
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.deps_index import PENDING_DEPS, dependents_of, fill_deps, write_deps
@@ -202,6 +202,9 @@ class GraphDelta:
     # parse worker computed an outline have their nodes and graph_files row already
     # (:func:`write_outline`): only the others are described
     described: bool = False
+    # (an incremental update) outlines its parse workers computed, by path: taken instead of
+    # describing the file from the store (the same outline, :func:`outline_of`)
+    outlines: Mapping[str, FileOutline] = field(default_factory=dict)
 
 
 @dataclass
@@ -443,8 +446,10 @@ def update_graph(
             outline = None
             if ahead is not None and ahead.path == path:
                 outline, ahead = ahead, None
+        elif path in files:
+            outline = delta.outlines.get(path) or describe_file(store, path, *sizes[path])
         else:
-            outline = describe_file(store, path, *sizes[path]) if path in files else None
+            outline = None
         old_interface, old_definitions = (old[0], set(old[1].split("\n")) - {""}) if old else (None, set())
         new_interface, new_definitions = (
             (outline.interface, set(outline.definitions)) if outline else (None, set())

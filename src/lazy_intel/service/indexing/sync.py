@@ -58,6 +58,10 @@ Progress = Callable[[str, int, int], None]
 StoreConnection = Any
 
 CAPTURE_BATCH = 512
+# outlines (nodes, interface record, definition lines) an incremental sync keeps from its parse
+# workers until the graph update takes them, ~40 KB each for a Django file: the rest of a larger
+# change is described from the store as before
+OUTLINES_CARRIED = 2048
 # a full build commits its fresh store every this many files (what a killed build resumes from)
 BUILD_BATCH_FILES = 1000
 # a change set smaller than this is parsed on this machine even with the Ray executor (a one-file
@@ -337,6 +341,7 @@ def publish_sync(
     committed."""
     from lazy_intel.graph.build import (
         RESOLVER_VERSION,
+        FileOutline,
         GraphDelta,
         graph_tables_empty,
         start_outlines,
@@ -403,6 +408,10 @@ def publish_sync(
     # phase reading every file's facts back, issue 14)
     outlines = full and store_path is not None and not priors and graph_tables_empty(conn)
     outlines_started = False
+    # an incremental sync whose files parse in workers: they describe them too, and the graph update
+    # takes those outlines instead of reading each file's facts back (at most OUTLINES_CARRIED)
+    carry = not full and workers > 1
+    carried: dict[str, FileOutline] = {}
 
     def records() -> Iterator[FileRecord]:
         nonlocal parse_errors, outlines_started
@@ -420,7 +429,13 @@ def publish_sync(
             )
         else:
             parsed = parse_many(
-                root, to_parse, max_file_bytes, workers, progress=progress, cancel=cancel, outlines=outlines
+                root,
+                to_parse,
+                max_file_bytes,
+                workers,
+                progress=progress,
+                cancel=cancel,
+                outlines=outlines or carry,
             )
         for record in parsed:
             if record.status == "parse-error":
@@ -430,6 +445,8 @@ def publish_sync(
                     start_outlines(conn)
                     outlines_started = True
                 write_outline(conn, record.outline)  # type: ignore[arg-type]
+            elif carry and record.outline is not None and len(carried) < OUTLINES_CARRIED:
+                carried[record.path] = record.outline  # type: ignore[assignment]
             yield record
 
     meta = {
@@ -474,7 +491,9 @@ def publish_sync(
         graph_reports.append(
             update_graph(
                 conn,
-                GraphDelta(applied.upserted, applied.removed, full=applied.full, described=outlines),
+                GraphDelta(
+                    applied.upserted, applied.removed, full=applied.full, described=outlines, outlines=carried
+                ),
                 resolver,
                 journal=journal,
                 progress=resolved,

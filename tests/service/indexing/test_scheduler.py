@@ -96,6 +96,9 @@ def test_a_sync_over_its_deadline_is_stopped_reported_and_resumed(make_repo) -> 
     # nothing was published; the full build's fresh store is kept for the next one to continue
     assert journal.pending() == [] and len(journal.resumable()) == 1
     assert [p.name for p in ws.state.stores.glob("*.sqlite")] == [Path(journal.resumable()[0].store).name]
+    # the caller is answered before the sync thread's clean-up ends; status reads `building` until
+    # then (a loaded machine made that window visible): the settled state is what this asserts
+    assert ws.wait_background(WAIT_S)
     status = execute({"operation": "status"}, lambda _r: ws, settings).to_dict()
     lexical = status["data"]["projections"]["lexical"]
     assert lexical["verdict"] == "failing" and "BOOTSTRAP" in lexical["error"]

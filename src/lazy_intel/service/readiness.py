@@ -87,7 +87,7 @@ def lexical_verdict(inputs: StatusInputs) -> Verdict:
     root = ws.root
     holder = ws.lock.live_holder()
     other_writer = holder if holder is not None and holder != os.getpid() else None
-    running = ws.scheduler.running_since is not None
+    running = ws.scheduler.syncing
     if ws.store_fault is not None:
         return Verdict(
             "lexical",
@@ -111,7 +111,7 @@ def lexical_verdict(inputs: StatusInputs) -> Verdict:
             },
         )
     if view is None:
-        if running or ws.is_building():
+        if running:
             return Verdict("lexical", BUILDING, "wait; status shows progress", detail=building_detail(ws))
         if other_writer is not None:
             return Verdict(
@@ -175,7 +175,7 @@ def _dense_verdict(inputs: StatusInputs) -> Verdict:
             required=False,
             detail={**detail, "error": message},
         )
-    building = ws.is_building()
+    building = ws.scheduler.syncing
     if view is None:
         return Verdict(
             "dense",
@@ -247,7 +247,7 @@ def _graph_verdict(inputs: StatusInputs) -> Verdict:
     ws, view = inputs.workspace, inputs.view
     root = ws.root
     if view is None:
-        building = ws.is_building() or ws.scheduler.running_since is not None
+        building = ws.scheduler.syncing
         return Verdict(
             "graph",
             BUILDING if building else ABSENT,

@@ -110,6 +110,37 @@ def test_a_sync_over_its_deadline_is_stopped_reported_and_resumed(make_repo) -> 
     ws.close()
 
 
+def test_status_during_the_clean_up_after_a_failed_sync_says_failing_not_building(make_repo) -> None:
+    """The caller of a sync is answered before the sync thread's clean-up ends; a status read in
+    that window reports the failure, not a build that is no longer running."""
+    root = make_repo(FILES)
+    settings = load_settings(env={})
+    ws = Workspace.open(root, settings=settings)
+    entered, release = threading.Event(), threading.Event()
+    real = ws.scheduler._after_sync
+
+    def held_clean_up() -> None:
+        entered.set()
+        release.wait(WAIT_S)
+        real()
+
+    ws.scheduler._after_sync = held_clean_up
+    ws.scheduler.sync_timeout_s = 0.0
+    try:
+        with pytest.raises(Timeout):
+            ws.sync()
+        assert entered.wait(WAIT_S)
+        assert ws.is_building(), "the clean-up is still running"
+        status = execute({"operation": "status"}, lambda _r: ws, settings).to_dict()
+        projections = status["data"]["projections"]
+        assert projections["lexical"]["verdict"] == "failing", projections["lexical"]
+        assert projections["graph"]["verdict"] == "absent", projections["graph"]
+    finally:
+        release.set()
+    assert ws.wait_background(WAIT_S)
+    ws.close()
+
+
 def test_more_roots_than_allowed_close_the_least_recent(make_repo) -> None:
     roots = [make_repo(FILES) for _ in range(3)]
     registry = WorkspaceRegistry(load_settings(env={}, max_roots=2), None, serving=True)

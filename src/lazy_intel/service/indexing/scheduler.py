@@ -91,6 +91,7 @@ class SyncScheduler:
         self._on_lock_taken = on_lock_taken
         self._before_lock = before_lock
         self._after_sync = after_sync
+        self._cleaning_up = False  # between a sync's answers and the end of its clean-up
         self.idle_release_s = idle_release_s
         self.sync_timeout_s = sync_timeout_s
         self._cond = threading.Condition()
@@ -154,6 +155,12 @@ class SyncScheduler:
     @property
     def busy(self) -> bool:
         return self.running_since is not None or self.wanted()
+
+    @property
+    def syncing(self) -> bool:
+        """A sync is running or wanted — not the clean-up after one, which runs once its callers are
+        answered (a status read then must not say `building` about a sync that already failed)."""
+        return (self.running_since is not None and not self._cleaning_up) or self.wanted()
 
     def wanted(self) -> bool:
         """A sync is waiting to start (asked for, not yet taken): work done on the sync thread between
@@ -253,12 +260,14 @@ class SyncScheduler:
         try:
             with self.lock.mutex:
                 self._run_locked(tickets, rebuild, retry_on_owned=retry_on_owned)
+            self._cleaning_up = True
             try:  # the tickets are answered: clean-up never delays a caller
                 self._after_sync()
             except Exception:
                 logger.exception("%s: clean-up after the sync failed", self.name)
         finally:
             with self._cond:
+                self._cleaning_up = False
                 self.running_since = None
                 self.progress = None
                 self._cond.notify_all()

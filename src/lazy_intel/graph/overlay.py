@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 
 from lazy_intel.graph.model import FileModel, file_key, load_interface, load_model
 from lazy_intel.graph.modules import PathIndex
@@ -33,6 +34,22 @@ from lazy_intel.store.schema import NODES_NAMED_INDEX, index_statements, table_s
 # the rows a file's resolution reads, per table: by the file's id, or (nodes) by its file key
 OVERLAY_TABLES = ("files", "symbols", "refs", "imports", "flows", "nodes")
 OVERLAY_BATCH = 500  # files per copy query
+
+
+def write_overlay_file(source: sqlite3.Connection, path: Path, paths: Sequence[str]) -> int:
+    """:func:`write_overlay` into a new SQLite file at ``path`` (no log: nothing writes it later);
+    the file is removed when writing fails."""
+    target = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        try:
+            target.execute("PRAGMA journal_mode=OFF")
+            target.execute("PRAGMA synchronous=OFF")
+            return write_overlay(source, target, paths)
+        finally:
+            target.close()
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
 
 
 def write_overlay(source: sqlite3.Connection, target: sqlite3.Connection, paths: Sequence[str]) -> int:

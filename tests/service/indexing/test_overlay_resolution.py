@@ -16,7 +16,7 @@ import pytest
 from lazy_intel.graph.build import GraphResolver
 from lazy_intel.graph.model import FileModel
 from lazy_intel.graph.modules import PathIndex
-from lazy_intel.graph.overlay import OverlaidFactStore, write_overlay
+from lazy_intel.graph.overlay import OverlaidFactStore, write_overlay_file
 from lazy_intel.graph.program import FactStore
 from lazy_intel.service.indexing import recovery, resolve_pool
 from lazy_intel.service.workspace import Workspace
@@ -87,9 +87,7 @@ def _same_reads(writer: sqlite3.Connection, store_file: Path, tmp: Path, changed
     uncommitted change included) with the workers' overlaid view; returns how many were compared."""
     overlay_file = tmp / "check-overlay.sqlite"
     overlay_file.unlink(missing_ok=True)
-    target = sqlite3.connect(str(overlay_file), isolation_level=None)
-    write_overlay(writer, target, changed)
-    target.close()
+    write_overlay_file(writer, overlay_file, changed)
     files = {
         path: lang for path, lang in writer.execute("SELECT path, lang FROM files WHERE lang IS NOT NULL")
     }

@@ -38,6 +38,7 @@ from lazy_intel.store.journal import (
     PublicationJournal,
 )
 from lazy_intel.store.schema import SCHEMA_VERSION
+from lazy_intel.workspace.lock import pid_alive
 from lazy_intel.workspace.state import StateDir
 
 logger = logging.getLogger(__name__)
@@ -201,18 +202,8 @@ def remove_stale_overlays(runtime: Path) -> None:
     """Remove the overlays of syncs whose process is gone (killed while its workers resolved)."""
     for path in runtime.glob(f"{OVERLAY_PREFIX}*.sqlite"):
         pid = path.name[len(OVERLAY_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             remove_overlay(path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _unlink(path: Path) -> None:

@@ -29,17 +29,19 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lazy_intel.allocator import release_free_memory
 from lazy_intel.graph.build import FileOutline, GraphResolver, OverlayResolver, ResolvedFile, describe_file
 from lazy_intel.graph.modules import PathIndex
-from lazy_intel.graph.overlay import write_overlay
+from lazy_intel.graph.overlay import write_overlay_file
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import resolve_file
 from lazy_intel.service.indexing.parse_pool import SyncCancelled, pooled_map, worker_count
 from lazy_intel.service.indexing.recovery import OVERLAY_PREFIX, remove_overlay, remove_stale_overlays
 from lazy_intel.store.schema import BULK_CACHE_KIB, connect
+
+R = TypeVar("R")
 
 # an incremental sync resolves in workers from this many target files (changed files and their
 # dependents) on: starting the workers, copying the change into an overlay and each worker's cold
@@ -97,6 +99,27 @@ def _resolve(path: str) -> ResolvedFile | None:
     return ResolvedFile.of(path, resolve_file(store, model)) if model is not None else None
 
 
+def _drained(
+    results: Iterator[R | None],
+    cancel: threading.Event | None,
+    when: str,
+    next_step: str,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+    total: int = 0,
+) -> Iterator[R]:
+    """The workers' results that are not ``None``, in order; the pool is closed when this ends, and
+    a set ``cancel`` stops it with ``SyncCancelled`` ("sync cancelled ``when``")."""
+    with contextlib.closing(results):
+        for done, result in enumerate(results, 1):
+            if progress is not None:
+                progress("graph", done, total)
+            if cancel is not None and cancel.is_set():
+                raise SyncCancelled(f"sync cancelled {when}", next_step=next_step)
+            if result is not None:
+                yield result
+
+
 def pool_resolver(
     conn: sqlite3.Connection,
     store_path: Path | Any,
@@ -132,17 +155,10 @@ def pool_resolver(
             initializer=_init,
             initargs=(fact_source(store_path), files),
         )
-        with contextlib.closing(results):
-            for done, result in enumerate(results, 1):
-                if progress is not None:
-                    progress("graph", done, len(paths))
-                if cancel is not None and cancel.is_set():
-                    raise SyncCancelled(
-                        "sync cancelled during graph resolution",
-                        next_step="the next sync continues from its last committed batch",
-                    )
-                if result is not None:
-                    yield result
+        stopped = "the next sync continues from its last committed batch"
+        yield from _drained(
+            results, cancel, "during graph resolution", stopped, progress=progress, total=len(paths)
+        )
 
     def describe_many(jobs: list[tuple[str, int, int]], files: dict[str, str]) -> Iterator[FileOutline]:
         results = pooled_map(
@@ -153,14 +169,7 @@ def pool_resolver(
             initializer=_init,
             initargs=(fact_source(store_path), files),
         )
-        with contextlib.closing(results):
-            for result in results:
-                if cancel is not None and cancel.is_set():
-                    raise SyncCancelled(
-                        "sync cancelled while describing files", next_step="the next sync starts over"
-                    )
-                if result is not None:
-                    yield result
+        yield from _drained(results, cancel, "while describing files", "the next sync starts over")
 
     return GraphResolver(publish_facts, resolve_many, workers, describe_many, resolved_all)
 
@@ -188,16 +197,7 @@ def overlay_resolver(
             return None
         remove_stale_overlays(runtime)
         overlay = runtime / f"{OVERLAY_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}.sqlite"
-        target = sqlite3.connect(str(overlay), isolation_level=None)  # no log: nothing writes it later
-        target.execute("PRAGMA journal_mode=OFF")
-        target.execute("PRAGMA synchronous=OFF")
-        try:
-            write_overlay(conn, target, changed)
-        except BaseException:
-            target.close()
-            remove_overlay(overlay)
-            raise
-        target.close()
+        write_overlay_file(conn, overlay, changed)
 
         def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
             results = pooled_map(
@@ -209,15 +209,7 @@ def overlay_resolver(
                 initargs=(fact_source(store_path), str(overlay), frozenset(changed), files),
             )
             try:
-                with contextlib.closing(results):
-                    for result in results:
-                        if cancel is not None and cancel.is_set():
-                            raise SyncCancelled(
-                                "sync cancelled during graph resolution",
-                                next_step="the next sync starts over",
-                            )
-                        if result is not None:
-                            yield result
+                yield from _drained(results, cancel, "during graph resolution", "the next sync starts over")
             finally:
                 remove_overlay(overlay)
 

@@ -334,8 +334,8 @@ def publish_sync(
     the fresh SQLite store file of a full rebuild, which resolve workers may read. ``only``: capture
     just these published files (a scoped sync, :func:`scoped_paths`) instead of listing the scope.
     ``live_store``: the published store an incremental sync writes (a SQLite file, or a PostgreSQL
-    store's fact source) and a local runtime folder (its large changes resolve in workers that read the store beside an overlay of the change
-    written there, :mod:`lazy_intel.graph.overlay`).
+    store's fact source) and a local runtime folder: its large changes resolve in workers that read
+    the store beside an overlay of the change written there (:mod:`lazy_intel.graph.overlay`).
     ``batch_files`` (a full build into a fresh store): write the files in transactions of
     that many, then derive and publish in one more; the store's build journal counts the files
     committed."""

@@ -1,5 +1,6 @@
-"""A full build's graph resolution in Ray tasks (``LAZY_INTEL_EXECUTOR=ray``), as
-:mod:`.resolve_pool` does it in local worker processes.
+"""Graph resolution in Ray tasks (``LAZY_INTEL_EXECUTOR=ray``) — a full build's, and a large
+incremental change's (:func:`ray_overlay_resolver`) — as :mod:`.resolve_pool` does it in local worker
+processes.
 
 Describing and resolving a file are pure functions of the facts committed to the fresh store (no
 reader sees it yet), so a task needs only the store's path and the files it is handed: it opens the
@@ -11,6 +12,10 @@ the server from the nodes), which the batched build has committed. Results are y
 the order of the paths, so the store is the local executor's
 (``tests/service/indexing/test_ray_executor.py`` compares the dumps). A PostgreSQL source reaches
 the tasks without its password (:mod:`lazy_intel.store.pg.passfile` says where it goes instead).
+
+An incremental sync's change is not committed while it resolves, so its tasks read the committed
+live store with the change laid over it (:mod:`lazy_intel.graph.overlay`); the overlay travels
+through Ray's object store as a serialized in-memory SQLite database, not as a file.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lazy_intel.errors import Unavailable
-from lazy_intel.graph.build import FileOutline, GraphResolver, ResolvedFile
+from lazy_intel.graph.build import FileOutline, GraphResolver, OverlayResolver, ResolvedFile
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -75,26 +80,37 @@ def _phase_source(source: Any, *, local: bool) -> Iterator[Any]:
         yield task_source(source, str(path))
 
 
+def _connect_task(source: Any) -> Any:
+    """The task's read-only connection to the store; a PostgreSQL connection failure as one picklable
+    message."""
+    from lazy_intel.service.indexing.resolve_pool import open_facts
+
+    try:
+        return open_facts(source)
+    except Exception as exc:
+        if isinstance(source, str):
+            raise
+        raise TaskConnectFailed(
+            str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+        ) from None
+
+
+def _start_phase(token: str, store: Any, *connections: Any) -> None:
+    """Make ``store`` this worker's view for the phase ``token``, closing the last phase's."""
+    for old in _phase.pop("connections", ()):
+        old.close()
+    _phase.update(token=token, connections=connections, store=store)
+
+
 def _fact_store(source: Any, token: str) -> Any:
     """The worker's read-only view of the fresh store for one phase (describe, then resolve: the
     writer commits nodes between them, so each phase opens the store afresh)."""
     from lazy_intel.graph.modules import PathIndex
     from lazy_intel.graph.program import FactStore
     from lazy_intel.parse.languages import is_parsed_language
-    from lazy_intel.service.indexing.resolve_pool import open_facts
 
     if _phase.get("token") != token:
-        old = _phase.pop("conn", None)
-        if old is not None:
-            old.close()
-        try:
-            conn = open_facts(source)
-        except Exception as exc:
-            if isinstance(source, str):
-                raise
-            raise TaskConnectFailed(
-                str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
-            ) from None
+        conn = _connect_task(source)
         files = {
             path: lang
             for path, lang in conn.execute(
@@ -102,7 +118,26 @@ def _fact_store(source: Any, token: str) -> Any:
             )
             if is_parsed_language(lang)
         }  # what update_graph hands the local resolvers
-        _phase.update(token=token, conn=conn, store=FactStore(conn, PathIndex(files)))
+        _start_phase(token, FactStore(conn, PathIndex(files)), conn)
+    return _phase["store"]
+
+
+def _overlay_store(source: Any, token: str, box: list[Any]) -> Any:
+    """The worker's view of the live store with an incremental sync's change laid over it
+    (:class:`~lazy_intel.graph.overlay.OverlaidFactStore`): the committed store read as a full
+    build's tasks read it, and the overlay the writer put in the object store (``box`` holds its
+    reference, fetched once per phase), deserialized into memory: nothing is written on the node."""
+    import ray
+
+    from lazy_intel.graph.modules import PathIndex
+    from lazy_intel.graph.overlay import OverlaidFactStore
+
+    if _phase.get("token") != token:
+        data, changed, files = ray.get(box[0])
+        conn = _connect_task(source)
+        overlay = sqlite3.connect(":memory:")
+        overlay.deserialize(data)
+        _start_phase(token, OverlaidFactStore(conn, overlay, changed, PathIndex(files)), conn, overlay)
     return _phase["store"]
 
 
@@ -114,9 +149,18 @@ def _describe_batch(source: Any, token: str, jobs: list[tuple[str, int, int]]) -
 
 
 def _resolve_batch(source: Any, token: str, paths: list[str]) -> list[ResolvedFile | None]:
+    return _resolve_in(_fact_store(source, token), paths)
+
+
+def _resolve_overlay_batch(
+    source: Any, token: str, box: list[Any], paths: list[str]
+) -> list[ResolvedFile | None]:
+    return _resolve_in(_overlay_store(source, token, box), paths)
+
+
+def _resolve_in(store: Any, paths: list[str]) -> list[ResolvedFile | None]:
     from lazy_intel.graph.resolve import resolve_file
 
-    store = _fact_store(source, token)
     out: list[ResolvedFile | None] = []
     for path in paths:
         model = store.model(path)
@@ -143,38 +187,121 @@ def ray_resolver(
         _tasks.update(describe=ray.remote(_describe_batch), resolve=ray.remote(_resolve_batch))
     describe_task, resolve_task = _tasks["describe"], _tasks["resolve"]
     width = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    phase: dict[str, Any] = {"source": source, "local": local, "width": width, "cancel": cancel}
 
     def publish_facts() -> None:
         conn.execute("COMMIT")  # the fresh store's generation is still 0: no reader is served from it
         conn.execute("BEGIN IMMEDIATE")
 
-    def fan_out(task: Any, items: Sequence[J], batch: int) -> Iterator[R]:
-        token = uuid.uuid4().hex
-        pending: deque[Any] = deque()
-        limit = width * IN_FLIGHT_PER_WORKER
-        with _phase_source(source, local=local) as sent:
-            try:
-                for start in range(0, len(items), batch):
-                    pending.append(task.remote(sent, token, list(items[start : start + batch])))
-                    while len(pending) >= limit:
-                        yield from _drain(ray, pending, cancel)
-                while pending:
-                    yield from _drain(ray, pending, cancel)
-            finally:
-                for ref in pending:
-                    _cancel(ray, ref)
-
     def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
-        for result in fan_out(resolve_task, paths, RESOLVE_BATCH):
+        for result in _fan_out(ray, resolve_task, paths, RESOLVE_BATCH, **phase):
             if result is not None:
                 yield result
 
     def describe_many(jobs: list[tuple[str, int, int]], files: dict[str, str]) -> Iterator[FileOutline]:
-        for result in fan_out(describe_task, jobs, DESCRIBE_BATCH):
+        for result in _fan_out(ray, describe_task, jobs, DESCRIBE_BATCH, **phase):
             if result is not None:
                 yield result
 
     return GraphResolver(publish_facts, resolve_many, width, describe_many)
+
+
+def ray_overlay_resolver(
+    conn: sqlite3.Connection,
+    store_path: Path | Any,
+    *,
+    address: str,
+    workers: int,
+    cancel: threading.Event | None = None,
+) -> OverlayResolver:
+    """How an incremental sync of the live store ``store_path`` resolves a large change in Ray tasks,
+    as :func:`~lazy_intel.service.indexing.resolve_pool.overlay_resolver` does in local workers: from
+    the same number of files on, the writer copies the changed files' rows out of its open
+    transaction into an in-memory SQLite overlay and puts it, serialized, in Ray's object store
+    with the change's paths and the file table; each task reads the committed store (a SQLite file
+    where the nodes can read it, or the PostgreSQL store) with the overlay laid over it. Nothing is
+    written to the state directory, so a killed sync leaves no overlay file behind."""
+    from lazy_intel.graph.overlay import write_overlay
+    from lazy_intel.service.indexing import resolve_pool
+
+    def make(changed: Sequence[str], targets: int) -> GraphResolver | None:
+        if targets < resolve_pool.OVERLAY_POOL_MIN_FILES:
+            return None
+        sqlite = isinstance(store_path, Path)
+        if sqlite and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # readers must not wait
+            return None
+        from lazy_intel.service.indexing.ray_executor import LOCAL, ray_session
+
+        ray = ray_session(address, workers)
+        if "resolve_overlay" not in _tasks:
+            _tasks["resolve_overlay"] = ray.remote(_resolve_overlay_batch)
+        task = _tasks["resolve_overlay"]
+        width = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        memory = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            write_overlay(conn, memory, changed)
+            data = memory.serialize()
+        finally:
+            memory.close()
+        source = resolve_pool.fact_source(store_path)
+        held: dict[str, Any] = {"data": data, "changed": frozenset(changed)}
+
+        def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
+            # in a list, so that Ray hands the tasks the reference, not the value: each worker
+            # fetches it once per phase
+            box = [ray.put((held.pop("data"), held["changed"], files))]
+            try:
+                for result in _fan_out(
+                    ray,
+                    task,
+                    paths,
+                    RESOLVE_BATCH,
+                    source=source,
+                    local=address == LOCAL,
+                    width=width,
+                    cancel=cancel,
+                    extra=(box,),
+                ):
+                    if result is not None:
+                        yield result
+            finally:
+                del box[:]  # the object store frees the overlay once no task holds it
+
+        return GraphResolver(lambda: None, resolve_many, width, None, lambda: held.clear)
+
+    return make
+
+
+def _fan_out(
+    ray: Any,
+    task: Any,
+    items: Sequence[J],
+    batch: int,
+    *,
+    source: Any,
+    local: bool,
+    width: int,
+    cancel: threading.Event | None,
+    extra: tuple[Any, ...] = (),
+) -> Iterator[R]:
+    """Run ``task`` over ``items`` in batches, at most :data:`IN_FLIGHT_PER_WORKER` per CPU of the
+    cluster in flight, yielding the results in the order of the items. One phase: its own token (a
+    worker opens its view of the store once per phase) and its own source (a password file on a
+    local instance lives as long as the phase)."""
+    token = uuid.uuid4().hex
+    pending: deque[Any] = deque()
+    limit = width * IN_FLIGHT_PER_WORKER
+    with _phase_source(source, local=local) as sent:
+        try:
+            for start in range(0, len(items), batch):
+                pending.append(task.remote(sent, token, *extra, list(items[start : start + batch])))
+                while len(pending) >= limit:
+                    yield from _drain(ray, pending, cancel)
+            while pending:
+                yield from _drain(ray, pending, cancel)
+        finally:
+            for ref in pending:
+                _cancel(ray, ref)
 
 
 def _drain(ray: Any, pending: deque[Any], cancel: threading.Event | None) -> Iterator[Any]:

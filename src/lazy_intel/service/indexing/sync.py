@@ -478,10 +478,17 @@ def publish_sync(
                 resolver = pool_resolver(conn, store_path, jobs, parse_workers, cancel=cancel)
         incremental = None
         if not applied.full and live_store is not None:  # a large change resolves in workers too
-            from lazy_intel.service.indexing.resolve_pool import overlay_resolver
-
             store_file, runtime = live_store
-            incremental = overlay_resolver(conn, store_file, runtime, parse_workers, cancel=cancel)
+            if executor == "ray":
+                from lazy_intel.service.indexing.ray_resolve import ray_overlay_resolver
+
+                incremental = ray_overlay_resolver(
+                    conn, store_file, address=ray_address, workers=parse_workers, cancel=cancel
+                )
+            else:
+                from lazy_intel.service.indexing.resolve_pool import overlay_resolver
+
+                incremental = overlay_resolver(conn, store_file, runtime, parse_workers, cancel=cancel)
         journal = None
         if applied.full and store_path is not None and batch_files > 0:  # resumable resolution
             from lazy_intel.service.indexing.resume import graph_journal

@@ -353,3 +353,44 @@ def test_server_files_inside_the_workspace_are_refused(fake_layer: Callable[...,
     assert answer.code == "UNAVAILABLE"
     assert "lies inside the workspace" in (answer.message or "")
     assert not setup.log.exists()
+
+
+def references(setup: FakeSetup):
+    request = SemanticRequest("references", relative_path="mod.fake", line=0, character=4)
+    return semantic_answer(setup.layer, setup.root, request)
+
+
+def test_a_cross_file_request_waits_once_per_server_start_for_the_workspace(
+    fake_layer: Callable[..., FakeSetup],
+) -> None:
+    """The first request answering from other files after a start is preceded by one hover (the
+    barrier a lazily enumerating server answers only once it holds the workspace); later ones are not,
+    and a server without hover gets none."""
+    setup = fake_layer("ok")
+    for _ in range(3):
+        assert references(setup).code != "UNAVAILABLE"
+    methods = [m for m in setup.methods() if m.startswith("textDocument/")]
+    assert methods.count("textDocument/hover") == 1, methods
+    assert methods.index("textDocument/hover") < methods.index("textDocument/references")
+    assert methods.count("textDocument/references") == 3
+    bare = fake_layer("no-hover")
+    references(bare)
+    assert "textDocument/hover" not in bare.methods()
+
+
+def test_a_barrier_that_hangs_does_not_fail_the_request_behind_it_and_one_that_kills_does(
+    fake_layer: Callable[..., FakeSetup],
+) -> None:
+    hung = fake_layer("hang", timeout_ms=500)
+    answer = references(hung)
+    # the fake does not implement references: that answer is the server's, to the request behind
+    # the barrier (not a timeout of the barrier)
+    assert answer.code == "UNSUPPORTED" and "textDocument/references" in (answer.message or ""), (
+        answer.to_dict()
+    )
+    methods = hung.methods()
+    assert methods.index("textDocument/hover") < methods.index("textDocument/references")
+    crashed = fake_layer("crash")  # dies on the hover: UNAVAILABLE, as a crash mid-request is
+    answer = references(crashed)
+    assert answer.code == "UNAVAILABLE", answer.to_dict()
+    assert "textDocument/references" not in crashed.methods()

@@ -96,13 +96,6 @@ def test_operation_finds_the_expected_evidence(
     if case.operation == "workspace_symbols":
         # servers index opened files first; open the file the symbol lives in
         assert ask(layer, root, Case("document_symbols", case.file, None, "", "")).status == "ok"
-    elif case.expect_path != case.file:
-        # A request that answers from other files, first on a fresh server, can miss files the
-        # server has not enumerated yet (basedpyright lists the workspace after its first request
-        # and answered references with the declaration alone, 'current'); the fused operations
-        # open the files of the index's sites first (ops_references), so this opens the file
-        # the answer is expected in, and the case no longer depends on which test ran first.
-        assert ask(layer, root, Case("document_symbols", case.expect_path, None, "", "")).status == "ok"
     answer = ask(layer, root, case)
     assert answer.status == "ok", answer.to_dict()
     semantic = answer.data["semantic"]
@@ -129,6 +122,40 @@ def test_operation_finds_the_expected_evidence(
     if case.operation == "diagnostics":
         assert semantic["diagnostics"] == "completed"
         assert semantic["mode"] in ("pull", "publish")
+
+
+CROSS_FILE = [
+    pytest.param(name, case, id=f"{name}-{case.operation}-{case.direction or ''}")
+    for name, (_, cases) in SERVERS.items()
+    for case in cases
+    if case.operation in ("references", "call_hierarchy")
+    and case.expect_path != case.file
+    and case.include_declaration
+]
+
+
+@pytest.mark.parametrize(("name", "case"), CROSS_FILE)
+def test_the_first_cross_file_answer_of_a_fresh_server_is_complete(
+    tmp_path_factory: pytest.TempPathFactory, name: str, case: Case
+) -> None:
+    """The first request of a server's life that answers from a file nobody opened finds it
+    (basedpyright enumerates the workspace after its first request: without the barrier of
+    ``ServerSession.settle_workspace`` it answered references with the declaration alone and we
+    called that ``current``)."""
+    fresh: dict[str, tuple[SemanticLayer, Path]] = {}
+    try:
+        layer, root = started(fresh, name, tmp_path_factory)
+        if case.operation not in layer.available_operations(root):
+            pytest.skip(f"{name} does not offer {case.operation}")
+        answer = ask(layer, root, case)
+        assert answer.status == "ok", answer.to_dict()
+        assert answer.data["semantic"]["evidence_state"] == "current"
+        assert case.expect_path in {i.anchor.path for i in answer.items}, [
+            i.anchor.path for i in answer.items
+        ]
+    finally:
+        for layer, _ in fresh.values():
+            layer.close()
 
 
 @pytest.mark.parametrize("name", list(SERVERS))

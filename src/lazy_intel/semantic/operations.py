@@ -41,6 +41,9 @@ POSITION_OPERATIONS = frozenset(
     }
 )
 FILE_OPERATIONS = frozenset({"document_symbols", "diagnostics"})
+# operations whose answer comes from files other than the one asked about: on a fresh server they
+# wait for the server to hold the workspace (ServerSession.settle_workspace)
+CROSS_FILE_OPERATIONS = frozenset({"references", "implementations", "call_hierarchy", "type_hierarchy"})
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
 MAX_DROPPED_SHOWN = 10
@@ -201,6 +204,8 @@ def _document_operation(
         if request.operation in POSITION_OPERATIONS:
             byte = _input_offset(document.codec, request, offset, relative)
             position = document.codec.to_position(byte, negotiated.encoding)
+        if request.operation in CROSS_FILE_OPERATIONS and position is not None:
+            session.settle_workspace(document.uri, position)
         anchoring = Anchoring(session, negotiated.encoding, layer.max_file_bytes, generation)
         ctx = Context(session, anchoring, document, position, request, layer.diagnostics_wait_ms)
         outcome = HANDLERS[request.operation](ctx)

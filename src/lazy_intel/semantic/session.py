@@ -92,6 +92,7 @@ class ServerSession:
         self._registered: set[str] = set()
         self._sync_seq = 0
         self._changed = threading.Condition()
+        self._settled_epoch = -1  # the epoch whose workspace a blocking request has settled
 
     # -- lifecycle ------------------------------------------------------------------------------
     @property
@@ -242,6 +243,34 @@ class ServerSession:
         return caps.negotiated_operations(self.negotiated.capabilities, frozenset(self._registered))
 
     # -- requests -------------------------------------------------------------------------------
+    def settle_workspace(self, uri: str, position: tuple[int, int]) -> None:
+        """Before this epoch's first request that answers from files other than the one asked about:
+        one ``textDocument/hover`` there, its answer ignored.
+
+        A server may list the workspace lazily: basedpyright enumerates its source files only after
+        the first request, and answered a first ``references`` with the declaration alone — and we
+        would have called that answer ``current``. Its hover waits for the enumeration (about a second
+        on a fresh start), after which references are complete, so a hover is the barrier: every
+        server answers it, and it costs one request per server start. A hover that times out or errs
+        does not fail the request behind it (the next cross-file request tries again); a server that
+        dies on it fails the request, as any crash mid-request does."""
+        if self._settled_epoch == self.epoch or self.negotiated is None:
+            return
+        epoch = self.epoch
+        if "hover" in self.operations():
+            params = {
+                "textDocument": {"uri": uri},
+                "position": {"line": position[0], "character": position[1]},
+            }
+            try:
+                self.request("textDocument/hover", params)
+            except LazyIntelError as exc:
+                if not self.running or self.epoch != epoch:
+                    raise  # the server died: the request fails as any request a crash interrupts
+                log.info("language server %s: the workspace barrier (hover) failed: %s", self.label, exc)
+                return
+        self._settled_epoch = epoch
+
     def request(self, method: str, params: Any, *, timeout_ms: int | None = None) -> Reply:
         negotiated = self.ensure_started()
         conn = self._conn

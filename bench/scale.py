@@ -6,6 +6,7 @@ Usage:
     python bench/scale.py --no-postgres                    # SQLite only
     python bench/scale.py --kill-at 0.5                    # also: kill -9 the build half-way, resume
     python bench/scale.py --existing TREE STATE_DIR        # only edits and queries, on a build made there
+    python bench/scale.py --reuse-sqlite                   # the SQLite build a previous run left in --work
 
 The tree is built from the benchmark mirrors (``/work/.mirror/<owner>+<name>/repo``): each
 repository exported with ``git archive`` at several commits spread over its history, side by side
@@ -16,7 +17,7 @@ Printed (and written as JSON with ``--out``): the full build (wall, CPU of the w
 CPU/wall against the core count, peak RSS of the tree, files/s), a one-file edit made visible by an
 incremental sync, ``search`` and ``impact`` (depth 3) median and p95 in one warm process, the same
 queries against a PostgreSQL store of the same tree (a real server this script starts and stops)
-as ratios to SQLite, and with ``--kill-at`` the wall of a build resumed after ``kill -9`` as a
+as ratios to SQLite (both stores open in one process, their rounds interleaved), and with ``--kill-at`` the wall of a build resumed after ``kill -9`` as a
 ratio of the full build. Machine: shared and noisy, so every figure that compares is a ratio
 measured in the same run.
 """
@@ -182,38 +183,60 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def warm_latency(
-    tree: Path, state: Path, env: dict[str, str], repeat: int, symbols: list[str]
-) -> dict[str, Any]:
-    """search and impact(depth 3) in one warm process (as in serve), medians and p95 in ms."""
+    tree: Path, backends: dict[str, tuple[Path, dict[str, str]]], repeat: int, symbols: list[str]
+) -> dict[str, dict[str, Any]]:
+    """search and impact(depth 3) in one warm process (as in serve), medians and p95 in ms, per
+    backend (label -> (state directory, environment)). Each backend's store is opened once and
+    warmed (every request asked once, untimed); then every round asks all requests of each backend in turn, so that two backends
+    compared share the machine's moments (interleaved, not one after the other)."""
     from lazy_intel.service.ops.operations import execute
     from lazy_intel.service.workspace import Workspace
     from lazy_intel.settings import load_settings
 
-    settings = load_settings(env={**os.environ, **env, "LAZY_INTEL_EMBEDDING": "none"})
-    ws = Workspace.open(tree, settings=settings, state_dir=state)
+    requests = {
+        "search": [{"operation": "search", "query": q, "limit": 10} for q in QUERIES],
+        "impact_depth3": [{"operation": "impact", "symbol": s, "depth": 3} for s in symbols],
+    }
+    environment = {k: v for k, v in os.environ.items() if k != "LAZY_INTEL_STORE"}  # a backend's own
+    opened: dict[str, tuple[Any, Any]] = {}
     try:
-        out: dict[str, Any] = {}
-        for name, requests in (
-            ("search", [{"operation": "search", "query": q, "limit": 10} for q in QUERIES]),
-            ("impact_depth3", [{"operation": "impact", "symbol": s, "depth": 3} for s in symbols]),
-        ):
-            times: list[float] = []
-            execute({**requests[0], "freshness": "fast"}, lambda _r: ws, settings)  # warm
-            for _ in range(repeat):
-                for request in requests:
-                    started = time.perf_counter()
-                    answer = execute({**request, "freshness": "fast"}, lambda _r: ws, settings)
-                    times.append((time.perf_counter() - started) * 1000)
-                    if answer.status == "error":
-                        raise SystemExit(f"{request}: {answer.to_dict()}")
-            out[name] = {
-                "median_ms": round(statistics.median(times), 1),
-                "p95_ms": round(_percentile(times, 0.95), 1),
-                "n": len(times),
+        for label, (state, env) in backends.items():
+            settings = load_settings(env={**environment, **env, "LAZY_INTEL_EMBEDDING": "none"})
+            opened[label] = (Workspace.open(tree, settings=settings, state_dir=state), settings)
+        times: dict[str, dict[str, list[float]]] = {
+            label: {name: [] for name in requests} for label in opened
+        }
+
+        def ask(label: str, request: dict[str, Any]) -> float:
+            ws, settings = opened[label]
+            started = time.perf_counter()
+            answer = execute({**request, "freshness": "fast"}, lambda _r: ws, settings)
+            if answer.status == "error":
+                raise SystemExit(f"{label} {request}: {answer.to_dict()}")
+            return (time.perf_counter() - started) * 1000
+
+        for label in opened:  # warm: every request once (a query's first use in a process reads its phrases)
+            for asked in requests.values():
+                for request in asked:
+                    ask(label, request)
+        for _ in range(repeat):
+            for label in opened:
+                for name, asked in requests.items():
+                    times[label][name].extend(ask(label, request) for request in asked)
+        return {
+            label: {
+                name: {
+                    "median_ms": round(statistics.median(values), 1),
+                    "p95_ms": round(_percentile(values, 0.95), 1),
+                    "n": len(values),
+                }
+                for name, values in per_name.items()
             }
-        return out
+            for label, per_name in times.items()
+        }
     finally:
-        ws.close()
+        for ws, _settings in opened.values():
+            ws.close()
 
 
 def edit_visible(tree: Path, state: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -382,7 +405,7 @@ def measure_existing(tree: Path, state: Path, repeat: int) -> dict[str, Any]:
     result["search_across_edits"] = search_across_edits(tree, state, {})
     print(f"search across edits: {result['search_across_edits']}", flush=True)
     symbols = pick_symbols(tree, state, {}, 5)
-    result["sqlite_latency"] = warm_latency(tree, state, {}, repeat, symbols)
+    result["sqlite_latency"] = warm_latency(tree, {"sqlite": (state, {})}, repeat, symbols)["sqlite"]
     print(f"sqlite latency: {result['sqlite_latency']}", flush=True)
     result["edit"] = edit_visible(tree, state, {})
     print(f"one-file edit, sync listing the scope: {result['edit']}", flush=True)
@@ -419,6 +442,11 @@ def main() -> None:
     parser.add_argument("--executors-only", action="store_true", help="only the local vs Ray builds")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument(
+        "--reuse-sqlite",
+        action="store_true",
+        help="keep the SQLite build a previous run left in WORK (its figures from WORK/sqlite-build.json)",
+    )
+    parser.add_argument(
         "--existing",
         type=Path,
         nargs=2,
@@ -447,8 +475,14 @@ def main() -> None:
         return
 
     state = args.work / "state-sqlite"
-    shutil.rmtree(state, ignore_errors=True)
-    build = full_build(tree, state, {"LAZY_INTEL_EMBEDDING": "none"})
+    recorded = args.work / "sqlite-build.json"  # the figures of the build in ``state``
+    if args.reuse_sqlite and recorded.is_file() and state.is_dir():
+        build = json.loads(recorded.read_text()) | {"reused_from": str(recorded)}
+    else:
+        shutil.rmtree(state, ignore_errors=True)
+        recorded.unlink(missing_ok=True)
+        build = full_build(tree, state, {"LAZY_INTEL_EMBEDDING": "none"})
+        recorded.write_text(json.dumps(build))
     with_status = json.loads(
         subprocess.run(
             [cli(), "status", "--root", str(tree), "--state-dir", str(state), "--json"],
@@ -464,7 +498,7 @@ def main() -> None:
     result["edit"] = edit_visible(tree, state, {})
     print(f"one-file edit: {result['edit']}", flush=True)
     symbols = pick_symbols(tree, state, {}, 5)
-    result["sqlite_latency"] = warm_latency(tree, state, {}, args.repeat, symbols)
+    result["sqlite_latency"] = warm_latency(tree, {"sqlite": (state, {})}, args.repeat, symbols)["sqlite"]
     print(f"sqlite latency: {result['sqlite_latency']}", flush=True)
 
     if not args.no_postgres:
@@ -484,9 +518,14 @@ def main() -> None:
             pg_build["wall_over_sqlite"] = round(pg_build["wall_s"] / build["wall_s"], 2)
             result["postgres_build"] = pg_build
             print(f"postgres build: {pg_build}", flush=True)
-            latency = warm_latency(tree, pg_state, pg_env, args.repeat, symbols)
+            # both stores open in one process, rounds interleaved: the ratio compares like moments
+            both = warm_latency(
+                tree, {"sqlite": (state, {}), "postgresql": (pg_state, pg_env)}, args.repeat, symbols
+            )
+            latency = both["postgresql"]
+            result["sqlite_latency_beside_postgres"] = both["sqlite"]
             for name, figures in latency.items():
-                base = result["sqlite_latency"][name]
+                base = both["sqlite"][name]
                 figures["median_over_sqlite"] = round(figures["median_ms"] / base["median_ms"], 2)
                 figures["p95_over_sqlite"] = round(figures["p95_ms"] / base["p95_ms"], 2)
             result["postgres_latency"] = latency

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from lazy_intel.store.pg.dialect import translate
+from lazy_intel.store.pg.connection import PgConnection
+from lazy_intel.store.pg.dialect import copy_form, translate
 from lazy_intel.store.pg.store import PgStore, pg_schema
 from lazy_intel.store.schema import TARGET_LAST_NAME_SQL, index_statements
 
@@ -63,6 +64,63 @@ def test_hints_functions_reserved_words_and_control() -> None:
     assert "OPERATOR(lazy_intel.@~@)" in sql("SELECT 1 FROM files f WHERE f.path GLOB ?")
     assert translate("BEGIN IMMEDIATE", TABLES).transaction == "BEGIN"
     assert translate("PRAGMA page_count", TABLES).pragma
+
+
+def many(text: str) -> str:
+    """``text`` as the connection's executemany sends it (no RETURNING: it returns no ids)."""
+    return sql(text).rsplit(" RETURNING ", 1)[0]
+
+
+def test_copy_form_only_for_plain_inserts_of_parameters() -> None:
+    assert copy_form(many("INSERT INTO refs(file_id, name, line) VALUES (?, ?, ?)")) == (
+        "COPY refs (file_id, name, line) FROM STDIN"
+    )
+    assert copy_form('INSERT INTO t ("window", b) VALUES (%s,%s)') == 'COPY t ("window", b) FROM STDIN'
+    for text in (
+        "INSERT OR IGNORE INTO refs(file_id, name) VALUES (?, ?)",  # a conflict clause
+        "INSERT INTO meta(key, value) VALUES (?, lower(?))",  # an expression
+        "INSERT INTO refs(file_id, name) SELECT file_id, name FROM refs",
+        "INSERT INTO refs VALUES (?, ?)",  # no column list
+        "INSERT INTO refs(file_id, name) VALUES (?)",  # columns and values disagree
+        "UPDATE refs SET name = ? WHERE file_id = ?",
+    ):
+        assert copy_form(many(text)) is None, text
+    # as execute sends it, an insert that returns its row id is not one
+    assert copy_form(sql("INSERT INTO files(path) VALUES (?)")) is None
+
+
+VALUES = st.one_of(
+    st.none(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=False),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),
+    st.binary(max_size=8),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.integers(0, 10**6), VALUES, VALUES, VALUES), max_size=12))
+def test_rows_copied_equal_rows_inserted(pg: Any, rows: list[tuple[object, ...]]) -> None:
+    """executemany sends a plain INSERT through COPY: every value (NULL, integers, floats, any text
+    with tabs, newlines and backslashes, bytes) arrives as the INSERT of each row stores it."""
+    typed = [
+        (i, *(v if type(v) is not bytes else None for v in (a, b)), c if type(c) is bytes else None)
+        for i, (_, a, b, c) in enumerate(rows)
+    ]
+    # a column per kind of value: text, text, bytea (numbers arrive in text columns as their text)
+    typed = [(i, None if a is None else str(a), None if b is None else str(b), c) for i, a, b, c in typed]
+    pg.execute("SET search_path = public")
+    conn = PgConnection(pg, "public", {}, owned=False)  # what the writer writes through
+    for table in ("copied", "inserted"):
+        pg.execute(f"DROP TABLE IF EXISTS {table}")
+        pg.execute(f"CREATE TABLE {table} (k INTEGER PRIMARY KEY, a TEXT, b TEXT, c BYTEA)")
+    assert copy_form(many("INSERT INTO copied(k, a, b, c) VALUES (?, ?, ?, ?)")) is not None
+    conn.executemany("INSERT INTO copied(k, a, b, c) VALUES (?, ?, ?, ?)", typed)
+    for row in typed:
+        conn.execute("INSERT INTO inserted(k, a, b, c) VALUES (?, ?, ?, ?)", row)
+    copied = pg.execute("SELECT k, a, b, c FROM copied ORDER BY k").fetchall()
+    assert copied == pg.execute("SELECT k, a, b, c FROM inserted ORDER BY k").fetchall()
+    assert [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in copied] == typed
 
 
 @pytest.fixture(scope="module")

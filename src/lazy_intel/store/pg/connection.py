@@ -23,12 +23,17 @@ import psycopg
 from psycopg.adapt import Loader
 from psycopg.pq import TransactionStatus
 
-from lazy_intel.store.pg.dialect import TableInfo, translate
+from lazy_intel.store.pg.dialect import TableInfo, copy_form, translate
 from lazy_intel.store.pg.functions import fold_fts_statistics_sql
 
 logger = logging.getLogger(__name__)
 
 DIALECT = "postgresql"
+
+
+# values a COPY row carries exactly as a parameter would (text format: NULL, numbers, text, bytea); a
+# batch holding anything else (a bool, an array) goes through executemany
+COPY_TYPES = frozenset({type(None), int, float, str, bytes})
 
 
 class _NumericLoader(Loader):
@@ -129,7 +134,13 @@ class PgConnection:
         if not rows:
             return PgCursor([], 0, None)
         self._note_fts(text)
+        copy = copy_form(text)
         with self.raw.cursor() as cur:
+            if copy is not None and all(type(v) in COPY_TYPES for row in rows for v in row):
+                with cur.copy(copy) as stream:  # the same rows, ~3x faster into chunks_fts
+                    for row in rows:
+                        stream.write_row(row)
+                return PgCursor([], len(rows), None)
             cur.executemany(text, rows)  # type: ignore[arg-type]
             return PgCursor([], cur.rowcount, None)
 

@@ -327,6 +327,27 @@ def _translate(sql: str, tables: dict[str, TableInfo]) -> Translated:
     return Translated(text + suffix, returns_row_id=returns_row_id)
 
 
+# an INSERT of bare parameters into listed columns, nothing else (no conflict clause, no RETURNING,
+# no expressions): rows of such a statement can go through COPY, which evaluates the table's
+# generated columns (the full-text vectors) in one executor for all rows instead of one per row
+_PLAIN_INSERT = re.compile(
+    r"\s*INSERT\s+INTO\s+(\"?[A-Za-z_][\w.]*\"?)\s*\(([^()]*)\)\s*VALUES\s*\(\s*(%s(?:\s*,\s*%s)*)\s*\)\s*",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def copy_form(sql: str) -> str | None:
+    """The ``COPY … FROM STDIN`` that inserts what the translated ``sql`` inserts, row for row, or
+    ``None`` when ``sql`` is not a plain INSERT of parameters (pure)."""
+    match = _PLAIN_INSERT.fullmatch(sql)
+    if match is None:
+        return None
+    columns = [c.strip() for c in match.group(2).split(",")]
+    if not all(columns) or len(columns) != match.group(3).count("%s"):
+        return None
+    return f"COPY {match.group(1)} ({', '.join(columns)}) FROM STDIN"
+
+
 def _next_significant(tokens: list[Token], idx: int) -> int | None:
     for j in range(idx + 1, len(tokens)):
         if tokens[j].kind not in ("ws", "comment"):

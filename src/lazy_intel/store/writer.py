@@ -494,6 +494,7 @@ class StoreWriter:
         data = record.data or b""
         if len(record.fts_rows) != len(record.chunks) or len(record.embed_shas) != len(record.chunks):
             record = with_fts_rows(record)
+        fts_rows: list[tuple[object, ...]] = []
         for chunk, fts, embed_sha in zip(record.chunks, record.fts_rows, record.embed_shas, strict=True):
             symbol_id = symbol_ids[chunk.symbol_index] if chunk.symbol_index is not None else None
             cur = self.conn.execute(
@@ -511,9 +512,12 @@ class StoreWriter:
                     embed_sha,
                 ),
             )
-            self.conn.execute(_FTS_INSERT, (cur.lastrowid, *fts))
+            fts_rows.append((cur.lastrowid, *fts))
             if self._logging:
                 self._chunk_ids_added.append(int(cur.lastrowid or 0))
+        # the file's full-text rows in one statement: on PostgreSQL a COPY, whose generated columns
+        # (the positional vectors) are evaluated in one executor instead of one per chunk
+        self.conn.executemany(_FTS_INSERT, fts_rows)
         self._chunks_added += len(record.chunks)
 
 

@@ -13,6 +13,13 @@ double precision (the phrase sum ordered by position in the expression), so both
 item for item alike. Every intermediate is ``MATERIALIZED`` (the IDF once per phrase, not once per
 candidate row). Matching uses the GIN index over every column's lexemes (``v_all``);
 statistics come from ``fts_terms`` / ``fts_delta``, kept by the writer (:mod:`.functions`).
+
+Only the (row, phrase) pairs that can score are formed: a one-token phrase's frequency comes from the
+row's counted lexemes (``tf``, narrow rows), and only phrases of several tokens are counted against
+every candidate's position lists. A phrase a row does not hold adds exactly 0.0 to FTS5's sum, so
+leaving those pairs out changes no score (a row none of whose phrases count is left out, as FTS5
+leaves it out). Forming every (candidate, phrase) pair with the candidates' vectors carried along
+sorted ~100 MB on disk per query at 15k files (2.9 s; docs/design/scale.md).
 """
 
 from __future__ import annotations
@@ -135,11 +142,16 @@ tf AS MATERIALIZED (
   FROM cand CROSS JOIN LATERAL (VALUES {column_rows}) AS w(col, weight, v) CROSS JOIN LATERAL unnest(w.v) AS u
   GROUP BY cand.rowid, u.lexeme
 ),
+phrase_f AS (
+  SELECT tf.rowid, idf.ord, idf.idf, tf.f
+  FROM tf JOIN idf ON cardinality(idf.toks) = 1 AND tf.lexeme = idf.toks[1]
+  UNION ALL
+  SELECT cand.rowid, idf.ord, idf.idf, {phrase_freq} AS f
+  FROM cand JOIN idf ON cardinality(idf.toks) > 1
+),
 freq AS (
-  SELECT cand.rowid, cand.file_id, cand.doc_len, idf.ord, idf.idf,
-         CASE WHEN cardinality(idf.toks) = 1 THEN coalesce(tf.f, CAST(0 AS float8)) ELSE {phrase_freq} END AS f
-  FROM cand CROSS JOIN idf
-  LEFT JOIN tf ON tf.rowid = cand.rowid AND cardinality(idf.toks) = 1 AND tf.lexeme = idf.toks[1]
+  SELECT phrase_f.rowid, cand.file_id, cand.doc_len, phrase_f.ord, phrase_f.idf, phrase_f.f
+  FROM phrase_f JOIN cand ON cand.rowid = phrase_f.rowid
 ),
 scored AS (
   SELECT freq.rowid, freq.file_id,

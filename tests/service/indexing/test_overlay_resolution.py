@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lazy_intel.graph.build import GraphResolver
+from lazy_intel.graph.build import GraphReport, GraphResolver
 from lazy_intel.graph.model import FileModel
 from lazy_intel.graph.modules import PathIndex
 from lazy_intel.graph.overlay import OverlaidFactStore, write_overlay_file
@@ -80,6 +80,23 @@ class Tree:
         self.current[path] = text
         self.clock += 1_000_000_000
         os.utime(target, ns=(self.clock, self.clock))
+
+
+def large_step(
+    ws: Workspace, tree: Tree, rng: random.Random, step: int, *, workers: int, tmp: Path
+) -> tuple[GraphReport, dict[str, list[tuple[object, ...]]], list[str]]:
+    """One random large change of ``tree`` synced by ``ws``, which must resolve it in ``workers``
+    workers (not the writer), and its store checked equal to a clean rebuild: (the sync's graph
+    report, the store's dump, what was changed)."""
+    done = tree.step(rng, share=0.8)
+    report = ws.sync()
+    assert report.graph is not None and not report.full_rebuild
+    assert report.graph.resolve_workers == workers, f"step {step}: resolved by {report.graph.resolve_workers}"
+    with ws.read() as view:
+        incremental = canonical_dump(view.conn)
+    clean = rebuilt_dump(tree.root, tmp / f"clean-{step}", load_settings(env={}, parse_workers=1))
+    assert incremental == clean, f"step {step}: {done[:8]}"
+    return report.graph, incremental, done
 
 
 def _same_reads(writer: sqlite3.Connection, store_file: Path, tmp: Path, changed: Sequence[str]) -> int:
@@ -182,17 +199,11 @@ def test_a_large_change_resolved_in_workers_equals_the_serial_sync_and_a_rebuild
         pooled.sync(rebuild=True)
         serial.sync(rebuild=True)
         for step in range(3):
-            done = tree.step(rng, share=0.8)
-            report = pooled.sync()
-            assert report.graph is not None and not report.full_rebuild
-            assert report.graph.resolve_workers == 2, f"step {step}: the change resolved in the writer"
+            graph, incremental, done = large_step(pooled, tree, rng, step, workers=2, tmp=tmp_path)
             serial_report = serial.sync()
             assert serial_report.graph is not None and serial_report.graph.resolve_workers == 0
-            assert report.graph.dependents == serial_report.graph.dependents
-            incremental = dump_of(pooled)
+            assert graph.dependents == serial_report.graph.dependents
             assert incremental == dump_of(serial), f"seed {seed} step {step}: {done[:8]}"
-            clean = rebuilt_dump(root, tmp_path / f"clean-{step}", load_settings(env={}, parse_workers=1))
-            assert incremental == clean, f"seed {seed} step {step}: {done[:8]}"
     finally:
         pooled.close()
         serial.close()
@@ -236,14 +247,7 @@ def test_a_large_change_on_postgresql_resolves_in_workers_and_equals_a_rebuild(
     try:
         ws.sync(rebuild=True)
         for step in range(2):
-            done = tree.step(rng, share=0.8)
-            report = ws.sync()
-            assert report.graph is not None and not report.full_rebuild
-            assert report.graph.resolve_workers == 2, f"step {step}: the change resolved in the writer"
-            with ws.read() as view:
-                incremental = canonical_dump(view.conn)
-            clean = rebuilt_dump(root, tmp_path / f"clean-{step}", load_settings(env={}, parse_workers=1))
-            assert incremental == clean, f"step {step}: {done[:8]}"
+            large_step(ws, tree, rng, step, workers=2, tmp=tmp_path)
     finally:
         ws.close()
     assert not list((tmp_path / "pg" / "runtime").glob("overlay-*")), "the overlay stays behind"

@@ -225,10 +225,7 @@ def ray_overlay_resolver(
     from lazy_intel.service.indexing import resolve_pool
 
     def make(changed: Sequence[str], targets: int) -> GraphResolver | None:
-        if targets < resolve_pool.OVERLAY_POOL_MIN_FILES:
-            return None
-        sqlite = isinstance(store_path, Path)
-        if sqlite and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # readers must not wait
+        if not resolve_pool.overlay_worthwhile(conn, store_path, targets):
             return None
         from lazy_intel.service.indexing.ray_executor import LOCAL, ray_session
 
@@ -244,12 +241,12 @@ def ray_overlay_resolver(
         finally:
             memory.close()
         source = resolve_pool.fact_source(store_path)
-        held: dict[str, Any] = {"data": data, "changed": frozenset(changed)}
+        held: dict[str, Any] = {"data": data}  # until the object store has it
 
         def resolve_many(paths: list[str], files: dict[str, str]) -> Iterator[ResolvedFile]:
             # in a list, so that Ray hands the tasks the reference, not the value: each worker
             # fetches it once per phase
-            box = [ray.put((held.pop("data"), held["changed"], files))]
+            box = [ray.put((held.pop("data"), frozenset(changed), files))]
             try:
                 for result in _fan_out(
                     ray,
@@ -267,7 +264,7 @@ def ray_overlay_resolver(
             finally:
                 del box[:]  # the object store frees the overlay once no task holds it
 
-        return GraphResolver(lambda: None, resolve_many, width, None, lambda: held.clear)
+        return GraphResolver(lambda: None, resolve_many, width, None, held.clear)
 
     return make
 

@@ -174,6 +174,15 @@ def pool_resolver(
     return GraphResolver(publish_facts, resolve_many, workers, describe_many, resolved_all)
 
 
+def overlay_worthwhile(conn: sqlite3.Connection, store_path: Path | Any, targets: int) -> bool:
+    """Whether an incremental change of ``targets`` files to resolve goes to workers over an overlay
+    (local or Ray): enough files to pay for it, and other connections can read the store meanwhile
+    (a SQLite store in WAL mode: otherwise they would wait for the writer)."""
+    if targets < OVERLAY_POOL_MIN_FILES:
+        return False
+    return not isinstance(store_path, Path) or conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
 def overlay_resolver(
     conn: sqlite3.Connection,
     store_path: Path | Any,
@@ -190,10 +199,7 @@ def overlay_resolver(
 
     def make(changed: Sequence[str], targets: int) -> GraphResolver | None:
         workers = worker_count(setting, targets)
-        if workers <= 1 or targets < OVERLAY_POOL_MIN_FILES:
-            return None
-        sqlite = isinstance(store_path, Path)
-        if sqlite and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # readers must not wait
+        if workers <= 1 or not overlay_worthwhile(conn, store_path, targets):
             return None
         remove_stale_overlays(runtime)
         overlay = runtime / f"{OVERLAY_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}.sqlite"

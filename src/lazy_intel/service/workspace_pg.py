@@ -48,7 +48,7 @@ from lazy_intel.store.pg.build import (
 )
 from lazy_intel.store.pg.store import PgStore, StoreRef
 from lazy_intel.store.pg.vectors import carry_embedding_column
-from lazy_intel.store.reader import ReadView
+from lazy_intel.store.reader import MIB, ReadView
 from lazy_intel.store.schema import SCHEMA_VERSION, UPGRADES_IN_PLACE, upgrade_in_place
 from lazy_intel.workspace.scope import load_policy
 from lazy_intel.workspace.state import StateDir
@@ -286,7 +286,7 @@ class PgWorkspace(Workspace):
     @contextmanager
     def read(self, *, deadline: float | None = None) -> Iterator[ReadView]:
         self.last_used = time.monotonic()
-        with self.pg.view(deadline=deadline) as view:
+        with self.pg.view(deadline=deadline, postings_bytes=self.settings.postings_mb * MIB) as view:
             if view is None:
                 raise IndexBuilding(
                     f"no index for {self.pg.repository}@{self.pg.branch} in {self.pg.where} yet"

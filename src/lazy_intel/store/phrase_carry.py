@@ -15,22 +15,16 @@ the statistics and of the change log — or the phrase is read afresh.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from lazy_intel.store.bm25 import (
-    PhraseScores,
-    TableTotals,
-    fts5_idf,
-    phrase_scores_sql,
-    phrase_summands,
-    quoted_phrase,
-    recovered_freqs,
-)
+from lazy_intel.store.bm25 import PhraseScores, TableTotals, fts5_idf, phrase_summands, recovered_freqs
 from lazy_intel.store.chunk_changes import ChunkChanges, id_ranges, range_pairs
+from lazy_intel.store.phrase_source import PhraseSource, read_phrase_scores
+
+__all__ = ["MAX_ADDED_RANGES", "PhraseEntry", "carried", "read_phrase_scores"]
 
 log = logging.getLogger(__name__)
 
@@ -52,25 +46,6 @@ class PhraseEntry:
         return self.scores.nbytes + (int(self.freqs.nbytes) if self.freqs is not None else 0)
 
 
-def read_phrase_scores(
-    conn: sqlite3.Connection, part: str, weights: Sequence[float], ranges: Sequence[tuple[int, int]] = ()
-) -> PhraseScores:
-    """The ``-bm25()`` summand of phrase ``part`` in every row holding it (one FTS5 query), or in
-    the rows of the inclusive rowid ``ranges`` only (one query each)."""
-    if ranges:
-        sql = phrase_scores_sql(weights).replace(
-            " ORDER BY rowid", " AND rowid BETWEEN ? AND ? ORDER BY rowid"
-        )
-        rows = []
-        for low, high in ranges:
-            rows.extend(conn.execute(sql, (quoted_phrase(part), low, high)).fetchall())
-    else:
-        rows = conn.execute(phrase_scores_sql(weights), (quoted_phrase(part),)).fetchall()
-    docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    scores = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
-    return PhraseScores(docs, scores)
-
-
 def _within(docs: np.ndarray, ranges: Sequence[tuple[int, int]]) -> np.ndarray:
     """Which of ``docs`` lie in one of the inclusive ``ranges``."""
     inside = np.zeros(len(docs), dtype=bool)
@@ -80,7 +55,7 @@ def _within(docs: np.ndarray, ranges: Sequence[tuple[int, int]]) -> np.ndarray:
 
 
 def carried(
-    conn: sqlite3.Connection,
+    source: PhraseSource,
     part: str,
     weights: Sequence[float],
     entry: PhraseEntry,
@@ -124,7 +99,7 @@ def carried(
             ranges[-1] = (probe, ranges[-1][1])
         elif not ranges or probe > ranges[-1][1]:
             ranges.append((probe, probe))
-    read = read_phrase_scores(conn, part, weights, ranges) if ranges else None
+    read = source.scores(part, weights, ranges) if ranges else None
     docs_read = read.docs if read is not None else docs[:0]
     is_added = np.isin(docs_read, changes.added, assume_unique=True)
     added_docs = docs_read[is_added]

@@ -27,14 +27,14 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lazy_intel.store.bm25 import PhraseScores, TableTotals, ranked, summed_scores, weight_grid
-from lazy_intel.store.chunk_changes import CHUNK_CHANGES_KEY, changes_between, id_ranges, range_pairs
-from lazy_intel.store.fts_stats import read_lengths, read_totals
-from lazy_intel.store.phrase_carry import PhraseEntry, carried, read_phrase_scores
+from lazy_intel.store.chunk_changes import changes_between, id_ranges, range_pairs
+from lazy_intel.store.phrase_carry import PhraseEntry, carried
+from lazy_intel.store.phrase_source import Fts5Phrases, PhraseSource
 
 if TYPE_CHECKING:
     from lazy_intel.search.lexical import LexicalQuery
@@ -47,7 +47,7 @@ ABSENT = -1  # the length held for a rowid with no row
 FILE_LOOKUP_BATCH = 500  # chunk ids per lookup of their files
 
 
-def read_chunk_files(conn: sqlite3.Connection) -> np.ndarray:
+def read_chunk_files(conn: Any) -> np.ndarray:
     """File id of each chunk id (the SQL joins chunks and files), ``-1`` where there is none."""
     top = conn.execute("SELECT max(id) FROM chunks").fetchone()[0]
     size = int(top or 0) + 1
@@ -59,7 +59,7 @@ def read_chunk_files(conn: sqlite3.Connection) -> np.ndarray:
     return out
 
 
-def read_files_of(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
+def read_files_of(conn: Any, ids: Sequence[int]) -> dict[int, int]:
     """File id of each of the chunk ids ``ids`` that has a chunk and a file (the SQL's joins)."""
     out: dict[int, int] = {}
     for start in range(0, len(ids), FILE_LOOKUP_BATCH):
@@ -136,11 +136,11 @@ class PostingsCache:
         if held is not None:
             self._bytes -= int(held[1].nbytes)
 
-    def _store_totals(self, conn: sqlite3.Connection, key: tuple[str, int]) -> TableTotals:
+    def _store_totals(self, source: PhraseSource, key: tuple[str, int]) -> TableTotals:
         with self._lock:
             found = self._totals.get(key)
         if found is None:
-            found = read_totals(conn)
+            found = source.totals()
             with self._lock:
                 self._totals[key] = found
                 while len(self._totals) > TOTALS_KEPT:
@@ -148,7 +148,7 @@ class PostingsCache:
         return found
 
     def _row_lengths(
-        self, conn: sqlite3.Connection, key: tuple[str, int], columns: int, max_bytes: int
+        self, source: PhraseSource, key: tuple[str, int], columns: int, max_bytes: int
     ) -> np.ndarray | None:
         """Each rowid's length at generation ``key[1]`` (:data:`ABSENT` where there is no row): read
         once per store, then updated from the chunk change log; ``None`` when that generation is older
@@ -161,20 +161,20 @@ class PostingsCache:
             return held[1]
         if held is not None and held[0] > generation:
             return None
-        changes = changes_between(_change_log(conn), held[0], generation) if held is not None else None
+        changes = changes_between(source.change_log(), held[0], generation) if held is not None else None
         if held is not None and changes is not None:
             top = max(len(held[1]), int(changes.added[-1]) + 1 if len(changes.added) else 0)
             lengths = np.full(top, ABSENT, dtype=np.int32)
             lengths[: len(held[1])] = held[1]
             lengths[changes.removed[changes.removed < top]] = ABSENT
-            ids, values = read_lengths(conn, columns, range_pairs(id_ranges(changes.added.tolist())))
+            ids, values = source.lengths(columns, range_pairs(id_ranges(changes.added.tolist())))
         else:
-            ids, values = read_lengths(conn, columns)
+            ids, values = source.lengths(columns)
             lengths = np.full(int(ids.max()) + 1 if len(ids) else 0, ABSENT, dtype=np.int32)
         lengths[ids] = values
         if lengths.nbytes > max_bytes // 2:
             return None
-        if int(np.count_nonzero(lengths != ABSENT)) != self._store_totals(conn, key).rows:
+        if int(np.count_nonzero(lengths != ABSENT)) != self._store_totals(source, key).rows:
             log.debug("store %s generation %d: row lengths do not add up to the row count", store, generation)
             with self._lock:
                 if self._lengths.get(store) is held and held is not None:
@@ -190,7 +190,7 @@ class PostingsCache:
 
     def _carried(
         self,
-        conn: sqlite3.Connection,
+        source: PhraseSource,
         key: tuple[str, int],
         weights: tuple[float, ...],
         part: str,
@@ -201,20 +201,20 @@ class PostingsCache:
         grid = weight_grid(weights)
         if grid is None:
             return None
-        changes = changes_between(_change_log(conn), entry.generation, key[1])
+        changes = changes_between(source.change_log(), entry.generation, key[1])
         if changes is None:
             return None
-        lengths = self._row_lengths(conn, key, len(weights), max_bytes)
+        lengths = self._row_lengths(source, key, len(weights), max_bytes)
         if lengths is None:
             return None
-        totals = self._store_totals(conn, key)
+        totals = self._store_totals(source, key)
         return carried(
-            conn, part, weights, entry, key[1], changes=changes, lengths=lengths, totals=totals, grid=grid
+            source, part, weights, entry, key[1], changes=changes, lengths=lengths, totals=totals, grid=grid
         )
 
     def phrase_scores(
         self,
-        conn: sqlite3.Connection,
+        source: PhraseSource,
         key: tuple[str, int],
         weights: tuple[float, ...],
         parts: Sequence[str],
@@ -240,15 +240,15 @@ class PostingsCache:
                     if found is not None:  # a view of an older generation than the one held
                         unkept.add(part)
         for part, entry in older.items():
-            moved = self._carried(conn, key, weights, part, entry, max_bytes=max_bytes)
+            moved = self._carried(source, key, weights, part, entry, max_bytes=max_bytes)
             if moved is None:
                 missing.append(part)
             else:
                 out[part] = moved
         if missing:
-            totals = self._store_totals(conn, key)
-            for part in missing:
-                out[part] = PhraseEntry(generation, read_phrase_scores(conn, part, weights), totals)
+            totals = self._store_totals(source, key)
+            for part, scores in source.many(list(dict.fromkeys(missing)), weights).items():
+                out[part] = PhraseEntry(generation, scores, totals)
         need = sum(e.nbytes for e in out.values())
         with self._lock:
             if need > max_bytes:
@@ -268,16 +268,17 @@ class PostingsCache:
         return {part: entry.scores for part, entry in out.items()}
 
 
-def _change_log(conn: sqlite3.Connection) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key=?", (CHUNK_CHANGES_KEY,)).fetchone()
-    return str(row[0]) if row else None
-
-
 CACHE = PostingsCache()
 
 
 def prime_row_lengths(
-    conn: sqlite3.Connection, key: tuple[str, int], columns: int, max_bytes: int, cache: PostingsCache = CACHE
+    conn: sqlite3.Connection,
+    key: tuple[str, int],
+    columns: int,
+    max_bytes: int,
+    cache: PostingsCache = CACHE,
+    *,
+    source: PhraseSource | None = None,
 ) -> bool:
     """Read the store's row lengths now (a watching server, once, before the first edit), so the
     first search after an edit carries its phrases over without reading them (~0.9 s at 100k files);
@@ -285,7 +286,7 @@ def prime_row_lengths(
     if max_bytes <= 0:
         return False
     cache.use(key)
-    return cache._row_lengths(conn, key, columns, max_bytes) is not None
+    return cache._row_lengths(source or Fts5Phrases(conn), key, columns, max_bytes) is not None
 
 
 def servable(query: LexicalQuery) -> bool:
@@ -300,18 +301,22 @@ def servable(query: LexicalQuery) -> bool:
 
 
 def memory_lexical(
-    conn: sqlite3.Connection,
+    conn: Any,
     key: tuple[str, int],
     query: LexicalQuery,
     max_bytes: int,
     cache: PostingsCache = CACHE,
+    *,
+    source: PhraseSource | None = None,
 ) -> list[tuple[int, int, float]] | None:
     """``(chunk_id, file_id, score)`` best first, what ``query.sql`` returns; ``None`` when the query
     is not answered from memory (not :func:`servable`, or over the bound)."""
     if max_bytes <= 0 or not servable(query):
         return None
     cache.use(key)
-    found = cache.phrase_scores(conn, key, tuple(query.weights), query.parts, max_bytes)
+    found = cache.phrase_scores(
+        source or Fts5Phrases(conn), key, tuple(query.weights), query.parts, max_bytes
+    )
     if found is None:
         return None
     phrases = [found[p] for p in query.parts]

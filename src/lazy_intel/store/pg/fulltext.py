@@ -43,30 +43,31 @@ def _tsquery_lexeme(token: str) -> str:
     return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def bm25_sql(
-    phrases: Sequence[Sequence[str]],
+def _summand(f: str, doc_len: str) -> str:
+    """One phrase's BM25 summand in one row, in FTS5's order of operations (``fts5_aux.c``); the
+    same text in the ranked query's sum and in :func:`phrase_summands_sql`, so both give one double."""
+    k1 = f"CAST({BM25_K1!r} AS float8)"
+    b = f"CAST({BM25_B!r} AS float8)"
+    return (
+        f"(({f} * ({k1} + CAST(1.0 AS float8)))"
+        f" / ({f} + {k1} * (CAST(1 AS float8) - {b} + {b} * {doc_len} / (stats.ntok / stats.nrow))))"
+    )
+
+
+def _ctes(
+    phrases: Sequence[tuple[str, ...]],
     columns: Sequence[str],
     weights: Sequence[float],
     *,
-    filters: Sequence[str],
-    filter_args: Sequence[object],
-    limit: int,
-    within: Sequence[int] | None = None,
+    candidates: str,
+    candidate_args: Sequence[object],
+    file_id: str,
 ) -> tuple[str, list[object]]:
-    """``(chunk_id, file_id, score)`` best first for the phrases, the way ``-bm25()`` ranks them.
-
-    ``filters`` are ``AND …`` clauses over ``f`` (files) and ``s`` (symbols), with their arguments;
-    ``within`` limits the rows scored to these chunk ids. A column of weight 0 is not matched at
-    all, as FTS5's column filter (``- {col} : …``) that ``search/lexical.py`` writes for it: its
-    occurrences count neither for a row's frequencies nor for a phrase's document count.
-    """
-    phrases = [tuple(p) for p in phrases if p]
-    if not phrases:
-        raise ValueError("no phrase to match")
+    """The ``WITH`` clauses both queries share, down to ``phrase_f`` (row, phrase, idf, ``F(p)``):
+    ``candidates`` is the ``FROM … WHERE`` of the rows scored after their match of any phrase
+    (``t`` the full-text row), with its arguments; ``file_id`` the expression of a row's file."""
     index = [i for i, w in enumerate(weights) if w > 0]
     filtered_columns = len(index) < len(columns)
-    if not index:
-        raise ValueError("every column has weight 0: nothing can match")
     args: list[object] = []
     values = []
     for ordinal, tokens in enumerate(phrases):
@@ -87,11 +88,11 @@ def bm25_sql(
     args.extend([every] * len(columns))
     any_query = " | ".join(f"({' & '.join(_tsquery_lexeme(t) for t in p)})" for p in dict.fromkeys(phrases))
     args.append(any_query)
-    args.extend(filter_args)
+    args.extend(candidate_args)
+    extra = ""
     if filtered_columns:
+        extra = "AND (" + " OR ".join(f"t.v_{columns[i]} @@ CAST(? AS tsquery)" for i in index) + ")"
         args.extend([any_query] * len(index))
-    if within is not None:
-        args.append(list(within))
     column_rows = ", ".join(f"({i}, CAST({float(weights[i])!r} AS float8), cand.f{i})" for i in index)
     in_any_column = " OR ".join(f"t.v_{columns[i]} @@ q.tsq_phrase" for i in index)
     phrase_freq = " + ".join(
@@ -103,13 +104,6 @@ def bm25_sql(
         if filtered_columns
         else "coalesce((SELECT docs FROM fts_terms WHERE term = q.toks[1]), 0)"
     )
-    extra: list[str] = []
-    if filtered_columns:
-        extra.append("AND (" + " OR ".join(f"t.v_{columns[i]} @@ CAST(? AS tsquery)" for i in index) + ")")
-    if within is not None:
-        extra.append("AND t.rowid = ANY(CAST(? AS bigint[]))")
-    k1 = f"CAST({BM25_K1!r} AS float8)"
-    b = f"CAST({BM25_B!r} AS float8)"
     sql = f"""
 WITH q(ord, toks, tsq_all, tsq_phrase) AS (VALUES {", ".join(values)}),
 stats AS MATERIALIZED (
@@ -130,10 +124,8 @@ idf AS MATERIALIZED (
   FROM hits, stats
 ),
 cand AS MATERIALIZED (
-  SELECT t.rowid, c.file_id, CAST(t.doc_len AS float8) AS doc_len, t.tf_over, {filtered}
-  FROM chunks_fts t JOIN chunks c ON c.id = t.rowid JOIN files f ON f.id = c.file_id
-  LEFT JOIN symbols s ON s.id = c.symbol_id
-  WHERE t.v_all @@ CAST(? AS tsquery) {" ".join(filters)} {" ".join(extra)}
+  SELECT t.rowid, {file_id} AS file_id, CAST(t.doc_len AS float8) AS doc_len, t.tf_over, {filtered}
+  {candidates.replace("{match}", "t.v_all @@ CAST(? AS tsquery)")} {extra}
 ),
 tf AS MATERIALIZED (
   SELECT cand.rowid, u.lexeme,
@@ -148,22 +140,92 @@ phrase_f AS (
   UNION ALL
   SELECT cand.rowid, idf.ord, idf.idf, {phrase_freq} AS f
   FROM cand JOIN idf ON cardinality(idf.toks) > 1
-),
+)"""
+    return sql, args
+
+
+def _checked(phrases: Sequence[Sequence[str]], weights: Sequence[float]) -> list[tuple[str, ...]]:
+    phrases = [tuple(p) for p in phrases if p]
+    if not phrases:
+        raise ValueError("no phrase to match")
+    if not any(w > 0 for w in weights):
+        raise ValueError("every column has weight 0: nothing can match")
+    return phrases
+
+
+def bm25_sql(
+    phrases: Sequence[Sequence[str]],
+    columns: Sequence[str],
+    weights: Sequence[float],
+    *,
+    filters: Sequence[str],
+    filter_args: Sequence[object],
+    limit: int,
+    within: Sequence[int] | None = None,
+) -> tuple[str, list[object]]:
+    """``(chunk_id, file_id, score)`` best first for the phrases, the way ``-bm25()`` ranks them.
+
+    ``filters`` are ``AND …`` clauses over ``f`` (files) and ``s`` (symbols), with their arguments;
+    ``within`` limits the rows scored to these chunk ids. A column of weight 0 is not matched at
+    all, as FTS5's column filter (``- {col} : …``) that ``search/lexical.py`` writes for it: its
+    occurrences count neither for a row's frequencies nor for a phrase's document count.
+    """
+    checked = _checked(phrases, weights)
+    candidates = (
+        "FROM chunks_fts t JOIN chunks c ON c.id = t.rowid JOIN files f ON f.id = c.file_id "
+        "LEFT JOIN symbols s ON s.id = c.symbol_id WHERE {match} " + " ".join(filters)
+    )
+    candidate_args = list(filter_args)
+    if within is not None:
+        candidates += " AND t.rowid = ANY(CAST(? AS bigint[]))"
+        candidate_args.append(list(within))
+    ctes, args = _ctes(
+        checked, columns, weights, candidates=candidates, candidate_args=candidate_args, file_id="c.file_id"
+    )
+    sql = f"""{ctes},
 freq AS (
   SELECT phrase_f.rowid, cand.file_id, cand.doc_len, phrase_f.ord, phrase_f.idf, phrase_f.f
   FROM phrase_f JOIN cand ON cand.rowid = phrase_f.rowid
 ),
 scored AS (
   SELECT freq.rowid, freq.file_id,
-         sum(freq.idf * ((freq.f * ({k1} + CAST(1.0 AS float8)))
-             / (freq.f + {k1} * (CAST(1 AS float8) - {b} + {b} * freq.doc_len / (stats.ntok / stats.nrow))))
-             ORDER BY freq.ord) AS score,
+         sum(freq.idf * {_summand("freq.f", "freq.doc_len")} ORDER BY freq.ord) AS score,
          max(freq.f) AS top
   FROM freq, stats
   GROUP BY freq.rowid, freq.file_id
 )
 SELECT rowid, file_id, score FROM scored WHERE top > 0 ORDER BY score DESC, rowid LIMIT ?"""
     args.append(limit)
+    return sql, args
+
+
+def phrase_summands_sql(
+    phrases: Sequence[Sequence[str]],
+    columns: Sequence[str],
+    weights: Sequence[float],
+    *,
+    ranges: Sequence[tuple[int, int]] = (),
+) -> tuple[str, list[object]]:
+    """``(ord, rowid, summand)`` of each phrase (by its position in ``phrases``) in every full-text
+    row holding it, or in the rows within the inclusive rowid ``ranges`` only; by ``ord`` then
+    ``rowid``. Each summand is the double :func:`bm25_sql` adds for that pair (the same
+    statistics and expression), and a row is read whether or not its chunk and file rows exist, as
+    FTS5's one-phrase query reads it (``store/postings.py`` does the joins)."""
+    checked = _checked(phrases, weights)
+    candidates = "FROM chunks_fts t WHERE {match}"
+    candidate_args: list[object] = []
+    if ranges:
+        candidates += " AND (" + " OR ".join("t.rowid BETWEEN ? AND ?" for _ in ranges) + ")"
+        for low, high in ranges:
+            candidate_args.extend([int(low), int(high)])
+    ctes, args = _ctes(
+        checked, columns, weights, candidates=candidates, candidate_args=candidate_args, file_id="0"
+    )
+    sql = f"""{ctes}
+SELECT phrase_f.ord, phrase_f.rowid, phrase_f.idf * {_summand("phrase_f.f", "cand.doc_len")} AS summand
+FROM phrase_f JOIN cand ON cand.rowid = phrase_f.rowid, stats
+WHERE phrase_f.f > 0
+ORDER BY phrase_f.ord, phrase_f.rowid"""
     return sql, args
 
 

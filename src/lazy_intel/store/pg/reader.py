@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lazy_intel.store.pg.fulltext import bm25_sql, document_counts_sql
+from lazy_intel.store.pg.phrases import PgPhrases
 from lazy_intel.store.reader import ReadView
 
 if TYPE_CHECKING:
@@ -20,8 +21,23 @@ class PgReadView(ReadView):
     dialect = "postgresql"
 
     def lexical(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
+        """Ranked full text: from the in-memory postings when they answer it exactly (as for SQLite,
+        ``store/postings.py``, reading phrases through :class:`.phrases.PgPhrases`), else the BM25
+        SQL of :mod:`.fulltext`."""
         if query.within is not None and not query.within:
             return []
+        if self.postings_bytes > 0 and query.columns == self.fts_columns:
+            from lazy_intel.store.postings import memory_lexical
+
+            found = memory_lexical(
+                self.conn,
+                (str(self.store_path), self.generation),
+                query,
+                self.postings_bytes,
+                source=self._phrases(query),
+            )
+            if found is not None:
+                return found
         sql, args = bm25_sql(
             query.phrases,
             query.columns,
@@ -32,6 +48,20 @@ class PgReadView(ReadView):
             within=query.within,
         )
         return self.fts(sql, args)
+
+    def _phrases(self, query: LexicalQuery) -> PgPhrases:
+        return PgPhrases(self.conn, query.columns, dict(zip(query.parts, query.phrases, strict=True)))
+
+    def prime_postings(self) -> bool:
+        if self.postings_bytes <= 0:
+            return False
+        from lazy_intel.store.postings import prime_row_lengths
+
+        key = (str(self.store_path), self.generation)
+        columns = self.fts_columns
+        return prime_row_lengths(
+            self.conn, key, len(columns), self.postings_bytes, source=PgPhrases(self.conn, columns, {})
+        )
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         out: dict[str, int] = {}

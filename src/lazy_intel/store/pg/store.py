@@ -278,9 +278,10 @@ class PgStore:
 
     # ---- reads
     @contextmanager
-    def view(self, *, deadline: float | None = None) -> Iterator[Any]:
+    def view(self, *, deadline: float | None = None, postings_bytes: int = 0) -> Iterator[Any]:
         """A read view of the live store, in one snapshot; ``INDEX_BUILDING`` is the caller's business
-        (``None`` is yielded when the catalog names no store)."""
+        (``None`` is yielded when the catalog names no store). ``postings_bytes``: the bound of the
+        in-memory postings its searches may rank from (``store/postings.py``); 0: off."""
         import psycopg
 
         from lazy_intel.store.pg.reader import PgReadView
@@ -305,7 +306,7 @@ class PgStore:
                 return
             raw.execute(f'SET LOCAL search_path TO "{ref.schema}"')
             conn = PgConnection(raw, ref.schema, pg_schema().tables, owned=False)
-            view = PgReadView(conn, Path(ref.name))
+            view = PgReadView(conn, Path(ref.name), postings_bytes=postings_bytes)
             version = view.meta("schema_version")
             if version not in {str(SCHEMA_VERSION), *(str(v) for v in UPGRADES_IN_PLACE)}:
                 raise StoreCorrupt(

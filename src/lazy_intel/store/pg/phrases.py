@@ -1,0 +1,82 @@
+"""The in-memory postings' source over PostgreSQL (``store/phrase_source.py``).
+
+A phrase's summands come from :func:`.fulltext.phrase_summands_sql`, the ranked BM25 query stopped
+before its sum (one query for every phrase a search misses); the table's statistics from
+``fts_delta`` and each row's length from ``chunks_fts.doc_len`` — what that SQL reads. So the
+postings cache ranks a PostgreSQL store exactly as its SQL does, and carries phrases over to a
+later generation the way it does for SQLite (the writer keeps the same chunk change log in meta).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from lazy_intel.store.bm25 import PhraseScores, TableTotals
+from lazy_intel.store.pg.fulltext import phrase_summands_sql
+from lazy_intel.store.phrase_source import read_change_log
+
+
+class PgPhrases:
+    """:class:`~lazy_intel.store.phrase_source.PhraseSource` over one PostgreSQL read view."""
+
+    def __init__(self, conn: Any, columns: Sequence[str], phrases: dict[str, tuple[str, ...]]) -> None:
+        self.conn = conn
+        self.columns = tuple(columns)
+        self.phrases = phrases  # each part as written -> the tokens FTS5 reads from it
+
+    def totals(self) -> TableTotals:
+        row = self.conn.execute(
+            "SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0) FROM fts_delta"
+        ).fetchone()
+        return TableTotals(int(row[0]), int(row[1]))
+
+    def lengths(
+        self, columns: int, ranges: Sequence[tuple[int, int]] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        sql = "SELECT rowid, doc_len FROM chunks_fts"
+        if ranges is None:
+            rows = self.conn.execute(sql).fetchall()
+        else:
+            rows = []
+            for low, high in ranges:
+                rows.extend(self.conn.execute(f"{sql} WHERE rowid BETWEEN ? AND ?", (low, high)).fetchall())
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        values = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        order = np.argsort(ids, kind="stable")
+        return ids[order], values[order]
+
+    def _read(
+        self, parts: Sequence[str], weights: Sequence[float], ranges: Sequence[tuple[int, int]]
+    ) -> dict[str, PhraseScores]:
+        empty = PhraseScores(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+        out = {part: empty for part in parts}
+        matching = [part for part in parts if self.phrases.get(part)]
+        if not matching:
+            return out
+        sql, args = phrase_summands_sql(
+            [self.phrases[p] for p in matching], self.columns, weights, ranges=ranges
+        )
+        rows = self.conn.execute(sql, args).fetchall()
+        if not rows:
+            return out
+        table = np.array([(r[0], r[1]) for r in rows], dtype=np.int64).reshape(-1, 2)
+        summands = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
+        bounds = np.searchsorted(table[:, 0], np.arange(len(matching) + 1))
+        for ordinal, part in enumerate(matching):
+            low, high = int(bounds[ordinal]), int(bounds[ordinal + 1])
+            out[part] = PhraseScores(table[low:high, 1].copy(), summands[low:high].copy())
+        return out
+
+    def scores(
+        self, part: str, weights: Sequence[float], ranges: Sequence[tuple[int, int]] = ()
+    ) -> PhraseScores:
+        return self._read([part], weights, ranges)[part]
+
+    def many(self, parts: Sequence[str], weights: Sequence[float]) -> dict[str, PhraseScores]:
+        return self._read(list(dict.fromkeys(parts)), weights, ())
+
+    def change_log(self) -> str | None:
+        return read_change_log(self.conn)

@@ -395,8 +395,9 @@ SETTINGS: tuple[Setting, ...] = (
         64,
         "Bound (MiB) of the full-text postings (each search phrase's bm25() score in every chunk holding "
         "it, read once and carried over to each new index generation) a long-running process (serve, ui) keeps in memory to rank "
-        "searches itself, exactly as SQLite FTS5 does; least recently used out first. A query whose "
-        "phrases do not fit is ranked by FTS5. 0 = FTS5 only (always so for one-shot CLI commands).",
+        "searches itself, exactly as the store's full-text SQL does (SQLite FTS5, or BM25 over PostgreSQL's "
+        "tsvector columns); least recently used out first. A query whose phrases do not fit is ranked by "
+        "that SQL. 0 = the SQL only (always so for one-shot CLI commands).",
         0,
         65_536,
     ),

@@ -5,8 +5,8 @@ length ``D``) and on the table (row count, token count, the phrase's row count):
 table's statistics for every phrase, so each phrase used to be read again from FTS5 after every
 publication (at 100k files, a few hundred ms for a search's phrases). Here the rows that did not
 change keep their ``F(p)`` (solved from the summand once, exactly: :func:`.bm25.recovered_freqs`),
-the rows the publications in between removed go, the rows they added are read from FTS5 for just
-their rowid ranges (the last range stretched down to the nearest row that stayed, so the same query
+the rows the publications in between removed go, the rows they added are read from the store (FTS5,
+or PostgreSQL's BM25 SQL: :mod:`.phrase_source`) for just their rowid ranges (the last range stretched down to the nearest row that stayed, so the same query
 reads at least one unchanged row), and every summand is evaluated again from the new generation's
 statistics. The unchanged rows read must equal their recomputed summands to the bit — a check of
 the statistics and of the change log — or the phrase is read afresh.
@@ -109,7 +109,7 @@ def carried(
     avgdl = totals.avgdl
     kept_scores = phrase_summands(kept_freqs, lengths[kept_docs], idf, avgdl)
     if read is not None and len(kept_docs):
-        checked = docs_read[~is_added]  # rows that stayed, read from FTS5 at this generation
+        checked = docs_read[~is_added]  # rows that stayed, read from the store at this generation
         at = np.searchsorted(kept_docs, checked)
         in_kept = (at < len(kept_docs)) & (kept_docs[np.minimum(at, len(kept_docs) - 1)] == checked)
         expected = int(np.count_nonzero(_within(kept_docs, ranges)))
@@ -119,7 +119,7 @@ def carried(
             or len(checked) != expected
             or kept_scores[at].tobytes() != read.scores[~is_added].tobytes()
         ):
-            log.debug("phrase %r: recomputed summands differ from FTS5's, read afresh", part)
+            log.debug("phrase %r: recomputed summands differ from the store's, read afresh", part)
             return None
     added = PhraseScores(added_docs, read.scores[is_added]) if read is not None else None
     if added is None or not len(added_docs):

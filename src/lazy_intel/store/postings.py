@@ -1,4 +1,4 @@
-"""Ranked full-text queries answered from per-phrase scores held in memory (FTS5's ranking exactly).
+"""Ranked full-text queries answered from per-phrase scores held in memory (the SQL's ranking exactly).
 
 FTS5's ``bm25()`` costs per matched row x phrase on every search: on a long report (48 terms,
 repeated up to 6 times by weight, most of a large repository's chunks matching) it was most of a
@@ -13,6 +13,12 @@ right after an edit (issue 15). A search then adds up arrays, ranks, and looks u
 best rows (the joins of the SQL) by id. A matched row whose chunk or file is missing — never in a
 store that passes its checks — is dropped as the SQL's joins drop it: then the whole map of chunks
 to files is read and the query ranked again, so the answer stays exactly the SQL's.
+
+Both store backends are served the same way: a :class:`~.phrase_source.PhraseSource` reads a
+phrase's summands and the table's statistics from SQLite's FTS5 table or from PostgreSQL's
+``tsvector`` columns (``store/pg/phrases.py``: its BM25 SQL stopped before the sum), so on PostgreSQL
+too a warm search adds arrays instead of scoring every matching chunk in SQL (18.6x SQLite's median
+at 15k files before, docs/design/scale.md).
 
 A query is answered here only when that gives exactly what its SQL returns: no request filter
 (language, path, kind: those run in SQL), every column weight positive (a weight of 0 turns into a

@@ -5,7 +5,8 @@ The model scores a candidate ``x . beta`` and reads ``softmax(X beta)`` as the c
 candidate is the file to change; the fit maximises the mean log-chance of the gold files, minus an
 L2 penalty ``lambda / 2 * |beta|^2`` (features lie in [0, 1], so one penalty suits all), by Newton's
 method (the objective is concave: a few iterations suffice). Queries whose candidates hold no gold
-file say nothing about the order among candidates and are left out.
+file say nothing about the order among candidates and are left out. A query's ``weight`` scales its
+term (1 by default: every issue alike; ``loc_rerank`` can weight every repository alike instead).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 class Query:
     features: np.ndarray  # (candidates, k)
     gold: np.ndarray  # (candidates,) bool
+    weight: float = 1.0  # the query's share of the likelihood
 
 
 def _softmax(scores: np.ndarray) -> np.ndarray:
@@ -33,7 +35,7 @@ def log_likelihood(queries: Sequence[Query], beta: np.ndarray, penalty: float) -
         s = q.features @ beta
         top = s.max()
         log_z = top + np.log(np.exp(s - top).sum())
-        total += float(np.mean(s[q.gold]) - log_z)
+        total += q.weight * float(np.mean(s[q.gold]) - log_z)
     return total - 0.5 * penalty * float(beta @ beta)
 
 
@@ -53,9 +55,9 @@ def fit(
         for q in usable:
             p = _softmax(q.features @ beta)
             target = q.gold / q.gold.sum()
-            gradient += q.features.T @ (target - p)
+            gradient += q.weight * (q.features.T @ (target - p))
             weighted = q.features * p[:, None]
-            hessian -= q.features.T @ weighted - np.outer(weighted.sum(0), weighted.sum(0))
+            hessian -= q.weight * (q.features.T @ weighted - np.outer(weighted.sum(0), weighted.sum(0)))
         step = np.linalg.solve(hessian, -gradient)
         scale = 1.0
         while scale > 1e-6:  # backtracking: the full Newton step can overshoot far from the optimum

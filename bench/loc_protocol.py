@@ -136,6 +136,8 @@ BEFORE_TESTED = "two stages, feature subsets chosen per fold, depth 30, no teste
 BY_OBJECTIVE = "two stages, penalty chosen by the objective"
 # every feature in, then features left out per fold while that raises the inner held-out likelihood
 PRUNED = "two stages, features pruned per fold by the inner likelihood"
+# every repository weighs alike in the fit and the inner likelihood (loc_rerank.Pipeline.balanced)
+BALANCED = "two stages, every repository weighed alike"
 
 # first-stage signals whose held-out ablation is computed when the grid offers them weight 0
 SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
@@ -173,6 +175,7 @@ def pipelines(
         return out
     out.append(Pipeline(BY_OBJECTIVE, every, FEATURES))
     out.append(Pipeline(PRUNED, every, FEATURES, select_by=SELECT_BY, prune=True))
+    out.append(Pipeline(BALANCED, every, FEATURES, select_by=SELECT_BY, balanced=True))
     if optional:  # the procedure before, with and without ``tested`` (541fa27's, what main shipped)
         out.append(Pipeline(PER_FOLD_SUBSETS, every, base, optional=optional, depths=DEPTHS))
         untested = tuple(f for f in base if f != "tested")

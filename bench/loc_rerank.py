@@ -54,6 +54,10 @@ class Pipeline:
     # after the penalty: drop features one at a time while that raises the inner held-out
     # likelihood (backward elimination; ``select_by="likelihood"`` only; see ``Evaluator._pruned``)
     prune: bool = False
+    # every repository weighs alike in the fit and in the inner likelihood (each issue 1 / its
+    # repository's issue count, scaled so the weights add up to the issue count): the model is for
+    # repositories it has not seen, and two of eight repositories hold half the issues
+    balanced: bool = False
 
     def __post_init__(self) -> None:
         if self.select_by not in SELECTION_CRITERIA:
@@ -80,6 +84,18 @@ class Choice:
     coefficients: tuple[tuple[str, float], ...] | None = None
     file_context: float | None = None
     depth: int | None = None  # how many first-stage files the second stage re-orders
+
+
+def repository_weights(repos: Sequence[str]) -> list[float]:
+    """Each issue's weight when every repository weighs alike: ``1 / n(repository)``, scaled so the
+    weights add up to the number of issues (the penalty keeps its scale)."""
+    counts: dict[str, int] = {}
+    for r in repos:
+        counts[r] = counts.get(r, 0) + 1
+    if not counts:
+        return []
+    scale = len(repos) / len(counts)
+    return [scale / counts[r] for r in repos]
 
 
 class Evaluator:
@@ -122,13 +138,20 @@ class Evaluator:
         return self._matrix[key]
 
     def queries(
-        self, variant: str, config: Config, ids: Sequence[str], features: Sequence[str]
+        self,
+        variant: str,
+        config: Config,
+        ids: Sequence[str],
+        features: Sequence[str],
+        *,
+        balanced: bool = False,
     ) -> list[Query]:
         columns = [CANDIDATE_FEATURES.index(f) for f in features]
+        weights = repository_weights([self.repos[i] for i in ids]) if balanced else [1.0] * len(ids)
         out = []
-        for i in ids:
+        for i, weight in zip(ids, weights, strict=True):
             x, gold = self.matrix(variant, config, i)
-            out.append(Query(x[:, columns], gold))
+            out.append(Query(x[:, columns], gold, weight))
         return out
 
     def score(self, pipeline: Pipeline, choice: Choice, instance: str) -> IssueScore:
@@ -153,7 +176,7 @@ class Evaluator:
     ) -> tuple[tuple[str, float], ...]:
         variant, config = pipeline.candidates[candidate]
         config = replace(config, rerank_files=depth)
-        beta = fit(self.queries(variant, config, ids, features), penalty)
+        beta = fit(self.queries(variant, config, ids, features, balanced=pipeline.balanced), penalty)
         return tuple(zip(features, (float(b) for b in beta), strict=True))
 
     def _held_likelihood(
@@ -172,7 +195,9 @@ class Evaluator:
         variant, config = pipeline.candidates[candidate]
         config = replace(config, rerank_files=depth)
         queries = [
-            q for q in self.queries(variant, config, ids, features) if q.gold.any() and len(q.gold) > 1
+            q
+            for q in self.queries(variant, config, ids, features, balanced=pipeline.balanced)
+            if q.gold.any() and len(q.gold) > 1
         ]
         beta = np.array([b for _, b in coefficients])
         return log_likelihood(queries, beta, 0.0)

@@ -56,3 +56,12 @@ def test_queries_without_a_gold_candidate_are_left_out() -> None:
         [fitting.Query(x, np.array([True, False])), fitting.Query(x, np.array([False, False]))], 0.1
     )
     assert beta[0] > 0
+
+
+def test_a_query_of_weight_two_counts_as_the_query_twice() -> None:
+    rng = np.random.default_rng(5)
+    queries = _queries(rng, np.array([1.5, -1.0]), n=40)
+    doubled = [fitting.Query(q.features, q.gold, 2.0) if i < 10 else q for i, q in enumerate(queries)]
+    repeated = queries + queries[:10]
+    assert np.allclose(fitting.fit(doubled, penalty=0.5), fitting.fit(repeated, penalty=0.5), atol=1e-8)
+    assert not np.allclose(fitting.fit(doubled, penalty=0.5), fitting.fit(queries, penalty=0.5), atol=1e-3)

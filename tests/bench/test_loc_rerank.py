@@ -146,3 +146,12 @@ def test_the_likelihood_chooses_the_penalty_where_the_objective_only_ties() -> N
 def test_an_unknown_selection_criterion_is_refused() -> None:
     with pytest.raises(ValueError, match="select_by"):
         pipes.Pipeline("p", (), ("first",), select_by="accuracy")
+
+
+def test_repository_weights_make_every_repository_weigh_alike() -> None:
+    repos = ["a"] * 6 + ["b"] * 2 + ["c"]
+    weights = pipes.repository_weights(repos)
+    assert sum(weights) == pytest.approx(len(repos))
+    per_repo = {r: sum(w for w, s in zip(weights, repos, strict=True) if s == r) for r in set(repos)}
+    assert max(per_repo.values()) == pytest.approx(min(per_repo.values()))
+    assert pipes.repository_weights([]) == []

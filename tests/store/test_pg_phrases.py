@@ -8,6 +8,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lazy_intel.search.lexical import ColumnWeights, build_lexical_query, build_phrase_query
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -145,3 +147,27 @@ def test_searches_through_the_workspace_use_the_postings_and_match_sqlite(
             ws.close()
     assert answers[0] == answers[1]
     assert any(answers[0])
+
+
+def test_row_lengths_read_in_batches_are_every_row(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lazy_intel.store.pg import phrases
+
+    rng = random.Random(5)
+    root = tmp_path / "repo"
+    _write_tree(root, rng, files=8)
+    settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none", **pg_env(pg_dsn)})
+    ws = Workspace.open(root, settings=settings, state_dir=tmp_path / "state")
+    try:
+        ws.sync()
+        with ws.read() as view:
+            expected = view.conn.execute("SELECT rowid, doc_len FROM chunks_fts ORDER BY rowid").fetchall()
+            assert len(expected) > 10
+            monkeypatch.setattr(phrases, "LENGTH_BATCH", 3)
+            ids, lengths = PgPhrases(view.conn, view.fts_columns, {}).lengths(len(view.fts_columns))
+            assert list(zip(ids.tolist(), lengths.tolist(), strict=True)) == [tuple(r) for r in expected]
+            some_ids, _ = PgPhrases(view.conn, view.fts_columns, {}).lengths(7, [(0, 2), (5, 6)])
+            assert some_ids.tolist() == [r[0] for r in expected if r[0] <= 2 or 5 <= r[0] <= 6]
+    finally:
+        ws.close()

@@ -18,6 +18,8 @@ from lazy_intel.store.bm25 import PhraseScores, TableTotals
 from lazy_intel.store.pg.fulltext import phrase_summands_sql
 from lazy_intel.store.phrase_source import read_change_log
 
+LENGTH_BATCH = 100_000  # rowids per read of the row lengths
+
 
 class PgPhrases:
     """:class:`~lazy_intel.store.phrase_source.PhraseSource` over one PostgreSQL read view."""
@@ -36,17 +38,21 @@ class PgPhrases:
     def lengths(
         self, columns: int, ranges: Sequence[tuple[int, int]] | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        sql = "SELECT rowid, doc_len FROM chunks_fts"
-        if ranges is None:
-            rows = self.conn.execute(sql).fetchall()
-        else:
-            rows = []
-            for low, high in ranges:
-                rows.extend(self.conn.execute(f"{sql} WHERE rowid BETWEEN ? AND ?", (low, high)).fetchall())
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        values = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        order = np.argsort(ids, kind="stable")
-        return ids[order], values[order]
+        if ranges is None:  # every row, a batch of rowids at a time: no million-tuple list at 100k files
+            top = self.conn.execute("SELECT max(rowid) FROM chunks_fts").fetchone()[0]
+            ranges = [(low, low + LENGTH_BATCH - 1) for low in range(0, int(top or 0) + 1, LENGTH_BATCH)]
+        id_parts: list[np.ndarray] = []
+        length_parts: list[np.ndarray] = []
+        for low, high in ranges:
+            rows = self.conn.execute(
+                "SELECT rowid, doc_len FROM chunks_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+                (low, high),
+            ).fetchall()
+            id_parts.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+            length_parts.append(np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)))
+        if not id_parts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.concatenate(id_parts), np.concatenate(length_parts)
 
     def _read(
         self, parts: Sequence[str], weights: Sequence[float], ranges: Sequence[tuple[int, int]]

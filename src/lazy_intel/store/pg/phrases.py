@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from lazy_intel.errors import StoreError
 from lazy_intel.store.bm25 import PhraseScores, TableTotals
 from lazy_intel.store.pg.fulltext import phrase_summands_sql
 from lazy_intel.store.phrase_source import read_change_log
@@ -65,15 +66,12 @@ class PgPhrases:
         sql, args = phrase_summands_sql(
             [self.phrases[p] for p in matching], self.columns, weights, ranges=ranges
         )
-        rows = self.conn.execute(sql, args).fetchall()
-        if not rows:
-            return out
-        table = np.array([(r[0], r[1]) for r in rows], dtype=np.int64).reshape(-1, 2)
-        summands = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
-        bounds = np.searchsorted(table[:, 0], np.arange(len(matching) + 1))
-        for ordinal, part in enumerate(matching):
-            low, high = int(bounds[ordinal]), int(bounds[ordinal + 1])
-            out[part] = PhraseScores(table[low:high, 1].copy(), summands[low:high].copy())
+        for ordinal, rowids, summands in self.conn.execute(sql, args).fetchall():
+            docs = np.frombuffer(bytes(rowids), dtype=">i8").astype(np.int64)
+            scores = np.frombuffer(bytes(summands), dtype=">f8").astype(np.float64)
+            if len(docs) != len(scores):
+                raise StoreError(f"phrase {matching[ordinal]!r}: {len(docs)} rows but {len(scores)} summands")
+            out[matching[int(ordinal)]] = PhraseScores(docs, scores)
         return out
 
     def scores(

@@ -155,3 +155,24 @@ def test_repository_weights_make_every_repository_weigh_alike() -> None:
     per_repo = {r: sum(w for w, s in zip(weights, repos, strict=True) if s == r) for r in set(repos)}
     assert max(per_repo.values()) == pytest.approx(min(per_repo.values()))
     assert pipes.repository_weights([]) == []
+
+
+def test_a_balanced_fit_lets_small_repositories_outvote_a_large_one() -> None:
+    # the large repository's gold file has the lowest coverage, the two small ones' the highest:
+    # issue by issue the large one wins; repository by repository the small ones do
+    runs = {}
+    for repo, count in (("o/big", 9), ("o/s1", 2), ("o/s2", 2)):
+        for k in range(count):
+            run = _run(f"{repo}-{k}", repo, gold_at=3)
+            if repo == "o/big":
+                for f in run.static:
+                    run.static[f]["coverage"] = 0.0 if f == 3 else 1.0
+            runs[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    every = sorted(runs)
+    plain = evaluator.fit(pipes.Pipeline("plain", candidates, ("coverage",), penalties=(0.3,)), every)
+    balanced = evaluator.fit(
+        pipes.Pipeline("balanced", candidates, ("coverage",), penalties=(0.3,), balanced=True), every
+    )
+    assert dict(plain.coefficients)["coverage"] < 0 < dict(balanced.coefficients)["coverage"]

@@ -75,12 +75,9 @@ def _compare(ws: Workspace, queries: list[Any], cache: PostingsCache) -> int:
         for query in queries:
             if query is None or not servable(query) or query.columns != view.fts_columns:
                 continue
-            source = CountingSource(
-                view.conn, query.columns, dict(zip(query.parts, query.phrases, strict=True))
-            )
+            source = CountingSource(view.conn, query.columns)
             memory = memory_lexical(view.conn, key, query, BIG, cache, source=source)
-            view.postings_bytes = 0  # the BM25 SQL of store/pg/fulltext.py
-            sql = view.lexical(query)
+            sql = view.lexical_sql(query)  # the BM25 SQL of store/pg/fulltext.py
             assert memory == sql, query.parts
             answered += bool(sql)
     return answered
@@ -165,9 +162,9 @@ def test_row_lengths_read_in_batches_are_every_row(
             expected = view.conn.execute("SELECT rowid, doc_len FROM chunks_fts ORDER BY rowid").fetchall()
             assert len(expected) > 10
             monkeypatch.setattr(phrases, "LENGTH_BATCH", 3)
-            ids, lengths = PgPhrases(view.conn, view.fts_columns, {}).lengths(len(view.fts_columns))
+            ids, lengths = PgPhrases(view.conn, view.fts_columns).lengths(len(view.fts_columns))
             assert list(zip(ids.tolist(), lengths.tolist(), strict=True)) == [tuple(r) for r in expected]
-            some_ids, _ = PgPhrases(view.conn, view.fts_columns, {}).lengths(7, [(0, 2), (5, 6)])
+            some_ids, _ = PgPhrases(view.conn, view.fts_columns).lengths(7, [(0, 2), (5, 6)])
             assert some_ids.tolist() == [r[0] for r in expected if r[0] <= 2 or 5 <= r[0] <= 6]
     finally:
         ws.close()

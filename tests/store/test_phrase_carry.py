@@ -18,7 +18,7 @@ from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.bm25 import recovered_freqs, weight_grid
 from lazy_intel.store.fts_stats import read_lengths
-from lazy_intel.store.phrase_carry import read_phrase_scores
+from lazy_intel.store.phrase_source import read_phrase_scores
 from lazy_intel.store.postings import PostingsCache, memory_lexical
 from lazy_intel.store.schema import FTS_COLUMNS, connect
 

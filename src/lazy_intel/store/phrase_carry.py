@@ -6,8 +6,8 @@ table's statistics for every phrase, so each phrase used to be read again from F
 publication (at 100k files, a few hundred ms for a search's phrases). Here the rows that did not
 change keep their ``F(p)`` (solved from the summand once, exactly: :func:`.bm25.recovered_freqs`),
 the rows the publications in between removed go, the rows they added are read from the store (FTS5,
-or PostgreSQL's BM25 SQL: :mod:`.phrase_source`) for just their rowid ranges (the last range stretched down to the nearest row that stayed, so the same query
-reads at least one unchanged row), and every summand is evaluated again from the new generation's
+or PostgreSQL's BM25 SQL: :mod:`.phrase_source`) for just their rowid ranges (the last range
+stretched down to the nearest row that stayed, so the same query reads at least one unchanged row), and every summand is evaluated again from the new generation's
 statistics. The unchanged rows read must equal their recomputed summands to the bit — a check of
 the statistics and of the change log — or the phrase is read afresh.
 """
@@ -22,9 +22,7 @@ import numpy as np
 
 from lazy_intel.store.bm25 import PhraseScores, TableTotals, fts5_idf, phrase_summands, recovered_freqs
 from lazy_intel.store.chunk_changes import ChunkChanges, id_ranges, range_pairs
-from lazy_intel.store.phrase_source import PhraseSource, read_phrase_scores
-
-__all__ = ["MAX_ADDED_RANGES", "PhraseEntry", "carried", "read_phrase_scores"]
+from lazy_intel.store.phrase_source import PhraseSource
 
 log = logging.getLogger(__name__)
 

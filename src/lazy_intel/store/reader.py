@@ -28,6 +28,7 @@ from lazy_intel.store.schema import (
 
 if TYPE_CHECKING:
     from lazy_intel.search.lexical import LexicalQuery
+    from lazy_intel.store.phrase_source import PhraseSource
 
 
 @dataclass(frozen=True)
@@ -229,28 +230,47 @@ class ReadView:
     def lexical(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
         """Run a ranked full-text query (``search/lexical.py``) -> (chunk, file, score), best first.
 
-        Answered from the in-memory postings of this generation when they can give FTS5's exact
-        answer within their bound (``store/postings.py``), else by FTS5.
+        Answered from the in-memory postings of this generation when they can give the SQL's exact
+        answer within their bound (``store/postings.py``, reading phrases from
+        :meth:`phrase_source`), else by the store's full-text SQL (:meth:`lexical_sql`).
         """
+        if query.within is not None and not query.within:
+            return []
         if self.postings_bytes > 0 and query.columns == self.fts_columns:
             from lazy_intel.store.postings import memory_lexical  # NumPy, only where postings are kept
 
             found = memory_lexical(
-                self.conn, (str(self.store_path), self.generation), query, self.postings_bytes
+                self.conn,
+                (str(self.store_path), self.generation),
+                query,
+                self.postings_bytes,
+                source=self.phrase_source(),
             )
             if found is not None:
                 return found
+        return self.lexical_sql(query)
+
+    def lexical_sql(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
+        """``query`` ranked by FTS5."""
         return self.fts(query.sql, query.args)
+
+    def phrase_source(self) -> PhraseSource:
+        """Where the in-memory postings read this store's phrases (``store/phrase_source.py``)."""
+        from lazy_intel.store.phrase_source import Fts5Phrases
+
+        return Fts5Phrases(self.conn)
 
     def prime_postings(self) -> bool:
         """Load what carrying the in-memory postings over to a later generation needs (the rows'
         lengths, ``store/postings.py``); False when postings are off or do not fit."""
-        if self.postings_bytes <= 0 or self.dialect != "sqlite":
+        if self.postings_bytes <= 0:
             return False
         from lazy_intel.store.postings import prime_row_lengths
 
         key = (str(self.store_path), self.generation)
-        return prime_row_lengths(self.conn, key, len(self.fts_columns), self.postings_bytes)
+        return prime_row_lengths(
+            self.conn, key, len(self.fts_columns), self.postings_bytes, source=self.phrase_source()
+        )
 
     def chunk_count(self) -> int:
         """Rows of the full-text index (one per chunk): as the publication recorded them in meta

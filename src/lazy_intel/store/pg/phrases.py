@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from lazy_intel.errors import StoreError
 from lazy_intel.store.bm25 import PhraseScores, TableTotals
-from lazy_intel.store.pg.fulltext import phrase_summands_sql
+from lazy_intel.store.pg.fulltext import phrase_summands_sql, phrase_tokens
 from lazy_intel.store.phrase_source import read_change_log
 
 LENGTH_BATCH = 100_000  # rowids per read of the row lengths
@@ -25,10 +24,9 @@ LENGTH_BATCH = 100_000  # rowids per read of the row lengths
 class PgPhrases:
     """:class:`~lazy_intel.store.phrase_source.PhraseSource` over one PostgreSQL read view."""
 
-    def __init__(self, conn: Any, columns: Sequence[str], phrases: dict[str, tuple[str, ...]]) -> None:
+    def __init__(self, conn: Any, columns: Sequence[str]) -> None:
         self.conn = conn
         self.columns = tuple(columns)
-        self.phrases = phrases  # each part as written -> the tokens FTS5 reads from it
 
     def totals(self) -> TableTotals:
         row = self.conn.execute(
@@ -60,18 +58,16 @@ class PgPhrases:
     ) -> dict[str, PhraseScores]:
         empty = PhraseScores(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
         out = {part: empty for part in parts}
-        matching = [part for part in parts if self.phrases.get(part)]
+        tokens = {part: phrase_tokens(part) for part in parts}  # as FTS5 reads the quoted phrase
+        matching = [part for part in parts if tokens[part]]
         if not matching:
             return out
-        sql, args = phrase_summands_sql(
-            [self.phrases[p] for p in matching], self.columns, weights, ranges=ranges
-        )
+        sql, args = phrase_summands_sql([tokens[p] for p in matching], self.columns, weights, ranges=ranges)
         for ordinal, rowids, summands in self.conn.execute(sql, args).fetchall():
-            docs = np.frombuffer(bytes(rowids), dtype=">i8").astype(np.int64)
-            scores = np.frombuffer(bytes(summands), dtype=">f8").astype(np.float64)
-            if len(docs) != len(scores):
-                raise StoreError(f"phrase {matching[ordinal]!r}: {len(docs)} rows but {len(scores)} summands")
-            out[matching[int(ordinal)]] = PhraseScores(docs, scores)
+            out[matching[int(ordinal)]] = PhraseScores(
+                np.frombuffer(bytes(rowids), dtype=">i8").astype(np.int64),
+                np.frombuffer(bytes(summands), dtype=">f8").astype(np.float64),
+            )
         return out
 
     def scores(

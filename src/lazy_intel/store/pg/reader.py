@@ -20,24 +20,8 @@ class PgReadView(ReadView):
 
     dialect = "postgresql"
 
-    def lexical(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
-        """Ranked full text: from the in-memory postings when they answer it exactly (as for SQLite,
-        ``store/postings.py``, reading phrases through :class:`.phrases.PgPhrases`), else the BM25
-        SQL of :mod:`.fulltext`."""
-        if query.within is not None and not query.within:
-            return []
-        if self.postings_bytes > 0 and query.columns == self.fts_columns:
-            from lazy_intel.store.postings import memory_lexical
-
-            found = memory_lexical(
-                self.conn,
-                (str(self.store_path), self.generation),
-                query,
-                self.postings_bytes,
-                source=self._phrases(query),
-            )
-            if found is not None:
-                return found
+    def lexical_sql(self, query: LexicalQuery) -> list[tuple[int, int, float]]:
+        """``query`` ranked by the BM25 SQL of :mod:`.fulltext` (FTS5's ranking, over ``tsvector``)."""
         sql, args = bm25_sql(
             query.phrases,
             query.columns,
@@ -49,19 +33,8 @@ class PgReadView(ReadView):
         )
         return self.fts(sql, args)
 
-    def _phrases(self, query: LexicalQuery) -> PgPhrases:
-        return PgPhrases(self.conn, query.columns, dict(zip(query.parts, query.phrases, strict=True)))
-
-    def prime_postings(self) -> bool:
-        if self.postings_bytes <= 0:
-            return False
-        from lazy_intel.store.postings import prime_row_lengths
-
-        key = (str(self.store_path), self.generation)
-        columns = self.fts_columns
-        return prime_row_lengths(
-            self.conn, key, len(columns), self.postings_bytes, source=PgPhrases(self.conn, columns, {})
-        )
+    def phrase_source(self) -> PgPhrases:
+        return PgPhrases(self.conn, self.fts_columns)
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         out: dict[str, int] = {}

@@ -171,8 +171,13 @@ def collect(
     variants: Mapping[str, SearchConfig] | None = None,
     pool: Sequence[Config] = (),
     log: Callable[[str], None] = print,
+    sync: bool = True,
 ) -> tuple[dict[str, list[IssueRun]], RunStats]:
     """Materialise, index (cached under ``work``) and search every issue once per evidence variant.
+
+    ``sync=False`` searches the cached indexes as they are (each issue's checkout must already be
+    materialised and indexed under ``work``): evidence gathered again after a change of search's
+    constants, from the very indexes the earlier evidence came from, without re-indexing.
 
     ``pool``: first-stage configurations whose candidates the second stage may re-rank (the shipped
     ones are always added); their files' second-stage features are read while the index is open.
@@ -203,10 +208,15 @@ def collect(
         for issue in group:
             slot = profile / repo.replace("/", "+") / issue.base_commit[:12]
             src, state, marker = slot / "src", slot / "state", slot / "materialised"
+            materialised = marker.is_file() and marker.read_text().strip() == issue.base_commit
+            if not sync and not (materialised and state.exists()):
+                raise FileNotFoundError(
+                    f"no indexed checkout of {issue.instance_id} in {slot} (needed without sync)"
+                )
             if not state.exists() and previous is not None:
                 shutil.copytree(previous / "src", src, copy_function=shutil.copy2, dirs_exist_ok=True)
                 shutil.copytree(previous / "state", state, dirs_exist_ok=True)
-            if not (marker.is_file() and marker.read_text().strip() == issue.base_commit):
+            if not materialised:
                 marker.unlink(missing_ok=True)
                 _, missing = materialise(git_dir, issue.base_commit, src, scope)
                 stats.missing_blobs += missing
@@ -214,9 +224,10 @@ def collect(
             ws = Workspace.open(src, settings=settings, state_dir=state)
             try:
                 began = time.perf_counter()
-                report = ws.sync()
+                if sync:
+                    report = ws.sync()
+                    stats.full_builds += report.full_rebuild
                 stats.index_seconds += time.perf_counter() - began
-                stats.full_builds += report.full_rebuild
                 if ws.last_vectors is not None and ws.last_vectors.embedded:
                     stats.embedded += ws.last_vectors.embedded
                     stats.embed_seconds += ws.last_vectors.embed_seconds

@@ -536,6 +536,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--choices", type=Path, default=None, help="pickle of the file-stage choices (cache)")
     parser.add_argument("--facts", type=Path, default=None, help="pickle of the facts read (cache)")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--history", type=Path, default=None, help="history pairs in the file stages' fits")
     parser.add_argument(
         "--rules",
         default="",
@@ -559,8 +560,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     penalties = [float(p) for p in args.penalties.split(",") if p.strip()]
     began = time.perf_counter()
     runs = load_runs(args.runs_cache)
-    evaluator = Evaluator({"default": runs})
-    pipeline = loc_protocol.pipelines(loc_protocol.GRIDS["fusion"], ["default"], ablations=False)[1]
+    from swebench_loc import _history
+
+    pairs = _history(args.history)
+    evaluator = Evaluator(
+        {"default": runs}, history={"default": {r.issue.instance_id: r for r in pairs}} if pairs else None
+    )
+    pipeline = loc_protocol.pipelines(
+        loc_protocol.GRIDS["fusion"], ["default"], ablations=False, history=bool(pairs)
+    )[1]
     if args.choices is not None and args.choices.is_file():
         with args.choices.open("rb") as fh:
             choices = pickle.load(fh)  # our own file

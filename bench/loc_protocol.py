@@ -138,6 +138,8 @@ BY_OBJECTIVE = "two stages, penalty chosen by the objective"
 PRUNED = "two stages, features pruned per fold by the inner likelihood"
 # every repository weighs alike in the fit and the inner likelihood (loc_rerank.Pipeline.balanced)
 BALANCED = "two stages, every repository weighed alike"
+# the main pipeline's fits without the history pairs (``bench/loc_synthetic.py``), when they are given
+WITHOUT_HISTORY = "two stages without the history pairs in the fit"
 
 # first-stage signals whose held-out ablation is computed when the grid offers them weight 0
 SIGNAL_ABLATIONS = ("symbol", "path", "phrase", "graph", "dense")
@@ -154,6 +156,7 @@ def pipelines(
     *,
     ablations: bool = True,
     only: Sequence[str] = (),
+    history: bool = False,
 ) -> list[Pipeline]:
     """The cross-validated pipelines: first stage alone, both stages, and the held-out ablations
     (each second-stage feature left out; each first-stage signal held at 0; each variant alone).
@@ -168,14 +171,16 @@ def pipelines(
     optional = tuple(f for f in OPTIONAL_FEATURES if f in CANDIDATE_FEATURES)
 
     def two(name: str, kept: tuple[tuple[str, Config], ...], features: tuple[str, ...]) -> Pipeline:
-        return Pipeline(name, kept, features, select_by=SELECT_BY)
+        return Pipeline(name, kept, features, select_by=SELECT_BY, history=history)
 
     out = [Pipeline("first stage", every, None), two("two stages", every, FEATURES)]
     if not ablations:
         return out
-    out.append(Pipeline(BY_OBJECTIVE, every, FEATURES))
-    out.append(Pipeline(PRUNED, every, FEATURES, select_by=SELECT_BY, prune=True))
-    out.append(Pipeline(BALANCED, every, FEATURES, select_by=SELECT_BY, balanced=True))
+    if history:
+        out.append(Pipeline(WITHOUT_HISTORY, every, FEATURES, select_by=SELECT_BY))
+    out.append(Pipeline(BY_OBJECTIVE, every, FEATURES, history=history))
+    out.append(Pipeline(PRUNED, every, FEATURES, select_by=SELECT_BY, prune=True, history=history))
+    out.append(Pipeline(BALANCED, every, FEATURES, select_by=SELECT_BY, balanced=True, history=history))
     if optional:  # the procedure before, with and without ``tested`` (541fa27's, what main shipped)
         out.append(Pipeline(PER_FOLD_SUBSETS, every, base, optional=optional, depths=DEPTHS))
         untested = tuple(f for f in base if f != "tested")

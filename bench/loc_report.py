@@ -73,11 +73,15 @@ def report(
     ablations: bool = True,
     only: Sequence[str] = (),
     work: Path | None = None,
+    history: Sequence[IssueRun] = (),
 ) -> tuple[str, dict[str, object]]:
     """The printed tables and a JSON-able record of every figure (held-out first). With ``work``
     (the index cache the runs were gathered from) and the function stage on by default, the held-out
     function figures of both stages are also given with the function stage cross-validated on top
-    of each fold's file stages (``loc_functions``)."""
+    of each fold's file stages (``loc_functions``). With ``history`` (the history pairs of
+    ``loc_synthetic.py``) every second stage also trains on the pairs of its training repositories,
+    and the pairs' own held-out figure (each pair scored by the fold that held its repository out) is
+    printed for both stages: reports no weight was ever chosen on."""
     default_runs = runs["default"]
     by_repo = {r.issue.instance_id: r.issue.repo for r in default_runs}
     repos = sorted(set(by_repo.values()))
@@ -93,13 +97,21 @@ def report(
     held_rows: list[tuple[str, Mapping[str, IssueScore]]] = []
     in_rows: list[tuple[str, Mapping[str, IssueScore]]] = []
     if len(repos) >= 2:
-        evaluator = Evaluator({v: {r.issue.instance_id: r for r in rs} for v, rs in runs.items()})
+        evaluator = Evaluator(
+            {v: {r.issue.instance_id: r for r in rs} for v, rs in runs.items()},
+            history={"default": {r.issue.instance_id: r for r in history}} if history else None,
+        )
         chosen_record: dict[str, object] = {}
         ablation_lines: list[str] = []
+        pair_lines: list[str] = []
         main: dict[str, loc_cv.HeldOut] = {}
         main_pipelines: dict[str, Pipeline] = {}
-        for pipeline in pipelines(space, list(runs), ablations=ablations, only=only):
+        for pipeline in pipelines(space, list(runs), ablations=ablations, only=only, history=bool(history)):
             held = evaluator.cross_validate(pipeline)
+            if history and pipeline.name in ("first stage", "two stages"):
+                pairs = loc_cv.summary(list(evaluator.history_scores(pipeline, held).values()))
+                pair_lines.append(_row([f"history pairs held out: {pipeline.name}"], pairs))
+                chosen_record[f"history pairs: {pipeline.name}"] = pairs
             if pipeline.name in ("first stage", "two stages"):
                 main[pipeline.name] = held
                 main_pipelines[pipeline.name] = pipeline
@@ -126,6 +138,13 @@ def report(
                 }
         record["pipelines"] = chosen_record
         out.append("")
+        if pair_lines:
+            out.append(
+                f"the {len(history)} history pairs (training reports of the folds that hold their repository in), held out:"
+            )
+            out.append(HEADER.format(first="pipeline"))
+            out.append("|---|---|---|---|---|---|---|---|")
+            out.extend([*pair_lines, ""])
         if ablation_lines:
             full = loc_cv.summary(list(main["two stages"].scores.values()))
             out.append("held-out ablations (each pipeline cross-validated the same way):")

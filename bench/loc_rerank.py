@@ -37,6 +37,9 @@ from loc_scoring import Config, IssueRun, issue_score, outcome_of
 PENALTIES = (10.0, 3.0, 1.0, 0.3)  # strongest first: an inner tie keeps the stronger penalty
 SELECTION_CRITERIA = ("objective", "likelihood")  # what an inner cross-validation may maximise
 CONTEXTS = (1.0, 0.5, 2.0, 4.0)  # file-context weight after the second stage (the default first)
+# the history pairs of a fit weigh, all together, this share of its real issues' weight (fixed a
+# priori: as much as the real issues, so neither kind of report outweighs the other)
+HISTORY_SHARE = 1.0
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,10 @@ class Pipeline:
     # repository's issue count, scaled so the weights add up to the issue count): the model is for
     # repositories it has not seen, and two of eight repositories hold half the issues
     balanced: bool = False
+    # every fit also trains on the history pairs (``loc_synthetic.py``) of its training
+    # repositories: report = a later commit's message, gold = the Python files it modified;
+    # together they weigh as much as the real training issues (``HISTORY_SHARE``); never scored
+    history: bool = False
 
     def __post_init__(self) -> None:
         if self.select_by not in SELECTION_CRITERIA:
@@ -101,10 +108,18 @@ def repository_weights(repos: Sequence[str]) -> list[float]:
 class Evaluator:
     """Scores pipelines over ``runs[variant][instance id]`` (the same issues in every variant)."""
 
-    def __init__(self, runs: Mapping[str, Mapping[str, IssueRun]]) -> None:
+    def __init__(
+        self,
+        runs: Mapping[str, Mapping[str, IssueRun]],
+        history: Mapping[str, Mapping[str, IssueRun]] | None = None,
+    ) -> None:
         self.runs = runs
         first = next(iter(runs.values()))
         self.repos = {i: r.issue.repo for i, r in first.items()}
+        # training-only reports (``Pipeline.history``), by variant; never in a fold's test
+        self.history = history or {}
+        self._all = {v: {**rs, **self.history.get(v, {})} for v, rs in runs.items()}
+        self.history_repos = {i: r.issue.repo for rs in self.history.values() for i, r in rs.items()}
         self._first: dict[tuple[str, Config], dict[str, IssueScore]] = {}
         self._matrix: dict[tuple[str, Config, str], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -123,7 +138,7 @@ class Evaluator:
         which are gold."""
         key = (variant, config, instance)
         if key not in self._matrix:
-            run = self.runs[variant][instance]
+            run = self._all[variant][instance]
             stage = run.table(config.weights.floor_rank).stage_scores(config.weights)
             chosen = candidates(stage, run.evidence.file_path, config.rerank_files)
             staged = stage_features(stage, chosen, run.evidence.file_path)
@@ -145,9 +160,20 @@ class Evaluator:
         features: Sequence[str],
         *,
         balanced: bool = False,
+        history: bool = False,
     ) -> list[Query]:
+        """The fit's queries for ``ids``; with ``history``, also the history pairs of their
+        repositories, weighing ``HISTORY_SHARE`` of the real issues' weight all together."""
         columns = [CANDIDATE_FEATURES.index(f) for f in features]
         weights = repository_weights([self.repos[i] for i in ids]) if balanced else [1.0] * len(ids)
+        if history:
+            repos = {self.repos[i] for i in ids}
+            extra = sorted(
+                i for i, r in self.history_repos.items() if r in repos and i in self.history.get(variant, {})
+            )
+            if extra:
+                share = HISTORY_SHARE * sum(weights) / len(extra)
+                ids, weights = [*ids, *extra], [*weights, *([share] * len(extra))]
         out = []
         for i, weight in zip(ids, weights, strict=True):
             x, gold = self.matrix(variant, config, i)
@@ -156,9 +182,11 @@ class Evaluator:
 
     def score(self, pipeline: Pipeline, choice: Choice, instance: str) -> IssueScore:
         variant, config = pipeline.candidates[choice.candidate]
-        run = self.runs[variant][instance]
+        run = self._all[variant][instance]
         if choice.coefficients is None:
-            return self.first_scores(variant, config)[instance]
+            if instance in self.runs[variant]:
+                return self.first_scores(variant, config)[instance]
+            return issue_score(run.issue, outcome_of(run, config))
         weights = replace(config.weights, file_context=choice.file_context or 0.0)
         depth = choice.depth or config.rerank_files
         second = Config(weights, file_context=True, rerank=dict(choice.coefficients), rerank_files=depth)
@@ -176,7 +204,10 @@ class Evaluator:
     ) -> tuple[tuple[str, float], ...]:
         variant, config = pipeline.candidates[candidate]
         config = replace(config, rerank_files=depth)
-        beta = fit(self.queries(variant, config, ids, features, balanced=pipeline.balanced), penalty)
+        queries = self.queries(
+            variant, config, ids, features, balanced=pipeline.balanced, history=pipeline.history
+        )
+        beta = fit(queries, penalty)
         return tuple(zip(features, (float(b) for b in beta), strict=True))
 
     def _held_likelihood(
@@ -295,6 +326,17 @@ class Evaluator:
             kept.remove(dropped)
             value = best
         return tuple(kept)
+
+    def history_scores(
+        self, pipeline: Pipeline, held: HeldOut, variant: str = "default"
+    ) -> dict[str, IssueScore]:
+        """Each history pair scored by the fold that held its repository out (``held.chosen``):
+        reports no choice was made on, from the same folds as the real issues' held-out figure."""
+        return {
+            i: self.score(pipeline, held.chosen[r.issue.repo], i)  # type: ignore[arg-type]
+            for i, r in self.history.get(variant, {}).items()
+            if r.issue.repo in held.chosen
+        }
 
     def cross_validate(self, pipeline: Pipeline) -> HeldOut:
         folds = loc_cv.leave_one_repository_out(self.repos)

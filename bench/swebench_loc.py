@@ -28,6 +28,12 @@ issues without a gold function are left out of function metrics); MRR of the fir
 Usage:
     python bench/swebench_loc.py --repos /path/to/git-repos --work DIR [--configs default,lexical,bm25]
         [--grid fusion] [--only pallets/flask] [--limit N] [--embedding none] [--json results.json]
+        [--history pairs.pickle]
+
+``--history`` (the pairs ``bench/loc_synthetic.py collect`` wrote against the same ``--work``): the
+shipped second stage is fitted on the dev issues *and* the history pairs of their repositories;
+with it every fold's fit trains on the pairs of its training repositories as well (never on the
+held-out repository's), and the pairs' own held-out figure is printed.
 """
 
 from __future__ import annotations
@@ -99,6 +105,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="only this repository (owner/name)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N issues")
     parser.add_argument("--json", type=Path, default=None, help="write per-issue scores and choices here")
+    parser.add_argument(
+        "--no-sync",
+        action="store_true",
+        help="search the indexed checkouts under --work as they are (no materialise, no sync): "
+        "evidence gathered again after a change of search's constants, from the same indexes",
+    )
+    parser.add_argument(
+        "--history",
+        type=Path,
+        default=None,
+        help="pickle of history pairs (bench/loc_synthetic.py collect): every second stage's fit also "
+        "trains on the pairs of its training repositories, as the shipped coefficients were fitted",
+    )
     args = parser.parse_args(argv)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in configs if c not in CONFIGS and c not in BASELINES]
@@ -149,6 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             variants={v: VARIANTS[v] for v in variant_names},
             pool=grid_candidates(space),
             log=lambda s: print(s, file=sys.stderr),
+            sync=not args.no_sync,
         )
         if args.runs_cache is not None:
             with args.runs_cache.open("wb") as fh:
@@ -163,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ablations=not args.no_ablations,
         only=[f.strip() for f in args.ablate.split(",") if f.strip()],
         work=work,
+        history=_history(args.history),
     )
     print(text)
     print()
@@ -191,6 +212,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if temp is not None:
         temp.cleanup()
     return 0
+
+
+def _history(path: Path | None) -> list:
+    """The history pairs' evidence (``bench/loc_synthetic.py collect``), derived tables dropped."""
+    if path is None:
+        return []
+    with path.open("rb") as fh:
+        pairs = pickle.load(fh)  # our own file
+    for run in pairs:
+        run.tables.clear()
+    return pairs
 
 
 if __name__ == "__main__":

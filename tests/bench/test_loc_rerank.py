@@ -176,3 +176,38 @@ def test_a_balanced_fit_lets_small_repositories_outvote_a_large_one() -> None:
         pipes.Pipeline("balanced", candidates, ("coverage",), penalties=(0.3,), balanced=True), every
     )
     assert dict(plain.coefficients)["coverage"] < 0 < dict(balanced.coefficients)["coverage"]
+
+
+def test_history_pairs_train_only_the_folds_that_hold_their_repository_in() -> None:
+    # the real issues say nothing about coverage (it is 1 for every file); the history pairs of
+    # o/x and o/y say the gold file is the covered one. Held out, o/z is ranked by what o/x's and
+    # o/y's pairs taught; o/x is ranked without o/x's pairs, and a fit never scores a pair
+    def flat(run: object) -> object:
+        for f in run.static:
+            run.static[f]["coverage"] = 1.0
+        return run
+
+    runs = {i: flat(r) for i, r in _runs(("o/x", "o/y", "o/z"), 3, lambda k, r: 3).items()}
+    history = {}
+    for repo in ("o/x", "o/y"):
+        for k in range(4):
+            run = _run(f"history:{repo}:{k}", repo, gold_at=3)
+            history[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs}, history={"default": history})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    pipeline = pipes.Pipeline("two", candidates, ("first", "first_rank", "coverage"), history=True)
+    held = evaluator.cross_validate(pipeline)
+    assert set(held.scores) == set(runs)  # the pairs are never scored
+    assert dict(held.chosen["o/z"].coefficients)["coverage"] > 0.1  # learnt from o/x's and o/y's pairs
+    without = evaluator.cross_validate(pipes.Pipeline("two", candidates, ("first", "first_rank", "coverage")))
+    assert dict(without.chosen["o/z"].coefficients)["coverage"] == pytest.approx(0.0, abs=1e-9)
+    # the fold without o/x and o/y trains on o/z alone: it has no pairs, so it learns what "without" does
+    ids = [i for i in runs if i.startswith("o/z")]
+    only_z = evaluator.queries("default", candidates[0][1], ids, ("coverage",), history=True)
+    assert len(only_z) == len(ids)
+    # with o/x among the training issues, its four pairs join, weighing as much as the real issues
+    ids = [i for i in runs if not i.startswith("o/y")]
+    mixed = evaluator.queries("default", candidates[0][1], ids, ("coverage",), history=True)
+    assert len(mixed) == len(ids) + 4
+    real, pairs = mixed[: len(ids)], mixed[len(ids) :]
+    assert sum(q.weight for q in pairs) == pytest.approx(pipes.HISTORY_SHARE * sum(q.weight for q in real))

@@ -153,11 +153,13 @@ def test_the_setting_and_the_default_search_agree() -> None:
 
 
 def test_search_uses_the_features_it_ships_and_reads_tokens_only_for_token_features() -> None:
-    from lazy_intel.search.rerank import COEFFICIENTS, TRIAL_FEATURES
+    from lazy_intel.search.rerank import COEFFICIENTS, DROPPED_FEATURES, TRIAL_FEATURES
 
-    assert set(FEATURES) | set(TOKEN_FEATURES) | set(TRIAL_FEATURES) == set(CANDIDATE_FEATURES)
-    assert not set(FEATURES) & (set(TOKEN_FEATURES) | set(TRIAL_FEATURES))
+    left_out = set(TOKEN_FEATURES) | set(TRIAL_FEATURES) | set(DROPPED_FEATURES)
+    assert set(FEATURES) | left_out == set(CANDIDATE_FEATURES)
+    assert not set(FEATURES) & left_out
     assert set(COEFFICIENTS) == set(FEATURES)  # a named, documented constant per shipped feature
+    assert "first_rank" not in COEFFICIENTS  # dropped on the history pairs' held-out figures
 
 
 def test_callee_is_the_best_weighted_specific_name_reaching_a_file() -> None:

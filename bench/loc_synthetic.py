@@ -1,0 +1,330 @@
+"""Training reports from the repositories' own history, for the second stage's fit (issue 13).
+
+The second stage has 17 coefficients and 55 or so real training issues per fold: too few to choose
+among features or to trust a small held-out gain. Bug-localisation work has long taken more
+training pairs from version history (a change's message as the report, the files it changed as the
+answer). This script builds such pairs from the benchmark's own mirrors and asks, held out, whether
+they help: every figure is still scored on the 63 real issues only, leave one repository out.
+
+**Which commits** (fixed before any held-out look, not tuned):
+
+- for each dev issue's base commit ``B`` (whose indexed checkout the runs cache's collection left in
+  ``--work``), the non-merge commits that descend from ``B`` (``git rev-list --ancestry-path
+  B..HEAD``), nearest first, the first ``LOOKAHEAD`` of them: the index at ``B`` is the code before
+  the change, as for a real issue;
+- the message (subject and body, trailers dropped) has at least ``MIN_WORDS`` words and does not
+  start like release or tooling upkeep (``SKIP_SUBJECT``);
+- it modifies (status ``M``) one to ``MAX_GOLD`` non-test Python files that exist at ``B``, adds,
+  deletes or renames none of them, and touches at most ``MAX_CHANGED`` files in all;
+- per repository at most ``PER_REPOSITORY`` commits, taken round robin over its base commits
+  (oldest base first), each commit once.
+
+The report is the message; the gold files are those modified Python files. Nothing else of the
+commit is read. **Leakage**: a fold that holds a repository out never trains on that repository's
+history pairs (``loc_rerank.Evaluator`` keeps them to their repository); a history pair may be the
+very fix of another repository's dev issue, which is training data of that fold anyway.
+
+Usage:
+    python bench/loc_synthetic.py collect --repos /work/.mirror --work WORK --out synthetic.pickle
+    python bench/loc_synthetic.py trial --runs-cache RUNS.pickle --synthetic synthetic.pickle
+
+``collect`` searches each pair once against the checkout of its base commit (the evidence the
+runs cache holds for real issues, gathered the same way); ``trial`` cross-validates the shipped
+second stage with and without the history pairs in every fold's fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+LOOKAHEAD = 150  # descendant commits of a base commit looked at, nearest first
+MIN_WORDS = 5  # words in the message (subject and body)
+MAX_GOLD = 3  # non-test Python files a usable commit modifies
+MAX_CHANGED = 8  # files a usable commit touches in all
+PER_REPOSITORY = 30  # history pairs kept per repository
+SKIP_SUBJECT = re.compile(
+    r"^\s*(merge|bump|release|prepare|revert|\[pre-commit|pre-commit|update changelog|changelog|"
+    r"version|preparing|back to development|\[skip)",
+    re.IGNORECASE,
+)
+TRAILER = re.compile(r"^(co-authored-by|signed-off-by|reviewed-by|cc|fixes|closes):", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class HistoryPair:
+    repo: str
+    base_commit: str  # the indexed checkout the pair is searched against
+    commit: str  # the change whose message is the report
+    message: str
+    gold_files: tuple[str, ...]
+
+
+def _git(git_dir: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=False
+    ).stdout
+
+
+def report_text(message: str) -> str:
+    """The message as a report: trailer lines dropped, surrounding blank lines trimmed."""
+    lines = [line for line in message.splitlines() if not TRAILER.match(line.strip())]
+    return "\n".join(lines).strip()
+
+
+def usable(
+    message: str, changes: Sequence[tuple[str, str]], exists_at_base: set[str]
+) -> tuple[str, ...] | None:
+    """The gold files of a commit (``changes``: (status, path) pairs), or None when it is no pair."""
+    from lazy_intel.search.fusion import is_test_path
+
+    text = report_text(message)
+    if len(text.split()) < MIN_WORDS or SKIP_SUBJECT.match(text):
+        return None
+    if not changes or len(changes) > MAX_CHANGED:
+        return None
+    python = [(s, p) for s, p in changes if p.endswith(".py") and not is_test_path(p)]
+    if not python or len(python) > MAX_GOLD:
+        return None
+    if any(s != "M" or p not in exists_at_base for s, p in python):
+        return None
+    return tuple(sorted(p for _, p in python))
+
+
+def pairs_after(git_dir: Path, repo: str, base: str) -> list[HistoryPair]:
+    """The usable commits among the first ``LOOKAHEAD`` non-merge descendants of ``base``."""
+    commits = _git(
+        git_dir, "rev-list", "--reverse", "--no-merges", "--ancestry-path", f"{base}..HEAD"
+    ).split()
+    files = set(_git(git_dir, "ls-tree", "-r", "--name-only", "--full-tree", base).splitlines())
+    out = []
+    for commit in commits[:LOOKAHEAD]:
+        status = _git(
+            git_dir,
+            "diff-tree",
+            "--no-commit-id",
+            "-r",
+            "--name-status",
+            "--no-renames",
+            f"{commit}^",
+            commit,
+        )
+        changes = [tuple(line.split("\t", 1)) for line in status.splitlines() if "\t" in line]
+        message = _git(git_dir, "log", "-1", "--format=%B", commit)
+        gold = usable(message, changes, files)  # type: ignore[arg-type]
+        if gold is not None:
+            out.append(HistoryPair(repo, base, commit, report_text(message), gold))
+    return out
+
+
+def choose(per_base: Sequence[Sequence[HistoryPair]], limit: int = PER_REPOSITORY) -> list[HistoryPair]:
+    """Round robin over the base commits (in the order given), each commit once, at most ``limit``."""
+    chosen: list[HistoryPair] = []
+    seen: set[str] = set()
+    queues = [list(q) for q in per_base]
+    while len(chosen) < limit and any(queues):
+        for queue in queues:
+            while queue and queue[0].commit in seen:
+                queue.pop(0)
+            if queue and len(chosen) < limit:
+                pair = queue.pop(0)
+                seen.add(pair.commit)
+                chosen.append(pair)
+    return chosen
+
+
+def collect(args: argparse.Namespace) -> None:
+    from lazy_intel.search.hybrid import DEFAULT_CONFIG
+    from lazy_intel.service.workspace import Workspace
+    from lazy_intel.settings import load_settings
+    from loc_checkout import Issue, commit_time, git_dir_for, index_profile, load_issues
+    from loc_collect import gather
+    from loc_protocol import GRIDS, grid_candidates
+
+    issues = load_issues(args.data)
+    bases: dict[str, list[str]] = {}
+    for issue in issues:
+        bases.setdefault(issue.repo, [])
+        if issue.base_commit not in bases[issue.repo]:
+            bases[issue.repo].append(issue.base_commit)
+    settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none"})
+    pool = grid_candidates(GRIDS["fusion"])
+    profile = args.work / index_profile("whole")
+    runs = []
+    began = time.perf_counter()
+    for repo in sorted(bases):
+        git_dir = git_dir_for(args.repos, repo)
+        if git_dir is None:
+            print(f"skip {repo}: no mirror", file=sys.stderr)
+            continue
+        ordered = sorted(bases[repo], key=lambda c: commit_time(git_dir, c))
+        chosen = choose([pairs_after(git_dir, repo, b) for b in ordered])
+        print(f"{repo}: {len(chosen)} history pairs", file=sys.stderr)
+        for base in ordered:
+            mine = [p for p in chosen if p.base_commit == base]
+            if not mine:
+                continue
+            slot = profile / repo.replace("/", "+") / base[:12]
+            marker = slot / "materialised"
+            if not (marker.is_file() and marker.read_text().strip() == base):
+                print(f"skip {len(mine)} pairs of {repo}@{base[:12]}: no checkout in {slot}", file=sys.stderr)
+                continue
+            ws = Workspace.open(slot / "src", settings=settings, state_dir=slot / "state")
+            try:
+                # no sync: the checkout is indexed as the runs cache's collection left it, so the
+                # pairs' evidence comes from the same store (and code version) as the real issues'
+                for pair in mine:
+                    issue = Issue(
+                        f"history:{repo}:{pair.commit[:12]}", repo, base, pair.message, pair.gold_files, ()
+                    )
+                    found, _ = gather(ws, issue, None, {"default": DEFAULT_CONFIG}, pool)
+                    runs.append(found["default"])
+            finally:
+                ws.close()
+    for run in runs:
+        run.tables.clear()
+    with args.out.open("wb") as fh:
+        pickle.dump(runs, fh)
+    print(
+        f"{len(runs)} history pairs searched in {time.perf_counter() - began:.0f} s -> {args.out}",
+        file=sys.stderr,
+    )
+
+
+def _row(figures: dict[str, float | int | None], *keys: str) -> str:
+    return " / ".join(f"{figures[k]:.1f}" for k in keys)
+
+
+def decision_pipelines() -> list:
+    """What the history pairs decide among, fixed before any look at their figures: the shipped
+    second stage and the three questions earlier rounds left open for want of issues outside the 63
+    (``first_rank`` left out, ``callee`` added, every repository weighed alike), each with and
+    without the history pairs in its fit. The first is the shipped pipeline (ties keep it)."""
+    import loc_protocol
+    from lazy_intel.search.rerank import CANDIDATE_FEATURES
+    from loc_rerank import Pipeline
+
+    base = loc_protocol.pipelines(loc_protocol.GRIDS["fusion"], ["default"], ablations=False)[1]
+    assert base.features is not None
+    variants = [
+        (base.name, base.features, False),
+        ("two stages without first_rank", tuple(f for f in base.features if f != "first_rank"), False),
+        ("two stages, every repository weighed alike", base.features, True),
+    ]
+    if "callee" in CANDIDATE_FEATURES:
+        variants.insert(2, ("two stages with callee", (*base.features, "callee"), False))
+    out = []
+    for history in (False, True):
+        for name, features, balanced in variants:
+            out.append(
+                Pipeline(
+                    name + (" + history pairs" if history else ""),
+                    base.candidates,
+                    features,
+                    select_by=base.select_by,
+                    balanced=balanced,
+                    history=history,
+                )
+            )
+    return out
+
+
+def pair_objective(figures: dict[str, float | int | None]) -> tuple[float, float]:
+    """What the pairs decide by: mean of file Acc@1 and Acc@5 (pairs name no gold function), then MRR."""
+    return (float(figures["file@1"] or 0.0) + float(figures["file@5"] or 0.0)) / 2, float(
+        figures["mrr"] or 0.0
+    )
+
+
+def trial(args: argparse.Namespace) -> None:
+    import loc_cv
+    from loc_rerank import Evaluator
+
+    with args.runs_cache.open("rb") as fh:
+        real, _stats = pickle.load(fh)  # our own file (swebench_loc.py --runs-cache)
+    with args.synthetic.open("rb") as fh:
+        history = pickle.load(fh)  # our own file (collect above)
+    default = real["default"]
+    for run in [*default, *history]:
+        run.tables.clear()
+    evaluator = Evaluator(
+        {"default": {r.issue.instance_id: r for r in default}},
+        history={"default": {r.issue.instance_id: r for r in history}},
+    )
+    print("command: python " + " ".join(sys.argv))
+    by_repo: dict[str, int] = {}
+    for run in history:
+        by_repo[run.issue.repo] = by_repo.get(run.issue.repo, 0) + 1
+    print("history pairs: " + ", ".join(f"{r} {n}" for r, n in sorted(by_repo.items())))
+    print()
+    print(
+        "| pipeline | history pairs held out: file@1 / @3 / @5 / MRR | real issues held out: file@1 / @3 / @5 / MRR "
+        "| real issues in sample: file@1 / @3 / @5 |"
+    )
+    print("|---|---|---|---|")
+    first = decision_pipelines()
+    from loc_rerank import Pipeline
+
+    rows = [Pipeline("first stage", first[0].candidates, None), *first]
+    decided = None
+    details = []
+    for pipeline in rows:
+        held = evaluator.cross_validate(pipeline)
+        pairs = loc_cv.summary(list(evaluator.history_scores(pipeline, held).values()))
+        out = loc_cv.summary(list(held.scores.values()))
+        ins = loc_cv.summary(list(held.in_sample_scores.values()))
+        print(
+            f"| {pipeline.name} | {_row(pairs, 'file@1', 'file@3', 'file@5', 'mrr')} | "
+            f"{_row(out, 'file@1', 'file@3', 'file@5', 'mrr')} | {_row(ins, 'file@1', 'file@3', 'file@5')} |",
+            flush=True,
+        )
+        if pipeline.features is not None and (decided is None or pair_objective(pairs) > decided[0]):
+            decided = (pair_objective(pairs), pipeline.name, out)
+        if pipeline.features is not None:
+            details.append((pipeline.name, held))
+    print()
+    if decided is not None:
+        print(
+            f"decided on the history pairs: {decided[1]} -> real issues held out "
+            + _row(decided[2], "file@1", "file@3", "file@5", "mrr")
+        )
+    for name, held in details:
+        print(f"{name}:")
+        for repo, choice in held.chosen.items():
+            print(
+                f"  without {repo}: penalty {choice.penalty:g}, "  # type: ignore[attr-defined]
+                + ", ".join(f"{n} {v:.2f}" for n, v in choice.coefficients or ())  # type: ignore[attr-defined]
+            )
+
+
+def main() -> None:
+    from loc_checkout import default_data
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--repos", type=Path, default=Path("/work/.mirror"))
+    c.add_argument(
+        "--work", type=Path, required=True, help="the --work of swebench_loc.py (indexed checkouts)"
+    )
+    c.add_argument("--data", type=Path, default=default_data())
+    c.add_argument("--out", type=Path, required=True)
+    t = sub.add_parser("trial")
+    t.add_argument("--runs-cache", type=Path, required=True)
+    t.add_argument("--synthetic", type=Path, required=True)
+    args = parser.parse_args()
+    (collect if args.command == "collect" else trial)(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""History pairs (bench/loc_synthetic.py): which commits become training reports."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.bench import load_bench
+
+synthetic = load_bench("loc_synthetic")
+
+AT_BASE = {"pkg/core.py", "pkg/util.py", "pkg/extra.py", "pkg/more.py", "tests/test_core.py"}
+
+
+def test_a_fix_of_one_source_file_is_a_pair_whose_gold_is_that_file() -> None:
+    message = "Fix crash when the parser sees an empty file\n\nCo-authored-by: A <a@b>\n"
+    changes = [("M", "pkg/core.py"), ("M", "tests/test_core.py"), ("M", "CHANGES.rst")]
+    assert synthetic.usable(message, changes, AT_BASE) == ("pkg/core.py",)
+    assert "Co-authored-by" not in synthetic.report_text(message)
+
+
+def test_commits_that_are_no_pair() -> None:
+    fix = [("M", "pkg/core.py")]
+    assert synthetic.usable("fix typo", fix, AT_BASE) is None  # too few words
+    assert synthetic.usable("Bump version to 2.0.1 for the release", fix, AT_BASE) is None  # upkeep
+    assert synthetic.usable("Merge pull request #12 from a/fix-parser", fix, AT_BASE) is None
+    words = "Handle an empty configuration file gracefully"
+    assert synthetic.usable(words, [("M", "tests/test_core.py")], AT_BASE) is None  # tests only
+    assert synthetic.usable(words, [("M", "docs/index.rst")], AT_BASE) is None  # no Python
+    assert synthetic.usable(words, [("A", "pkg/new.py")], AT_BASE | {"pkg/new.py"}) is None  # added
+    assert synthetic.usable(words, [("M", "pkg/gone.py")], AT_BASE) is None  # not at the base commit
+    four = [("M", p) for p in ("pkg/core.py", "pkg/util.py", "pkg/extra.py", "pkg/more.py")]
+    assert synthetic.usable(words, four, AT_BASE) is None  # more than MAX_GOLD source files
+    many = [*fix, *(("M", f"docs/p{i}.rst") for i in range(synthetic.MAX_CHANGED))]
+    assert synthetic.usable(words, many, AT_BASE) is None  # a sweeping change
+    assert synthetic.usable(words, [*fix, ("D", "pkg/util.py")], AT_BASE) is None  # a source file deleted
+
+
+def _pair(commit: str, base: str = "b") -> object:
+    return synthetic.HistoryPair("o/r", base, commit, "message of five words here", ("pkg/core.py",))
+
+
+def test_pairs_are_taken_round_robin_over_base_commits_each_commit_once() -> None:
+    first = [_pair("c1", "b1"), _pair("c2", "b1"), _pair("c3", "b1")]
+    second = [_pair("c2", "b2"), _pair("c4", "b2")]
+    chosen = synthetic.choose([first, second], limit=4)
+    assert [p.commit for p in chosen] == ["c1", "c2", "c3", "c4"]
+    assert [p.base_commit for p in chosen] == ["b1", "b2", "b1", "b2"]
+    assert [p.commit for p in synthetic.choose([first, second], limit=2)] == ["c1", "c2"]
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "HOME": str(repo),
+            "PATH": "/usr/bin:/bin",
+        },
+    ).stdout.strip()
+
+
+def test_pairs_after_reads_the_descendants_of_the_base_commit(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "core.py").write_text("def f():\n    return 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "Add the core module with its first function")
+    base = _git(repo, "rev-parse", "HEAD")
+    (repo / "pkg" / "core.py").write_text("def f():\n    return 2\n")
+    _git(repo, "commit", "-q", "-am", "Fix f returning the wrong value for empty input")
+    fix = _git(repo, "rev-parse", "HEAD")
+    (repo / "pkg" / "new.py").write_text("x = 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "Add a new module holding the constant x")
+    pairs = synthetic.pairs_after(repo / ".git", "o/r", base)
+    assert [(p.commit, p.gold_files, p.base_commit) for p in pairs] == [(fix, ("pkg/core.py",), base)]
+    assert pairs[0].message == "Fix f returning the wrong value for empty input"

@@ -61,27 +61,26 @@ FUNCTION_FEATURES: tuple[str, ...] = (
     "size",
 )
 # Coefficients of the linear function score, per feature (module docstring): the conditional logit
-# fitted on all 63 SWE-bench Lite dev issues (L2 penalty 0.1, chosen by the inner leave-one-
-# repository-out held-out log-likelihood among 10/3/1/0.3/0.1/0.03/0.01; the file stages fitted on
-# the same issues; evidence from the code at 1ed8c99), after the held-out figure of that procedure
-# was computed with per-fold fits (docs/retrieval.md, `bench/loc_functions.py`, 2026-12-04, second
-# round: held out function Acc@10 63.3, Acc@5 53.3, against 63.3 / 51.7 with the grid stopping at
-# 0.3, which every fold had chosen, and 60.0 / 50.0 for today's function order; the wider grid is a
-# second look at the held-out data, said so there).
+# fitted on all 63 SWE-bench Lite dev issues (L2 penalty 0.3, chosen by the inner leave-one-
+# repository-out held-out log-likelihood among 10/3/1/0.3/0.1/0.03/0.01) on top of the file stages
+# shipped with it (fitted on the same issues and the history pairs, ``rerank.COEFFICIENTS``), after
+# the held-out figure of that procedure was computed with per-fold fits (docs/retrieval.md, "History
+# pairs", `bench/loc_functions.py --history`, 2026-12-05: held out function Acc@10 63.3, Acc@5 53.3,
+# against 60.0 / 51.7 for the function order without this stage on the same file stages).
 FUNCTION_COEFFICIENTS: dict[str, float] = {
-    "chunk": 4.335,
-    "chunk_rank": 0.341,
-    "file": -0.383,
-    "file_rank": 0.434,
-    "named": -0.422,
-    "named_qualified": -0.614,
-    "named_owner": 0.059,
-    "frame": 0.802,
-    "name_terms": 0.937,
-    "body_terms": 3.500,
-    "class": -2.589,
-    "test": -2.400,
-    "size": 3.541,
+    "chunk": 3.295,
+    "chunk_rank": 1.183,
+    "file": 0.484,
+    "file_rank": -0.385,
+    "named": -0.339,
+    "named_qualified": -0.125,
+    "named_owner": -0.468,
+    "frame": 0.560,
+    "name_terms": 0.987,
+    "body_terms": 2.595,
+    "class": -2.280,
+    "test": -1.464,
+    "size": 3.293,
 }
 
 

@@ -65,7 +65,7 @@ from lazy_intel.search.signals import indexed_term_counts
 from lazy_intel.store.reader import ReadView
 from loc_cv import IssueScore
 from loc_fit import Query, fit, log_likelihood
-from loc_rerank import PENALTIES, Choice, Evaluator, Pipeline
+from loc_rerank import HISTORY_SHARE, PENALTIES, Choice, Evaluator, Pipeline
 from loc_scoring import RANKED_FUNCTIONS, FunctionFacts, IssueRun, all_in_top
 
 
@@ -165,11 +165,18 @@ class FunctionStage:
         facts: Mapping[str, FunctionFacts],
         pipeline: Pipeline,
         evaluator: Evaluator,
+        *,
         penalties: Sequence[float] = FUNCTION_PENALTIES,
+        history: Mapping[str, IssueRun] | None = None,
     ) -> None:
         self.runs, self.facts, self.pipeline, self.evaluator = runs, facts, pipeline, evaluator
         self.penalties = tuple(penalties)
         self.repos = {i: r.issue.repo for i, r in runs.items()}
+        # training-only reports (history pairs with their gold functions; their facts in ``facts``):
+        # a fit on some issues also trains on the pairs of their repositories, weighing
+        # ``HISTORY_SHARE`` of the issues all together, as the file stage's fits do
+        self.history = dict(history or {})
+        self._all = {**self.runs, **self.history}
         self._rows: dict[tuple[Choice, str, CandidateRule], FeatureRows] = {}
         self._fits: dict[tuple[Choice, tuple[str, ...], CandidateRule, float], np.ndarray] = {}
 
@@ -178,17 +185,28 @@ class FunctionStage:
     ) -> tuple[list[Definition], np.ndarray, np.ndarray]:
         key = (choice, instance, rule)
         if key not in self._rows:
-            run = self.runs[instance]
+            run = self._all[instance]
             ranking = ranking_of(self.pipeline, choice, run)
             self._rows[key] = feature_rows(ranking, self.facts[instance], run.issue.gold_functions, rule)
         return self._rows[key]
 
-    def queries(self, choice: Choice, ids: Sequence[str], rule: CandidateRule = SHIPPED_RULE) -> list[Query]:
+    def queries(
+        self, choice: Choice, ids: Sequence[str], rule: CandidateRule = SHIPPED_RULE, *, training: bool = True
+    ) -> list[Query]:
+        """The fit's queries for ``ids`` (``training``: with the history pairs of their repositories;
+        a held-out likelihood is taken over the issues alone)."""
+        weights = dict.fromkeys(ids, 1.0)
+        if training and self.history:
+            repos = {self.repos[i] for i in ids}
+            extra = sorted(i for i, r in self.history.items() if r.issue.repo in repos)
+            if extra:
+                share = HISTORY_SHARE * len(ids) / len(extra)
+                weights.update(dict.fromkeys(extra, share))
         out = []
-        for i in ids:
+        for i, weight in weights.items():
             _, x, gold = self.rows(choice, i, rule)
             if gold.any() and len(gold) > 1:
-                out.append(Query(x, gold))
+                out.append(Query(x, gold, weight))
         return out
 
     def _beta(self, choice: Choice, train: Sequence[str], rule: CandidateRule, penalty: float) -> np.ndarray:
@@ -208,7 +226,7 @@ class FunctionStage:
                 value = 0.0
                 for fold in inner:
                     beta = self._beta(choice, fold.train, rule, penalty)
-                    value += log_likelihood(self.queries(choice, fold.test, rule), beta, 0.0)
+                    value += log_likelihood(self.queries(choice, fold.test, rule, training=False), beta, 0.0)
                 if best_value is None or value > best_value:
                     best, best_value = penalty, value
         return best
@@ -538,6 +556,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--history", type=Path, default=None, help="history pairs in the file stages' fits")
     parser.add_argument(
+        "--function-history",
+        action="store_true",
+        help="the function stage's fits train on the history pairs too (their gold functions)",
+    )
+    parser.add_argument(
         "--rules",
         default="",
         help="candidate rules FILESxCHUNKS beside the shipped one (each its own row, and one row "
@@ -563,6 +586,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from swebench_loc import _history
 
     pairs = _history(args.history)
+    if args.function_history and not pairs:
+        parser.error("--function-history needs --history")
+    # pairs the function stage trains on: those naming a gold function the base commit's index holds
+    trained = (
+        {r.issue.instance_id: r for r in pairs if r.issue.gold_functions} if args.function_history else {}
+    )
     evaluator = Evaluator(
         {"default": runs}, history={"default": {r.issue.instance_id: r for r in pairs}} if pairs else None
     )
@@ -584,13 +613,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if read_widest.files < widest.files or read_widest.chunks < widest.chunks:
             parser.error(f"--facts holds candidates of {read_widest} only; --rules needs {widest}")
     else:
-        rankings = {i: [ranking_of(pipeline, c, r) for c in choices.values()] for i, r in runs.items()}
-        facts = gather_facts(args.work, runs, rankings, widest)
+        rankings = {
+            i: [ranking_of(pipeline, c, r) for c in choices.values()] for i, r in {**runs, **trained}.items()
+        }
+        facts = gather_facts(args.work, {**runs, **trained}, rankings, widest)
         if args.facts is not None:
             with args.facts.open("wb") as fh:
                 pickle.dump((facts, widest), fh)
     read = time.perf_counter()
-    stage = FunctionStage(runs, facts, pipeline, evaluator, penalties)
+    stage = FunctionStage(runs, facts, pipeline, evaluator, penalties=penalties, history=trained)
     if args.check:
         return check(stage, choices)
     shipped = cross_validate_stage(stage, choices)

@@ -36,6 +36,7 @@ second stage with and without the history pairs in every fold's fit.
 from __future__ import annotations
 
 import argparse
+import ast
 import pickle
 import re
 import subprocess
@@ -80,6 +81,50 @@ def report_text(message: str) -> str:
     """The message as a report: trailer lines dropped, surrounding blank lines trimmed."""
     lines = [line for line in message.splitlines() if not TRAILER.match(line.strip())]
     return "\n".join(lines).strip()
+
+
+def definition_spans(source: str) -> list[tuple[str, int, int]]:
+    """(qualified name, first line, last line) of every class and function of a Python source, named
+    as the index names them (``Class.method``, ``function.inner``); none when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[tuple[str, int, int]] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                out.append((name, first, child.end_lineno or child.lineno))
+                walk(child, name + ".")
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    return out
+
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+
+
+def changed_definitions(source: str, diff: str) -> list[str]:
+    """The innermost definitions of ``source`` (the file before the change) that the unified diff
+    ``diff`` (``-U0``, one file) changes: every removed or changed line, and for a pure insertion the
+    line it follows. In order of first change, each once."""
+    spans = definition_spans(source)
+    out: dict[str, None] = {}
+    for line in diff.splitlines():
+        match = HUNK.match(line)
+        if not match:
+            continue
+        start, count = int(match.group(1)), int(match.group(2) or 1)
+        for number in range(start, start + max(count, 1)):
+            holding = [(last - first, name) for name, first, last in spans if first <= number <= last]
+            if holding:
+                out.setdefault(min(holding)[1])
+    return list(out)
 
 
 def usable(
@@ -143,6 +188,26 @@ def choose(per_base: Sequence[Sequence[HistoryPair]], limit: int = PER_REPOSITOR
     return chosen
 
 
+def gold_spans(git_dir: Path, pair: HistoryPair, ws: object) -> tuple[str, ...]:
+    """The definitions the pair's commit changes (read off its parent's source) that the index of
+    the base commit also holds, as ``path:qualified`` (the gold functions of a real issue)."""
+    spans = []
+    with ws.read() as view:  # type: ignore[attr-defined]
+        for path in pair.gold_files:
+            source = _git(git_dir, "show", f"{pair.commit}^:{path}")
+            diff = _git(git_dir, "diff", "-U0", f"{pair.commit}^", pair.commit, "--", path)
+            indexed = {
+                row[0]
+                for row in view.conn.execute(
+                    "SELECT s.qualified_name FROM symbols s JOIN files f ON f.id = s.file_id "
+                    "WHERE f.path = ? AND s.kind IN ('function', 'method', 'class')",
+                    (path,),
+                )
+            }
+            spans += [f"{path}:{name}" for name in changed_definitions(source, diff) if name in indexed]
+    return tuple(spans)
+
+
 def collect(args: argparse.Namespace) -> None:
     from lazy_intel.search.hybrid import DEFAULT_CONFIG
     from lazy_intel.service.workspace import Workspace
@@ -184,8 +249,9 @@ def collect(args: argparse.Namespace) -> None:
                 # no sync: the checkout is indexed as the runs cache's collection left it, so the
                 # pairs' evidence comes from the same store (and code version) as the real issues'
                 for pair in mine:
+                    spans = gold_spans(git_dir, pair, ws)
                     issue = Issue(
-                        f"history:{repo}:{pair.commit[:12]}", repo, base, pair.message, pair.gold_files, ()
+                        f"history:{repo}:{pair.commit[:12]}", repo, base, pair.message, pair.gold_files, spans
                     )
                     found, _ = gather(ws, issue, None, {"default": DEFAULT_CONFIG}, pool)
                     runs.append(found["default"])

@@ -121,3 +121,23 @@ def test_why_a_gold_function_is_not_a_candidate() -> None:
     assert reason(gold(True, ("method",), True, 9, 120)).startswith("file outside the best 5")
     assert reason(gold(True, ("method",), True, 9, 120), functions.CandidateRule(10, 80)) == "a candidate"
     assert reason(gold(True, ("variable",), True, 1, 200)).startswith("kind variable")
+
+
+def test_history_pairs_train_the_function_stage_of_the_folds_that_hold_their_repository_in() -> None:
+    stage, choice, _ = _stage()
+    # o/x's pairs: two history reports whose gold function is f4
+    pairs, facts = {}, dict(stage.facts)
+    for k in range(2):
+        instance = f"history:o/x:{k}"
+        pairs[instance], facts[instance] = _run(instance, "o/x", gold_at=4)
+    with_pairs = functions.FunctionStage(stage.runs, facts, stage.pipeline, stage.evaluator, history=pairs)
+    train_x = [i for i in stage.runs if i.startswith("o/x")]
+    train_y = [i for i in stage.runs if i.startswith("o/y")]
+    assert len(with_pairs.queries(choice, train_x)) == len(train_x) + 2
+    assert len(with_pairs.queries(choice, train_y)) == len(train_y)  # another repository's pairs stay out
+    assert len(with_pairs.queries(choice, train_x, training=False)) == len(train_x)  # scored: issues only
+    weights = [q.weight for q in with_pairs.queries(choice, train_x)]
+    assert sum(weights[len(train_x) :]) == len(train_x) * pipes.HISTORY_SHARE
+    # the pairs are never scored by the stage's cross-validation
+    figures = functions.cross_validate_stage(with_pairs, {r: choice for r in ("o/x", "o/y", "o/z", "*")})
+    assert set(figures.held) == set(stage.runs)

@@ -84,3 +84,50 @@ def test_pairs_after_reads_the_descendants_of_the_base_commit(tmp_path: Path) ->
     pairs = synthetic.pairs_after(repo / ".git", "o/r", base)
     assert [(p.commit, p.gold_files, p.base_commit) for p in pairs] == [(fix, ("pkg/core.py",), base)]
     assert pairs[0].message == "Fix f returning the wrong value for empty input"
+
+
+SOURCE = """import os
+
+
+class Parser:
+    @staticmethod
+    def parse(text):
+        value = text.strip()
+        return value
+
+    def render(self):
+        def inner():
+            return 1
+
+        return inner()
+
+
+def main():
+    return Parser()
+"""
+
+
+def test_definitions_are_named_as_the_index_names_them() -> None:
+    spans = synthetic.definition_spans(SOURCE)
+    assert [name for name, _, _ in spans] == [
+        "Parser",
+        "Parser.parse",
+        "Parser.render",
+        "Parser.render.inner",
+        "main",
+    ]
+    assert ("Parser.parse", 5, 8) in spans  # from its decorator to its last line
+    assert synthetic.definition_spans("def broken(:\n") == []
+
+
+def test_the_changed_definitions_are_the_innermost_ones_each_once_in_order() -> None:
+    diff = "\n".join(
+        [
+            "@@ -12 +12 @@",  # inside inner
+            "@@ -7,2 +7,2 @@",  # two lines of parse
+            "@@ -8,0 +9,1 @@",  # an insertion after line 8 (parse's last line)
+            "@@ -1 +1 @@",  # an import: no definition
+            "@@ -18,0 +19,2 @@",  # an insertion after main's last line
+        ]
+    )
+    assert synthetic.changed_definitions(SOURCE, diff) == ["Parser.render.inner", "Parser.parse", "main"]

@@ -65,6 +65,11 @@ class Pipeline:
     # repositories: report = a later commit's message, gold = the Python files it modified;
     # together they weigh as much as the real training issues (``HISTORY_SHARE``); never scored
     history: bool = False
+    # every fit also trains on the past pairs of *every* repository, the held-out one's included
+    # (``loc_synthetic.py collect --past``: commits before its earliest base commit, which no dev
+    # issue's fix can be): what a repository's own history could teach a search of that repository;
+    # with ``history`` all the pairs together weigh ``HISTORY_SHARE`` of the real issues
+    past: bool = False
 
     def __post_init__(self) -> None:
         if self.select_by not in SELECTION_CRITERIA:
@@ -112,13 +117,15 @@ class Evaluator:
         self,
         runs: Mapping[str, Mapping[str, IssueRun]],
         history: Mapping[str, Mapping[str, IssueRun]] | None = None,
+        past: Mapping[str, Mapping[str, IssueRun]] | None = None,
     ) -> None:
         self.runs = runs
         first = next(iter(runs.values()))
         self.repos = {i: r.issue.repo for i, r in first.items()}
         # training-only reports (``Pipeline.history``), by variant; never in a fold's test
         self.history = history or {}
-        self._all = {v: {**rs, **self.history.get(v, {})} for v, rs in runs.items()}
+        self.past = past or {}  # training-only reports of every repository's own past (``Pipeline.past``)
+        self._all = {v: {**rs, **self.history.get(v, {}), **self.past.get(v, {})} for v, rs in runs.items()}
         self.history_repos = {i: r.issue.repo for rs in self.history.values() for i, r in rs.items()}
         self._first: dict[tuple[str, Config], dict[str, IssueScore]] = {}
         self._matrix: dict[tuple[str, Config, str], tuple[np.ndarray, np.ndarray]] = {}
@@ -161,19 +168,24 @@ class Evaluator:
         *,
         balanced: bool = False,
         history: bool = False,
+        past: bool = False,
     ) -> list[Query]:
         """The fit's queries for ``ids``; with ``history``, also the history pairs of their
-        repositories, weighing ``HISTORY_SHARE`` of the real issues' weight all together."""
+        repositories, with ``past`` every repository's past pairs; the pairs weigh
+        ``HISTORY_SHARE`` of the real issues' weight all together."""
         columns = [CANDIDATE_FEATURES.index(f) for f in features]
         weights = repository_weights([self.repos[i] for i in ids]) if balanced else [1.0] * len(ids)
+        extra: list[str] = []
         if history:
             repos = {self.repos[i] for i in ids}
-            extra = sorted(
+            extra += sorted(
                 i for i, r in self.history_repos.items() if r in repos and i in self.history.get(variant, {})
             )
-            if extra:
-                share = HISTORY_SHARE * sum(weights) / len(extra)
-                ids, weights = [*ids, *extra], [*weights, *([share] * len(extra))]
+        if past:
+            extra += sorted(self.past.get(variant, {}))
+        if extra:
+            share = HISTORY_SHARE * sum(weights) / len(extra)
+            ids, weights = [*ids, *extra], [*weights, *([share] * len(extra))]
         out = []
         for i, weight in zip(ids, weights, strict=True):
             x, gold = self.matrix(variant, config, i)
@@ -205,7 +217,13 @@ class Evaluator:
         variant, config = pipeline.candidates[candidate]
         config = replace(config, rerank_files=depth)
         queries = self.queries(
-            variant, config, ids, features, balanced=pipeline.balanced, history=pipeline.history
+            variant,
+            config,
+            ids,
+            features,
+            balanced=pipeline.balanced,
+            history=pipeline.history,
+            past=pipeline.past,
         )
         beta = fit(queries, penalty)
         return tuple(zip(features, (float(b) for b in beta), strict=True))

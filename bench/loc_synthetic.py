@@ -146,11 +146,17 @@ def usable(
     return tuple(sorted(p for _, p in python))
 
 
-def pairs_after(git_dir: Path, repo: str, base: str) -> list[HistoryPair]:
-    """The usable commits among the first ``LOOKAHEAD`` non-merge descendants of ``base``."""
-    commits = _git(
-        git_dir, "rev-list", "--reverse", "--no-merges", "--ancestry-path", f"{base}..HEAD"
-    ).split()
+def pairs_after(git_dir: Path, repo: str, base: str, *, past: bool = False) -> list[HistoryPair]:
+    """The usable commits among the first ``LOOKAHEAD`` non-merge descendants of ``base``, nearest
+    first; with ``past``, among its ancestors instead (``base`` included, nearest first): history a
+    user has when the index of ``base`` is built, searched against that index, whose code already
+    holds their changes."""
+    if past:
+        commits = _git(git_dir, "rev-list", "--no-merges", f"--max-count={LOOKAHEAD}", base).split()
+    else:
+        commits = _git(
+            git_dir, "rev-list", "--reverse", "--no-merges", "--ancestry-path", f"{base}..HEAD"
+        ).split()
     files = set(_git(git_dir, "ls-tree", "-r", "--name-only", "--full-tree", base).splitlines())
     out = []
     for commit in commits[:LOOKAHEAD]:
@@ -233,7 +239,9 @@ def collect(args: argparse.Namespace) -> None:
             print(f"skip {repo}: no mirror", file=sys.stderr)
             continue
         ordered = sorted(bases[repo], key=lambda c: commit_time(git_dir, c))
-        chosen = choose([pairs_after(git_dir, repo, b) for b in ordered])
+        if args.past:  # the history before the repository's earliest base commit, against its index
+            ordered = ordered[:1]
+        chosen = choose([pairs_after(git_dir, repo, b, past=args.past) for b in ordered])
         print(f"{repo}: {len(chosen)} history pairs", file=sys.stderr)
         for base in ordered:
             mine = [p for p in chosen if p.base_commit == base]
@@ -251,7 +259,12 @@ def collect(args: argparse.Namespace) -> None:
                 for pair in mine:
                     spans = gold_spans(git_dir, pair, ws)
                     issue = Issue(
-                        f"history:{repo}:{pair.commit[:12]}", repo, base, pair.message, pair.gold_files, spans
+                        f"{'past' if args.past else 'history'}:{repo}:{pair.commit[:12]}",
+                        repo,
+                        base,
+                        pair.message,
+                        pair.gold_files,
+                        spans,
                     )
                     found, _ = gather(ws, issue, None, {"default": DEFAULT_CONFIG}, pool)
                     runs.append(found["default"])
@@ -277,18 +290,19 @@ def decision_pipelines() -> list:
     (``first_rank`` left out, ``callee`` added, every repository weighed alike), each with and
     without the history pairs in its fit. The first is the shipped pipeline (ties keep it)."""
     import loc_protocol
-    from lazy_intel.search.rerank import CANDIDATE_FEATURES
+    from lazy_intel.search.rerank import CANDIDATE_FEATURES, TOKEN_FEATURES, TRIAL_FEATURES
     from loc_rerank import Pipeline
 
     base = loc_protocol.pipelines(loc_protocol.GRIDS["fusion"], ["default"], ablations=False)[1]
-    assert base.features is not None
+    # the features search scored when the decision was made (``first_rank`` was dropped by it)
+    before = tuple(f for f in CANDIDATE_FEATURES if f not in TOKEN_FEATURES and f not in TRIAL_FEATURES)
     variants = [
-        (base.name, base.features, False),
-        ("two stages without first_rank", tuple(f for f in base.features if f != "first_rank"), False),
-        ("two stages, every repository weighed alike", base.features, True),
+        ("two stages", before, False),
+        ("two stages without first_rank", tuple(f for f in before if f != "first_rank"), False),
+        ("two stages, every repository weighed alike", before, True),
     ]
     if "callee" in CANDIDATE_FEATURES:
-        variants.insert(2, ("two stages with callee", (*base.features, "callee"), False))
+        variants.insert(2, ("two stages with callee", (*before, "callee"), False))
     out = []
     for history in (False, True):
         for name, features, balanced in variants:
@@ -323,9 +337,16 @@ def trial(args: argparse.Namespace) -> None:
     default = real["default"]
     for run in [*default, *history]:
         run.tables.clear()
+    past = []
+    if args.past is not None:
+        with args.past.open("rb") as fh:
+            past = pickle.load(fh)  # our own file (collect --past)
+        for run in past:
+            run.tables.clear()
     evaluator = Evaluator(
         {"default": {r.issue.instance_id: r for r in default}},
         history={"default": {r.issue.instance_id: r for r in history}},
+        past={"default": {r.issue.instance_id: r for r in past}} if past else None,
     )
     print("command: python " + " ".join(sys.argv))
     by_repo: dict[str, int] = {}
@@ -342,6 +363,18 @@ def trial(args: argparse.Namespace) -> None:
     from loc_rerank import Pipeline
 
     rows = [Pipeline("first stage", first[0].candidates, None), *first]
+    if past:  # the shipped pipeline (with the pairs after the base commits) with and without the past
+        import dataclasses
+
+        import loc_protocol
+
+        shipped = loc_protocol.pipelines(
+            loc_protocol.GRIDS["fusion"], ["default"], ablations=False, history=True
+        )[1]
+        rows += [
+            dataclasses.replace(shipped, name="shipped (two stages + history pairs)"),
+            dataclasses.replace(shipped, name="shipped + past pairs of every repository", past=True),
+        ]
     decided = None
     details = []
     for pipeline in rows:
@@ -354,7 +387,7 @@ def trial(args: argparse.Namespace) -> None:
             f"{_row(out, 'file@1', 'file@3', 'file@5', 'mrr')} | {_row(ins, 'file@1', 'file@3', 'file@5')} |",
             flush=True,
         )
-        if pipeline.features is not None and (decided is None or pair_objective(pairs) > decided[0]):
+        if pipeline in first and (decided is None or pair_objective(pairs) > decided[0]):
             decided = (pair_objective(pairs), pipeline.name, out)
         if pipeline.features is not None:
             details.append((pipeline.name, held))
@@ -385,9 +418,20 @@ def main() -> None:
     )
     c.add_argument("--data", type=Path, default=default_data())
     c.add_argument("--out", type=Path, required=True)
+    c.add_argument(
+        "--past",
+        action="store_true",
+        help="pairs from the history before each repository's earliest base commit (its own past)",
+    )
     t = sub.add_parser("trial")
     t.add_argument("--runs-cache", type=Path, required=True)
     t.add_argument("--synthetic", type=Path, required=True)
+    t.add_argument(
+        "--past",
+        type=Path,
+        default=None,
+        help="past pairs (collect --past): adds the shipped pipeline with them",
+    )
     args = parser.parse_args()
     (collect if args.command == "collect" else trial)(args)
 

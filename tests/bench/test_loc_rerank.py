@@ -211,3 +211,30 @@ def test_history_pairs_train_only_the_folds_that_hold_their_repository_in() -> N
     assert len(mixed) == len(ids) + 4
     real, pairs = mixed[: len(ids)], mixed[len(ids) :]
     assert sum(q.weight for q in pairs) == pytest.approx(pipes.HISTORY_SHARE * sum(q.weight for q in real))
+
+
+def test_past_pairs_train_every_fold_the_held_out_repositorys_own_included() -> None:
+    # only o/z's own past says the covered file is the gold one: with ``past`` the fold that holds
+    # o/z out learns it from o/z's past pairs; without it nothing does
+    def flat(run: object) -> object:
+        for f in run.static:
+            run.static[f]["coverage"] = 1.0
+        return run
+
+    runs = {i: flat(r) for i, r in _runs(("o/x", "o/y", "o/z"), 3, lambda k, r: 3).items()}
+    past = {}
+    for k in range(4):
+        run = _run(f"past:o/z:{k}", "o/z", gold_at=3)
+        past[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs}, past={"default": past})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    features = ("first", "coverage")
+    held = evaluator.cross_validate(pipes.Pipeline("two", candidates, features, past=True))
+    assert set(held.scores) == set(runs)
+    assert dict(held.chosen["o/z"].coefficients)["coverage"] > 0.1  # its own past, though o/z is held out
+    plain = evaluator.cross_validate(pipes.Pipeline("two", candidates, features))
+    assert dict(plain.chosen["o/z"].coefficients)["coverage"] == pytest.approx(0.0, abs=1e-9)
+    x_ids = [i for i in runs if i.startswith("o/x")]
+    queries = evaluator.queries("default", candidates[0][1], x_ids, features, past=True)
+    assert len(queries) == len(x_ids) + 4
+    assert sum(q.weight for q in queries[len(x_ids) :]) == pytest.approx(pipes.HISTORY_SHARE * len(x_ids))

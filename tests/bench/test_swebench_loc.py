@@ -180,6 +180,26 @@ def test_harness_end_to_end(make_repo: Callable[..., Path], tmp_path: Path) -> N
     )
 
 
+def test_without_sync_the_cached_indexes_are_searched_as_they_are(
+    make_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    repos, commits = _repo(make_repo, tmp_path)
+    issues = loc.load_issues(_issues(tmp_path, commits))
+    work = tmp_path / "work"
+    with pytest.raises(FileNotFoundError, match="needed without sync"):
+        loc.collect(issues, repos=repos, work=work, baselines=[], sync=False)
+    assert not (work / loc.index_profile("whole") / "acme+acme" / commits[1][:12] / "state").exists()
+    first, _ = loc.collect(issues, repos=repos, work=work, baselines=[])
+    slot = work / loc.index_profile("whole") / "acme+acme" / commits[1][:12]
+    (slot / "src" / "acme" / "sessions.py").write_text("# edited after indexing\n")  # a sync would see it
+    again, stats = loc.collect(issues, repos=repos, work=work, baselines=[], sync=False)
+    assert stats.full_builds == 0 and stats.inconsistent == []
+    assert (
+        loc.outcomes_for(again["default"], "default")["acme__acme-2"]
+        == loc.outcomes_for(first["default"], "default")["acme__acme-2"]
+    )  # the index as it was, not the edited file
+
+
 def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     repos, data = _two_repositories(make_repo, tmp_path)
     variants = {"default": loc.VARIANTS["default"], "no-stems": loc.VARIANTS["no-stems"]}

@@ -118,6 +118,7 @@ class Evaluator:
         runs: Mapping[str, Mapping[str, IssueRun]],
         history: Mapping[str, Mapping[str, IssueRun]] | None = None,
         past: Mapping[str, Mapping[str, IssueRun]] | None = None,
+        external: Mapping[str, Mapping[str, IssueRun]] | None = None,
     ) -> None:
         self.runs = runs
         first = next(iter(runs.values()))
@@ -125,7 +126,12 @@ class Evaluator:
         # training-only reports (``Pipeline.history``), by variant; never in a fold's test
         self.history = history or {}
         self.past = past or {}  # training-only reports of every repository's own past (``Pipeline.past``)
-        self._all = {v: {**rs, **self.history.get(v, {}), **self.past.get(v, {})} for v, rs in runs.items()}
+        # reports of other repositories, only ever scored (``score``), never in a fit or a fold
+        self.external = external or {}
+        self._all = {
+            v: {**rs, **self.history.get(v, {}), **self.past.get(v, {}), **self.external.get(v, {})}
+            for v, rs in runs.items()
+        }
         self.history_repos = {i: r.issue.repo for rs in self.history.values() for i, r in rs.items()}
         self._first: dict[tuple[str, Config], dict[str, IssueScore]] = {}
         self._matrix: dict[tuple[str, Config, str], tuple[np.ndarray, np.ndarray]] = {}

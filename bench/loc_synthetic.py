@@ -146,20 +146,22 @@ def usable(
     return tuple(sorted(p for _, p in python))
 
 
-def pairs_after(git_dir: Path, repo: str, base: str, *, past: bool = False) -> list[HistoryPair]:
+def pairs_after(
+    git_dir: Path, repo: str, base: str, *, past: bool = False, lookahead: int = LOOKAHEAD
+) -> list[HistoryPair]:
     """The usable commits among the first ``LOOKAHEAD`` non-merge descendants of ``base``, nearest
     first; with ``past``, among its ancestors instead (``base`` included, nearest first): history a
     user has when the index of ``base`` is built, searched against that index, whose code already
     holds their changes."""
     if past:
-        commits = _git(git_dir, "rev-list", "--no-merges", f"--max-count={LOOKAHEAD}", base).split()
+        commits = _git(git_dir, "rev-list", "--no-merges", f"--max-count={lookahead}", base).split()
     else:
         commits = _git(
             git_dir, "rev-list", "--reverse", "--no-merges", "--ancestry-path", f"{base}..HEAD"
         ).split()
     files = set(_git(git_dir, "ls-tree", "-r", "--name-only", "--full-tree", base).splitlines())
     out = []
-    for commit in commits[:LOOKAHEAD]:
+    for commit in commits[:lookahead]:
         status = _git(
             git_dir,
             "diff-tree",
@@ -241,7 +243,10 @@ def collect(args: argparse.Namespace) -> None:
         ordered = sorted(bases[repo], key=lambda c: commit_time(git_dir, c))
         if args.past:  # the history before the repository's earliest base commit, against its index
             ordered = ordered[:1]
-        chosen = choose([pairs_after(git_dir, repo, b, past=args.past) for b in ordered])
+        chosen = choose(
+            [pairs_after(git_dir, repo, b, past=args.past, lookahead=args.lookahead) for b in ordered],
+            args.per_repository,
+        )
         print(f"{repo}: {len(chosen)} history pairs", file=sys.stderr)
         for base in ordered:
             mine = [p for p in chosen if p.base_commit == base]
@@ -406,6 +411,87 @@ def trial(args: argparse.Namespace) -> None:
             )
 
 
+def external(args: argparse.Namespace) -> None:
+    """Each decision pipeline fitted as it would ship (on every real issue, and the history pairs
+    when it uses them) and scored on pairs of repositories outside the dev set, which nothing was
+    ever fitted or chosen on."""
+    import loc_cv
+    from loc_rerank import Evaluator, Pipeline
+
+    with args.runs_cache.open("rb") as fh:
+        real, _stats = pickle.load(fh)  # our own file (swebench_loc.py --runs-cache)
+    with args.synthetic.open("rb") as fh:
+        history = pickle.load(fh)  # our own file (collect)
+    with args.external.open("rb") as fh:
+        outside = pickle.load(fh)  # our own file (collect on other repositories)
+    default = real["default"]
+    for run in [*default, *history, *outside]:
+        run.tables.clear()
+    evaluator = Evaluator(
+        {"default": {r.issue.instance_id: r for r in default}},
+        history={"default": {r.issue.instance_id: r for r in history}},
+        external={"default": {r.issue.instance_id: r for r in outside}},
+    )
+    print("command: python " + " ".join(sys.argv))
+    by_repo: dict[str, int] = {}
+    for run in outside:
+        by_repo[run.issue.repo] = by_repo.get(run.issue.repo, 0) + 1
+    print("pairs of other repositories: " + ", ".join(f"{r} {n}" for r, n in sorted(by_repo.items())))
+    print()
+    repos = sorted(by_repo)
+    print("| pipeline (fitted on all 63 issues) | all: file@1 / @3 / @5 / MRR | " + " | ".join(repos) + " |")
+    print("|---|---|" + "---|" * len(repos))
+    if args.work is not None:  # plain BM25 over whole files of the same checkouts, beside them
+        for name in ("bm25", "bm25-py"):
+            scores = bm25_scores(args.work, outside, name)
+            cells = [_row(loc_cv.summary(list(scores.values())), "file@1", "file@3", "file@5", "mrr")]
+            for repo in repos:
+                mine = [s for i, s in scores.items() if i.split(":")[1] == repo]
+                cells.append(_row(loc_cv.summary(mine), "file@1", "file@5"))
+            print(f"| {name} (whole files) | " + " | ".join(cells) + " |", flush=True)
+    first = decision_pipelines()
+    everything = sorted(evaluator.repos)
+    for pipeline in [Pipeline("first stage", first[0].candidates, None), *first]:
+        choice = evaluator.fit(pipeline, everything)
+        scores = {
+            r.issue.instance_id: evaluator.score(pipeline, choice, r.issue.instance_id) for r in outside
+        }
+        cells = [_row(loc_cv.summary(list(scores.values())), "file@1", "file@3", "file@5", "mrr")]
+        for repo in repos:
+            mine = [s for i, s in scores.items() if i.split(":")[1] == repo]
+            cells.append(_row(loc_cv.summary(mine), "file@1", "file@5"))
+        print(f"| {pipeline.name} | " + " | ".join(cells) + " |", flush=True)
+
+
+def bm25_scores(work: Path, runs: Sequence[object], name: str) -> dict[str, object]:
+    """Plain BM25 over every indexed file (``bm25``) or the indexed ``.py`` files (``bm25-py``) of
+    each pair's checkout, as ``swebench_loc.py`` ranks its baselines."""
+    import sqlite3
+
+    from loc_collect import bm25_files
+    from loc_functions import store_path
+    from loc_scoring import Outcome, issue_score
+
+    out: dict[str, object] = {}
+    paths: dict[tuple[str, str], list[str]] = {}
+    for run in runs:
+        issue = run.issue  # type: ignore[attr-defined]
+        key = (issue.repo, issue.base_commit)
+        if key not in paths:
+            conn = sqlite3.connect(f"file:{store_path(work, *key)}?mode=ro", uri=True)
+            try:
+                rows = conn.execute(
+                    "SELECT path FROM files WHERE status = 'indexed' ORDER BY path"
+                ).fetchall()
+            finally:
+                conn.close()
+            paths[key] = [r[0] for r in rows]
+        src = next(work.glob(f"*/{issue.repo.replace('/', '+')}/{issue.base_commit[:12]}/src"))
+        corpus = [p for p in paths[key] if name == "bm25" or p.endswith(".py")]
+        out[issue.instance_id] = issue_score(issue, Outcome(bm25_files(src, corpus, issue.query), None))
+    return out
+
+
 def main() -> None:
     from loc_checkout import default_data
 
@@ -418,6 +504,8 @@ def main() -> None:
     )
     c.add_argument("--data", type=Path, default=default_data())
     c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--per-repository", type=int, default=PER_REPOSITORY, help="pairs kept per repository")
+    c.add_argument("--lookahead", type=int, default=LOOKAHEAD, help="commits looked at per base commit")
     c.add_argument(
         "--past",
         action="store_true",
@@ -432,8 +520,13 @@ def main() -> None:
         default=None,
         help="past pairs (collect --past): adds the shipped pipeline with them",
     )
+    e = sub.add_parser("external")
+    e.add_argument("--runs-cache", type=Path, required=True)
+    e.add_argument("--synthetic", type=Path, required=True)
+    e.add_argument("--external", type=Path, required=True, help="pairs of other repositories (collect)")
+    e.add_argument("--work", type=Path, default=None, help="their indexed checkouts: adds plain BM25 rows")
     args = parser.parse_args()
-    (collect if args.command == "collect" else trial)(args)
+    {"collect": collect, "trial": trial, "external": external}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -238,3 +238,21 @@ def test_past_pairs_train_every_fold_the_held_out_repositorys_own_included() -> 
     queries = evaluator.queries("default", candidates[0][1], x_ids, features, past=True)
     assert len(queries) == len(x_ids) + 4
     assert sum(q.weight for q in queries[len(x_ids) :]) == pytest.approx(pipes.HISTORY_SHARE * len(x_ids))
+
+
+def test_external_reports_are_scored_and_never_fitted_or_folded() -> None:
+    runs = _runs(("o/x", "o/y"), 3, lambda k, r: 2 + (k + r) % 3)
+    outside = {}
+    for k in range(3):
+        run = _run(f"history:o/w:{k}", "o/w", gold_at=4)
+        for f in run.static:  # would teach "low coverage is gold" if it were ever fitted on
+            run.static[f]["coverage"] = 0.0 if f == 4 else 1.0
+        outside[run.issue.instance_id] = run
+    evaluator = pipes.Evaluator({"default": runs}, external={"default": outside})
+    candidates = (("default", scoring.Config(FusionWeights())),)
+    pipeline = pipes.Pipeline("two", candidates, ("first", "first_rank", "coverage"), history=True, past=True)
+    held = evaluator.cross_validate(pipeline)
+    assert set(held.scores) == set(runs) and set(held.chosen) == {"o/x", "o/y"}
+    assert dict(held.in_sample.coefficients)["coverage"] > 0  # learnt from the real issues only
+    scored = [evaluator.score(pipeline, held.in_sample, i) for i in outside]
+    assert cv.summary(scored)["file@1"] == 0.0  # the outside reports' gold is the uncovered file

@@ -449,6 +449,20 @@ def external(args: argparse.Namespace) -> None:
                 mine = [s for i, s in scores.items() if i.split(":")[1] == repo]
                 cells.append(_row(loc_cv.summary(mine), "file@1", "file@5"))
             print(f"| {name} (whole files) | " + " | ".join(cells) + " |", flush=True)
+    from loc_protocol import CONFIGS
+    from loc_scoring import issue_score, outcome_of
+
+    for name in ("first-stage", "default"):  # what search answers, the function stage included
+        scores = {r.issue.instance_id: issue_score(r.issue, outcome_of(r, CONFIGS[name])) for r in outside}
+        figures = loc_cv.summary(list(scores.values()))
+        cells = [
+            _row(figures, "file@1", "file@3", "file@5", "mrr")
+            + f"; functions @5 / @10 {_row(figures, 'func@5', 'func@10')}"
+        ]
+        for repo in repos:
+            mine = loc_cv.summary([s for i, s in scores.items() if i.split(":")[1] == repo])
+            cells.append(_row(mine, "file@1", "file@5"))
+        print(f"| fixed: {name} (the code's constants) | " + " | ".join(cells) + " |", flush=True)
     first = decision_pipelines()
     everything = sorted(evaluator.repos)
     for pipeline in [Pipeline("first stage", first[0].candidates, None), *first]:

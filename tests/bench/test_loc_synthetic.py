@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from tests.bench import load_bench
+from tests.conftest import git
 
 synthetic = load_bench("loc_synthetic")
 
@@ -49,38 +49,21 @@ def test_pairs_are_taken_round_robin_over_base_commits_each_commit_once() -> Non
     assert [p.commit for p in synthetic.choose([first, second], limit=2)] == ["c1", "c2"]
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={
-            "GIT_AUTHOR_NAME": "t",
-            "GIT_AUTHOR_EMAIL": "t@t",
-            "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@t",
-            "HOME": str(repo),
-            "PATH": "/usr/bin:/bin",
-        },
-    ).stdout.strip()
-
-
 def test_pairs_after_reads_the_descendants_of_the_base_commit(tmp_path: Path) -> None:
     repo = tmp_path / "r"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     (repo / "pkg").mkdir()
     (repo / "pkg" / "core.py").write_text("def f():\n    return 1\n")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "Add the core module with its first function")
-    base = _git(repo, "rev-parse", "HEAD")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "Add the core module with its first function")
+    base = git(repo, "rev-parse", "HEAD").strip()
     (repo / "pkg" / "core.py").write_text("def f():\n    return 2\n")
-    _git(repo, "commit", "-q", "-am", "Fix f returning the wrong value for empty input")
-    fix = _git(repo, "rev-parse", "HEAD")
+    git(repo, "commit", "-q", "-am", "Fix f returning the wrong value for empty input")
+    fix = git(repo, "rev-parse", "HEAD").strip()
     (repo / "pkg" / "new.py").write_text("x = 1\n")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "Add a new module holding the constant x")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "Add a new module holding the constant x")
     pairs = synthetic.pairs_after(repo / ".git", "o/r", base)
     assert [(p.commit, p.gold_files, p.base_commit) for p in pairs] == [(fix, ("pkg/core.py",), base)]
     assert pairs[0].message == "Fix f returning the wrong value for empty input"

@@ -220,7 +220,7 @@ def collect(args: argparse.Namespace) -> None:
     from lazy_intel.search.hybrid import DEFAULT_CONFIG
     from lazy_intel.service.workspace import Workspace
     from lazy_intel.settings import load_settings
-    from loc_checkout import Issue, commit_time, git_dir_for, index_profile, load_issues
+    from loc_checkout import Issue, commit_time, git_dir_for, index_profile, load_issues, materialise
     from loc_collect import gather
     from loc_protocol import GRIDS, grid_candidates
 
@@ -254,11 +254,21 @@ def collect(args: argparse.Namespace) -> None:
                 continue
             slot = profile / repo.replace("/", "+") / base[:12]
             marker = slot / "materialised"
+            fresh = False
             if not (marker.is_file() and marker.read_text().strip() == base):
-                print(f"skip {len(mine)} pairs of {repo}@{base[:12]}: no checkout in {slot}", file=sys.stderr)
-                continue
+                if not args.index:
+                    print(
+                        f"skip {len(mine)} pairs of {repo}@{base[:12]}: no checkout in {slot}",
+                        file=sys.stderr,
+                    )
+                    continue
+                materialise(git_dir, base, slot / "src")  # a repository outside the dev set: index it here
+                marker.write_text(base + "\n")
+                fresh = True
             ws = Workspace.open(slot / "src", settings=settings, state_dir=slot / "state")
             try:
+                if fresh:
+                    ws.sync()
                 # no sync: the checkout is indexed as the runs cache's collection left it, so the
                 # pairs' evidence comes from the same store (and code version) as the real issues'
                 for pair in mine:
@@ -519,6 +529,12 @@ def main() -> None:
     c.add_argument("--data", type=Path, default=default_data())
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--per-repository", type=int, default=PER_REPOSITORY, help="pairs kept per repository")
+    c.add_argument(
+        "--index",
+        action="store_true",
+        help="materialise and index a base commit that has no checkout under --work (repositories "
+        "outside the dev set: --data then names one pseudo-issue per repository, without gold)",
+    )
     c.add_argument("--lookahead", type=int, default=LOOKAHEAD, help="commits looked at per base commit")
     c.add_argument(
         "--past",

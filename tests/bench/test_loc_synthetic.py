@@ -114,3 +114,49 @@ def test_the_changed_definitions_are_the_innermost_ones_each_once_in_order() -> 
         ]
     )
     assert synthetic.changed_definitions(SOURCE, diff) == ["Parser.render.inner", "Parser.parse", "main"]
+
+
+def test_collect_indexes_a_repository_outside_the_dev_set_and_searches_its_pairs(tmp_path: Path) -> None:
+    import argparse
+    import json
+    import pickle
+
+    repos = tmp_path / "repos"
+    repo = repos / "o+r"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "parser.py").write_text("def parse_header(text):\n    return text.split(':')\n")
+    (repo / "pkg" / "render.py").write_text("def render_page(body):\n    return '<p>' + body\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "Add the parser and the page renderer modules")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "pkg" / "parser.py").write_text("def parse_header(text):\n    return text.split(':', 1)\n")
+    git(repo, "commit", "-q", "-am", "Fix parse_header splitting a header value that holds a colon")
+    data = tmp_path / "outside.jsonl"
+    row = {"instance_id": "outside:o/r", "repo": "o/r", "base_commit": base, "query": "-", "gold_files": []}
+    data.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "pairs.pickle"
+    args = argparse.Namespace(
+        data=data,
+        repos=repos,
+        work=tmp_path / "work",
+        out=out,
+        past=False,
+        index=True,
+        per_repository=5,
+        lookahead=10,
+    )
+    synthetic.collect(args)
+    with out.open("rb") as fh:
+        (run,) = pickle.load(fh)
+    assert run.issue.gold_files == ("pkg/parser.py",)
+    assert run.issue.gold_functions == ("pkg/parser.py:parse_header",)
+    assert run.issue.query.startswith("Fix parse_header")
+    first = max(run.static, key=lambda f: run.static[f].get("defines", 0.0))
+    assert run.evidence.file_path[first] == "pkg/parser.py"  # the file defining the named function
+    args.index = False  # without --index a missing checkout is skipped, not built
+    args.work = tmp_path / "empty"
+    synthetic.collect(args)
+    with out.open("rb") as fh:
+        assert pickle.load(fh) == []

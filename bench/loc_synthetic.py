@@ -19,18 +19,26 @@ they help: every figure is still scored on the 63 real issues only, leave one re
 - per repository at most ``PER_REPOSITORY`` commits, taken round robin over its base commits
   (oldest base first), each commit once.
 
-The report is the message; the gold files are those modified Python files. Nothing else of the
-commit is read. **Leakage**: a fold that holds a repository out never trains on that repository's
+The report is the message; the gold files are those modified Python files, and its gold functions
+the definitions the commit's diff changes (read off the parent's source with ``ast``, kept when the
+base commit's index holds the name). **Leakage**: a fold that holds a repository out never trains on that repository's
 history pairs (``loc_rerank.Evaluator`` keeps them to their repository); a history pair may be the
 very fix of another repository's dev issue, which is training data of that fold anyway.
 
 Usage:
     python bench/loc_synthetic.py collect --repos /work/.mirror --work WORK --out synthetic.pickle
-    python bench/loc_synthetic.py trial --runs-cache RUNS.pickle --synthetic synthetic.pickle
+        [--past] [--index --data OTHER.jsonl --per-repository N --lookahead N]
+    python bench/loc_synthetic.py trial --runs-cache RUNS.pickle --synthetic synthetic.pickle [--past PAST.pickle]
+    python bench/loc_synthetic.py external --runs-cache RUNS.pickle --synthetic synthetic.pickle \
+        --external OTHER.pickle [--work OTHER_WORK]
 
 ``collect`` searches each pair once against the checkout of its base commit (the evidence the
-runs cache holds for real issues, gathered the same way); ``trial`` cross-validates the shipped
-second stage with and without the history pairs in every fold's fit.
+runs cache holds for real issues, gathered the same way); ``--past`` takes the pairs from before
+each repository's earliest base commit instead; ``--index`` materialises and indexes base commits
+that have no checkout yet (repositories outside the dev set, named by pseudo-issues in ``--data``).
+``trial`` cross-validates the decision set (``decision_pipelines``) with and without the pairs in
+every fold's fit and prints the decision made on the pairs' held-out figure; ``external`` fits each
+of them as it would ship and scores pairs of repositories outside the dev set (a report only).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ The first stage (``fusion.fuse_files``) ranks every candidate file from per-chun
 second stage looks again at its best :data:`RERANK_FILES` files with what the index says about each
 file as a whole (``search/rerank_facts.py`` reads it; everything here is pure):
 
-- ``first``, ``first_rank`` — the first stage's score (over its best) and 1 / its rank;
+- ``first``, ``first_rank`` — the first stage's score (over its best) and 1 / its rank (computed for
+  the benchmark; search scores ``first`` only, :data:`DROPPED_FEATURES`);
 - ``defines`` — the file defines a name the report mentions (weighted like the mention, discounted
   by how many definitions the name has); ``defines_qualified`` — it defines a ``Class.method`` the
   report writes out;

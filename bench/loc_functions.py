@@ -583,9 +583,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     penalties = [float(p) for p in args.penalties.split(",") if p.strip()]
     began = time.perf_counter()
     runs = load_runs(args.runs_cache)
-    from swebench_loc import _history
+    from loc_synthetic import load_pairs
 
-    pairs = _history(args.history)
+    pairs = load_pairs(args.history) if args.history else []
     if args.function_history and not pairs:
         parser.error("--function-history needs --history")
     # pairs the function stage trains on: those naming a gold function the base commit's index holds

@@ -132,7 +132,6 @@ class Evaluator:
             v: {**rs, **self.history.get(v, {}), **self.past.get(v, {}), **self.external.get(v, {})}
             for v, rs in runs.items()
         }
-        self.history_repos = {i: r.issue.repo for rs in self.history.values() for i, r in rs.items()}
         self._first: dict[tuple[str, Config], dict[str, IssueScore]] = {}
         self._matrix: dict[tuple[str, Config, str], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -184,9 +183,7 @@ class Evaluator:
         extra: list[str] = []
         if history:
             repos = {self.repos[i] for i in ids}
-            extra += sorted(
-                i for i, r in self.history_repos.items() if r in repos and i in self.history.get(variant, {})
-            )
+            extra += sorted(i for i, r in self.history.get(variant, {}).items() if r.issue.repo in repos)
         if past:
             extra += sorted(self.past.get(variant, {}))
         if extra:

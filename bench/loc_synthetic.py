@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import collections
 import pickle
 import re
 import subprocess
@@ -307,6 +308,36 @@ def _row(figures: dict[str, float | int | None], *keys: str) -> str:
     return " / ".join(f"{figures[k]:.1f}" for k in keys)
 
 
+def load_pairs(path: Path) -> list:
+    """Pairs written by ``collect`` (their evidence), derived tables dropped."""
+    with path.open("rb") as fh:
+        pairs = pickle.load(fh)  # our own file
+    for run in pairs:
+        run.tables.clear()
+    return pairs
+
+
+def _counts(runs: Sequence[object]) -> str:
+    counts = collections.Counter(run.issue.repo for run in runs)  # type: ignore[attr-defined]
+    return ", ".join(f"{r} {n}" for r, n in sorted(counts.items()))
+
+
+def _cells(scores: dict[str, object], repos: Sequence[str], *, functions: bool = False) -> list[str]:
+    """All reports' file@1 / @3 / @5 / MRR (and function @5 / @10), then each repository's file@1 / @5
+    (a pair's id is ``kind:owner/name:commit``)."""
+    import loc_cv
+
+    figures = loc_cv.summary(list(scores.values()))  # type: ignore[arg-type]
+    first = _row(figures, "file@1", "file@3", "file@5", "mrr")
+    if functions:
+        first += f"; functions @5 / @10 {_row(figures, 'func@5', 'func@10')}"
+    mine = [
+        loc_cv.summary([v for i, v in scores.items() if i.split(":")[1] == repo])  # type: ignore[misc]
+        for repo in repos
+    ]
+    return [first, *(_row(m, "file@1", "file@5") for m in mine)]
+
+
 def decision_pipelines() -> list:
     """What the history pairs decide among, fixed before any look at their figures: the shipped
     second stage and the three questions earlier rounds left open for want of issues outside the 63
@@ -351,31 +382,18 @@ def pair_objective(figures: dict[str, float | int | None]) -> tuple[float, float
 
 def trial(args: argparse.Namespace) -> None:
     import loc_cv
+    from loc_functions import load_runs
     from loc_rerank import Evaluator
 
-    with args.runs_cache.open("rb") as fh:
-        real, _stats = pickle.load(fh)  # our own file (swebench_loc.py --runs-cache)
-    with args.synthetic.open("rb") as fh:
-        history = pickle.load(fh)  # our own file (collect above)
-    default = real["default"]
-    for run in [*default, *history]:
-        run.tables.clear()
-    past = []
-    if args.past is not None:
-        with args.past.open("rb") as fh:
-            past = pickle.load(fh)  # our own file (collect --past)
-        for run in past:
-            run.tables.clear()
+    history = load_pairs(args.synthetic)
+    past = load_pairs(args.past) if args.past is not None else []
     evaluator = Evaluator(
-        {"default": {r.issue.instance_id: r for r in default}},
+        {"default": load_runs(args.runs_cache)},
         history={"default": {r.issue.instance_id: r for r in history}},
         past={"default": {r.issue.instance_id: r for r in past}} if past else None,
     )
     print("command: python " + " ".join(sys.argv))
-    by_repo: dict[str, int] = {}
-    for run in history:
-        by_repo[run.issue.repo] = by_repo.get(run.issue.repo, 0) + 1
-    print("history pairs: " + ", ".join(f"{r} {n}" for r, n in sorted(by_repo.items())))
+    print("history pairs: " + _counts(history))
     print()
     print(
         "| pipeline | history pairs held out: file@1 / @3 / @5 / MRR | real issues held out: file@1 / @3 / @5 / MRR "
@@ -433,53 +451,30 @@ def external(args: argparse.Namespace) -> None:
     """Each decision pipeline fitted as it would ship (on every real issue, and the history pairs
     when it uses them) and scored on pairs of repositories outside the dev set, which nothing was
     ever fitted or chosen on."""
-    import loc_cv
+    from loc_functions import load_runs
+    from loc_protocol import CONFIGS
     from loc_rerank import Evaluator, Pipeline
+    from loc_scoring import issue_score, outcome_of
 
-    with args.runs_cache.open("rb") as fh:
-        real, _stats = pickle.load(fh)  # our own file (swebench_loc.py --runs-cache)
-    with args.synthetic.open("rb") as fh:
-        history = pickle.load(fh)  # our own file (collect)
-    with args.external.open("rb") as fh:
-        outside = pickle.load(fh)  # our own file (collect on other repositories)
-    default = real["default"]
-    for run in [*default, *history, *outside]:
-        run.tables.clear()
+    history, outside = load_pairs(args.synthetic), load_pairs(args.external)
     evaluator = Evaluator(
-        {"default": {r.issue.instance_id: r for r in default}},
+        {"default": load_runs(args.runs_cache)},
         history={"default": {r.issue.instance_id: r for r in history}},
         external={"default": {r.issue.instance_id: r for r in outside}},
     )
     print("command: python " + " ".join(sys.argv))
-    by_repo: dict[str, int] = {}
-    for run in outside:
-        by_repo[run.issue.repo] = by_repo.get(run.issue.repo, 0) + 1
-    print("pairs of other repositories: " + ", ".join(f"{r} {n}" for r, n in sorted(by_repo.items())))
+    print("pairs of other repositories: " + _counts(outside))
     print()
-    repos = sorted(by_repo)
+    repos = sorted({r.issue.repo for r in outside})
     print("| pipeline (fitted on all 63 issues) | all: file@1 / @3 / @5 / MRR | " + " | ".join(repos) + " |")
     print("|---|---|" + "---|" * len(repos))
     if args.work is not None:  # plain BM25 over whole files of the same checkouts, beside them
         for name in ("bm25", "bm25-py"):
-            scores = bm25_scores(args.work, outside, name)
-            cells = [_row(loc_cv.summary(list(scores.values())), "file@1", "file@3", "file@5", "mrr")]
-            for repo in repos:
-                mine = [s for i, s in scores.items() if i.split(":")[1] == repo]
-                cells.append(_row(loc_cv.summary(mine), "file@1", "file@5"))
+            cells = _cells(bm25_scores(args.work, outside, name), repos)
             print(f"| {name} (whole files) | " + " | ".join(cells) + " |", flush=True)
-    from loc_protocol import CONFIGS
-    from loc_scoring import issue_score, outcome_of
-
     for name in ("first-stage", "default"):  # what search answers, the function stage included
         scores = {r.issue.instance_id: issue_score(r.issue, outcome_of(r, CONFIGS[name])) for r in outside}
-        figures = loc_cv.summary(list(scores.values()))
-        cells = [
-            _row(figures, "file@1", "file@3", "file@5", "mrr")
-            + f"; functions @5 / @10 {_row(figures, 'func@5', 'func@10')}"
-        ]
-        for repo in repos:
-            mine = loc_cv.summary([s for i, s in scores.items() if i.split(":")[1] == repo])
-            cells.append(_row(mine, "file@1", "file@5"))
+        cells = _cells(scores, repos, functions=True)
         print(f"| fixed: {name} (the code's constants) | " + " | ".join(cells) + " |", flush=True)
     first = decision_pipelines()
     everything = sorted(evaluator.repos)
@@ -488,11 +483,7 @@ def external(args: argparse.Namespace) -> None:
         scores = {
             r.issue.instance_id: evaluator.score(pipeline, choice, r.issue.instance_id) for r in outside
         }
-        cells = [_row(loc_cv.summary(list(scores.values())), "file@1", "file@3", "file@5", "mrr")]
-        for repo in repos:
-            mine = [s for i, s in scores.items() if i.split(":")[1] == repo]
-            cells.append(_row(loc_cv.summary(mine), "file@1", "file@5"))
-        print(f"| {pipeline.name} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| {pipeline.name} | " + " | ".join(_cells(scores, repos)) + " |", flush=True)
 
 
 def bm25_scores(work: Path, runs: Sequence[object], name: str) -> dict[str, object]:

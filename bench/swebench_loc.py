@@ -58,6 +58,7 @@ from loc_protocol import BASELINES, CONFIGS, GRIDS, VARIANTS, grid_candidates, p
 from loc_report import *  # noqa: F403
 from loc_report import percentile, report
 from loc_scoring import IssueRun, Outcome, all_in_top, reciprocal_rank
+from loc_synthetic import load_pairs
 
 __all__ = ["IssueRun", "Outcome", "all_in_top", "reciprocal_rank"]  # re-exported for the tests
 
@@ -183,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ablations=not args.no_ablations,
         only=[f.strip() for f in args.ablate.split(",") if f.strip()],
         work=work,
-        history=_history(args.history),
+        history=load_pairs(args.history) if args.history else [],
     )
     print(text)
     print()
@@ -212,17 +213,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if temp is not None:
         temp.cleanup()
     return 0
-
-
-def _history(path: Path | None) -> list:
-    """The history pairs' evidence (``bench/loc_synthetic.py collect``), derived tables dropped."""
-    if path is None:
-        return []
-    with path.open("rb") as fh:
-        pairs = pickle.load(fh)  # our own file
-    for run in pairs:
-        run.tables.clear()
-    return pairs
 
 
 if __name__ == "__main__":

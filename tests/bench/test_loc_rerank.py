@@ -178,16 +178,18 @@ def test_a_balanced_fit_lets_small_repositories_outvote_a_large_one() -> None:
     assert dict(plain.coefficients)["coverage"] < 0 < dict(balanced.coefficients)["coverage"]
 
 
+def _flat(run: object) -> object:
+    """The run with coverage 1 for every file: its gold file says nothing through that feature."""
+    for f in run.static:
+        run.static[f]["coverage"] = 1.0
+    return run
+
+
 def test_history_pairs_train_only_the_folds_that_hold_their_repository_in() -> None:
     # the real issues say nothing about coverage (it is 1 for every file); the history pairs of
     # o/x and o/y say the gold file is the covered one. Held out, o/z is ranked by what o/x's and
     # o/y's pairs taught; o/x is ranked without o/x's pairs, and a fit never scores a pair
-    def flat(run: object) -> object:
-        for f in run.static:
-            run.static[f]["coverage"] = 1.0
-        return run
-
-    runs = {i: flat(r) for i, r in _runs(("o/x", "o/y", "o/z"), 3, lambda k, r: 3).items()}
+    runs = {i: _flat(r) for i, r in _runs(("o/x", "o/y", "o/z"), 3, lambda k, r: 3).items()}
     history = {}
     for repo in ("o/x", "o/y"):
         for k in range(4):
@@ -216,12 +218,7 @@ def test_history_pairs_train_only_the_folds_that_hold_their_repository_in() -> N
 def test_past_pairs_train_every_fold_the_held_out_repositorys_own_included() -> None:
     # only o/z's own past says the covered file is the gold one: with ``past`` the fold that holds
     # o/z out learns it from o/z's past pairs; without it nothing does
-    def flat(run: object) -> object:
-        for f in run.static:
-            run.static[f]["coverage"] = 1.0
-        return run
-
-    runs = {i: flat(r) for i, r in _runs(("o/x", "o/y", "o/z"), 3, lambda k, r: 3).items()}
+    runs = {i: _flat(r) for i, r in _runs(("o/x", "o/y", "o/z"), 3, lambda k, r: 3).items()}
     past = {}
     for k in range(4):
         run = _run(f"past:o/z:{k}", "o/z", gold_at=3)

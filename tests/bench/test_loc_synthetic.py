@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.bench import load_bench
-from tests.conftest import git
+from tests.conftest import git, write_tree
 
 synthetic = load_bench("loc_synthetic")
 
@@ -49,21 +49,29 @@ def test_pairs_are_taken_round_robin_over_base_commits_each_commit_once() -> Non
     assert [p.commit for p in synthetic.choose([first, second], limit=2)] == ["c1", "c2"]
 
 
-def test_pairs_after_reads_the_descendants_of_the_base_commit(tmp_path: Path) -> None:
-    repo = tmp_path / "r"
-    repo.mkdir()
+def _init(repo: Path) -> Path:
+    repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
-    (repo / "pkg").mkdir()
-    (repo / "pkg" / "core.py").write_text("def f():\n    return 1\n")
+    return repo
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> str:
+    """Write ``files``, commit them all with ``message``; the new commit's sha."""
+    write_tree(repo, files)
     git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "Add the core module with its first function")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "pkg" / "core.py").write_text("def f():\n    return 2\n")
-    git(repo, "commit", "-q", "-am", "Fix f returning the wrong value for empty input")
-    fix = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "pkg" / "new.py").write_text("x = 1\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "Add a new module holding the constant x")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_pairs_after_reads_the_descendants_of_the_base_commit(tmp_path: Path) -> None:
+    repo = _init(tmp_path / "r")
+    base = _commit(
+        repo, {"pkg/core.py": "def f():\n    return 1\n"}, "Add the core module with its first function"
+    )
+    fix = _commit(
+        repo, {"pkg/core.py": "def f():\n    return 2\n"}, "Fix f returning the wrong value for empty input"
+    )
+    _commit(repo, {"pkg/new.py": "x = 1\n"}, "Add a new module holding the constant x")
     pairs = synthetic.pairs_after(repo / ".git", "o/r", base)
     assert [(p.commit, p.gold_files, p.base_commit) for p in pairs] == [(fix, ("pkg/core.py",), base)]
     assert pairs[0].message == "Fix f returning the wrong value for empty input"
@@ -122,17 +130,20 @@ def test_collect_indexes_a_repository_outside_the_dev_set_and_searches_its_pairs
     import pickle
 
     repos = tmp_path / "repos"
-    repo = repos / "o+r"
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "pkg").mkdir()
-    (repo / "pkg" / "parser.py").write_text("def parse_header(text):\n    return text.split(':')\n")
-    (repo / "pkg" / "render.py").write_text("def render_page(body):\n    return '<p>' + body\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "Add the parser and the page renderer modules")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "pkg" / "parser.py").write_text("def parse_header(text):\n    return text.split(':', 1)\n")
-    git(repo, "commit", "-q", "-am", "Fix parse_header splitting a header value that holds a colon")
+    repo = _init(repos / "o+r")
+    base = _commit(
+        repo,
+        {
+            "pkg/parser.py": "def parse_header(text):\n    return text.split(':')\n",
+            "pkg/render.py": "def render_page(body):\n    return '<p>' + body\n",
+        },
+        "Add the parser and the page renderer modules",
+    )
+    _commit(
+        repo,
+        {"pkg/parser.py": "def parse_header(text):\n    return text.split(':', 1)\n"},
+        "Fix parse_header splitting a header value that holds a colon",
+    )
     data = tmp_path / "outside.jsonl"
     row = {"instance_id": "outside:o/r", "repo": "o/r", "base_commit": base, "query": "-", "gold_files": []}
     data.write_text(json.dumps(row) + "\n")

@@ -172,6 +172,7 @@ def collect(
     pool: Sequence[Config] = (),
     log: Callable[[str], None] = print,
     sync: bool = True,
+    keep_slots: bool = True,
 ) -> tuple[dict[str, list[IssueRun]], RunStats]:
     """Materialise, index (cached under ``work``) and search every issue once per evidence variant.
 
@@ -181,6 +182,9 @@ def collect(
 
     ``pool``: first-stage configurations whose candidates the second stage may re-rank (the shipped
     ones are always added); their files' second-stage features are read while the index is open.
+
+    ``keep_slots=False`` removes each issue's checkout and index once the next issue's are copied
+    from it (the runs hold everything scoring needs; a later run with sync indexes again).
     """
     variants = dict(variants or {"default": DEFAULT_CONFIG})
     if "default" not in variants:
@@ -236,6 +240,8 @@ def collect(
                 search = real_search(ws, issue.query, embedder)
             finally:
                 ws.close()
+            if not keep_slots and previous is not None and previous != slot:
+                shutil.rmtree(previous)
             previous = slot
             baseline = baseline_outcomes(slot, src, paths, issue, baselines)
             for name, run in issue_runs.items():

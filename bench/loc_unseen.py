@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import functools
 import gzip
 import json
 import pickle
@@ -54,29 +55,31 @@ HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 @dataclasses.dataclass(frozen=True)
 class FilePatch:
-    """One file of a unified diff: its path before the change, how it changes, and the lines of the
-    old file the change touches (removed or changed lines; for a pure insertion the line it follows)."""
+    """One file of a unified diff: its path before the change, how it changes, and where in the old
+    file: the lines it removes or changes, and the gaps it inserts into (``(k, k + 1)``: between old
+    lines k and k + 1)."""
 
     path: str
     status: str  # "modified", "added", "deleted" or "renamed"
     old_lines: tuple[int, ...]
+    gaps: tuple[tuple[int, int], ...] = ()
 
 
 def patch_files(patch: str) -> list[FilePatch]:
     """The files of a ``git diff`` patch (any context width), in order."""
     out: list[FilePatch] = []
-    path, status, lines = None, "modified", []  # type: ignore[var-annotated]
-    old = 0
+    path, status, lines, gaps = None, "modified", [], []  # type: ignore[var-annotated]
+    old, replacing = 0, False  # replacing: "+" lines that follow "-" lines replace them
 
     def close() -> None:
         if path is not None:
-            out.append(FilePatch(path, status, tuple(dict.fromkeys(lines))))
+            out.append(FilePatch(path, status, tuple(dict.fromkeys(lines)), tuple(dict.fromkeys(gaps))))
 
     for line in patch.splitlines():
         header = DIFF_HEADER.match(line)
         if header:
             close()
-            path, status, lines = header.group(1), "modified", []
+            path, status, lines, gaps = header.group(1), "modified", [], []
             if header.group(1) != header.group(2):
                 status = "renamed"
             continue
@@ -91,27 +94,80 @@ def patch_files(patch: str) -> list[FilePatch]:
         elif line.startswith(("--- ", "+++ ")):
             continue
         elif (hunk := HUNK.match(line)) is not None:
-            old = int(hunk.group(1))
+            old, replacing = int(hunk.group(1)), False
         elif line.startswith("-"):
             lines.append(old)
-            old += 1
+            old, replacing = old + 1, True
         elif line.startswith("+"):
-            lines.append(max(old - 1, 1))  # an inserted line: the old line it follows
+            if not replacing:  # an inserted line: between the old lines around it
+                gaps.append((old - 1, old))
         elif line.startswith(" "):
-            old += 1
+            old, replacing = old + 1, False
     close()
     return out
 
 
-def changed_functions(source: str, old_lines: Iterable[int]) -> list[str]:
-    """The innermost definitions of ``source`` holding any of ``old_lines``, in order, each once."""
-    spans = definition_spans(source)
+def changed_functions(
+    source: str, old_lines: Iterable[int], gaps: Iterable[tuple[int, int]] = ()
+) -> list[str]:
+    """The definitions a change of ``source`` touches, in order, each once: the innermost class,
+    module-level function or method holding a removed or changed line, or holding both lines around an
+    insertion (a new function after the last line of another is in neither; a method inserted into a
+    class is new, not a change of the class). A function nested in a function counts as the one
+    holding it (the index gives it no chunk of its own)."""
+    spans = [
+        (name, first, last)
+        for name, first, last in definition_spans(source)
+        if not _nested_in_function(name, source)
+    ]
+    classes = _classes(source)
     out: dict[str, None] = {}
-    for number in old_lines:
-        holding = [(last - first, name) for name, first, last in spans if first <= number <= last]
+    wanted = sorted([(n, n, True) for n in old_lines] + [(a, b, False) for a, b in gaps])
+    for before, after, changed in wanted:
+        holding = [
+            (last - first, name)
+            for name, first, last in spans
+            if first <= before and after <= last and (changed or name not in classes)
+        ]
         if holding:
             out.setdefault(min(holding)[1])
     return list(out)
+
+
+def _nested_in_function(name: str, source: str) -> bool:
+    return name in _function_nested(source)[0]
+
+
+def _classes(source: str) -> frozenset[str]:
+    return _function_nested(source)[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _function_nested(source: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Qualified names of the definitions inside a function (at any depth), and of the classes."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset(), frozenset()
+    out: set[str] = set()
+    classes: set[str] = set()
+
+    def walk(node: ast.AST, prefix: str, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                if in_function:
+                    out.add(name)
+                if isinstance(child, ast.ClassDef):
+                    classes.add(name)
+                walk(child, name + ".", in_function or not isinstance(child, ast.ClassDef))
+            else:
+                walk(child, prefix, in_function)
+
+    walk(tree, "", False)
+    return frozenset(out), frozenset(classes)
 
 
 def issue_record(instance: dict, source_at_base: Callable[[str], str | None]) -> dict | None:
@@ -126,7 +182,9 @@ def issue_record(instance: dict, source_at_base: Callable[[str], str | None]) ->
             continue
         gold_files.append(change.path)
         if change.path.endswith(".py"):
-            spans += [f"{change.path}:{name}" for name in changed_functions(source, change.old_lines)]
+            spans += [
+                f"{change.path}:{name}" for name in changed_functions(source, change.old_lines, change.gaps)
+            ]
     if not gold_files:
         return None
     return {

@@ -68,14 +68,20 @@ def test_patch_files_reads_paths_status_and_the_old_lines_touched() -> None:
         ("pkg/new.py", "added"),
         ("docs/notes.rst", "modified"),
     ]
-    assert files[0].old_lines == (9, 14)  # the insertion follows line 9; line 14 is replaced
+    assert files[0].old_lines == (14,)  # line 14 is replaced
+    assert files[0].gaps == ((9, 10),)  # a line is inserted between old lines 9 and 10
     assert files[2].old_lines == (1,)
 
 
 def test_changed_functions_are_the_innermost_definitions_holding_the_lines() -> None:
-    assert unseen.changed_functions(SOURCE, [9, 14]) == ["Box.close", "helper"]
+    assert unseen.changed_functions(SOURCE, [14], [(9, 10)]) == ["Box.close", "helper"]  # in file order
     assert unseen.changed_functions(SOURCE, [1]) == []  # module level: no definition
     assert unseen.changed_functions("def broken(:\n", [1]) == []
+    assert unseen.changed_functions(SOURCE, [], [(10, 11)]) == []  # after a method's last line
+    assert unseen.changed_functions(SOURCE, [], [(6, 7)]) == []  # a new method: no change of Box
+    assert unseen.changed_functions(SOURCE, [6]) == ["Box.open"]
+    nested = "def outer():\n    def inner():\n        return 1\n    return inner\n"
+    assert unseen.changed_functions(nested, [3]) == ["outer"]  # inner has no chunk of its own
 
 
 def test_an_instance_becomes_an_issue_with_modified_files_as_gold() -> None:

@@ -21,6 +21,12 @@ issue, and no figure of it decides anything. It is the unbiased judge the dev se
   over whole files (every indexed file / the ``.py`` files), the first stage and both stages with
   the code's constants (what search answers), and the pipelines of ``loc_synthetic.py`` fitted on
   all 63 dev issues (with or without the history pairs) exactly as they would ship.
+- ``report --decide``: the one question the dev set could not settle (fixed 2026-12-05 before any
+  figure of this set was seen): which of ``loc_synthetic.decision_pipelines`` to ship. The issues are
+  split in two halves by ``half_of`` (a hash of the instance id, not of anything scored); the
+  pipeline with the best mean(file Acc@1, Acc@5) on half A (then MRR; ties keep the shipped one, the
+  first) is chosen, and **every pipeline is reported on half B**, which nothing chose on. All issues
+  together are printed too, labelled as including the deciding half.
 
 Usage:
     python bench/loc_unseen.py convert --swebench FILE --repos /work/.mirror --out unseen.jsonl
@@ -35,6 +41,7 @@ import collections
 import dataclasses
 import functools
 import gzip
+import hashlib
 import json
 import pickle
 import re
@@ -302,6 +309,11 @@ def collect(args: argparse.Namespace) -> None:
     )
 
 
+def half_of(instance_id: str) -> str:
+    """ "A" or "B": which half of the unseen issues ``instance_id`` is in (stable, content-blind)."""
+    return "A" if hashlib.sha1(instance_id.encode("utf-8")).digest()[0] % 2 == 0 else "B"
+
+
 def _row(figures: dict[str, float | int | None], *keys: str) -> str:
     return " / ".join("-" if figures[k] is None else f"{figures[k]:.1f}" for k in keys)
 
@@ -362,16 +374,55 @@ def report(args: argparse.Namespace) -> None:
             flush=True,
         )
     first = decision_pipelines() if history else decision_pipelines()[:4]
+    shipped = next((p for p in first if p.history and "first_rank" not in (p.features or ())), first[0])
+    ordered = [shipped, *(p for p in first if p is not shipped)]  # ties keep the shipped pipeline
     everything = sorted(evaluator.repos)
-    for pipeline in [Pipeline("first stage", first[0].candidates, None), *first]:
+    scored: list[tuple[str, dict[str, object]]] = []
+    for pipeline in [Pipeline("first stage", first[0].candidates, None), *ordered]:
         choice = evaluator.fit(pipeline, everything)
         scores = {r.issue.instance_id: evaluator.score(pipeline, choice, r.issue.instance_id) for r in unseen}
+        scored.append((pipeline.name, scores))
         print(
             f"| fitted on the 63 dev issues: {pipeline.name} | "
             + " | ".join(cells(scores, repo_of, repos))
             + " |",
             flush=True,
         )
+    if args.decide:
+        decide(scored[1:], shipped.name)
+
+
+def decide(scored: Sequence[tuple[str, dict[str, object]]], shipped: str) -> str:
+    """The pre-registered decision (module docstring): chosen on half A, every row reported on half B."""
+    import loc_cv
+
+    def objective(figures: dict[str, float | int | None]) -> tuple[float, float]:
+        return (float(figures["file@1"] or 0) + float(figures["file@5"] or 0)) / 2, float(figures["mrr"] or 0)
+
+    print()
+    print("| pipeline (fitted on the 63 dev issues) | half A (decides): file@1 / @3 / @5 / MRR | "
+          "half B (reported): file@1 / @3 / @5 / MRR; func@5 / @10 |")  # fmt: skip
+    print("|---|---|---|")
+    best: tuple[tuple[float, float], str] | None = None
+    for name, scores in scored:
+        halves = {
+            h: loc_cv.summary([v for i, v in scores.items() if half_of(i) == h])  # type: ignore[misc]
+            for h in "AB"
+        }
+        print(
+            f"| {name} | {_row(halves['A'], 'file@1', 'file@3', 'file@5', 'mrr')} | "
+            f"{_row(halves['B'], 'file@1', 'file@3', 'file@5', 'mrr')}; {_row(halves['B'], 'func@5', 'func@10')} |"
+        )
+        if best is None or objective(halves["A"]) > best[0]:
+            best = (objective(halves["A"]), name)
+    chosen = best[1] if best is not None else shipped
+    n = collections.Counter(half_of(i) for i in scored[0][1]) if scored else collections.Counter()
+    print(
+        f"decided on half A ({n['A']} issues): {chosen}"
+        + (" (the shipped pipeline)" if chosen == shipped else "")
+    )
+    print(f"report it on half B ({n['B']} issues), which nothing chose on")
+    return chosen
 
 
 def main() -> None:
@@ -392,6 +443,7 @@ def main() -> None:
     r.add_argument("--runs", type=Path, required=True)
     r.add_argument("--dev-runs", type=Path, required=True, help="the dev set's runs cache (swebench_loc.py)")
     r.add_argument("--synthetic", type=Path, default=None, help="history pairs (loc_synthetic.py collect)")
+    r.add_argument("--decide", action="store_true", help="the pre-registered decision (module docstring)")
     args = parser.parse_args()
     {"convert": convert, "collect": collect, "report": report}[args.command](args)
 

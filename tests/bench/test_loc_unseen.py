@@ -110,3 +110,27 @@ def test_instances_are_read_from_a_json_list_or_json_lines(tmp_path: Path) -> No
     lines = tmp_path / "data.jsonl"
     lines.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     assert unseen.read_instances(listed) == rows == unseen.read_instances(lines)
+
+
+def test_the_halves_are_stable_and_both_used() -> None:
+    ids = [f"o__r-{n}" for n in range(200)]
+    halves = [unseen.half_of(i) for i in ids]
+    assert halves == [unseen.half_of(i) for i in ids]
+    assert 60 < halves.count("A") < 140
+
+
+def _scores(hits_by_id: dict[str, bool]) -> dict[str, object]:
+    import loc_cv
+
+    return {i: loc_cv.IssueScore((hit, hit, hit), None, 1.0 if hit else 0.0) for i, hit in hits_by_id.items()}
+
+
+def test_the_decision_is_made_on_half_a_and_ties_keep_the_shipped_pipeline() -> None:
+    ids = [f"o__r-{n}" for n in range(40)]
+    a = [i for i in ids if unseen.half_of(i) == "A"]
+    shipped = _scores(dict.fromkeys(ids, False) | dict.fromkeys(a[:2], True))
+    better_on_b = _scores(dict.fromkeys(ids, True) | dict.fromkeys(a, False) | dict.fromkeys(a[:2], True))
+    better_on_a = _scores(dict.fromkeys(ids, False) | dict.fromkeys(a[:3], True))
+    rows = [("shipped", shipped), ("b", better_on_b), ("a", better_on_a)]
+    assert unseen.decide(rows, "shipped") == "a"  # what half B says does not count
+    assert unseen.decide(rows[:2], "shipped") == "shipped"  # tied on half A

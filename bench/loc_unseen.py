@@ -31,7 +31,7 @@ issue, and no figure of it decides anything. It is the unbiased judge the dev se
 Usage:
     python bench/loc_unseen.py convert --swebench FILE --repos /work/.mirror --out unseen.jsonl
     python bench/loc_unseen.py collect --data unseen.jsonl --repos /work/.mirror --work DIR --out runs.pickle [--drop-slots]
-    python bench/loc_unseen.py report --runs runs.pickle --dev-runs RUNS.pickle --synthetic PAIRS.pickle
+    python bench/loc_unseen.py report --runs runs.pickle [--runs more.pickle] --dev-runs RUNS.pickle --synthetic PAIRS.pickle
 """
 
 from __future__ import annotations
@@ -335,8 +335,10 @@ def report(args: argparse.Namespace) -> None:
     from loc_scoring import issue_score, outcome_of
     from loc_synthetic import decision_pipelines, load_pairs
 
-    with args.runs.open("rb") as fh:
-        unseen = pickle.load(fh)  # our own file (collect)
+    unseen = []
+    for path in args.runs:
+        with path.open("rb") as fh:
+            unseen += pickle.load(fh)  # our own files (collect)
     for run in unseen:
         run.tables.clear()
     history = load_pairs(args.synthetic) if args.synthetic else []
@@ -440,7 +442,7 @@ def main() -> None:
     g.add_argument("--out", type=Path, required=True)
     g.add_argument("--drop-slots", action="store_true", help="remove each checkout once the next is copied")
     r = sub.add_parser("report", help="score the collected issues")
-    r.add_argument("--runs", type=Path, required=True)
+    r.add_argument("--runs", type=Path, action="append", required=True, help="collected runs (repeatable)")
     r.add_argument("--dev-runs", type=Path, required=True, help="the dev set's runs cache (swebench_loc.py)")
     r.add_argument("--synthetic", type=Path, default=None, help="history pairs (loc_synthetic.py collect)")
     r.add_argument("--decide", action="store_true", help="the pre-registered decision (module docstring)")

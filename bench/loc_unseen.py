@@ -339,6 +339,8 @@ def report(args: argparse.Namespace) -> None:
     for path in args.runs:
         with path.open("rb") as fh:
             unseen += pickle.load(fh)  # our own files (collect)
+    if args.single_file:  # SWE-bench Lite's own selection: a gold patch of one file
+        unseen = [r for r in unseen if len(r.issue.gold_files) == 1]
     for run in unseen:
         run.tables.clear()
     history = load_pairs(args.synthetic) if args.synthetic else []
@@ -446,6 +448,9 @@ def main() -> None:
     r.add_argument("--dev-runs", type=Path, required=True, help="the dev set's runs cache (swebench_loc.py)")
     r.add_argument("--synthetic", type=Path, default=None, help="history pairs (loc_synthetic.py collect)")
     r.add_argument("--decide", action="store_true", help="the pre-registered decision (module docstring)")
+    r.add_argument(
+        "--single-file", action="store_true", help="only issues whose gold patch modifies one file (as Lite)"
+    )
     args = parser.parse_args()
     {"convert": convert, "collect": collect, "report": report}[args.command](args)
 

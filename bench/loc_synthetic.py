@@ -338,25 +338,35 @@ def _cells(scores: dict[str, object], repos: Sequence[str], *, functions: bool =
     return [first, *(_row(m, "file@1", "file@5") for m in mine)]
 
 
+def decision_features() -> tuple[str, ...]:
+    """The second-stage features when the pairs decided (session 33): every feature search could
+    score but the token features and the two graph trial features, ``callee`` and ``neighbour``
+    (pinned, so that what ships later does not change what the decision pipelines are)."""
+    from lazy_intel.search.rerank import CANDIDATE_FEATURES, TOKEN_FEATURES
+
+    return tuple(
+        f for f in CANDIDATE_FEATURES if f not in TOKEN_FEATURES and f not in ("callee", "neighbour")
+    )
+
+
 def decision_pipelines() -> list:
     """What the history pairs decide among, fixed before any look at their figures: the shipped
     second stage and the three questions earlier rounds left open for want of issues outside the 63
     (``first_rank`` left out, ``callee`` added, every repository weighed alike), each with and
-    without the history pairs in its fit. The first is the shipped pipeline (ties keep it)."""
+    without the history pairs in its fit. The first was the shipped second stage when the pairs
+    decided (session 33: ties keep it there); ``loc_unseen.py --decide`` puts whichever ships now
+    first."""
     import loc_protocol
-    from lazy_intel.search.rerank import CANDIDATE_FEATURES, TOKEN_FEATURES, TRIAL_FEATURES
     from loc_rerank import Pipeline
 
     base = loc_protocol.pipelines(loc_protocol.GRIDS["fusion"], ["default"], ablations=False)[1]
-    # the features search scored when the decision was made (``first_rank`` was dropped by it)
-    before = tuple(f for f in CANDIDATE_FEATURES if f not in TOKEN_FEATURES and f not in TRIAL_FEATURES)
+    before = decision_features()
     variants = [
         ("two stages", before, False),
         ("two stages without first_rank", tuple(f for f in before if f != "first_rank"), False),
+        ("two stages with callee", (*before, "callee"), False),
         ("two stages, every repository weighed alike", before, True),
     ]
-    if "callee" in CANDIDATE_FEATURES:
-        variants.insert(2, ("two stages with callee", (*before, "callee"), False))
     out = []
     for history in (False, True):
         for name, features, balanced in variants:

@@ -378,7 +378,12 @@ def report(args: argparse.Namespace) -> None:
             flush=True,
         )
     first = decision_pipelines() if history else decision_pipelines()[:4]
-    shipped = next((p for p in first if p.history and "first_rank" not in (p.features or ())), first[0])
+    from lazy_intel.search.rerank import FEATURES
+
+    shipped = next(
+        (p for p in first if p.history and not p.balanced and set(p.features or ()) == set(FEATURES)),
+        first[0],
+    )
     ordered = [shipped, *(p for p in first if p is not shipped)]  # ties keep the shipped pipeline
     everything = sorted(evaluator.repos)
     scored: list[tuple[str, dict[str, object]]] = []

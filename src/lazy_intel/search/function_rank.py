@@ -64,23 +64,24 @@ FUNCTION_FEATURES: tuple[str, ...] = (
 # fitted on all 63 SWE-bench Lite dev issues (L2 penalty 0.3, chosen by the inner leave-one-
 # repository-out held-out log-likelihood among 10/3/1/0.3/0.1/0.03/0.01) on top of the file stages
 # shipped with it (fitted on the same issues and the history pairs, ``rerank.COEFFICIENTS``), after
-# the held-out figure of that procedure was computed with per-fold fits (docs/retrieval.md, "History
-# pairs", `bench/loc_functions.py --history`, 2026-12-05: held out function Acc@10 63.3, Acc@5 53.3,
-# against 60.0 / 51.7 for the function order without this stage on the same file stages).
+# the held-out figure of that procedure was computed with per-fold fits (docs/retrieval.md, "Real
+# issues nothing was tuned on", `bench/loc_functions.py --history`, 2026-12-05, session 34: held out
+# function Acc@10 63.3, Acc@5 53.3, against 60.0 / 51.7 for the function order without this stage on
+# the same file stages).
 FUNCTION_COEFFICIENTS: dict[str, float] = {
-    "chunk": 3.295,
-    "chunk_rank": 1.183,
-    "file": 0.484,
-    "file_rank": -0.385,
-    "named": -0.339,
-    "named_qualified": -0.125,
-    "named_owner": -0.468,
-    "frame": 0.560,
-    "name_terms": 0.987,
-    "body_terms": 2.595,
-    "class": -2.280,
-    "test": -1.464,
-    "size": 3.293,
+    "chunk": 3.233,
+    "chunk_rank": 1.176,
+    "file": 0.278,
+    "file_rank": -0.158,
+    "named": -0.453,
+    "named_qualified": -0.096,
+    "named_owner": -0.494,
+    "frame": 0.505,
+    "name_terms": 1.223,
+    "body_terms": 2.603,
+    "class": -2.312,
+    "test": -1.535,
+    "size": 3.079,
 }
 
 

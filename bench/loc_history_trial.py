@@ -37,6 +37,7 @@ rerank_module.TRIAL_FEATURES = (*rerank_module.TRIAL_FEATURES, "churn")
 import loc_cv  # noqa: E402
 import loc_protocol  # noqa: E402
 from loc_rerank import Evaluator, Pipeline  # noqa: E402
+from loc_synthetic import row  # noqa: E402
 
 
 def commit_counts(mirror: Path, commit: str, window: int) -> collections.Counter[str]:
@@ -72,10 +73,6 @@ def add_churn(runs: list, repos: Path, window: int) -> None:
             run.static[f]["churn"] = math.log1p(n) / math.log1p(top) if top else 0.0
 
 
-def _row(figures: dict[str, float | int | None], *keys: str) -> str:
-    return " / ".join(f"{figures[k]:.1f}" for k in keys)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs-cache", type=Path, required=True)
@@ -103,7 +100,7 @@ def main() -> None:
             loc_cv.summary(list(held.in_sample_scores.values())),
         )
         print(
-            f"| {pipeline.name} | {_row(out, 'file@1', 'file@3', 'file@5', 'mrr')} | {_row(ins, 'file@1', 'file@3', 'file@5')} |"
+            f"| {pipeline.name} | {row(out, 'file@1', 'file@3', 'file@5', 'mrr')} | {row(ins, 'file@1', 'file@3', 'file@5')} |"
         )
         if pipeline is trial:
             for repo, choice in held.chosen.items():

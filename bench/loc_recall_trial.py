@@ -45,6 +45,7 @@ sys.path.insert(0, str(HERE))
 from lazy_intel.search.stopwords import STOP_WORDS  # noqa: E402
 from lazy_intel.text.stems import stem  # noqa: E402
 from lazy_intel.text.tokens import index_text  # noqa: E402
+from loc_synthetic import row  # noqa: E402
 
 K1 = 1.2
 B = 0.75
@@ -142,10 +143,6 @@ def diagnose(runs: Sequence[object], repos: Path, window: int) -> None:
     print(f"gold file in recalled top 10: {found} of {len(runs)}")
 
 
-def _row(figures: dict[str, float | int | None], *keys: str) -> str:
-    return " / ".join(f"{figures[k]:.1f}" for k in keys)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs-cache", type=Path, required=True)
@@ -191,8 +188,8 @@ def main() -> None:
         ins = loc_cv.summary(list(held.in_sample_scores.values()))
         hist = loc_cv.summary(list(evaluator.history_scores(pipeline, held).values()))
         print(
-            f"| {pipeline.name} | {_row(out, 'file@1', 'file@3', 'file@5', 'mrr')}; {_row(out, 'func@5', 'func@10')} "
-            f"| {_row(hist, 'file@1', 'file@3', 'file@5', 'mrr')} | {_row(ins, 'file@1', 'file@3', 'file@5')} |",
+            f"| {pipeline.name} | {row(out, 'file@1', 'file@3', 'file@5', 'mrr')}; {row(out, 'func@5', 'func@10')} "
+            f"| {row(hist, 'file@1', 'file@3', 'file@5', 'mrr')} | {row(ins, 'file@1', 'file@3', 'file@5')} |",
             flush=True,
         )
         if pipeline is trial:

@@ -51,7 +51,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,27 +92,46 @@ def report_text(message: str) -> str:
     return "\n".join(lines).strip()
 
 
-def definition_spans(source: str) -> list[tuple[str, int, int]]:
-    """(qualified name, first line, last line) of every class and function of a Python source, named
-    as the index names them (``Class.method``, ``function.inner``); none when it does not parse."""
+@dataclass(frozen=True)
+class SourceDefinition:
+    """A class or function of a Python source as the index names it, with its lines."""
+
+    name: str  # ``Class.method``, ``function.inner``
+    first: int  # its first decorator's line, or its own
+    last: int
+    is_class: bool
+    in_function: bool  # nested in a function (at any depth): the index gives it no chunk of its own
+
+
+def source_definitions(source: str) -> list[SourceDefinition]:
+    """Every class and function of a Python source, in order; none when it does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    out: list[tuple[str, int, int]] = []
+    out: list[SourceDefinition] = []
 
-    def walk(node: ast.AST, prefix: str) -> None:
+    def walk(node: ast.AST, prefix: str, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = f"{prefix}{child.name}"
                 first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                out.append((name, first, child.end_lineno or child.lineno))
-                walk(child, name + ".")
+                is_class = isinstance(child, ast.ClassDef)
+                out.append(
+                    SourceDefinition(name, first, child.end_lineno or child.lineno, is_class, in_function)
+                )
+                walk(child, name + ".", in_function or not is_class)
             else:
-                walk(child, prefix)
+                walk(child, prefix, in_function)
 
-    walk(tree, "")
+    walk(tree, "", False)
     return out
+
+
+def definition_spans(source: str) -> list[tuple[str, int, int]]:
+    """(qualified name, first line, last line) of every class and function of a Python source, named
+    as the index names them (``Class.method``, ``function.inner``); none when it does not parse."""
+    return [(d.name, d.first, d.last) for d in source_definitions(source)]
 
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
@@ -304,8 +323,9 @@ def collect(args: argparse.Namespace) -> None:
     )
 
 
-def _row(figures: dict[str, float | int | None], *keys: str) -> str:
-    return " / ".join(f"{figures[k]:.1f}" for k in keys)
+def row(figures: dict[str, float | int | None], *keys: str) -> str:
+    """Figures of ``loc_cv.summary`` joined by " / " ("-" where there is none)."""
+    return " / ".join("-" if figures[k] is None else f"{figures[k]:.1f}" for k in keys)
 
 
 def load_pairs(path: Path) -> list:
@@ -322,20 +342,24 @@ def _counts(runs: Sequence[object]) -> str:
     return ", ".join(f"{r} {n}" for r, n in sorted(counts.items()))
 
 
-def _cells(scores: dict[str, object], repos: Sequence[str], *, functions: bool = False) -> list[str]:
+def cells(
+    scores: dict[str, object],
+    repos: Sequence[str],
+    *,
+    functions: bool = False,
+    repo_of: Callable[[str], str] | None = None,
+) -> list[str]:
     """All reports' file@1 / @3 / @5 / MRR (and function @5 / @10), then each repository's file@1 / @5
-    (a pair's id is ``kind:owner/name:commit``)."""
+    (``repo_of`` an id's repository; by default a pair's id, ``kind:owner/name:commit``)."""
     import loc_cv
 
+    of = repo_of or (lambda i: i.split(":")[1])
     figures = loc_cv.summary(list(scores.values()))  # type: ignore[arg-type]
-    first = _row(figures, "file@1", "file@3", "file@5", "mrr")
+    first = row(figures, "file@1", "file@3", "file@5", "mrr")
     if functions:
-        first += f"; functions @5 / @10 {_row(figures, 'func@5', 'func@10')}"
-    mine = [
-        loc_cv.summary([v for i, v in scores.items() if i.split(":")[1] == repo])  # type: ignore[misc]
-        for repo in repos
-    ]
-    return [first, *(_row(m, "file@1", "file@5") for m in mine)]
+        first += f"; functions @5 / @10 {row(figures, 'func@5', 'func@10')}"
+    mine = [loc_cv.summary([v for i, v in scores.items() if of(i) == repo]) for repo in repos]  # type: ignore[misc]
+    return [first, *(row(m, "file@1", "file@5") for m in mine)]
 
 
 def decision_features() -> tuple[str, ...]:
@@ -434,8 +458,8 @@ def trial(args: argparse.Namespace) -> None:
         out = loc_cv.summary(list(held.scores.values()))
         ins = loc_cv.summary(list(held.in_sample_scores.values()))
         print(
-            f"| {pipeline.name} | {_row(pairs, 'file@1', 'file@3', 'file@5', 'mrr')} | "
-            f"{_row(out, 'file@1', 'file@3', 'file@5', 'mrr')} | {_row(ins, 'file@1', 'file@3', 'file@5')} |",
+            f"| {pipeline.name} | {row(pairs, 'file@1', 'file@3', 'file@5', 'mrr')} | "
+            f"{row(out, 'file@1', 'file@3', 'file@5', 'mrr')} | {row(ins, 'file@1', 'file@3', 'file@5')} |",
             flush=True,
         )
         if pipeline in first and (decided is None or pair_objective(pairs) > decided[0]):
@@ -446,7 +470,7 @@ def trial(args: argparse.Namespace) -> None:
     if decided is not None:
         print(
             f"decided on the history pairs: {decided[1]} -> real issues held out "
-            + _row(decided[2], "file@1", "file@3", "file@5", "mrr")
+            + row(decided[2], "file@1", "file@3", "file@5", "mrr")
         )
     for name, held in details:
         print(f"{name}:")
@@ -480,12 +504,20 @@ def external(args: argparse.Namespace) -> None:
     print("|---|---|" + "---|" * len(repos))
     if args.work is not None:  # plain BM25 over whole files of the same checkouts, beside them
         for name in ("bm25", "bm25-py"):
-            cells = _cells(bm25_scores(args.work, outside, name), repos)
-            print(f"| {name} (whole files) | " + " | ".join(cells) + " |", flush=True)
+            print(
+                f"| {name} (whole files) | "
+                + " | ".join(cells(bm25_scores(args.work, outside, name), repos))
+                + " |",
+                flush=True,
+            )
     for name in ("first-stage", "default"):  # what search answers, the function stage included
         scores = {r.issue.instance_id: issue_score(r.issue, outcome_of(r, CONFIGS[name])) for r in outside}
-        cells = _cells(scores, repos, functions=True)
-        print(f"| fixed: {name} (the code's constants) | " + " | ".join(cells) + " |", flush=True)
+        print(
+            f"| fixed: {name} (the code's constants) | "
+            + " | ".join(cells(scores, repos, functions=True))
+            + " |",
+            flush=True,
+        )
     first = decision_pipelines()
     everything = sorted(evaluator.repos)
     for pipeline in [Pipeline("first stage", first[0].candidates, None), *first]:
@@ -493,7 +525,7 @@ def external(args: argparse.Namespace) -> None:
         scores = {
             r.issue.instance_id: evaluator.score(pipeline, choice, r.issue.instance_id) for r in outside
         }
-        print(f"| {pipeline.name} | " + " | ".join(_cells(scores, repos)) + " |", flush=True)
+        print(f"| {pipeline.name} | " + " | ".join(cells(scores, repos)) + " |", flush=True)
 
 
 def bm25_scores(work: Path, runs: Sequence[object], name: str) -> dict[str, object]:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
-import functools
 import gzip
 import hashlib
 import json
@@ -54,7 +53,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from loc_synthetic import definition_spans  # noqa: E402
+from loc_synthetic import cells, row, source_definitions  # noqa: E402
 
 DIFF_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$")
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -122,59 +121,18 @@ def changed_functions(
     insertion (a new function after the last line of another is in neither; a method inserted into a
     class is new, not a change of the class). A function nested in a function counts as the one
     holding it (the index gives it no chunk of its own)."""
-    spans = [
-        (name, first, last)
-        for name, first, last in definition_spans(source)
-        if not _nested_in_function(name, source)
-    ]
-    classes = _classes(source)
+    spans = [d for d in source_definitions(source) if not d.in_function]
     out: dict[str, None] = {}
     wanted = sorted([(n, n, True) for n in old_lines] + [(a, b, False) for a, b in gaps])
     for before, after, changed in wanted:
         holding = [
-            (last - first, name)
-            for name, first, last in spans
-            if first <= before and after <= last and (changed or name not in classes)
+            (d.last - d.first, d.name)
+            for d in spans
+            if d.first <= before and after <= d.last and (changed or not d.is_class)
         ]
         if holding:
             out.setdefault(min(holding)[1])
     return list(out)
-
-
-def _nested_in_function(name: str, source: str) -> bool:
-    return name in _function_nested(source)[0]
-
-
-def _classes(source: str) -> frozenset[str]:
-    return _function_nested(source)[1]
-
-
-@functools.lru_cache(maxsize=64)
-def _function_nested(source: str) -> tuple[frozenset[str], frozenset[str]]:
-    """Qualified names of the definitions inside a function (at any depth), and of the classes."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return frozenset(), frozenset()
-    out: set[str] = set()
-    classes: set[str] = set()
-
-    def walk(node: ast.AST, prefix: str, in_function: bool) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = f"{prefix}{child.name}"
-                if in_function:
-                    out.add(name)
-                if isinstance(child, ast.ClassDef):
-                    classes.add(name)
-                walk(child, name + ".", in_function or not isinstance(child, ast.ClassDef))
-            else:
-                walk(child, prefix, in_function)
-
-    walk(tree, "", False)
-    return frozenset(out), frozenset(classes)
 
 
 def issue_record(instance: dict, source_at_base: Callable[[str], str | None]) -> dict | None:
@@ -314,20 +272,6 @@ def half_of(instance_id: str) -> str:
     return "A" if hashlib.sha1(instance_id.encode("utf-8")).digest()[0] % 2 == 0 else "B"
 
 
-def _row(figures: dict[str, float | int | None], *keys: str) -> str:
-    return " / ".join("-" if figures[k] is None else f"{figures[k]:.1f}" for k in keys)
-
-
-def cells(scores: dict[str, object], repo_of: dict[str, str], repos: Sequence[str]) -> list[str]:
-    """All issues' file@1 / @3 / @5 / MRR; function @5 / @10, then each repository's file@1 / @5."""
-    import loc_cv
-
-    figures = loc_cv.summary(list(scores.values()))  # type: ignore[arg-type]
-    first = f"{_row(figures, 'file@1', 'file@3', 'file@5', 'mrr')}; {_row(figures, 'func@5', 'func@10')}"
-    mine = [loc_cv.summary([v for i, v in scores.items() if repo_of[i] == repo]) for repo in repos]  # type: ignore[misc]
-    return [first, *(_row(m, "file@1", "file@5") for m in mine)]
-
-
 def report(args: argparse.Namespace) -> None:
     from loc_functions import load_runs
     from loc_protocol import CONFIGS
@@ -351,6 +295,10 @@ def report(args: argparse.Namespace) -> None:
     )
     repo_of = {r.issue.instance_id: r.issue.repo for r in unseen}
     repos = sorted(set(repo_of.values()))
+
+    def line(scores: dict[str, object]) -> str:
+        return " | ".join(cells(scores, repos, functions=True, repo_of=repo_of.__getitem__))
+
     counts = collections.Counter(repo_of.values())
     print("command: python " + " ".join(sys.argv))
     print(
@@ -370,11 +318,11 @@ def report(args: argparse.Namespace) -> None:
             for r in unseen
             if name in r.baselines
         }
-        print(f"| {name} (whole files) | " + " | ".join(cells(scores, repo_of, repos)) + " |", flush=True)
+        print(f"| {name} (whole files) | " + line(scores) + " |", flush=True)
     for name in ("first-stage", "default"):  # what search answers, the function stage included
         scores = {r.issue.instance_id: issue_score(r.issue, outcome_of(r, CONFIGS[name])) for r in unseen}
         print(
-            f"| search, {name} (the code's constants) | " + " | ".join(cells(scores, repo_of, repos)) + " |",
+            f"| search, {name} (the code's constants) | " + line(scores) + " |",
             flush=True,
         )
     first = decision_pipelines() if history else decision_pipelines()[:4]
@@ -392,9 +340,7 @@ def report(args: argparse.Namespace) -> None:
         scores = {r.issue.instance_id: evaluator.score(pipeline, choice, r.issue.instance_id) for r in unseen}
         scored.append((pipeline.name, scores))
         print(
-            f"| fitted on the 63 dev issues: {pipeline.name} | "
-            + " | ".join(cells(scores, repo_of, repos))
-            + " |",
+            f"| fitted on the 63 dev issues: {pipeline.name} | " + line(scores) + " |",
             flush=True,
         )
     if args.decide:
@@ -419,8 +365,8 @@ def decide(scored: Sequence[tuple[str, dict[str, object]]], shipped: str) -> str
             for h in "AB"
         }
         print(
-            f"| {name} | {_row(halves['A'], 'file@1', 'file@3', 'file@5', 'mrr')} | "
-            f"{_row(halves['B'], 'file@1', 'file@3', 'file@5', 'mrr')}; {_row(halves['B'], 'func@5', 'func@10')} |"
+            f"| {name} | {row(halves['A'], 'file@1', 'file@3', 'file@5', 'mrr')} | "
+            f"{row(halves['B'], 'file@1', 'file@3', 'file@5', 'mrr')}; {row(halves['B'], 'func@5', 'func@10')} |"
         )
         if best is None or objective(halves["A"]) > best[0]:
             best = (objective(halves["A"]), name)

@@ -233,7 +233,8 @@ def test_cross_validation_report_on_two_repositories(make_repo: Callable[..., Pa
     only = [p.name for p in loc.pipelines(space, list(runs), only=["tested"])]
     assert only[-1] == "two stages without tested" and "two stages without breadth" not in only
     # the features search leaves out (they need the candidates' tokens, or are on trial) get a
-    # held-out row each, and the trial features one together; they are fitted beside every feature
+    # held-out row each (the trial features one together when there are several); each is fitted
+    # beside every feature
     added = {p.name: p.features for p in loc.pipelines(space, list(runs))}
     left_out = [f for f in loc.CANDIDATE_FEATURES if f not in loc.FEATURES]
     assert {"coverage", "raises", "neighbour"} <= set(left_out)

@@ -84,7 +84,26 @@ TEST_PATH_RE = re.compile(
 AUXILIARY_FILE_FACTOR = 0.5
 AUXILIARY_PATH_RE = re.compile(
     r"(^|/)(docs?|examples?|benchmarks?|asv_bench|vendor|vendored|third_party|thirdparty|_vendor)/|"
-    r"(^|/)(packages|extern|cextern)/[^/]+/"
+    r"(^|/)(packages|extern|cextern)/[^/]+/|"
+    # the hosting service's files: issue templates (a report written from one repeats its headings),
+    # workflows, funding; a failure report's fix is in the project, not in its template
+    r"(^|/)\.(github|gitlab|circleci)/"
+)
+# Third-party files kept beside the project's own code without a vendor directory, and tables a tool
+# generated, recognised by name (a demanding user's rule, not fitted: GitHub's linguist keeps lists
+# of the same kind). Outside the dev set a theme's ``static/jquery-3.5.1.js`` or
+# ``underscore-1.13.1.js`` took a top-5 place in 25 of 230 Sphinx-heavy reports (once the first):
+# a large library file holds most English words of any report somewhere.
+# - a minified asset (``*.min.js``, ``*.min.css``), or a library copy named with its version
+#   (``jquery-3.5.1.js``, ``bootstrap.v4.1.css``);
+# - a widely vendored JavaScript library by its own name (``jquery.js``, ``underscore.js``);
+# - generated parser tables and protocol-buffer modules (``parsetab.py``, ``*_pb2.py``).
+VENDORED_NAME_RE = re.compile(
+    r"(^|/)[^/]+\.min\.(js|css)$|"
+    r"(^|/)[A-Za-z][\w.]*?[-.]v?\d+\.\d+(\.\d+)*(\.min)?\.(js|css)$|"
+    r"(^|/)(jquery|underscore|lodash|backbone|bootstrap|modernizr|require|d3|popper|select2|xregexp|"
+    r"mathjax)([-.][^/]*)?\.js$|"
+    r"(^|/)[^/]*(parsetab|lextab)\.py$|_pb2(_grpc)?\.py$"
 )
 
 
@@ -183,8 +202,8 @@ def is_test_path(path: str) -> bool:
 
 
 def is_auxiliary_path(path: str) -> bool:
-    """Documentation examples, benchmarks and vendored copies of other projects."""
-    return bool(AUXILIARY_PATH_RE.search(path))
+    """Documentation examples, benchmarks, vendored copies of other projects and generated tables."""
+    return bool(AUXILIARY_PATH_RE.search(path) or VENDORED_NAME_RE.search(path))
 
 
 @dataclass(frozen=True)

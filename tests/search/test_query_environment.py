@@ -69,6 +69,16 @@ def test_a_pasted_show_versions_or_requests_help_adds_no_term() -> None:
         assert not {"machine", "byteorder", "libhdf5", "system_ssl", "implementation", "cpython"} & found
 
 
+def test_code_and_data_with_numbers_are_not_a_dump() -> None:
+    code = (
+        "WCS slicing is wrong\n\n```python\nnx = 100\nwcs_header = {\n    'WCSAXES': 3,\n    'CRPIX3': 1.0,\n"
+        "    'CDELT3': 0.055,\n    'CRVAL3': 1.05,\n    'CUNIT1': 'arcsec',\n}\n```\n"
+    )
+    assert without_version_lines(code) == code  # floats are not versions, assignments are code
+    table = "CDS reader\n\nTitle:\nAuthors:\nTable:\nByte-by-byte Description of file: tab.txt\n"
+    assert without_version_lines(table) == table
+
+
 def test_program_output_beside_a_dump_is_kept() -> None:
     # a repr in its own fence right after the dump (no blank line between) keeps its words
     text = f"{BODY}\n```\n{REQUESTS_HELP}\n```\n{REPR}\n"
@@ -82,7 +92,11 @@ def test_program_output_beside_a_dump_is_kept() -> None:
 
 
 KEYS = st.from_regex(r"[A-Za-z][A-Za-z0-9_\-]{1,14}", fullmatch=True)
-VERSIONS = st.from_regex(r"v?[0-9]{1,2}\.[0-9]{1,3}(\.[0-9]{1,3})?(rc[0-9]|\.post[0-9]+)?", fullmatch=True)
+# what a dump prints: three dotted numbers at least (two only under a ``version`` key, below)
+VERSIONS = st.from_regex(
+    r"v?[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{1,3}(rc[0-9]|\.post[0-9]+|-[0-9]+-generic)?", fullmatch=True
+)
+SHORT_VERSIONS = st.from_regex(r"[0-9]{1,2}\.[0-9]{1,3}", fullmatch=True)
 OTHER_VALUES = st.sampled_from(["None", "Linux", "x86_64", "little", "en_US.UTF-8", "64", "true", "Darwin"])
 
 
@@ -94,10 +108,13 @@ def dumps(draw: st.DrawFn) -> str:
     values = [draw(VERSIONS) for _ in keys[:n_versions]] + [draw(OTHER_VALUES) for _ in keys[n_versions:]]
     pairs = draw(st.permutations(list(zip(keys, values, strict=True))))
     if draw(st.booleans()):
-        sep = draw(st.sampled_from([": ", ":  ", "="]))
+        sep = draw(st.sampled_from([": ", ":  ", ":\t"]))
         bullet = draw(st.sampled_from(["", "- ", "* "]))
         return "\n".join(f"{bullet}{k}{sep}{v}" for k, v in pairs)
-    nested = {k: {"version": v} if draw(st.booleans()) else v for k, v in pairs}
+    nested = {
+        k: {"version": draw(st.one_of(st.just(v), SHORT_VERSIONS))} if draw(st.booleans()) else v
+        for k, v in pairs
+    }
     return json.dumps(nested, indent=draw(st.sampled_from([2, 4])))
 
 

@@ -95,9 +95,15 @@ VERSION_LINE_RE = re.compile(
 # first for 5, never the fix), not the bug. A block of lines (between blank lines or fences) with
 # at least ENV_BLOCK_VERSIONS version values is such a dump: its key-value lines are blanked too.
 ENV_BLOCK_VERSIONS = 3
-VERSION_VALUE_RE = re.compile(r"""[:=]\s*["']?v?\d+\.\d+[\w.+\-]*["']?,?\s*$""")
+# a version value: three or more dotted numbers (``5.4.0-48-generic``, ``1.10.6``), or two after a
+# key that says ``version`` (``"version": "2.8"``); a float in code (``'CDELT3': 0.055``) is neither
+VERSION_VALUE_RE = re.compile(
+    r"""(?:^|[\s"'])v?\d+\.\d+\.\d+[\w.+\-]*["']?,?\s*$|version["']?\s*:\s*["']?v?\d+\.\d+[\w.+\-]*["']?,?\s*$""",
+    re.I,
+)
+# ``key: value`` (``=`` is an assignment: code, kept), the key quoted or not, the value short
 KEY_VALUE_RE = re.compile(
-    r"""^\s*(?:[-*]\s*)?["']?[A-Za-z_][\w .\-/()\[\]]{0,40}["']?\s*[:=](?:\s.{0,100}|[^\s].{0,99})?$"""
+    r"""^\s*(?:[-*]\s*)?["']?[A-Za-z_][\w .\-/()\[\]]{0,40}["']?\s*:(?:\s.{0,100}|[^\s/].{0,99})?$"""
 )
 BRACKETS_RE = re.compile(r"^\s*[{}\[\]]+,?\s*$")
 TRACEBACK_BOILERPLATE_RE = re.compile(
@@ -253,10 +259,6 @@ def _frames(text: str) -> list[Frame]:
     return [frame for _, frame in found]
 
 
-def _is_version_line(line: str) -> bool:
-    return bool(VERSION_LINE_RE.match(line) or VERSION_VALUE_RE.search(line))
-
-
 def without_version_lines(text: str) -> str:
     """``text`` with package-and-version lines blanked (``pip list``, ``pip freeze``, version reports),
     and every key-value line of a block that holds ENV_BLOCK_VERSIONS of them (an environment dump).
@@ -272,7 +274,7 @@ def without_version_lines(text: str) -> str:
         while end < len(lines) and lines[end].strip() and not lines[end].lstrip().startswith("```"):
             end += 1
         block = range(start, end)
-        dump = sum(1 for i in block if _is_version_line(lines[i])) >= ENV_BLOCK_VERSIONS
+        dump = sum(1 for i in block if VERSION_VALUE_RE.search(lines[i])) >= ENV_BLOCK_VERSIONS
         for i in block:
             line = lines[i]
             if VERSION_LINE_RE.match(line) or (

@@ -67,21 +67,22 @@ FUNCTION_FEATURES: tuple[str, ...] = (
 # the held-out figure of that procedure was computed with per-fold fits (docs/retrieval.md, "Real
 # issues nothing was tuned on", `bench/loc_functions.py --history`, 2026-12-05, session 34: held out
 # function Acc@10 63.3, Acc@5 53.3, against 60.0 / 51.7 for the function order without this stage on
-# the same file stages).
+# the same file stages); refitted on the evidence re-gathered with the code of 2be8514 (session 35:
+# held out 65.0 / 53.3, "Session 35" in docs/retrieval.md).
 FUNCTION_COEFFICIENTS: dict[str, float] = {
-    "chunk": 3.233,
-    "chunk_rank": 1.176,
-    "file": 0.278,
-    "file_rank": -0.158,
-    "named": -0.453,
-    "named_qualified": -0.096,
-    "named_owner": -0.494,
-    "frame": 0.505,
-    "name_terms": 1.223,
-    "body_terms": 2.603,
-    "class": -2.312,
-    "test": -1.535,
-    "size": 3.079,
+    "chunk": 3.296,
+    "chunk_rank": 1.169,
+    "file": 0.250,
+    "file_rank": -0.201,
+    "named": -0.447,
+    "named_qualified": -0.101,
+    "named_owner": -0.481,
+    "frame": 0.498,
+    "name_terms": 1.211,
+    "body_terms": 2.567,
+    "class": -2.325,
+    "test": -1.561,
+    "size": 3.127,
 }
 
 

@@ -208,9 +208,11 @@ def test_auxiliary_files_count_less_for_failure_reports() -> None:
         "astropy/coordinates/angle_lextab.py",
         "proto/service_pb2.py",
         "proto/service_pb2_grpc.py",
-        # the hosting service's files
+        # the hosting service's issue and pull-request templates
         ".github/ISSUE_TEMPLATE/bug_report.md",
-        ".circleci/config.yml",
+        ".github/PULL_REQUEST_TEMPLATE.md",
+        ".github/pull_request_template.md",
+        ".gitlab/issue_templates/Bug.md",
     ):
         assert is_auxiliary_path(path), path
     for path in (
@@ -227,6 +229,9 @@ def test_auxiliary_files_count_less_for_failure_reports() -> None:
         "src/jqueryish.py",
         "pkg/github.py",
         "pkg/parse.py",
+        # CI configuration is a real answer to a question about CI
+        ".github/workflows/tests.yml",
+        ".circleci/config.yml",
     ):
         assert not is_auxiliary_path(path), path
     evidence = Evidence(

@@ -85,9 +85,11 @@ AUXILIARY_FILE_FACTOR = 0.5
 AUXILIARY_PATH_RE = re.compile(
     r"(^|/)(docs?|examples?|benchmarks?|asv_bench|vendor|vendored|third_party|thirdparty|_vendor)/|"
     r"(^|/)(packages|extern|cextern)/[^/]+/|"
-    # the hosting service's files: issue templates (a report written from one repeats its headings),
-    # workflows, funding; a failure report's fix is in the project, not in its template
-    r"(^|/)\.(github|gitlab|circleci)/"
+    # the hosting service's issue and pull-request templates: a report written from one repeats its
+    # headings, and its fix is in the project, never in the template (workflows and other CI files
+    # stay ordinary: the second stage scores every query, and "where is CI configured" is one)
+    r"(^|/)\.github/(ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)|(^|/)\.github/(issue|pull_request)_template\.md$|"
+    r"(^|/)\.gitlab/(issue|merge_request)_templates/"
 )
 # Third-party files kept beside the project's own code without a vendor directory, and tables a tool
 # generated, recognised by name (a demanding user's rule, not fitted: GitHub's linguist keeps lists

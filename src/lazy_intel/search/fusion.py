@@ -98,13 +98,16 @@ AUXILIARY_PATH_RE = re.compile(
 # a large library file holds most English words of any report somewhere.
 # - a minified asset (``*.min.js``, ``*.min.css``), or a library copy named with its version
 #   (``jquery-3.5.1.js``, ``bootstrap.v4.1.css``);
-# - a widely vendored JavaScript library by its own name (``jquery.js``, ``underscore.js``);
+# - a widely vendored JavaScript library by its own name (``jquery.js``, ``underscore.js``) in an
+#   asset directory (``static/``, ``assets/``, ``js/``, ``lib/``…): the library's own repository keeps
+#   it under ``src/``, where it is the project's code;
 # - generated parser tables and protocol-buffer modules (``parsetab.py``, ``*_pb2.py``).
 VENDORED_NAME_RE = re.compile(
     r"(^|/)[^/]+\.min\.(js|css)$|"
     r"(^|/)[A-Za-z][\w.]*?[-.]v?\d+\.\d+(\.\d+)*(\.min)?\.(js|css)$|"
-    r"(^|/)(jquery|underscore|lodash|backbone|bootstrap|modernizr|require|d3|popper|select2|xregexp|"
-    r"mathjax)([-.][^/]*)?\.js$|"
+    r"(^|/)(_?static|assets?|js|javascripts?|libs?|public|scripts)/([^/]+/)*"
+    r"(jquery|underscore|lodash|backbone|bootstrap|modernizr|require|d3|popper|select2|xregexp|mathjax)"
+    r"([-.](v?\d[\w\-]*(\.\d[\w\-]*)*|min|slim|bundle|dev|full|umd|esm|core))*\.js$|"
     r"(^|/)[^/]*(parsetab|lextab)\.py$|_pb2(_grpc)?\.py$"
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from lazy_intel.search.fusion import (
@@ -253,3 +253,32 @@ def test_auxiliary_files_count_less_for_failure_reports() -> None:
     assert "auxiliary_file_factor" not in files[0].signals
     _, calm = fuse_evidence(replace(evidence, locate_bug=False))
     assert calm[0].path == "docs/examples/demo.py"  # not a failure report: BM25 order stands
+
+
+_DIRS = st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True), max_size=3).map(
+    lambda parts: "".join(f"{p}/" for p in parts if p not in ("docs", "doc", "examples", "example", "vendor"))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dirs=_DIRS,
+    name=st.from_regex(r"[a-z][a-z0-9]{1,10}", fullmatch=True),
+    version=st.from_regex(r"v?[0-9]{1,2}\.[0-9]{1,2}(\.[0-9]{1,2})?", fullmatch=True),
+    minified=st.booleans(),
+    ext=st.sampled_from(["js", "css"]),
+)
+def test_a_library_copy_named_with_its_version_is_auxiliary_anywhere(
+    dirs: str, name: str, version: str, minified: bool, ext: str
+) -> None:
+    assert is_auxiliary_path(f"{dirs}{name}-{version}{'.min' if minified else ''}.{ext}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dirs=st.sampled_from(["", "src/", "lib/pkg/", "pkg/sub/"]),
+    stem=st.from_regex(r"[a-z_][a-z0-9_]{0,20}", fullmatch=True),
+)
+def test_a_project_module_is_not_auxiliary(dirs: str, stem: str) -> None:
+    assume(not stem.endswith(("parsetab", "lextab", "_pb2", "_pb2_grpc")))
+    assert not is_auxiliary_path(f"{dirs}{stem}.py")

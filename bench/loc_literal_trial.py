@@ -30,11 +30,9 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import io
 import math
 import re
-import subprocess
 import sys
 import tokenize
 from collections.abc import Iterable, Sequence
@@ -43,7 +41,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from loc_synthetic import row  # noqa: E402
 
 MIN_CHARS = 8
 MIN_WORDS = 2
@@ -84,27 +81,13 @@ def literal_value(found: int) -> float:
     return min(1.0, math.log1p(found) / math.log1p(LITERAL_SATURATION))
 
 
-def read_blobs(git_dir: Path, commit: str, paths: Sequence[str]) -> dict[str, str]:
-    """``path -> text`` at ``commit`` (one ``git cat-file --batch``; missing paths left out)."""
-    request = "".join(f"{commit}:{p}\n" for p in paths).encode()
-    data = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-        input=request,
-        capture_output=True,
-        check=True,
-    ).stdout
-    out: dict[str, str] = {}
-    pos = 0
-    for path in paths:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
-        if header[-1] == b"missing":
-            pos = end + 1
-            continue
-        size = int(header[2])
-        out[path] = data[end + 1 : end + 1 + size].decode("utf-8", "replace")
-        pos = end + 1 + size + 1
-    return out
+def texts_at(git_dir: Path, commit: str, paths: Sequence[str]) -> dict[str, str]:
+    """``path -> text`` at ``commit`` (``loc_checkout.read_blobs`` on ``commit:path`` specs; missing
+    paths left out)."""
+    from loc_checkout import read_blobs
+
+    blobs = read_blobs(git_dir, [f"{commit}:{p}" for p in paths])
+    return {p: blobs[f"{commit}:{p}"].decode("utf-8", "replace") for p in paths if f"{commit}:{p}" in blobs}
 
 
 def add_literal(runs: Iterable, repos: Path) -> None:
@@ -116,7 +99,7 @@ def add_literal(runs: Iterable, repos: Path) -> None:
         if git_dir is None:
             raise SystemExit(f"no mirror of {run.issue.repo} under {repos}")
         paths = {f: run.evidence.file_path[f] for f in run.static}
-        texts = read_blobs(
+        texts = texts_at(
             git_dir, run.issue.base_commit, sorted(p for p in paths.values() if p.endswith(".py"))
         )
         for f, path in paths.items():
@@ -135,15 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repos", type=Path, default=Path("/work/.mirror"))
     args = parser.parse_args(argv)
 
-    import lazy_intel.search.rerank as rerank_module
+    import loc_feature_trial
 
-    # the trial feature joins the candidate features before the benchmark's modules read them
-    rerank_module.CANDIDATE_FEATURES = (*rerank_module.CANDIDATE_FEATURES, "literal")
-    rerank_module.TRIAL_FEATURES = (*rerank_module.TRIAL_FEATURES, "literal")
+    loc_feature_trial.install("literal")  # before the benchmark's modules read the feature list
     import pickle
 
-    import loc_cv
-    import loc_protocol
     from loc_functions import load_runs
     from loc_more_issues import hits, ships
     from loc_rerank import Evaluator
@@ -166,44 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         history={"default": {r.issue.instance_id: r for r in pairs}},
         external={"default": half_b},
     )
-    shipped = loc_protocol.pipelines(
-        loc_protocol.GRIDS["fusion"], ["default"], ablations=False, history=True
-    )[1]
-    trial = dataclasses.replace(
-        shipped, name=f"{shipped.name} with literal", features=(*shipped.features, "literal")
-    )
-    print("| pipeline | dev held out file@1 / @3 / @5 / MRR; func@5 / @10 | pairs held out file@1 / @3 / @5 / MRR "
-          "| dev in sample file@1 / @3 / @5 | half B (reported) file@1 / @3 / @5 / MRR |")  # fmt: skip
-    print("|---|---|---|---|---|")
-    held_scores = []
-    for pipeline in (shipped, trial):
-        held = evaluator.cross_validate(pipeline)
-        held_scores.append([held.scores[i] for i in sorted(held.scores)])
-        out = loc_cv.summary(held_scores[-1])
-        ins = loc_cv.summary(list(held.in_sample_scores.values()))
-        hist = loc_cv.summary(list(evaluator.history_scores(pipeline, held).values()))
-        b = loc_cv.summary([evaluator.score(pipeline, held.in_sample, i) for i in sorted(half_b)])  # type: ignore[arg-type]
-        print(
-            f"| {pipeline.name} | {row(out, 'file@1', 'file@3', 'file@5', 'mrr')}; {row(out, 'func@5', 'func@10')} "
-            f"| {row(hist, 'file@1', 'file@3', 'file@5', 'mrr')} | {row(ins, 'file@1', 'file@3', 'file@5')} "
-            f"| {row(b, 'file@1', 'file@3', 'file@5', 'mrr') if half_b else '-'} |",
-            flush=True,
-        )
-        if pipeline is trial:
-            for repo, choice in held.chosen.items():
-                weight = dict(choice.coefficients or ()).get("literal")  # type: ignore[attr-defined]
-                print(f"  without {repo}: literal coefficient {weight:+.2f}")
-            print(
-                f"  fitted on all: literal coefficient {dict(held.in_sample.coefficients).get('literal'):+.2f}"
-            )  # type: ignore[attr-defined]
-    (a1, a5), (b1, b5) = hits(held_scores[0]), hits(held_scores[1])
+    shipped, with_literal = loc_feature_trial.compare(evaluator, "literal", sorted(half_b))
+    (a1, a5), (b1, b5) = hits(shipped), hits(with_literal)
+    verdict = "ships" if ships(shipped, with_literal) else "not shipped"
     print(
-        f"dev held out hits @1 / @5: shipped {a1} / {a5}, with literal {b1} / {b5} -> "
-        + (
-            "literal ships (pre-registered rule)"
-            if ships(*held_scores)
-            else "literal not shipped (pre-registered rule)"
-        )
+        f"dev held out hits @1 / @5: shipped {a1} / {a5}, with literal {b1} / {b5} -> literal {verdict} (pre-registered rule)"
     )
     return 0
 

@@ -45,7 +45,6 @@ sys.path.insert(0, str(HERE))
 from lazy_intel.search.stopwords import STOP_WORDS  # noqa: E402
 from lazy_intel.text.stems import stem  # noqa: E402
 from lazy_intel.text.tokens import index_text  # noqa: E402
-from loc_synthetic import row  # noqa: E402
 
 K1 = 1.2
 B = 0.75
@@ -154,13 +153,9 @@ def main() -> None:
     parser.add_argument("--diagnose", action="store_true")
     args = parser.parse_args()
 
-    import lazy_intel.search.rerank as rerank_module
+    import loc_feature_trial
 
-    # the trial feature joins the candidate features before the benchmark's modules read them
-    rerank_module.CANDIDATE_FEATURES = (*rerank_module.CANDIDATE_FEATURES, "recalled")
-    rerank_module.TRIAL_FEATURES = (*rerank_module.TRIAL_FEATURES, "recalled")
-    import loc_cv
-    import loc_protocol
+    loc_feature_trial.install("recalled")  # before the benchmark's modules read the feature list
     from loc_functions import load_runs
     from loc_rerank import Evaluator
     from loc_synthetic import load_pairs
@@ -173,29 +168,7 @@ def main() -> None:
     add_recalled(list(real.values()), args.repos, args.window)
     add_recalled(pairs, args.repos, args.window)
     evaluator = Evaluator({"default": real}, history={"default": {r.issue.instance_id: r for r in pairs}})
-    shipped = loc_protocol.pipelines(
-        loc_protocol.GRIDS["fusion"], ["default"], ablations=False, history=True
-    )[1]
-    trial = dataclasses.replace(
-        shipped, name=f"{shipped.name} with recalled", features=(*shipped.features, "recalled")
-    )
-    print("| pipeline | real held out file@1 / @3 / @5 / MRR; func@5 / @10 | pairs held out file@1 / @3 / @5 / MRR "
-          "| real in sample file@1 / @3 / @5 |")  # fmt: skip
-    print("|---|---|---|---|")
-    for pipeline in (shipped, trial):
-        held = evaluator.cross_validate(pipeline)
-        out = loc_cv.summary(list(held.scores.values()))
-        ins = loc_cv.summary(list(held.in_sample_scores.values()))
-        hist = loc_cv.summary(list(evaluator.history_scores(pipeline, held).values()))
-        print(
-            f"| {pipeline.name} | {row(out, 'file@1', 'file@3', 'file@5', 'mrr')}; {row(out, 'func@5', 'func@10')} "
-            f"| {row(hist, 'file@1', 'file@3', 'file@5', 'mrr')} | {row(ins, 'file@1', 'file@3', 'file@5')} |",
-            flush=True,
-        )
-        if pipeline is trial:
-            for repo, choice in held.chosen.items():
-                weight = dict(choice.coefficients or ()).get("recalled")  # type: ignore[attr-defined]
-                print(f"  without {repo}: recalled coefficient {weight:+.2f}")
+    loc_feature_trial.compare(evaluator, "recalled")
 
 
 if __name__ == "__main__":

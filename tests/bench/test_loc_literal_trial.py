@@ -62,5 +62,5 @@ def test_blobs_are_read_at_the_commit(tmp_path: Path) -> None:
     first = git("rev-parse", "HEAD").strip()
     (tmp_path / "a.py").write_text("X = 'second version'\n")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two")
-    blobs = trial.read_blobs(tmp_path / ".git", first, ["a.py", "b.py", "gone.py"])
+    blobs = trial.texts_at(tmp_path / ".git", first, ["a.py", "b.py", "gone.py"])
     assert blobs == {"a.py": "X = 'first version here'\n", "b.py": ""}

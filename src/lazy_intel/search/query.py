@@ -273,13 +273,12 @@ def without_version_lines(text: str) -> str:
         end = start
         while end < len(lines) and lines[end].strip() and not lines[end].lstrip().startswith("```"):
             end += 1
-        block = range(start, end)
-        dump = sum(1 for i in block if VERSION_VALUE_RE.search(lines[i])) >= ENV_BLOCK_VERSIONS
-        for i in block:
+        valued = [bool(VERSION_VALUE_RE.search(lines[i])) for i in range(start, end)]
+        dump = sum(valued) >= ENV_BLOCK_VERSIONS
+        for i, has_version in enumerate(valued, start):
             line = lines[i]
             if VERSION_LINE_RE.match(line) or (
-                dump
-                and (VERSION_VALUE_RE.search(line) or KEY_VALUE_RE.match(line) or BRACKETS_RE.match(line))
+                dump and (has_version or KEY_VALUE_RE.match(line) or BRACKETS_RE.match(line))
             ):
                 out[i] = ""
         start = end + 1

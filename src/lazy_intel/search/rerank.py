@@ -109,10 +109,10 @@ FEATURES: tuple[str, ...] = tuple(
 # 240 history pairs of their repositories (``bench/loc_synthetic.py``; the pairs weigh as much as the
 # issues together), L2 penalty 0.3 chosen by the inner leave-one-repository-out cross-validation's
 # held-out log-likelihood of the real issues; candidate depth RERANK_FILES; evidence re-gathered
-# with the code of 2be8514 (session 35: vendored files auxiliary, environment dumps read past). The pipeline (these features, the pairs in the fit) was chosen by the
-# pre-registered rule of ``bench/loc_unseen.py`` on half A of 230 real issues outside the dev set and
-# reported on half B (docs/retrieval.md, 2026-12-05, session 34). ``dense`` is 0: no embedding model
-# was on.
+# with the code of 2be8514 (session 35: vendored files auxiliary, environment dumps read past). The
+# pipeline (these features, the pairs in the fit) was chosen by the pre-registered rule of
+# ``bench/loc_unseen.py`` on half A of 230 real issues outside the dev set and reported on half B
+# (docs/retrieval.md, 2026-12-05, session 34). ``dense`` is 0: no embedding model was on.
 COEFFICIENTS: dict[str, float] = {
     "first": 2.645,
     "first_rank": 1.071,

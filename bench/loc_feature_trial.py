@@ -1,0 +1,73 @@
+"""What every trial second-stage feature bench shares (``loc_recall_trial.py``, ``loc_literal_trial.py``).
+
+A trial feature is computed by its bench into each run's ``static`` features; :func:`install` makes it
+a candidate feature before the benchmark's modules read the list (call it before importing them), and
+:func:`compare` cross-validates the shipped pipeline (second stage + history pairs) with and without
+it, printing one table row each and the feature's coefficient per fold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def install(feature: str) -> None:
+    """Add ``feature`` to the candidate (and trial) features of ``search/rerank.py``."""
+    from lazy_intel.search import rerank
+
+    rerank.CANDIDATE_FEATURES = (*rerank.CANDIDATE_FEATURES, feature)
+    rerank.TRIAL_FEATURES = (*rerank.TRIAL_FEATURES, feature)
+
+
+def compare(evaluator: object, feature: str, external: Sequence[str] = ()) -> tuple[list, list]:
+    """The shipped pipeline without and with ``feature``, cross-validated by repository on the dev
+    issues (the history pairs' held-out row and the in-sample row beside them; ``external`` ids are
+    scored by the fit on every dev issue, reported only). Returns the dev held-out scores of both,
+    in instance order."""
+    import loc_cv
+    import loc_protocol
+    from loc_synthetic import row
+
+    shipped = loc_protocol.pipelines(
+        loc_protocol.GRIDS["fusion"], ["default"], ablations=False, history=True
+    )[1]
+    trial = dataclasses.replace(
+        shipped, name=f"{shipped.name} with {feature}", features=(*shipped.features, feature)
+    )
+    extra = " | external (reported) file@1 / @3 / @5 / MRR" if external else ""
+    print(
+        "| pipeline | dev held out file@1 / @3 / @5 / MRR; func@5 / @10 | pairs held out file@1 / @3 / @5 / MRR "
+        f"| dev in sample file@1 / @3 / @5{extra} |"
+    )
+    print("|---|---|---|---|" + ("---|" if external else ""))
+    held_scores: list[list] = []
+    for pipeline in (shipped, trial):
+        held = evaluator.cross_validate(pipeline)  # type: ignore[attr-defined]
+        held_scores.append([held.scores[i] for i in sorted(held.scores)])
+        out = loc_cv.summary(held_scores[-1])
+        ins = loc_cv.summary(list(held.in_sample_scores.values()))
+        hist = loc_cv.summary(list(evaluator.history_scores(pipeline, held).values()))  # type: ignore[attr-defined]
+        cells = [
+            f"{row(out, 'file@1', 'file@3', 'file@5', 'mrr')}; {row(out, 'func@5', 'func@10')}",
+            row(hist, "file@1", "file@3", "file@5", "mrr"),
+            row(ins, "file@1", "file@3", "file@5"),
+        ]
+        if external:
+            scored = [evaluator.score(pipeline, held.in_sample, i) for i in external]  # type: ignore[attr-defined]
+            cells.append(row(loc_cv.summary(scored), "file@1", "file@3", "file@5", "mrr"))
+        print(f"| {pipeline.name} | " + " | ".join(cells) + " |", flush=True)
+        if pipeline is trial:
+            for repo, choice in held.chosen.items():
+                print(
+                    f"  without {repo}: {feature} coefficient {dict(choice.coefficients or ()).get(feature):+.2f}"
+                )
+            print(
+                f"  fitted on all: {feature} coefficient {dict(held.in_sample.coefficients).get(feature):+.2f}"
+            )
+    return held_scores[0], held_scores[1]

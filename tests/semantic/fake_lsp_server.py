@@ -16,6 +16,7 @@ MODE = sys.argv[1]
 LOG = sys.argv[2]
 EXTRA = sys.argv[3] if len(sys.argv) > 3 else ""
 ROOT = {"uri": ""}
+STATE = {"references": 0}
 
 
 def log(text):
@@ -132,6 +133,16 @@ def definition(request):
     reply(request, locations)
 
 
+def references(request):
+    """``late-index``: empty for the first EXTRA requests (an index still being built), then one
+    location; ``empty-references``: always empty."""
+    STATE["references"] += 1
+    if MODE == "empty-references" or STATE["references"] <= int(EXTRA or 0):
+        reply(request, [])
+        return
+    reply(request, [{"uri": request["params"]["textDocument"]["uri"], "range": rng(0, 4, 9)}])
+
+
 def main():
     log(f"start {os.getpid()}")
     while True:
@@ -174,6 +185,8 @@ def main():
             definition(message)
         elif method == "textDocument/references" and MODE == "crash-references":
             os._exit(3)  # dies in the middle of a request the index could answer
+        elif method == "textDocument/references" and MODE in ("late-index", "empty-references"):
+            references(message)
         elif method == "textDocument/documentSymbol":
             uri = message["params"]["textDocument"]["uri"]
             count = int(EXTRA or 5)

@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from lazy_intel.semantic import operations
 from lazy_intel.semantic.operations import SemanticRequest, semantic_answer
 from tests.semantic.conftest import FakeSetup
 
@@ -394,3 +395,38 @@ def test_a_barrier_that_hangs_does_not_fail_the_request_behind_it_and_one_that_k
     answer = references(crashed)
     assert answer.code == "UNAVAILABLE", answer.to_dict()
     assert "textDocument/references" not in crashed.methods()
+
+
+def test_an_empty_cross_file_answer_about_a_fresh_document_is_asked_again(
+    fake_layer: Callable[..., FakeSetup],
+) -> None:
+    """A server still indexing what it was just sent answers empty (clangd's outgoing calls before
+    its header index is built): the answer is asked again, and the late one is the answer."""
+    late = fake_layer("late-index", extra="2")
+    answer = references(late)
+    assert answer.status == "ok", answer.to_dict()
+    assert answer.data["semantic"]["evidence_state"] == "current"
+    assert [i.anchor.path for i in answer.items] == ["mod.fake"]
+    assert late.methods().count("textDocument/references") == 3
+
+
+def test_an_answer_that_stays_empty_is_partial_and_the_retries_are_bounded(
+    fake_layer: Callable[..., FakeSetup],
+) -> None:
+    empty = fake_layer("empty-references")
+    answer = references(empty)
+    assert answer.status == "partial" and not answer.items, answer.to_dict()
+    assert answer.data["semantic"]["evidence_state"] == "partial"
+    assert any("may still be indexing" in w for w in answer.warnings), answer.warnings
+    assert empty.methods().count("textDocument/references") == 1 + len(operations.EMPTY_RETRY_PAUSES_S)
+
+
+def test_an_empty_answer_about_a_settled_document_is_not_asked_again(
+    fake_layer: Callable[..., FakeSetup], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(operations, "YOUNG_DOCUMENT_S", 0.0)
+    empty = fake_layer("empty-references")
+    answer = references(empty)
+    assert not answer.items and not answer.warnings, answer.to_dict()
+    assert answer.data["semantic"]["evidence_state"] == "current"
+    assert empty.methods().count("textDocument/references") == 1

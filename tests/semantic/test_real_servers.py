@@ -35,8 +35,12 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[S
 
 
 def started(
-    real: dict[str, tuple[SemanticLayer, Path]], name: str, tmp: pytest.TempPathFactory
+    real: dict[str, tuple[SemanticLayer, Path]],
+    name: str,
+    tmp: pytest.TempPathFactory,
+    files: dict[str, str] | None = None,
 ) -> tuple[SemanticLayer, Path]:
+    """A layer with the real server ``name`` over its fixture project (or ``files``)."""
     if name in real:
         return real[name]
     server = locate_server(name)
@@ -44,9 +48,8 @@ def started(
         if os.environ.get("CI") == "true":  # CI installs every server: absence there is a failure
             pytest.fail(f"{name} is not installed in CI: {INSTALL_HINT}")
         pytest.skip(f"{name} is not installed: {INSTALL_HINT}")
-    files, _ = SERVERS[name]
     root = Path(os.path.realpath(tmp.mktemp(f"{name}-project")))
-    write_tree(root, files)
+    write_tree(root, files or SERVERS[name][0])
     operator = Path(os.path.realpath(tmp.mktemp(f"{name}-operator")))
     config = load_config_file(str(write_config(operator / "code-intel.json", [server.entry()])))
     layer = SemanticLayer(config, diagnostics_wait_ms=20_000)
@@ -181,3 +184,31 @@ def test_negotiated_operations_are_all_exercised(
             ),
         )
         assert answer.code == "UNSUPPORTED", answer.to_dict()
+
+
+BULK_FUNCTIONS = 6_000  # enough that clangd's header index lags its first answer (6 of 6 runs here)
+
+
+def test_a_fresh_clangd_answers_outgoing_calls_into_a_large_header_completely(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """clangd indexes a file's headers in a task of its own after it builds the file; until then its
+    outgoing calls lack every callee declared there and come back empty (the CI failure of session
+    35, a small header under load; a large header makes it happen every time). Empty cross-file
+    answers about a fresh document are asked again (``operations.EMPTY_RETRY_PAUSES_S``)."""
+    files, cases = SERVERS["clangd"]
+    (case,) = [c for c in cases if c.operation == "call_hierarchy" and c.direction == "outgoing"]
+    bulk = "".join(f"inline int bulk{i}(int x) {{ return x + {i}; }}\n" for i in range(BULK_FUNCTIONS))
+    heavy = dict(files)
+    heavy["bulk.h"] = "#pragma once\n" + bulk
+    heavy["shapes.h"] = files["shapes.h"].replace("#pragma once\n", '#pragma once\n#include "bulk.h"\n')
+    fresh: dict[str, tuple[SemanticLayer, Path]] = {}
+    try:
+        layer, root = started(fresh, "clangd", tmp_path_factory, heavy)
+        answer = ask(layer, root, case)
+        assert answer.status == "ok", answer.to_dict()
+        assert answer.data["semantic"]["evidence_state"] == "current"
+        assert case.expect_path in {i.anchor.path for i in answer.items}
+    finally:
+        for layer, _ in fresh.values():
+            layer.close()

@@ -9,6 +9,7 @@ the captured bytes, asks, anchors, sorts, paginates with a stable cursor and bin
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from lazy_intel.semantic.handlers import HANDLERS, Context, Outcome
 from lazy_intel.semantic.layer import SemanticLayer
 from lazy_intel.semantic.pagination import decode_cursor, encode_cursor, query_fingerprint
 from lazy_intel.semantic.results import Anchoring
-from lazy_intel.semantic.session import ServerSession
+from lazy_intel.semantic.session import Negotiated, OpenDocument, ServerSession
 from lazy_intel.semantic.symbols import workspace_symbols
 from lazy_intel.workspace.capture import read_regular_file, sha256_bytes
 from lazy_intel.workspace.root import contained_relative_path
@@ -44,6 +45,13 @@ FILE_OPERATIONS = frozenset({"document_symbols", "diagnostics"})
 # operations whose answer comes from files other than the one asked about: on a fresh server they
 # wait for the server to hold the workspace (ServerSession.settle_workspace)
 CROSS_FILE_OPERATIONS = frozenset({"references", "implementations", "call_hierarchy", "type_hierarchy"})
+# A server indexes what it was just sent after it answers: clangd indexes a file's headers in a task
+# of its own once the file is built, and until it has, outgoing calls lack every callee declared in a
+# header (an empty answer it gives as complete). So an *empty* cross-file answer about a document the
+# server received less than YOUNG_DOCUMENT_S ago is asked again after each of these pauses (1.5 s in
+# all, paid only by empty answers on fresh documents); still empty, it is ``partial`` with a warning.
+YOUNG_DOCUMENT_S = 10.0
+EMPTY_RETRY_PAUSES_S = (0.1, 0.2, 0.4, 0.8)
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
 MAX_DROPPED_SHOWN = 10
@@ -206,9 +214,15 @@ def _document_operation(
             position = document.codec.to_position(byte, negotiated.encoding)
         if request.operation in CROSS_FILE_OPERATIONS and position is not None:
             session.settle_workspace(document.uri, position)
-        anchoring = Anchoring(session, negotiated.encoding, layer.max_file_bytes, generation)
-        ctx = Context(session, anchoring, document, position, request, layer.diagnostics_wait_ms)
-        outcome = HANDLERS[request.operation](ctx)
+        anchoring, outcome = _ask(
+            layer,
+            session,
+            negotiated,
+            document=document,
+            position=position,
+            request=request,
+            generation=generation,
+        )
         fingerprint = query_fingerprint(
             {
                 "op": request.operation,
@@ -257,6 +271,38 @@ def _document_operation(
         semantic=semantic,
         view=view,
     )
+
+
+def _ask(
+    layer: SemanticLayer,
+    session: ServerSession,
+    negotiated: Negotiated,
+    *,
+    document: OpenDocument,
+    position: tuple[int, int] | None,
+    request: SemanticRequest,
+    generation: int,
+) -> tuple[Anchoring, Outcome]:
+    """Run the operation's handler; an empty cross-file answer about a young document is asked
+    again (``EMPTY_RETRY_PAUSES_S``) while the server keeps its epoch."""
+    pauses = iter(EMPTY_RETRY_PAUSES_S if request.operation in CROSS_FILE_OPERATIONS else ())
+    while True:
+        anchoring = Anchoring(session, negotiated.encoding, layer.max_file_bytes, generation)
+        ctx = Context(session, anchoring, document, position, request, layer.diagnostics_wait_ms)
+        outcome = HANDLERS[request.operation](ctx)
+        age = time.monotonic() - document.synced_at
+        if outcome.items or anchoring.dropped or age >= YOUNG_DOCUMENT_S:
+            return anchoring, outcome
+        pause = next(pauses, None)
+        if pause is None or not session.running or session.negotiated is not negotiated:
+            if request.operation in CROSS_FILE_OPERATIONS:
+                outcome.partial = True
+                outcome.warnings.append(
+                    f"the server received {document.relative_path} {age:.1f} s ago and may still be "
+                    "indexing: repeat the request for a complete answer"
+                )
+            return anchoring, outcome
+        time.sleep(pause)
 
 
 def server_facts(session: ServerSession) -> dict[str, Any]:

@@ -50,6 +50,7 @@ class OpenDocument:
     sha256: str
     codec: TextCodec
     sync_seq: int
+    synced_at: float  # time.monotonic() when the server was sent this text
 
 
 @dataclass(frozen=True)
@@ -427,7 +428,7 @@ class ServerSession:
                         },
                     )
                 self._notify_watched([(uri, 2)])
-            document = OpenDocument(relative_path, uri, version, digest, codec, seq)
+            document = OpenDocument(relative_path, uri, version, digest, codec, seq, time.monotonic())
             self._docs[relative_path] = document
             self._docs.move_to_end(relative_path)
             while len(self._docs) > MAX_OPEN_DOCUMENTS:

@@ -132,6 +132,64 @@ def test_go_packages(tmp_path) -> None:
     assert ("fmt.Println", "external") in outside and ("len", "builtin") in outside
 
 
+# Go values whose type the code declares in a place other than a named function's parameters: a
+# function literal's parameters (handlers, middleware, goroutines, subtests), several returned
+# values (`x, err := f()`), named results with a bare `return`, struct fields; a type's methods in any file of its package. Two types share the method name
+# `Bind`, so only the value's type can tell the calls apart (a unique-name guess cannot).
+GO_VALUES = {
+    "go.mod": "module example.com/web\n",
+    "ctx.go": (
+        "package web\n\n"
+        "type Engine struct{}\n\n"
+        "func (e *Engine) Run() {}\n\n"
+        "type Context struct{ engine *Engine }\n\n"
+        "func (c *Context) Bind(obj any) error { return nil }\n\n"
+        "type Form struct{}\n\n"
+        "func (f *Form) Bind(obj any) error { return nil }\n\n"
+        "func (f *Form) Close() {}\n\n"
+        "func NewContext() (*Context, error) { return &Context{}, nil }\n\n"
+        "func NewPair() (c *Context, f *Form) {\n\tc = &Context{}\n\tf = &Form{}\n\treturn\n}\n\n"
+        "func NewOne() (c *Context) {\n\tc = &Context{}\n\treturn\n}\n"
+    ),
+    "use.go": (
+        "package web\n\n"
+        "func Handler() func(c *Context) {\n\treturn func(c *Context) {\n\t\tc.Bind(nil)\n\t}\n}\n\n"
+        "func Spawn(f *Form) {\n\tgo func(x *Form) {\n\t\tx.Close()\n\t}(f)\n}\n\n"
+        "func Unpack() {\n\tc, err := NewContext()\n\t_ = err\n\tc.Bind(nil)\n}\n\n"
+        "func Named() {\n\tc, f := NewPair()\n\tf.Close()\n\tc.Bind(nil)\n}\n\n"
+        "func Single() {\n\tc := NewOne()\n\tc.Bind(nil)\n\tc.engine.Run()\n\tc.Abort()\n}\n"
+    ),
+    "abort.go": "package web\n\nfunc (c *Context) Abort() {}\n",  # a method in another file of the package
+    "fetch.go": (
+        'package web\n\nimport "net/http"\n\nfunc (c *Context) Set(k string, v any) {}\n\n'
+        'func Fetch() {\n\treq, err := http.NewRequest("GET", "/", nil)\n\t_ = err\n'
+        '\treq.Header.Set("a", "b")\n}\n'
+    ),
+}
+
+
+def test_go_values_typed_outside_named_parameters(tmp_path) -> None:
+    graph = build_graph(tmp_path, GO_VALUES)
+    calls = graph.resolved("CALLS")
+    bind = "ctx.go::Context.Bind"
+    assert calls.get(("use.go::Handler", bind)) == "member"  # a function literal's parameter
+    assert calls.get(("use.go::Spawn", "ctx.go::Form.Close")) == "member"  # a goroutine's literal
+    assert calls.get(("use.go::Unpack", bind)) == "member"  # `c, err := f()` of `return &Context{}, nil`
+    assert calls.get(("use.go::Named", bind)) == "member"  # named results and a bare `return`
+    assert calls.get(("use.go::Named", "ctx.go::Form.Close")) == "member"
+    assert calls.get(("use.go::Single", bind)) == "member"  # one named result is a value, not a tuple
+    assert calls.get(("use.go::Single", "ctx.go::Engine.Run")) == "member"  # a struct field's type
+    assert calls.get(("use.go::Single", "abort.go::Context.Abort")) == "member"  # declared in another file
+    # an external function's results keep its name when unpacked: no guess at a project `Set`
+    assert ("fetch.go::Fetch", "fetch.go::Context.Set") not in calls
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS")}
+    assert ("net/http.NewRequest.Header.Set", "external") in outside
+    # the other type's method of the same name is never a target of these calls
+    assert ("use.go::Handler", "ctx.go::Form.Bind") not in calls
+    assert ("use.go::Unpack", "ctx.go::Form.Bind") not in calls
+    assert ("use.go::Single", "ctx.go::Form.Bind") not in calls
+
+
 JAVA = {
     "src/main/java/com/acme/model/Animal.java": (
         "package com.acme.model;\n\npublic interface Animal {\n    String sound();\n}\n"

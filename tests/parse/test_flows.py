@@ -145,8 +145,21 @@ def test_java_go_and_rust_flows() -> None:
     assert _all_flows("a.go", "go", go) == [
         ("assign", "Store.Get", ["n", "s"], None, ["n", "Store"], -1),  # the receiver: not positional
         ("parameter", "Store.Get", ["n", "k"], None, ["n", "Key"], 0),
-        ("assign", "Store.Get", ["t", [["n", "y"]]], ["t", [["c", ["n", "New"], []]]], None, -1),
+        ("assign", "Store.Get", ["n", "y"], ["c", ["n", "New"], []], None, -1),  # one = one: unwrapped
         ("return", "Store.Get", None, ["o", [["c", ["n", "Store"], []]]], None, -1),
+    ]
+    several = (
+        b"package p\n\nfunc Pair() (a *A, b *B) {\n\tx, err := Make()\n\tp, q = 1, k\n"
+        b"\trun(func(c *Ctx) {})\n\treturn\n}\n\nfunc Two() (*A, error) { return &A{}, nil }\n"
+    )
+    assert _all_flows("b.go", "go", several) == [
+        ("return", "Pair", None, ["t", [["n", "a"], ["n", "b"]]], None, -1),  # what a bare return returns
+        ("assign", "Pair", ["n", "a"], None, ["n", "A"], -1),  # named results: typed variables
+        ("assign", "Pair", ["n", "b"], None, ["n", "B"], -1),
+        ("assign", "Pair", ["t", [["n", "x"], ["n", "err"]]], ["c", ["n", "Make"], []], None, -1),  # unpacked
+        ("assign", "Pair", ["t", [["n", "p"], ["n", "q"]]], ["t", [["i", "1"], ["n", "k"]]], None, -1),
+        ("assign", "Pair", ["n", "c"], None, ["n", "Ctx"], -1),  # a function literal's parameter
+        ("return", "Two", None, ["t", [["o", [["c", ["n", "A"], []]]], ["x"]]], None, -1),  # several values
     ]
     rust = b"impl C {\n    fn new(o: &Other) -> Self { let x: Foo = make(); C { r: 1 } }\n}\n"
     assert _all_flows("a.rs", "rust", rust) == [

@@ -190,7 +190,7 @@ class Analysis(Evaluator):
                     sub_site = f"{site}/{index}"
                     self.assign(scope, item, sub, self.eval(self.focus, scope, sub, sub_site), sub_site)
             else:
-                elements = self.elements(values)
+                elements = self.unpacked(self.focus, values)
                 for item in items:
                     self.assign(scope, item, None, elements, site)
         elif tag == "a":

@@ -32,6 +32,7 @@ class ClassMixin:
         def returns(self, node_id: int) -> set[Value]: ...
         def module_binding(self, model: FileModel, name: str) -> set[Value]: ...
         def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]: ...
+        def package_methods(self, path: str, owner: str, name: str, bind: bool) -> set[Value]: ...
 
     def is_class(self, value: Value) -> bool:
         if value[0] != "def":
@@ -93,6 +94,8 @@ class ClassMixin:
             out.add(("bm" if bound else "def", child.node_id))
         if "var" in self.declared(model).get(cls.qualified, {}).get(name, ()):
             out |= self.var_values(model, cls.qualified, name)
+        if not out and model.lang == "go":
+            out = self.package_methods(model.path, cls.qualified, name, bind)
         return out
 
     def attribute_values(self, model: FileModel, class_id: int, name: str) -> set[Value]:

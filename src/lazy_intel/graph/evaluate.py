@@ -320,7 +320,16 @@ class Evaluator(ClassMixin, ImportMixin):
                     sub_values = self.eval(model, scope, sub, sub_site)
                     out |= self.destructure(model, scope, item, sub, sub_values, name=name, site=sub_site)
             return out
-        return self.elements(values)
+        return self.unpacked(model, values)
+
+    def unpacked(self, model: FileModel, values: set[Value]) -> set[Value]:
+        """What each name of an unpacking target may receive from ``values``: their elements; in Go
+        (``x, err := f()``: several results, positions not kept) also an external function's result,
+        which keeps its name as a single result does."""
+        out = self.elements(values)
+        if model.lang == "go":
+            out |= {v for v in values if v[0] == "ext"}
+        return out
 
     def decorated(self, model: FileModel, symbol: Symbol) -> set[Value]:
         """A decorated definition's name holds the definition and what its decorators return."""

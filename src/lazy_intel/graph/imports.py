@@ -63,6 +63,21 @@ class ImportMixin:
         directory = model.path.rsplit("/", 1)[0] if "/" in model.path else ""
         return self.package_member(directory, name, exclude=model.path)
 
+    def package_methods(self, path: str, owner: str, name: str, bind: bool) -> set[Value]:
+        """Go: methods (and fields) ``name`` of the type ``owner`` of ``path`` declared in the other files
+        of its package (a type's methods may live in any of them)."""
+        directory = path.rsplit("/", 1)[0] if "/" in path else ""
+        out: set[Value] = set()
+        for other in self.p.index.dir_files(directory, self.p.deps):
+            if other == path:
+                continue
+            model = self.model_at(other, full_allowed=False)
+            if model is None or model.lang != "go":
+                continue
+            for child in model.children_named(owner, name):
+                out.add(("bm" if bind and child.kind in ("method", "function") else "def", child.node_id))
+        return out
+
     def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]:
         out: set[Value] = set()
         for path in self.p.index.dir_files(directory, self.p.deps):

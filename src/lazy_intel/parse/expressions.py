@@ -316,6 +316,9 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["t", [expression(source, node.child_by_field_name("body"), depth + 1, memo)]]
     if kind in SEQUENCE_TYPES:
         return ["t", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
+    if kind == "parameter_list":  # Go's named results read as a value (a bare `return`): their names
+        names = [n for c in named for n in c.children_by_field_name("name")]
+        return ["t", [["n", _text(source, n)] for n in names[:MAX_ITEMS]]]
     if kind in MAP_TYPES:
         pairs = []
         for child in named[:MAX_ITEMS]:

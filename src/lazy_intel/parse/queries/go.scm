@@ -197,13 +197,30 @@
   path: (_) @import.module) @import
 
 ; ---- value flow (declarations, assignments, range loops, parameters, receivers, returns)
+; `x := f()` assigns f's value; `a, b := f()` unpacks what f returns; `a, b := x, y` pairs them
 (short_var_declaration
-  left: (_) @flow.target
-  right: (_) @flow.value) @flow.assign
+  left: (expression_list . (_) @flow.target .)
+  right: (expression_list . (_) @flow.value .)) @flow.assign
+
+(short_var_declaration
+  left: (expression_list (_) . (_)) @flow.target
+  right: (expression_list (_) . (_)) @flow.value) @flow.assign
+
+(short_var_declaration
+  left: (expression_list (_) . (_)) @flow.target
+  right: (expression_list . (_) @flow.value .)) @flow.assign
 
 (assignment_statement
-  left: (_) @flow.target
-  right: (_) @flow.value) @flow.assign
+  left: (expression_list . (_) @flow.target .)
+  right: (expression_list . (_) @flow.value .)) @flow.assign
+
+(assignment_statement
+  left: (expression_list (_) . (_)) @flow.target
+  right: (expression_list (_) . (_)) @flow.value) @flow.assign
+
+(assignment_statement
+  left: (expression_list (_) . (_)) @flow.target
+  right: (expression_list . (_) @flow.value .)) @flow.assign
 
 (var_spec
   name: (_) @flow.target
@@ -237,6 +254,69 @@
       name: (_) @flow.target
       type: (_) @flow.type) @flow.assign))
 
-; a single returned value (several are a tuple the caller unpacks)
+; a single returned value, or several: a tuple the caller unpacks (`c, err := f()`; the positions
+; are not kept, so each variable may hold any of the values; `nil` and errors from outside hold none)
 (return_statement
   (expression_list . (_) @flow.value .)) @flow.return
+
+(return_statement
+  (expression_list (_) . (_)) @flow.value) @flow.return
+
+; named results are variables of their declared types, and what a bare `return` returns: the one
+; result's value, or the tuple of them
+(function_declaration
+  result: (parameter_list
+    (parameter_declaration
+      name: (_) @flow.target
+      type: (_) @flow.type) @flow.assign))
+
+(method_declaration
+  result: (parameter_list
+    (parameter_declaration
+      name: (_) @flow.target
+      type: (_) @flow.type) @flow.assign))
+
+(function_declaration
+  result: (parameter_list
+    .
+    (parameter_declaration
+      .
+      name: (_) @flow.value
+      .
+      type: (_))
+    .) @flow.return)
+
+(method_declaration
+  result: (parameter_list
+    .
+    (parameter_declaration
+      .
+      name: (_) @flow.value
+      .
+      type: (_))
+    .) @flow.return)
+
+(function_declaration
+  result: (parameter_list
+    (parameter_declaration name: (_))
+    .
+    (parameter_declaration name: (_))) @flow.value @flow.return)
+
+(method_declaration
+  result: (parameter_list
+    (parameter_declaration name: (_))
+    .
+    (parameter_declaration name: (_))) @flow.value @flow.return)
+
+; a struct field holds a value of its declared type (`c.engine.Run()`)
+(field_declaration
+  name: (_) @flow.target
+  type: (_) @flow.type) @flow.assign
+
+; a function literal is not a definition (its body is the enclosing function's): its typed
+; parameters are variables there holding values of their types (handlers, goroutines, subtests)
+(func_literal
+  parameters: (parameter_list
+    (parameter_declaration
+      name: (_) @flow.target
+      type: (_) @flow.type) @flow.assign))

@@ -103,9 +103,21 @@ VERSIONS: dict[str, list[str | None]] = {
         "package pkg\n\nfunc X2() int { return 2 }\n",
     ],
     "gosrc/pkg/y.go": ["package pkg\n\nfunc Y() int { return X() }\n"],
+    # a method of T in another file of the package; what Pair's named results hold
+    "gosrc/pkg/tn.go": [
+        "package pkg\n\nfunc (t *T) N() int { return 2 }\n",
+        None,
+        "package pkg\n\nfunc (t *T) N2() int { return 2 }\n",
+    ],
+    "gosrc/pkg/pair.go": [
+        "package pkg\n\nfunc Pair() (t *T, err error) {\n\tt = &T{}\n\treturn\n}\n",
+        "package pkg\n\nfunc Pair() (*T, error) { return &T{}, nil }\n",
+        None,
+    ],
     "gosrc/main.go": [
         'package main\n\nimport "example.com/m/gosrc/pkg"\n\nfunc main() {\n\tpkg.X()\n\tpkg.Y()\n'
-        "\tt := &pkg.T{}\n\tt.M()\n}\n"
+        "\tt := &pkg.T{}\n\tt.M()\n\tt.N()\n\tp, _ := pkg.Pair()\n\tp.M()\n"
+        "\tgo func(u *pkg.T) {\n\t\tu.N()\n\t}(t)\n}\n"
     ],
     "java/com/a/Base.java": [
         "package com.a;\n\npublic class Base {\n    void run() {}\n}\n",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lazy_intel.graph.rows import CONFIDENCE
 from tests.graph.helpers import build_graph
 
@@ -304,3 +306,52 @@ def test_a_language_without_import_resolution_uses_unique_names(tmp_path) -> Non
     # a bare name inside a method is looked up among the class's members first
     calls = graph.resolved("CALLS")
     assert calls[("lib/greeter.rb::Greeter.greet", "lib/greeter.rb::Greeter.format_name")] == "self"
+
+
+# A typed parameter of an anonymous function (a callback, a closure, a lambda), in every language with
+# flow facts whose anonymous functions declare parameter types: the member call resolves by the type,
+# not by a guess among the same-named methods of two types (Go and Rust missed it until 2026-12-05).
+ANONYMOUS = {
+    "go": {
+        "go.mod": "module example.com/a\n",
+        "a.go": (
+            "package a\n\ntype Ctx struct{}\n\nfunc (c *Ctx) Bind() {}\n\ntype Other struct{}\n\n"
+            "func (o *Other) Bind() {}\n\nfunc Run(f func(*Ctx)) {}\n\n"
+            "func Use() {\n\tRun(func(c *Ctx) {\n\t\tc.Bind()\n\t})\n}\n"
+        ),
+    },
+    "rust": {
+        "Cargo.toml": '[package]\nname = "a"\n',
+        "src/lib.rs": (
+            "pub struct Ctx;\nimpl Ctx { pub fn bind(&self) {} }\npub struct Other;\n"
+            "impl Other { pub fn bind(&self) {} }\npub fn use_it() { let f = |c: &Ctx| c.bind(); }\n"
+        ),
+    },
+    "typescript": {
+        "a.ts": (
+            "export class Ctx { bind() {} }\nexport class Other { bind() {} }\n"
+            "export function useIt(xs: Ctx[]) { xs.forEach((c: Ctx) => c.bind()); }\n"
+        ),
+    },
+    "java": {
+        "j/A.java": (
+            "package j;\nclass Ctx { void bind() {} }\nclass Other { void bind() {} }\n"
+            "class A { void useIt(java.util.List<Ctx> xs) { xs.forEach((Ctx c) -> c.bind()); } }\n"
+        ),
+    },
+}
+ANONYMOUS_EDGES = {
+    "go": ("a.go::Use", "a.go::Ctx.Bind", "a.go::Other.Bind"),
+    "rust": ("src/lib.rs::use_it", "src/lib.rs::Ctx.bind", "src/lib.rs::Other.bind"),
+    "typescript": ("a.ts::useIt", "a.ts::Ctx.bind", "a.ts::Other.bind"),
+    "java": ("j/A.java::A.useIt", "j/A.java::Ctx.bind", "j/A.java::Other.bind"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(ANONYMOUS))
+def test_a_typed_parameter_of_an_anonymous_function_has_its_type(tmp_path, lang: str) -> None:
+    graph = build_graph(tmp_path, ANONYMOUS[lang])
+    calls = graph.resolved("CALLS")
+    caller, right, wrong = ANONYMOUS_EDGES[lang]
+    assert calls.get((caller, right)) == "member", sorted(calls)
+    assert (caller, wrong) not in calls

@@ -225,6 +225,13 @@
     pattern: (identifier) @flow.target
     type: (_) @flow.type) @flow.parameter)
 
+; a closure is not a definition: its typed parameters are variables of the enclosing function
+; holding values of their types (`|c: &Ctx| c.bind()`)
+(closure_parameters
+  (parameter
+    pattern: (identifier) @flow.target
+    type: (_) @flow.type) @flow.assign)
+
 (return_expression
   (_) @flow.value) @flow.return
 

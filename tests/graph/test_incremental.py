@@ -92,6 +92,18 @@ VERSIONS: dict[str, list[str | None]] = {
     "web/use.ts": [
         "import { make } from './factory';\nexport function go() { const m = make(); m.total(); }\n"
     ],
+    # a declared return type is all that types the result: it changes, the callers' edges follow
+    "ann/mk.py": [
+        "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"
+        "def make() -> A:\n    return REG[0]\n",
+        "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"
+        "def make() -> 'B | None':\n    return REG[0]\n",
+        "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"
+        "def make() -> list[A]:\n    return REG[0]\n",
+    ],
+    "ann/use.py": [
+        "from ann.mk import make\n\ndef go():\n    make().run()\n    for x in make():\n        x.run()\n"
+    ],
     "go.mod": ["module example.com/m\n"],
     "gosrc/pkg/t.go": [
         "package pkg\n\ntype T struct{}\n\nfunc (t *T) M() int { return 1 }\n",

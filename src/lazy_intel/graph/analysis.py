@@ -169,8 +169,11 @@ class Analysis(Evaluator):
             names = pattern_names(flow.target)
             if len(names) == 1:
                 self.write(("v", scope, names[0]), self.parameter_values(model, scope, flow))
-        elif flow.kind == "return" and flow.value is not None:
-            self.write(("ret", scope), self.eval(model, scope, flow.value, site))
+        elif flow.kind == "return" and (flow.value is not None or flow.annotation is not None):
+            returned = self.eval(model, scope, flow.value, site) if flow.value is not None else set()
+            if flow.annotation is not None:  # a declared return type
+                returned |= self.declared_type(model, scope, flow.annotation, site)
+            self.write(("ret", scope), returned)
         elif flow.kind == "yield" and flow.value is not None:
             key = f"gen:{model.path}:{scope}"
             self.write(("elt", key), self.eval(model, scope, flow.value, site))

@@ -57,7 +57,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "10"  # 10: Go methods in any file of the package, unpacked external results; 9: …
+RESOLVER_VERSION = "11"  # 11: declared types (graph/annotations.py), Python return types; 10: Go values; 9: …
 MODULE_KEY = 0
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from lazy_intel.graph.annotations import declared_parts
 from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
@@ -367,8 +368,18 @@ class Evaluator(ClassMixin, ImportMixin):
         return values
 
     def declared_type(self, model: FileModel, scope: str, annotation: Any, site: str) -> set[Value]:
-        """An instance of the class a declared type names (``x: Foo``, ``Foo x``, ``x *Foo``)."""
-        return {("inst", v[1]) for v in self.eval(model, scope, annotation, site) if self.is_class(v)}
+        """An instance of the class a declared type names (``x: Foo``, ``Foo x``, ``x *Foo``,
+        ``Optional[Foo]``, ``"Foo | None"``), or a collection of them (``list[Foo]``):
+        ``graph/annotations.py``."""
+        names, elements = declared_parts(annotation)
+        out = {("inst", v[1]) for n in names for v in self.eval(model, scope, n, site) if self.is_class(v)}
+        if elements:
+            items = {
+                ("inst", v[1]) for n in elements for v in self.eval(model, scope, n, site) if self.is_class(v)
+            }
+            if items:
+                out.add(("cont", f"{site}:declared", frozenset(bounded(items))))
+        return out
 
     def self_parameter(self, model: FileModel, scope: str) -> set[Value]:
         symbol = model.by_qualified.get(scope)
@@ -396,6 +407,9 @@ class Evaluator(ClassMixin, ImportMixin):
         values: set[Value] = set()
         yielded: set[Value] = set()
         for flow in model.flows_by_scope.get(symbol.qualified, ()):
+            if flow.kind == "return" and flow.annotation is not None:  # a declared return type
+                site = f"{model.path}:{flow.start_byte}"
+                values |= self.declared_type(model, symbol.qualified, flow.annotation, site)
             if flow.kind in ("return", "yield") and flow.value is not None:
                 got = self.eval(model, symbol.qualified, flow.value, f"{model.path}:{flow.start_byte}")
                 if flow.kind == "yield":

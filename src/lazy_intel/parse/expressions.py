@@ -6,7 +6,7 @@ each expression's shape, as small JSON lists (stored as text):
 ``["n", name]``                 a name (``self``/``this`` included)
 ``["a", object, attribute]``    member access: ``a.b``, ``a->b``, ``a::b``
 ``["c", callee, [args…]]``      a call or instantiation; an argument may be ``["kw", name, expr]``
-``["k", object, key]``          subscript: ``d["a"]``, ``xs[0]``
+``["k", object, key]``          subscript: ``d["a"]``, ``xs[0]``; a generic type ``Optional[Foo]``
 ``["s", text]`` / ``["i", text]`` a string / number literal (text without quotes)
 ``["t", [items…]]``             tuple, list, set or array (also an unpacking target)
 ``["d", [[key, value]…]]``      dict / object literal
@@ -316,6 +316,16 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["t", [expression(source, node.child_by_field_name("body"), depth + 1, memo)]]
     if kind in SEQUENCE_TYPES:
         return ["t", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
+    if kind == "generic_type":  # `Optional[Foo]`, `List<Foo>`, `Repo[T]`: a subscript of the base type
+        base = node.child_by_field_name("type") or (named[0] if named else None)
+        arguments = next((c for c in named if c.type in ("type_parameter", "type_arguments")), None)
+        items = (
+            [expression(source, c, depth + 1, memo) for c in _named(arguments)[:MAX_ITEMS]]
+            if arguments
+            else []
+        )
+        key = items[0] if len(items) == 1 else ["t", items]
+        return ["k", expression(source, base, depth + 1, memo), key]
     if kind == "parameter_list":  # Go's named results read as a value (a bare `return`): their names
         names = [n for c in named for n in c.children_by_field_name("name")]
         return ["t", [["n", _text(source, n)] for n in names[:MAX_ITEMS]]]

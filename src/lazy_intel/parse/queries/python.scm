@@ -162,6 +162,10 @@
 (return_statement
   (_) @flow.value) @flow.return
 
+; a declared return type: a call returns an instance of it (beside what the body returns)
+(function_definition
+  return_type: (_) @flow.type @flow.return)
+
 ; a lambda's parameters, and its body is what it returns
 (lambda
   parameters: (lambda_parameters

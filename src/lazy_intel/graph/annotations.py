@@ -1,0 +1,169 @@
+"""Declared types read off annotation expressions (pure): what a type annotation says a value is.
+
+An annotation arrives as a compact expression (``parse/expressions.py``). Most name one class
+(``x: Foo``, ``Foo x``, ``x *Foo``, ``-> Foo``); Python's also wrap it (``Optional[Foo]``,
+``Foo | None``, ``Union[Foo, Bar]``, ``Annotated[Foo, …]``, ``Final[Foo]``), quote it as a forward
+reference (``"Foo"``, ``"Foo | None"``), or name a collection of it (``list[Foo]``,
+``Iterable[Foo]``: iterating gives ``Foo`` instances). :func:`declared_parts` reduces an annotation
+to the expressions naming the classes the value is an instance of, and those naming the classes of
+its elements; the resolver evaluates them (``Evaluator.declared_type``). A generic class of the
+project (``QuerySet[Model]``) is an instance of that class; anything else is read as before: the
+whole expression names the class.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+Expr = list[Any]
+
+# wrappers whose (first) argument is the declared type itself
+TRANSPARENT = frozenset(
+    {"Optional", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly", "Annotated", "TypeGuard"}
+)
+UNION = frozenset({"Union"})
+# collections whose arguments are the types of their elements
+COLLECTIONS = frozenset(
+    {
+        "list",
+        "List",
+        "set",
+        "Set",
+        "frozenset",
+        "FrozenSet",
+        "tuple",
+        "Tuple",
+        "deque",
+        "Deque",
+        "Sequence",
+        "MutableSequence",
+        "AbstractSet",
+        "MutableSet",
+        "Collection",
+        "Iterable",
+        "Iterator",
+        "AsyncIterable",
+        "AsyncIterator",
+        "Generator",
+        "AsyncGenerator",
+        "Array",  # TypeScript
+        "ReadonlyArray",
+        "Vec",  # Rust
+        "VecDeque",
+        "HashSet",
+        "BTreeSet",
+        "ArrayList",  # Java
+        "LinkedList",
+    }
+)
+MAX_ANNOTATION_CHARS = 200  # a longer quoted annotation is not read
+_TOKEN = re.compile(r"\s*(?:([A-Za-z_][\w.]*)|(\.\.\.)|([\[\],|]))")
+
+
+def _base_name(expr: Expr) -> str | None:
+    if expr and expr[0] == "n":
+        return str(expr[1])
+    if expr and expr[0] == "a":
+        return str(expr[2])
+    return None
+
+
+def declared_parts(annotation: Expr, depth: int = 0) -> tuple[list[Expr], list[Expr]]:
+    """(expressions naming the value's classes, expressions naming its elements' classes)."""
+    if not annotation or depth > 8:
+        return [], []
+    tag = annotation[0]
+    if tag == "s":
+        parsed = parse_annotation(str(annotation[1]))
+        return declared_parts(parsed, depth + 1) if parsed is not None else ([], [])
+    if tag == "o":  # `Foo | None`
+        return _union([declared_parts(part, depth + 1) for part in annotation[1]])
+    if tag == "k":
+        base, key = annotation[1], annotation[2]
+        items = key[1] if key and key[0] == "t" else [key]
+        name = _base_name(base)
+        if name in TRANSPARENT:
+            return declared_parts(items[0], depth + 1) if items else ([], [])
+        if name in UNION:
+            return _union([declared_parts(item, depth + 1) for item in items])
+        if name in COLLECTIONS:
+            classes = _union([declared_parts(item, depth + 1) for item in items])[0]
+            return [], classes
+        return [base], []  # a generic class: an instance of the class itself
+    return [annotation], []
+
+
+def _union(parts: list[tuple[list[Expr], list[Expr]]]) -> tuple[list[Expr], list[Expr]]:
+    names: list[Expr] = []
+    elements: list[Expr] = []
+    for own, inner in parts:
+        names += [n for n in own if n not in names]
+        elements += [e for e in inner if e not in elements]
+    return names, elements
+
+
+def parse_annotation(text: str) -> Expr | None:
+    """A quoted annotation (``"Foo"``, ``"pkg.Foo | None"``, ``"Optional[list[Foo]]"``) as the
+    expression the same annotation unquoted reads as; ``None`` when it is not one of those shapes."""
+    if len(text) > MAX_ANNOTATION_CHARS:
+        return None
+    tokens: list[str] = []
+    position = 0
+    stripped = text.strip()
+    while position < len(stripped):
+        match = _TOKEN.match(stripped, position)
+        if match is None or match.end() == position:
+            return None
+        tokens.append(match.group(match.lastindex or 0))
+        position = match.end()
+    parser = _Parser(tokens)
+    expr = parser.union()
+    return expr if expr is not None and parser.done() else None
+
+
+class _Parser:
+    """``union := primary ('|' primary)*``; ``primary := dotted ('[' union (',' union)* ']')?``."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens, self.at = tokens, 0
+
+    def done(self) -> bool:
+        return self.at == len(self.tokens)
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def union(self) -> Expr | None:
+        parts = [self.primary()]
+        while self._peek() == "|":
+            self.at += 1
+            parts.append(self.primary())
+        if any(p is None for p in parts):
+            return None
+        return parts[0] if len(parts) == 1 else ["o", parts]
+
+    def primary(self) -> Expr | None:
+        token = self._peek()
+        if token is None or token in "[],|":
+            return None
+        self.at += 1
+        if token == "...":
+            return ["x"]
+        words = token.split(".")
+        if not all(words):
+            return None
+        expr: Expr = ["n", words[0]]
+        for word in words[1:]:
+            expr = ["a", expr, word]
+        if self._peek() != "[":
+            return expr
+        self.at += 1
+        items = [self.union()]
+        while self._peek() == ",":
+            self.at += 1
+            items.append(self.union())
+        if self._peek() != "]" or any(i is None for i in items):
+            return None
+        self.at += 1
+        return ["k", expr, items[0] if len(items) == 1 else ["t", items]]

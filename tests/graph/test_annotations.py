@@ -1,0 +1,117 @@
+"""Declared types (``graph/annotations.py``): annotation shapes read as the classes a value is an
+instance of, and Python calls resolved through them (parameters, variables, fields, return types)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lazy_intel.graph.annotations import declared_parts, parse_annotation
+from tests.graph.helpers import build_graph
+
+NAMES = st.sampled_from(["Foo", "pkg.Foo", "a.b.C", "Bar", "None", "int"])
+
+
+def render(expr: list[Any]) -> str:
+    """The text of an annotation expression as written in source (the inverse of parsing)."""
+    tag = expr[0]
+    if tag == "x":
+        return "..."  # `tuple[Foo, ...]`
+    if tag == "n":
+        return str(expr[1])
+    if tag == "a":
+        return f"{render(expr[1])}.{expr[2]}"
+    if tag == "o":
+        return " | ".join(render(p) for p in expr[1])
+    if tag == "k":
+        key = expr[2]
+        inner = ", ".join(render(i) for i in key[1]) if key[0] == "t" else render(key)
+        return f"{render(expr[1])}[{inner}]"
+    raise AssertionError(expr)
+
+
+def dotted(name: str) -> list[Any]:
+    words = name.split(".")
+    expr: list[Any] = ["n", words[0]]
+    for word in words[1:]:
+        expr = ["a", expr, word]
+    return expr
+
+
+def annotations() -> st.SearchStrategy[list[Any]]:
+    base = NAMES.map(dotted)
+    wrappers = st.sampled_from(["Optional", "list", "Union", "Iterable", "Repo", "typing.Optional"])
+
+    def extend(inner: st.SearchStrategy[list[Any]]) -> st.SearchStrategy[list[Any]]:
+        subscript = st.tuples(wrappers.map(dotted), st.lists(inner, min_size=1, max_size=3)).map(
+            lambda t: ["k", t[0], t[1][0] if len(t[1]) == 1 else ["t", t[1]]]
+        )
+        union = st.lists(st.one_of(base, subscript), min_size=2, max_size=3).map(lambda ps: ["o", ps])
+        return st.one_of(subscript, union)
+
+    return st.recursive(base, extend, max_leaves=6)
+
+
+@given(annotations())
+def test_a_quoted_annotation_reads_as_the_same_annotation_unquoted(expr: list[Any]) -> None:
+    assert parse_annotation(render(expr)) == expr
+    assert declared_parts(["s", render(expr)]) == declared_parts(expr)
+
+
+@given(st.text(alphabet="ab.[],| ()'\"{}:=+-*", max_size=20))
+def test_anything_else_quoted_is_not_a_type(text: str) -> None:
+    parsed = parse_annotation(text)
+    if parsed is not None:  # whatever parses is a well-formed annotation that renders back
+        assert parse_annotation(render(parsed)) == parsed
+
+
+def test_the_shapes_of_a_declared_type() -> None:
+    foo, bar = ["n", "Foo"], ["n", "Bar"]
+    assert declared_parts(foo) == ([foo], [])
+    assert declared_parts(["k", ["n", "Optional"], foo]) == ([foo], [])
+    assert declared_parts(["k", ["a", ["n", "typing"], "Optional"], foo]) == ([foo], [])
+    assert declared_parts(["o", [foo, ["x"]]]) == ([foo, ["x"]], [])  # `Foo | None`
+    assert declared_parts(["k", ["n", "Union"], ["t", [foo, bar]]]) == ([foo, bar], [])
+    assert declared_parts(["k", ["n", "Annotated"], ["t", [foo, ["s", "meta"]]]]) == ([foo], [])
+    assert declared_parts(["k", ["n", "list"], foo]) == ([], [foo])  # a collection of Foo
+    assert declared_parts(["k", ["n", "Sequence"], ["k", ["n", "Optional"], foo]]) == ([], [foo])
+    assert declared_parts(["k", ["n", "QuerySet"], foo]) == ([["n", "QuerySet"]], [])  # a generic class
+    assert declared_parts(["s", "Foo | None"]) == ([foo, ["n", "None"]], [])
+    assert declared_parts(["s", "not a type"]) == ([], [])
+    assert parse_annotation("x" * 300) is None
+
+
+FILES = {
+    "m.py": (
+        "from dataclasses import dataclass\n"
+        "from typing import Optional, Union\n\n"
+        "class Ctx:\n    def bind(self): pass\n\n"
+        "class Other:\n    def bind(self): pass\n\n"
+        "REG = {}\n\n"
+        "def make() -> Ctx:\n    return REG['x']\n\n"
+        "def make_opt() -> Optional[Ctx]:\n    return REG.get('x')\n\n"
+        "def make_quoted() -> 'Ctx':\n    return REG['x']\n\n"
+        "def make_many() -> list[Ctx]:\n    return REG['xs']\n\n"
+        "@dataclass\nclass Holder:\n    ctx: Optional[Ctx] = None\n\n    def go(self):\n        self.ctx.bind()\n\n"
+        "def returned():\n    make().bind()\n    make_opt().bind()\n    make_quoted().bind()\n"
+        "    for c in make_many():\n        c.bind()\n\n"
+        "def optional(c: Optional[Ctx] = None):\n    c.bind()\n\n"
+        "def union(c: 'Ctx | None', d: Union[Ctx, None]):\n    c.bind()\n    d.bind()\n\n"
+        "def pipe(c: Ctx | None):\n    c.bind()\n\n"
+        "def many(cs: list[Ctx]):\n    for c in cs:\n        c.bind()\n\n"
+        "def either(c: Union[Ctx, Other]):\n    c.bind()\n"
+    ),
+}
+
+
+def test_python_calls_resolve_through_declared_types(tmp_path) -> None:
+    graph = build_graph(tmp_path, FILES)
+    calls = graph.resolved("CALLS")
+    for caller in ("returned", "optional", "union", "pipe", "many", "Holder.go"):
+        assert calls.get((f"m.py::{caller}", "m.py::Ctx.bind")) == "member", (caller, sorted(calls))
+        assert (f"m.py::{caller}", "m.py::Other.bind") not in calls, caller
+    # a union of two project classes: both methods, each a member of a declared type
+    assert calls.get(("m.py::either", "m.py::Ctx.bind")) == "member"
+    assert calls.get(("m.py::either", "m.py::Other.bind")) == "member"

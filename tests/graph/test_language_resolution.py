@@ -355,3 +355,62 @@ def test_a_typed_parameter_of_an_anonymous_function_has_its_type(tmp_path, lang:
     caller, right, wrong = ANONYMOUS_EDGES[lang]
     assert calls.get((caller, right)) == "member", sorted(calls)
     assert (caller, wrong) not in calls
+
+
+# A function whose body returns what the resolver cannot follow (a map lookup, an unknown call) but
+# whose declared return type names a class: a call of it returns an instance of that class, in every
+# language with flow facts that declares return types (Python: tests/graph/test_annotations.py).
+DECLARED_RETURN = {
+    "go": {
+        "go.mod": "module example.com/a\n",
+        "a.go": (
+            "package a\n\ntype Ctx struct{}\n\nfunc (c *Ctx) Bind() {}\n\ntype Other struct{}\n\n"
+            "func (o *Other) Bind() {}\n\nvar reg = map[string]*Ctx{}\n\n"
+            'func Make() *Ctx { return reg["x"] }\n\n'
+            'func MakeErr() (*Ctx, error) { return reg["x"], nil }\n\n'
+            "func Use() {\n\tMake().Bind()\n\tc, err := MakeErr()\n\t_ = err\n\tc.Bind()\n}\n"
+        ),
+    },
+    "typescript": {
+        "a.ts": (
+            "export class Ctx { bind() {} }\nexport class Other { bind() {} }\nconst reg: any = {};\n"
+            "export interface Source { get(): Ctx; }\n"
+            "export function make(): Ctx { return reg.x; }\n"
+            "export function useIt(s: Source) { make().bind(); s.get().bind(); }\n"
+        ),
+    },
+    "java": {
+        "j/A.java": (
+            "package j;\nclass Ctx { void bind() {} }\nclass Other { void bind() {} }\n"
+            'class A { java.util.Map<String, Ctx> reg; Ctx make() { return reg.get("x"); }\n'
+            "  void useIt() { make().bind(); } }\n"
+        ),
+    },
+    "rust": {
+        "Cargo.toml": '[package]\nname = "a"\n',
+        "src/lib.rs": (
+            "pub struct Ctx;\nimpl Ctx { pub fn bind(&self) {} }\npub struct Other;\n"
+            "impl Other { pub fn bind(&self) {} }\n"
+            "pub fn make() -> Ctx { unknown() }\n"
+            "pub fn maybe() -> Option<Ctx> { unknown() }\n"
+            "pub fn use_it() -> Result<(), ()> { make().bind(); maybe()?.bind(); Ok(()) }\n"
+        ),
+    },
+}
+DECLARED_RETURN_EDGES = {
+    "go": ("a.go::Use", "a.go::Ctx.Bind", "a.go::Other.Bind"),
+    "typescript": ("a.ts::useIt", "a.ts::Ctx.bind", "a.ts::Other.bind"),
+    "java": ("j/A.java::A.useIt", "j/A.java::Ctx.bind", "j/A.java::Other.bind"),
+    "rust": ("src/lib.rs::use_it", "src/lib.rs::Ctx.bind", "src/lib.rs::Other.bind"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(DECLARED_RETURN))
+def test_a_declared_return_type_types_the_call(tmp_path, lang: str) -> None:
+    graph = build_graph(tmp_path, DECLARED_RETURN[lang])
+    caller, right, wrong = DECLARED_RETURN_EDGES[lang]
+    sites = [e for e in graph.of("CALLS", caller) if (e.target or "").lower().endswith(".bind")]
+    assert sites and all(e.dst == right and e.strategy == "member" for e in sites), [
+        (e.target, e.dst, e.strategy) for e in sites
+    ]
+    assert (caller, wrong) not in graph.resolved("CALLS")

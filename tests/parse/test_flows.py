@@ -145,6 +145,7 @@ def test_java_go_and_rust_flows() -> None:
     assert _all_flows("a.go", "go", go) == [
         ("assign", "Store.Get", ["n", "s"], None, ["n", "Store"], -1),  # the receiver: not positional
         ("parameter", "Store.Get", ["n", "k"], None, ["n", "Key"], 0),
+        ("return", "Store.Get", None, None, ["n", "Store"], -1),  # the declared result type
         ("assign", "Store.Get", ["n", "y"], ["c", ["n", "New"], []], None, -1),  # one = one: unwrapped
         ("return", "Store.Get", None, ["o", [["c", ["n", "Store"], []]]], None, -1),
     ]
@@ -159,11 +160,13 @@ def test_java_go_and_rust_flows() -> None:
         ("assign", "Pair", ["t", [["n", "x"], ["n", "err"]]], ["c", ["n", "Make"], []], None, -1),  # unpacked
         ("assign", "Pair", ["t", [["n", "p"], ["n", "q"]]], ["t", [["i", "1"], ["n", "k"]]], None, -1),
         ("assign", "Pair", ["n", "c"], None, ["n", "Ctx"], -1),  # a function literal's parameter
+        ("return", "Two", None, None, ["t", [["n", "A"], ["n", "error"]]], -1),  # declared result types
         ("return", "Two", None, ["t", [["o", [["c", ["n", "A"], []]]], ["x"]]], None, -1),  # several values
     ]
     rust = b"impl C {\n    fn new(o: &Other) -> Self { let x: Foo = make(); C { r: 1 } }\n}\n"
     assert _all_flows("a.rs", "rust", rust) == [
         ("parameter", "C.new", ["n", "o"], None, ["n", "Other"], 0),
+        ("return", "C.new", None, None, ["n", "Self"], -1),  # the declared return type
         ("return", "C.new", None, ["c", ["n", "C"], []], None, -1),  # the tail expression
         ("assign", "C.new", ["n", "x"], ["c", ["n", "make"], []], ["n", "Foo"], -1),
     ]

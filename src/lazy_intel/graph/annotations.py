@@ -7,8 +7,10 @@ reference (``"Foo"``, ``"Foo | None"``), or name a collection of it (``list[Foo]
 ``Iterable[Foo]``: iterating gives ``Foo`` instances). :func:`declared_parts` reduces an annotation
 to the expressions naming the classes the value is an instance of, and those naming the classes of
 its elements; the resolver evaluates them (``Evaluator.declared_type``). A generic class of the
-project (``QuerySet[Model]``) is an instance of that class; anything else is read as before: the
-whole expression names the class.
+project (``QuerySet[Model]``) is an instance of that class; several declared results (Go's
+``(*Foo, error)``) are a tuple the caller unpacks (its elements); Rust's ``Option<Foo>``,
+``Result<Foo, E>``, ``Box<Foo>`` hold a ``Foo`` (in Rust only: elsewhere a class called ``Result`` is
+the project's own); anything else is read as before: the whole expression names the class.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ TRANSPARENT = frozenset(
     {"Optional", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly", "Annotated", "TypeGuard"}
 )
 UNION = frozenset({"Union"})
+# Rust's wrappers of one value: `Option<T>`, `Box<T>`, `Result<T, E>` (`x?` is the `T`) hold a `T`
+RUST_TRANSPARENT = frozenset({"Option", "Box", "Rc", "Arc", "Result", "Cow"})
 # collections whose arguments are the types of their elements
 COLLECTIONS = frozenset(
     {
@@ -69,26 +73,28 @@ def _base_name(expr: Expr) -> str | None:
     return None
 
 
-def declared_parts(annotation: Expr, depth: int = 0) -> tuple[list[Expr], list[Expr]]:
+def declared_parts(annotation: Expr, depth: int = 0, lang: str = "") -> tuple[list[Expr], list[Expr]]:
     """(expressions naming the value's classes, expressions naming its elements' classes)."""
     if not annotation or depth > 8:
         return [], []
     tag = annotation[0]
     if tag == "s":
         parsed = parse_annotation(str(annotation[1]))
-        return declared_parts(parsed, depth + 1) if parsed is not None else ([], [])
+        return declared_parts(parsed, depth + 1, lang) if parsed is not None else ([], [])
     if tag == "o":  # `Foo | None`
-        return _union([declared_parts(part, depth + 1) for part in annotation[1]])
+        return _union([declared_parts(part, depth + 1, lang) for part in annotation[1]])
+    if tag == "t":  # several declared results (Go's `(*Foo, error)`): a tuple the caller unpacks
+        return [], _union([declared_parts(item, depth + 1, lang) for item in annotation[1]])[0]
     if tag == "k":
         base, key = annotation[1], annotation[2]
         items = key[1] if key and key[0] == "t" else [key]
         name = _base_name(base)
-        if name in TRANSPARENT:
-            return declared_parts(items[0], depth + 1) if items else ([], [])
+        if name in TRANSPARENT or (lang == "rust" and name in RUST_TRANSPARENT):
+            return declared_parts(items[0], depth + 1, lang) if items else ([], [])
         if name in UNION:
-            return _union([declared_parts(item, depth + 1) for item in items])
+            return _union([declared_parts(item, depth + 1, lang) for item in items])
         if name in COLLECTIONS:
-            classes = _union([declared_parts(item, depth + 1) for item in items])[0]
+            classes = _union([declared_parts(item, depth + 1, lang) for item in items])[0]
             return [], classes
         return [base], []  # a generic class: an instance of the class itself
     return [annotation], []

@@ -57,7 +57,9 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-RESOLVER_VERSION = "11"  # 11: declared types (graph/annotations.py), Python return types; 10: Go values; 9: …
+RESOLVER_VERSION = (
+    "12"  # 12: declared return types in Go, TypeScript, Java, Rust; 11: annotations; 10: Go; 9: …
+)
 MODULE_KEY = 0
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"

@@ -371,7 +371,7 @@ class Evaluator(ClassMixin, ImportMixin):
         """An instance of the class a declared type names (``x: Foo``, ``Foo x``, ``x *Foo``,
         ``Optional[Foo]``, ``"Foo | None"``), or a collection of them (``list[Foo]``):
         ``graph/annotations.py``."""
-        names, elements = declared_parts(annotation)
+        names, elements = declared_parts(annotation, lang=model.lang)
         out = {("inst", v[1]) for n in names for v in self.eval(model, scope, n, site) if self.is_class(v)}
         if elements:
             items = {

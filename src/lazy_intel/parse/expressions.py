@@ -153,6 +153,7 @@ WRAPPER_TYPES = frozenset(
         "await_expression",
         "as_pattern_target",
         "non_null_expression",
+        "try_expression",
         "expression_statement",
         "type",
         "pointer_type",
@@ -326,9 +327,12 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         )
         key = items[0] if len(items) == 1 else ["t", items]
         return ["k", expression(source, base, depth + 1, memo), key]
-    if kind == "parameter_list":  # Go's named results read as a value (a bare `return`): their names
+    if kind == "parameter_list":  # Go's results: named, their names (a bare `return`); else their types
         names = [n for c in named for n in c.children_by_field_name("name")]
-        return ["t", [["n", _text(source, n)] for n in names[:MAX_ITEMS]]]
+        if names:
+            return ["t", [["n", _text(source, n)] for n in names[:MAX_ITEMS]]]
+        types = [c.child_by_field_name("type") for c in named]
+        return ["t", [expression(source, t, depth + 1, memo) for t in types[:MAX_ITEMS] if t is not None]]
     if kind in MAP_TYPES:
         pairs = []
         for child in named[:MAX_ITEMS]:

@@ -19,7 +19,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 9  # 9: generic types read as subscripts; 8: Go named results; 7: non-UTF-8 transcoded
+EXTRACTOR_VERSION = 10  # 10: Go unnamed results, Rust `x?`; 9: generic types; 8: Go named results; 7: …
 
 
 @dataclass(frozen=True)

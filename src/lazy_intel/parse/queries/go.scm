@@ -308,6 +308,34 @@
     .
     (parameter_declaration name: (_))) @flow.value @flow.return)
 
+; declared result types: a call returns instances of them (several unnamed: a tuple the caller
+; unpacks), beside what the body returns
+(function_declaration
+  result: [
+    (type_identifier)
+    (pointer_type)
+    (qualified_type)
+    (generic_type)
+  ] @flow.type @flow.return)
+
+(method_declaration
+  result: [
+    (type_identifier)
+    (pointer_type)
+    (qualified_type)
+    (generic_type)
+  ] @flow.type @flow.return)
+
+(function_declaration
+  result: (parameter_list
+    (parameter_declaration
+      !name)) @flow.type @flow.return)
+
+(method_declaration
+  result: (parameter_list
+    (parameter_declaration
+      !name)) @flow.type @flow.return)
+
 ; a struct field holds a value of its declared type (`c.engine.Run()`)
 (field_declaration
   name: (_) @flow.target

@@ -167,3 +167,11 @@
 
 (return_statement
   (_) @flow.value) @flow.return
+
+; a declared return type: a call returns an instance of it (beside what the body returns)
+(method_declaration
+  type: [
+    (type_identifier)
+    (scoped_type_identifier)
+    (generic_type)
+  ] @flow.type @flow.return)

@@ -235,6 +235,24 @@
 (return_expression
   (_) @flow.value) @flow.return
 
+; a declared return type: a call returns an instance of it (beside what the body returns;
+; `Option<T>`, `Result<T, E>`, `Box<T>` hold a `T`: graph/annotations.py)
+(function_item
+  return_type: [
+    (type_identifier)
+    (scoped_type_identifier)
+    (generic_type)
+    (reference_type)
+  ] @flow.type @flow.return)
+
+(function_signature_item
+  return_type: [
+    (type_identifier)
+    (scoped_type_identifier)
+    (generic_type)
+    (reference_type)
+  ] @flow.type @flow.return)
+
 (function_item
   body: (block
     [

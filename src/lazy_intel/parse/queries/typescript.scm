@@ -127,3 +127,26 @@
 (public_field_definition
   name: (_) @flow.target
   type: (type_annotation (_) @flow.type)) @flow.assign
+
+; a declared return type: a call returns an instance of it (beside what the body returns); arrow
+; functions and function expressions are left out (one that is no definition would give its type to
+; the enclosing function)
+(function_declaration
+  return_type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @flow.type) @flow.return)
+
+(method_definition
+  return_type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @flow.type) @flow.return)
+
+(function_signature
+  return_type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @flow.type) @flow.return)
+
+(method_signature
+  return_type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @flow.type) @flow.return)
+
+(abstract_method_signature
+  return_type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @flow.type) @flow.return)

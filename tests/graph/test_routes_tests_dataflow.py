@@ -1,4 +1,4 @@
-"""HANDLES (Flask, FastAPI, Django, Express, Next.js), TESTS, and ASSIGNED_FROM with condition paths."""
+"""HANDLES (Flask, FastAPI, Django, Express, Next.js, Go routers), TESTS, and ASSIGNED_FROM with condition paths."""
 
 from __future__ import annotations
 
@@ -172,3 +172,65 @@ def test_assigned_from_records_sources_and_condition_paths(tmp_path) -> None:
     # the local variables and parameters are Variable nodes of the function
     assert graph.node_props["pkg/flow.py::compute.items"] == {"parent": "compute"}
     assert "Variable" in graph.labels["pkg/flow.py::compute.total"]
+
+
+GO_ROUTES = {
+    "go.mod": "module example.com/svc\n",
+    "gin_app.go": (
+        'package svc\n\nimport "github.com/gin-gonic/gin"\n\n'
+        "func listUsers(c *gin.Context) {}\n\n"
+        "func Routes(r *gin.Engine) {\n"
+        '\tr.GET("/users", listUsers)\n'
+        '\tv1 := r.Group("/v1")\n'
+        '\tv1.POST("/items", func(c *gin.Context) {})\n'
+        '\tr.Any("/ping", listUsers)\n'
+        '\tr.Handle("DELETE", "/users/:id", listUsers)\n'
+        "}\n"
+    ),
+    "chi_app.go": (
+        'package svc\n\nimport (\n\t"net/http"\n\n\t"github.com/go-chi/chi/v5"\n)\n\n'
+        "func getItem(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func Chi() {\n\tr := chi.NewRouter()\n"
+        '\tr.Get("/items/{id}", getItem)\n'
+        '\tr.Delete("/items/{id}", getItem)\n}\n'
+    ),
+    "std_app.go": (
+        'package svc\n\nimport "net/http"\n\n'
+        "func health(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func Std() {\n\tmux := http.NewServeMux()\n"
+        '\tmux.HandleFunc("/health", health)\n'
+        '\tmux.HandleFunc("POST /orders/{id}", health)\n'
+        '\thttp.Handle("/static/", http.FileServer(http.Dir(".")))\n'
+        '\thttp.Get("/not-a-route")\n}\n'
+    ),
+    "client.go": (  # no router imported: a `.Get(path, x)` of an HTTP client is not a route
+        "package svc\n\ntype Client struct{}\n\nfunc (c *Client) Get(path string, out any) {}\n\n"
+        'func Fetch(c *Client) {\n\tc.Get("/users", nil)\n}\n'
+    ),
+}
+
+
+def test_go_routes_and_their_handlers(tmp_path) -> None:
+    graph = build_graph(tmp_path, GO_ROUTES)
+    routes = {
+        (props["framework"], props["method"], props["path"]): name
+        for name, props in graph.node_props.items()
+        if "Route" in graph.labels[name]
+    }
+    assert sorted(routes) == [
+        ("chi", "DELETE", "/items/{id}"),
+        ("chi", "GET", "/items/{id}"),
+        ("gin", "ANY", "/ping"),
+        ("gin", "DELETE", "/users/:id"),
+        ("gin", "GET", "/users"),
+        ("gin", "POST", "/items"),  # the group's prefix is not followed
+        ("net/http", "ANY", "/health"),
+        ("net/http", "ANY", "/static/"),
+        ("net/http", "POST", "/orders/{id}"),
+    ]
+    handles = {e.src: (e.dst, e.strategy) for e in graph.of("HANDLES")}
+    assert handles[routes[("gin", "GET", "/users")]] == ("gin_app.go::listUsers", "local")
+    assert handles[routes[("gin", "DELETE", "/users/:id")]] == ("gin_app.go::listUsers", "local")
+    assert routes[("gin", "POST", "/items")] not in handles  # an inline handler: the route's own span
+    assert handles[routes[("chi", "GET", "/items/{id}")]] == ("chi_app.go::getItem", "local")
+    assert handles[routes[("net/http", "POST", "/orders/{id}")]][0] == "std_app.go::health"

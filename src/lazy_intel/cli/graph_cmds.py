@@ -173,7 +173,7 @@ def architecture_command(root: str, state_dir: str | None, as_json: bool, fmt: s
 @click.option("--match", "query", default=None, help="Only routes whose 'METHOD pattern' contains this.")
 @click.option("--path", "path_glob", default=None, help="Only routes declared in files matching this glob.")
 def routes_command(root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
-    """HTTP routes (Flask, FastAPI, Django, Express, Next.js) and the handlers they call."""
+    """HTTP routes (Flask, FastAPI, Django, Express, Next.js, Go routers) and the handlers they call."""
     run_operation(
         root,
         state_dir,

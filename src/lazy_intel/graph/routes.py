@@ -1,9 +1,12 @@
-"""HTTP routes: Flask, FastAPI, Django, Express and Next.js, recognised from a file's own facts.
+"""HTTP routes: Flask, FastAPI, Django, Express, Next.js and Go's routers (gin, echo, chi, fiber,
+gorilla/mux, net/http), recognised from a file's own facts.
 
 Decorator routes (``@app.get("/x")``, ``@bp.route("/x", methods=[…])``) and call routes
-(``path("x/", views.f)``, ``app.post("/x", handler)``) come from call sites and their literal
-arguments; Next.js routes from the file's place under ``pages/`` or ``app/``. Each route becomes a
-Route node; :func:`handler_of` says what the HANDLES edge should point at.
+(``path("x/", views.f)``, ``app.post("/x", handler)``, ``r.GET("/x", h)``, ``mux.HandleFunc("GET /x",
+h)``) come from call sites and their literal arguments; Next.js routes from the file's place under
+``pages/`` or ``app/``. Each route becomes a Route node; :func:`handler_of` says what the HANDLES edge
+should point at. Prefixes of groups and mounted routers (``r.Group("/v1")``, ``app.use("/api",
+router)``) are not followed: a route's path is the one its call writes.
 """
 
 from __future__ import annotations
@@ -19,6 +22,19 @@ DECORATOR_METHODS = frozenset({*HTTP_METHODS, "route", "api_route", "websocket"}
 DJANGO_FUNCTIONS = frozenset({"path", "re_path", "url"})
 EXPRESS_METHODS = frozenset({*HTTP_METHODS, "all"})
 ECMA = frozenset({"javascript", "typescript", "tsx"})
+# Go: a router package the file imports names the framework (the first that matches, in this order)
+GO_ROUTERS = (
+    ("github.com/gin-gonic/gin", "gin"),
+    ("github.com/labstack/echo", "echo"),
+    ("github.com/go-chi/chi", "chi"),
+    ("github.com/gofiber/fiber", "fiber"),
+    ("github.com/gorilla/mux", "gorilla"),
+    ("net/http", "net/http"),
+)
+GO_UPPER_METHODS = frozenset(m.upper() for m in HTTP_METHODS)  # gin, echo: r.GET("/x", h)
+GO_TITLE_METHODS = frozenset(m.title() for m in HTTP_METHODS)  # chi, fiber: r.Get("/x", h)
+GO_HANDLE = frozenset({"Handle", "HandleFunc"})  # net/http, gorilla, chi: mux.HandleFunc("/x", h)
+GO_METHOD_PATTERN = re.compile(r"^([A-Z]+)\s+(/\S*)$")  # Go 1.22: "GET /items/{id}"
 NEXT_PAGES = re.compile(r"(?:^|/)pages/(.+)\.(?:js|jsx|ts|tsx)$")
 NEXT_APP = re.compile(r"(?:^|/)app/(?:(.*)/)?(route|page)\.(?:js|jsx|ts|tsx)$")
 
@@ -50,7 +66,69 @@ def route_sites(model: FileModel) -> list[RouteSite]:
         return _python_routes(model)
     if model.lang in ECMA:
         return _next_routes(model) + _express_routes(model)
+    if model.lang == "go":
+        return _go_routes(model)
     return []
+
+
+def _go_framework(model: FileModel) -> str | None:
+    for prefix, name in GO_ROUTERS:
+        if any(i.module == prefix or i.module.startswith(prefix + "/") for i in model.imports):
+            return name
+    return None
+
+
+def _go_route(framework: str, member: str, args: list[Any]) -> tuple[str, str, Any] | None:
+    """(method, path, handler expression) of a Go router call, or ``None``."""
+    if member in GO_UPPER_METHODS or (member == "Any" and framework in ("gin", "echo")):
+        method = "ANY" if member == "Any" else member
+        pattern, handler = _string(args[0]), args[-1]
+    elif member in GO_TITLE_METHODS and framework in ("chi", "fiber"):
+        method, pattern, handler = member.upper(), _string(args[0]), args[-1]
+    elif member == "Handle" and framework in ("gin", "echo") and len(args) >= 3:
+        method, pattern, handler = (_string(args[0]) or "ANY").upper(), _string(args[1]), args[-1]
+    elif member in GO_HANDLE:
+        method, pattern, handler = "ANY", _string(args[0]), args[-1]
+        spelled = GO_METHOD_PATTERN.match(pattern or "")
+        if spelled is not None:
+            method, pattern = spelled.group(1), spelled.group(2)
+    else:
+        return None
+    if pattern is None or not pattern.startswith("/") or handler[0] not in ("n", "a", "l", "c"):
+        return None
+    return method, pattern, handler
+
+
+def _go_routes(model: FileModel) -> list[RouteSite]:
+    framework = _go_framework(model)
+    if framework is None:
+        return []
+    out = []
+    for ref in model.refs:
+        if ref.kind != "call" or ref.args_json is None:
+            continue
+        callee = ref.callee()
+        if callee[0] != "a":
+            continue
+        args = ref.args()
+        found = _go_route(framework, callee[2], args) if len(args) >= 2 else None
+        if found is None:
+            continue
+        method, pattern, handler = found
+        out.append(
+            RouteSite(
+                method,
+                pattern,
+                framework,
+                ref.start_byte,
+                ref.end_byte,
+                ref.line,
+                ref.line,
+                handler_expr=handler,
+                scope=model.scope_of(ref.scope, ref.start_byte),
+            )
+        )
+    return out
 
 
 def _python_routes(model: FileModel) -> list[RouteSite]:

@@ -162,6 +162,16 @@ GO_VALUES = {
         "func Single() {\n\tc := NewOne()\n\tc.Bind(nil)\n\tc.engine.Run()\n\tc.Abort()\n}\n"
     ),
     "abort.go": "package web\n\nfunc (c *Context) Abort() {}\n",  # a method in another file of the package
+    "vars.go": (  # package-level variables: a value, a declared type and a value, in a group
+        "package web\n\nvar (\n\tDefault = &Form{}\n\tCurrent Binder = &Context{}\n)\n\n"
+        "type Binder interface {\n\tBind(obj any) error\n}\n\n"
+        "func Globals() {\n\tDefault.Close()\n\tCurrent.Bind(nil)\n}\n"
+    ),
+    "sibling.go": "package web\n\nfunc FromSibling() {\n\tDefault.Close()\n}\n",  # another file's variable
+    "pkg/sub/reg.go": "package sub\n\ntype T struct{}\n\nfunc (t *T) Go() {}\n\nvar Default = &T{}\n",
+    "imported.go": (  # another package's variable
+        'package web\n\nimport "example.com/web/pkg/sub"\n\nfunc FromPackage() {\n\tsub.Default.Go()\n}\n'
+    ),
     "fetch.go": (
         'package web\n\nimport "net/http"\n\nfunc (c *Context) Set(k string, v any) {}\n\n'
         'func Fetch() {\n\treq, err := http.NewRequest("GET", "/", nil)\n\t_ = err\n'
@@ -182,6 +192,11 @@ def test_go_values_typed_outside_named_parameters(tmp_path) -> None:
     assert calls.get(("use.go::Single", bind)) == "member"  # one named result is a value, not a tuple
     assert calls.get(("use.go::Single", "ctx.go::Engine.Run")) == "member"  # a struct field's type
     assert calls.get(("use.go::Single", "abort.go::Context.Abort")) == "member"  # declared in another file
+    assert calls.get(("vars.go::Globals", "ctx.go::Form.Close")) == "member"  # `var ( x = v )`
+    assert calls.get(("vars.go::Globals", bind)) == "member"  # `var x T = v`: the value's method…
+    assert calls.get(("vars.go::Globals", "vars.go::Binder.Bind")) == "member"  # …and the declared type's
+    assert calls.get(("sibling.go::FromSibling", "ctx.go::Form.Close")) == "member"
+    assert calls.get(("imported.go::FromPackage", "pkg/sub/reg.go::T.Go")) == "member"
     # an external function's results keep its name when unpacked: no guess at a project `Set`
     assert ("fetch.go::Fetch", "fetch.go::Context.Set") not in calls
     outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS")}

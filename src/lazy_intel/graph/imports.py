@@ -87,7 +87,11 @@ class ImportMixin:
             if model is None:
                 continue
             for symbol in model.children_named(None, name):
-                out.add(("def", symbol.node_id))
+                if model.lang == "go" and symbol.kind in ("variable", "constant"):
+                    # a package-level variable holds its values (`JSON BindingBody = jsonBinding{}`)
+                    out |= self.module_binding(model, name) or {("def", symbol.node_id)}
+                else:
+                    out.add(("def", symbol.node_id))
         if not out and any(
             p.endswith((".py", ".pyi")) for p in self.p.index.dir_files(directory, self.p.deps)
         ):

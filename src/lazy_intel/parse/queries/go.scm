@@ -222,13 +222,19 @@
   left: (expression_list (_) . (_)) @flow.target
   right: (expression_list . (_) @flow.value .)) @flow.assign
 
+; `var x T`, `var x = v`, `var x T = v` (one value: itself, not a tuple of one)
 (var_spec
   name: (_) @flow.target
   type: (_) @flow.type) @flow.assign
 
 (var_spec
   name: (_) @flow.target
-  value: (_) @flow.value) @flow.assign
+  value: (expression_list . (_) @flow.value .)) @flow.assign
+
+(var_spec
+  name: (_) @flow.target
+  type: (_) @flow.type
+  value: (expression_list . (_) @flow.value .)) @flow.assign
 
 (for_statement
   (range_clause

@@ -429,3 +429,35 @@ def test_a_declared_return_type_types_the_call(tmp_path, lang: str) -> None:
         (e.target, e.dst, e.strategy) for e in sites
     ]
     assert (caller, wrong) not in graph.resolved("CALLS")
+
+
+def test_a_go_value_of_a_type_from_outside_the_project_is_not_guessed_at(tmp_path) -> None:
+    """`err.Error()` on a value declared `error`, `t.Error()` on a `*testing.T`: calls of a type from
+    outside the project, not guesses among the project's `Error` methods; a project error assigned to
+    an `error` still resolves."""
+    graph = build_graph(
+        tmp_path,
+        {
+            "go.mod": "module example.com/a\n",
+            "a.go": (
+                'package a\n\ntype MyErr struct{}\n\nfunc (e *MyErr) Error() string { return "" }\n\n'
+                'type Other struct{}\n\nfunc (o *Other) Error() string { return "" }\n\n'
+                'import "testing"\n\n'
+                "func Use(err error) {\n\t_ = err.Error()\n}\n\n"
+                "func TestIt(t *testing.T) {\n\tt.Error()\n}\n\n"
+                "func Mine() {\n\tvar err error = &MyErr{}\n\t_ = err.Error()\n}\n"
+            ),
+        },
+    )
+    calls = graph.resolved("CALLS")
+    assert not [dst for src, dst in calls if src == "a.go::Use"], sorted(calls)
+    assert ("error.Error", "builtin") in {
+        (e.target, e.strategy) for e in graph.unresolved("CALLS", "a.go::Use")
+    }
+    # a type from outside the project: `t.Error()` is testing.T's
+    assert not [dst for src, dst in calls if src == "a.go::TestIt"], sorted(calls)
+    assert ("testing.T.Error", "external") in {
+        (e.target, e.strategy) for e in graph.unresolved("CALLS", "a.go::TestIt")
+    }
+    assert calls.get(("a.go::Mine", "a.go::MyErr.Error")) == "member"
+    assert ("a.go::Mine", "a.go::Other.Error") not in calls

@@ -9,6 +9,7 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
+from lazy_intel.graph.traits import GO_BUILTIN_TYPES
 from lazy_intel.graph.values import Value, ordered
 
 HOW_TO_STRATEGY = {
@@ -128,7 +129,12 @@ def call_targets(
         elif value[0] == "ext":
             if strategy == "builtin" and not call_syntax:
                 continue  # `raise ValueError`: nothing of ours runs
-            builtin = strategy == "builtin" or value[1].split(".")[0] in ("str", "int")
+            head = value[1].split(".")[0]
+            builtin = (
+                strategy == "builtin"
+                or head in ("str", "int")
+                or (model.lang == "go" and head in GO_BUILTIN_TYPES)  # `err.Error()` of `err error`
+            )
             unresolved = Resolution(None, "builtin" if builtin else "external", 0.0, value[1])
         elif value[0] == "lam" and unresolved is None:
             unresolved = Resolution(None, "lambda", 0.0, text)

@@ -21,7 +21,7 @@ from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
 from lazy_intel.graph.program import Program
-from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.traits import GO_BUILTIN_TYPES, traits_of
 from lazy_intel.graph.values import Value, bounded, pattern_names
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
@@ -372,7 +372,17 @@ class Evaluator(ClassMixin, ImportMixin):
         ``Optional[Foo]``, ``"Foo | None"``), or a collection of them (``list[Foo]``):
         ``graph/annotations.py``."""
         names, elements = declared_parts(annotation, lang=model.lang)
-        out = {("inst", v[1]) for n in names for v in self.eval(model, scope, n, site) if self.is_class(v)}
+        out: set[Value] = set()
+        for name in names:
+            found = self.eval(model, scope, name, site)
+            classes = {("inst", v[1]) for v in found if self.is_class(v)}
+            if not classes and model.lang == "go":
+                # a type from outside the project (`t *testing.T`, `r *http.Request`) or predeclared
+                # (`err error`): its methods are not the project's, so no guess among those
+                classes = {v for v in found if v[0] == "ext"}
+                if name[0] == "n" and name[1] in GO_BUILTIN_TYPES:
+                    classes.add(("ext", name[1]))
+            out |= classes
         if elements:
             items = {
                 ("inst", v[1]) for n in elements for v in self.eval(model, scope, n, site) if self.is_class(v)

@@ -204,6 +204,33 @@ GO_BUILTINS = frozenset(
     ]
 )
 
+# Go's predeclared types with methods or none: a value declared with one is not a project type
+# (`err error`: `err.Error()` is the builtin interface's method, not a guess among the project's)
+GO_BUILTIN_TYPES = frozenset(
+    [
+        "error",
+        "string",
+        "bool",
+        "byte",
+        "rune",
+        "int",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "uintptr",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+)
+
 # java.lang: visible in every Java file without an import
 JAVA_LANG = frozenset(
     [

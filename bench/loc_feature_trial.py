@@ -1,16 +1,19 @@
-"""What every trial second-stage feature bench shares (``loc_recall_trial.py``, ``loc_literal_trial.py``).
+"""What every trial second-stage feature bench shares (``loc_recall_trial.py``, ``loc_literal_trial.py``;
+for the function stage ``loc_twin_trial.py``, ``loc_phrase_trial.py``).
 
 A trial feature is computed by its bench into each run's ``static`` features; :func:`install` makes it
 a candidate feature before the benchmark's modules read the list (call it before importing them), and
 :func:`compare` cross-validates the shipped pipeline (second stage + history pairs) with and without
-it, printing one table row each and the feature's coefficient per fold.
+it, printing one table row each and the feature's coefficient per fold. A trial *function-stage*
+feature is added to ``function_rank``'s features by :func:`install_function_feature` (before
+``loc_functions`` is imported); ``loc_functions.py`` then cross-validates it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -23,6 +26,23 @@ def install(feature: str) -> None:
 
     rerank.CANDIDATE_FEATURES = (*rerank.CANDIDATE_FEATURES, feature)
     rerank.TRIAL_FEATURES = (*rerank.TRIAL_FEATURES, feature)
+
+
+def install_function_feature(feature: str, values: Callable[..., Mapping[int, float]]) -> None:
+    """Add ``feature`` to ``search/function_rank.py``'s features: ``values(definitions, features,
+    ranking)`` gives it per symbol id (``features``: the shipped ones, symbol id -> name -> value)."""
+    from lazy_intel.search import function_rank
+
+    original = function_rank.function_features
+
+    def with_feature(analysis, query, definitions, ranking):  # type: ignore[no-untyped-def]
+        features = original(analysis, query, definitions, ranking)
+        for symbol, value in values(definitions, features, ranking).items():
+            features[symbol][feature] = value
+        return features
+
+    function_rank.FUNCTION_FEATURES = (*function_rank.FUNCTION_FEATURES, feature)
+    function_rank.function_features = with_feature
 
 
 def compare(evaluator: object, feature: str, external: Sequence[str] = ()) -> tuple[list, list]:

@@ -55,19 +55,14 @@ def phrase_values(
 
 def install() -> None:
     """Add ``phrase`` to the function stage's features before the benchmark's modules import them."""
-    from lazy_intel.search import function_rank
+    from loc_feature_trial import install_function_feature
 
-    original = function_rank.function_features
-
-    def with_phrase(analysis, query, definitions, ranking):  # type: ignore[no-untyped-def]
-        features = original(analysis, query, definitions, ranking)
-        values = phrase_values(list(features), ranking.chunk_symbol, _PHRASES["current"])
-        for symbol, value in values.items():
-            features[symbol]["phrase"] = value
-        return features
-
-    function_rank.FUNCTION_FEATURES = (*function_rank.FUNCTION_FEATURES, "phrase")
-    function_rank.function_features = with_phrase
+    install_function_feature(
+        "phrase",
+        lambda _definitions, features, ranking: phrase_values(
+            list(features), ranking.chunk_symbol, _PHRASES["current"]
+        ),
+    )
 
 
 def track_issue() -> None:

@@ -53,19 +53,14 @@ def twin_values(definitions: Sequence, chunk: Mapping[int, float]) -> dict[int, 
 
 def install() -> None:
     """Add ``twin`` to the function stage's features before the benchmark's modules import them."""
-    from lazy_intel.search import function_rank
+    from loc_feature_trial import install_function_feature
 
-    original = function_rank.function_features
-
-    def with_twin(analysis, query, definitions, ranking):  # type: ignore[no-untyped-def]
-        features = original(analysis, query, definitions, ranking)
-        twins = twin_values(definitions, {s: f["chunk"] for s, f in features.items()})
-        for symbol, value in twins.items():
-            features[symbol]["twin"] = value
-        return features
-
-    function_rank.FUNCTION_FEATURES = (*function_rank.FUNCTION_FEATURES, "twin")
-    function_rank.function_features = with_twin
+    install_function_feature(
+        "twin",
+        lambda definitions, features, _ranking: twin_values(
+            definitions, {s: f["chunk"] for s, f in features.items()}
+        ),
+    )
 
 
 if __name__ == "__main__":

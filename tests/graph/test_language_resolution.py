@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lazy_intel.graph.rows import CONFIDENCE
-from tests.graph.helpers import build_graph
+from tests.graph.helpers import Graph, build_graph
 
 ECMA = {
     "web/lib/math.ts": (
@@ -355,7 +355,8 @@ ANONYMOUS = {
         ),
     },
 }
-ANONYMOUS_EDGES = {
+# per language: the caller, the method its `.bind` calls must reach, the same-named one they must not
+BIND_CALLS = {
     "go": ("a.go::Use", "a.go::Ctx.Bind", "a.go::Other.Bind"),
     "rust": ("src/lib.rs::use_it", "src/lib.rs::Ctx.bind", "src/lib.rs::Other.bind"),
     "typescript": ("a.ts::useIt", "a.ts::Ctx.bind", "a.ts::Other.bind"),
@@ -363,13 +364,19 @@ ANONYMOUS_EDGES = {
 }
 
 
+def assert_binds_reach_the_declared_type(graph: Graph, lang: str) -> None:
+    """Every `.bind` site of the language's caller is a `member` call of `Ctx`'s, none of `Other`'s."""
+    caller, right, wrong = BIND_CALLS[lang]
+    sites = [e for e in graph.of("CALLS", caller) if (e.target or "").lower().endswith(".bind")]
+    assert sites and all(e.dst == right and e.strategy == "member" for e in sites), [
+        (e.target, e.dst, e.strategy) for e in sites
+    ]
+    assert (caller, wrong) not in graph.resolved("CALLS")
+
+
 @pytest.mark.parametrize("lang", sorted(ANONYMOUS))
 def test_a_typed_parameter_of_an_anonymous_function_has_its_type(tmp_path, lang: str) -> None:
-    graph = build_graph(tmp_path, ANONYMOUS[lang])
-    calls = graph.resolved("CALLS")
-    caller, right, wrong = ANONYMOUS_EDGES[lang]
-    assert calls.get((caller, right)) == "member", sorted(calls)
-    assert (caller, wrong) not in calls
+    assert_binds_reach_the_declared_type(build_graph(tmp_path, ANONYMOUS[lang]), lang)
 
 
 # A function whose body returns what the resolver cannot follow (a map lookup, an unknown call) but
@@ -412,23 +419,11 @@ DECLARED_RETURN = {
         ),
     },
 }
-DECLARED_RETURN_EDGES = {
-    "go": ("a.go::Use", "a.go::Ctx.Bind", "a.go::Other.Bind"),
-    "typescript": ("a.ts::useIt", "a.ts::Ctx.bind", "a.ts::Other.bind"),
-    "java": ("j/A.java::A.useIt", "j/A.java::Ctx.bind", "j/A.java::Other.bind"),
-    "rust": ("src/lib.rs::use_it", "src/lib.rs::Ctx.bind", "src/lib.rs::Other.bind"),
-}
 
 
 @pytest.mark.parametrize("lang", sorted(DECLARED_RETURN))
 def test_a_declared_return_type_types_the_call(tmp_path, lang: str) -> None:
-    graph = build_graph(tmp_path, DECLARED_RETURN[lang])
-    caller, right, wrong = DECLARED_RETURN_EDGES[lang]
-    sites = [e for e in graph.of("CALLS", caller) if (e.target or "").lower().endswith(".bind")]
-    assert sites and all(e.dst == right and e.strategy == "member" for e in sites), [
-        (e.target, e.dst, e.strategy) for e in sites
-    ]
-    assert (caller, wrong) not in graph.resolved("CALLS")
+    assert_binds_reach_the_declared_type(build_graph(tmp_path, DECLARED_RETURN[lang]), lang)
 
 
 def test_a_go_value_of_a_type_from_outside_the_project_is_not_guessed_at(tmp_path) -> None:

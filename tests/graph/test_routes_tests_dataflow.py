@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tests.graph.helpers import build_graph
+from tests.graph.helpers import Graph, build_graph
 
 ROUTES = {
     "svc/flask_app.py": textwrap.dedent(
@@ -48,13 +48,18 @@ ROUTES = {
 }
 
 
-def test_routes_and_their_handlers(tmp_path) -> None:
-    graph = build_graph(tmp_path, ROUTES)
-    routes = {
+def routes_of(graph: Graph) -> dict[tuple[str, str, str], str]:
+    """(framework, method, path) -> the Route node's name."""
+    return {
         (props["framework"], props["method"], props["path"]): name
         for name, props in graph.node_props.items()
         if "Route" in graph.labels[name]
     }
+
+
+def test_routes_and_their_handlers(tmp_path) -> None:
+    graph = build_graph(tmp_path, ROUTES)
+    routes = routes_of(graph)
     assert sorted(routes) == [
         ("django", "ANY", "/"),
         ("django", "ANY", "/items/"),
@@ -212,11 +217,7 @@ GO_ROUTES = {
 
 def test_go_routes_and_their_handlers(tmp_path) -> None:
     graph = build_graph(tmp_path, GO_ROUTES)
-    routes = {
-        (props["framework"], props["method"], props["path"]): name
-        for name, props in graph.node_props.items()
-        if "Route" in graph.labels[name]
-    }
+    routes = routes_of(graph)
     assert sorted(routes) == [
         ("chi", "DELETE", "/items/{id}"),
         ("chi", "GET", "/items/{id}"),

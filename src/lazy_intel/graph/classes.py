@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lazy_intel.graph.model import TYPE_LABELS, FileModel
+from lazy_intel.graph.model import TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import Target, python_submodule
 from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.values import Value, bounded, c3_merge, module_value, ordered
@@ -32,7 +32,7 @@ class ClassMixin:
         def returns(self, node_id: int) -> set[Value]: ...
         def module_binding(self, model: FileModel, name: str) -> set[Value]: ...
         def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]: ...
-        def package_methods(self, path: str, owner: str, name: str, bind: bool) -> set[Value]: ...
+        def package_children(self, path: str, owner: str, name: str) -> list[Symbol]: ...
 
     def is_class(self, value: Value) -> bool:
         if value[0] != "def":
@@ -88,14 +88,11 @@ class ClassMixin:
         if entry is None:
             return set()
         model, cls = entry
-        out: set[Value] = set()
-        for child in model.children_named(cls.qualified, name):
-            bound = bind and child.kind in ("method", "function")
-            out.add(("bm" if bound else "def", child.node_id))
+        out = {_member_value(child, bind) for child in model.children_named(cls.qualified, name)}
         if "var" in self.declared(model).get(cls.qualified, {}).get(name, ()):
             out |= self.var_values(model, cls.qualified, name)
-        if not out and model.lang == "go":
-            out = self.package_methods(model.path, cls.qualified, name, bind)
+        if not out and model.lang == "go":  # a Go type's methods may be declared in any file of its package
+            out = {_member_value(c, bind) for c in self.package_children(model.path, cls.qualified, name)}
         return out
 
     def attribute_values(self, model: FileModel, class_id: int, name: str) -> set[Value]:
@@ -198,3 +195,8 @@ class ClassMixin:
                         produced |= result
             current = produced
         return steps
+
+
+def _member_value(child: Symbol, bind: bool) -> Value:
+    """A class member as a value: a method bound to the instance (``bind``), else the definition."""
+    return ("bm" if bind and child.kind in ("method", "function") else "def", child.node_id)

@@ -417,11 +417,13 @@ class Evaluator(ClassMixin, ImportMixin):
         values: set[Value] = set()
         yielded: set[Value] = set()
         for flow in model.flows_by_scope.get(symbol.qualified, ()):
+            if flow.kind not in ("return", "yield"):
+                continue
+            site = f"{model.path}:{flow.start_byte}"
             if flow.kind == "return" and flow.annotation is not None:  # a declared return type
-                site = f"{model.path}:{flow.start_byte}"
                 values |= self.declared_type(model, symbol.qualified, flow.annotation, site)
-            if flow.kind in ("return", "yield") and flow.value is not None:
-                got = self.eval(model, symbol.qualified, flow.value, f"{model.path}:{flow.start_byte}")
+            if flow.value is not None:
+                got = self.eval(model, symbol.qualified, flow.value, site)
                 if flow.kind == "yield":
                     yielded |= got
                 else:

@@ -4,9 +4,10 @@ followed). A mixin of :class:`lazy_intel.graph.evaluate.Evaluator`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from lazy_intel.graph.model import FileModel, Import
+from lazy_intel.graph.model import FileModel, Import, Symbol
 from lazy_intel.graph.modules import (
     ECMA_LANGS,
     Target,
@@ -22,6 +23,11 @@ from lazy_intel.graph.values import Value, module_value, ordered
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import Program
+
+
+def directory_of(path: str) -> str:
+    """The directory of a repository path ("" at the top)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 class ImportMixin:
@@ -60,32 +66,29 @@ class ImportMixin:
 
     def package_binding(self, model: FileModel, name: str) -> set[Value]:
         """A top-level name defined by a sibling file of the same package (Go)."""
-        directory = model.path.rsplit("/", 1)[0] if "/" in model.path else ""
-        return self.package_member(directory, name, exclude=model.path)
+        return self.package_member(directory_of(model.path), name, exclude=model.path)
 
-    def package_methods(self, path: str, owner: str, name: str, bind: bool) -> set[Value]:
-        """Go: methods (and fields) ``name`` of the type ``owner`` of ``path`` declared in the other files
-        of its package (a type's methods may live in any of them)."""
-        directory = path.rsplit("/", 1)[0] if "/" in path else ""
-        out: set[Value] = set()
-        for other in self.p.index.dir_files(directory, self.p.deps):
-            if other == path:
-                continue
-            model = self.model_at(other, full_allowed=False)
-            if model is None or model.lang != "go":
-                continue
-            for child in model.children_named(owner, name):
-                out.add(("bm" if bind and child.kind in ("method", "function") else "def", child.node_id))
-        return out
+    def package_models(self, directory: str, exclude: str | None = None) -> Iterator[FileModel]:
+        """The models of the files of ``directory`` (but ``exclude``), as other files see them."""
+        for path in self.p.index.dir_files(directory, self.p.deps):
+            if path != exclude:
+                model = self.model_at(path, full_allowed=False)
+                if model is not None:
+                    yield model
+
+    def package_children(self, path: str, owner: str, name: str) -> list[Symbol]:
+        """Go: the members ``name`` of the type ``owner`` of ``path`` declared in the other files of
+        its package (a type's methods may live in any of them)."""
+        return [
+            child
+            for model in self.package_models(directory_of(path), exclude=path)
+            if model.lang == "go"
+            for child in model.children_named(owner, name)
+        ]
 
     def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]:
         out: set[Value] = set()
-        for path in self.p.index.dir_files(directory, self.p.deps):
-            if path == exclude:
-                continue
-            model = self.model_at(path, full_allowed=False)
-            if model is None:
-                continue
+        for model in self.package_models(directory, exclude):
             for symbol in model.children_named(None, name):
                 if model.lang == "go" and symbol.kind in ("variable", "constant"):
                     # a package-level variable holds its values (`JSON BindingBody = jsonBinding{}`)

@@ -2,7 +2,7 @@
 ``definition_dirty_tokens``): a file that reads ``x.size`` asks which methods called ``size`` are
 getters (``g:size``), so a plain method ``size`` added elsewhere leaves it alone, while a getter added,
 removed, or given a setter re-resolves it. Hypothesis drives random edit sequences of three classes'
-``size`` members; after each sync the store must equal a clean build and every file whose edges the
+``size`` members (a getter whose value a reader calls a method of among them); after each sync the store must equal a clean build and every file whose edges the
 clean build changed must have been re-resolved."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ SIZE_MEMBERS = (
     "    @property\n    def size(self):\n        return 2\n",  # a getter
     "    @property\n    def size(self):\n        return 3\n\n    @size.setter\n    def size(self, v):\n        pass\n",
     "    def size(self, v=0):\n        return v\n",  # a plain method again, another signature
+    "    @property\n    def size(self):\n        return self\n",  # a getter whose value has methods
 )
 DEFINERS = 3
 
@@ -39,6 +40,8 @@ READERS = {
     "app/read1.py": "from lib.d1 import C1\n\n\ndef g(c: C1):\n    total = c.size\n    return c.size() if total else 0\n",
     # reads size on something the resolver cannot type
     "app/loose.py": "def h(x):\n    return x.size\n",
+    # calls a method of what size returns: `C2.run` while C2.size is a getter returning `self`
+    "app/chain.py": "from lib.d2 import C2\n\n\ndef m():\n    return C2().size.run()\n",
     # never reads size
     "app/other.py": "def k():\n    return 1\n",
 }

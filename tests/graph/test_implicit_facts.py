@@ -166,3 +166,91 @@ def test_incremental_equals_clean_when_implicit_facts_change(tmp_path: Path) -> 
         clean = clean_dump(root, tmp_path / f"clean-{step}")
         assert incremental == clean, f"step {step} ({rel})\n{_graph_diff(incremental, clean)}"
     ws.close()
+
+
+GETTER_VALUES = {
+    "pkg/__init__.py": "",
+    "pkg/functional.py": (
+        "class cached_property:\n"
+        "    def __init__(self, func):\n        self.func = func\n\n"
+        "    def __get__(self, instance, cls=None):\n        return self.func(instance)\n"
+    ),
+    "pkg/ctx.py": (
+        "class Ctx:\n    def bind(self):\n        return 1\n\n\n"
+        "class Other:\n    def bind(self):\n        return 2\n"
+    ),
+    "pkg/holder.py": (
+        "import functools\n"
+        "from pkg.ctx import Ctx\n"
+        "from pkg.functional import cached_property\n\n\n"
+        "class Holder:\n"
+        "    @property\n    def ctx(self):\n        return Ctx()\n\n"
+        "    @ctx.setter\n    def ctx(self, value):\n        pass\n\n"
+        "    @property\n    def typed(self) -> Ctx:\n        return self._made\n\n"
+        "    @functools.cached_property\n    def cached(self):\n        return Ctx()\n\n"
+        "    @cached_property\n    def own(self):\n        return self.ctx\n\n"
+        "    def use(self):\n"
+        "        self.ctx.bind()\n        self.typed.bind()\n        self.cached.bind()\n"
+        "        self.own.bind()\n"
+    ),
+    "pkg/case.py": (
+        "import unittest\n\n\n"
+        "class Case(unittest.TestCase):\n"
+        "    @property\n    def thing(self):\n        return undefined_factory()\n\n"
+        "    def test(self):\n        self.thing.go()\n"
+    ),
+    "pkg/use.py": (
+        "from pkg.holder import Holder\n\n\n"
+        "def run(h: Holder):\n    h.ctx.bind()\n\n\n"
+        "def fresh():\n    return Holder().own.bind()\n"
+    ),
+}
+
+
+def test_a_value_read_through_a_getter_is_what_the_getter_returns(tmp_path: Path) -> None:
+    """`obj.ctx.bind()` where `ctx` is a `@property`, a `functools.cached_property` or a project's own
+    `cached_property` class (Django's): a call of the class the getter returns — in the same file and
+    from another — not of the decorator's result (`property.bind`), and not a guess."""
+    graph = build_graph(tmp_path, GETTER_VALUES)
+    calls = graph.resolved("CALLS")
+    bind = "pkg/ctx.py::Ctx.bind"
+    for caller in ("pkg/holder.py::Holder.use", "pkg/use.py::run", "pkg/use.py::fresh"):
+        assert (caller, bind) in calls, (caller, sorted(calls))
+        assert (caller, "pkg/ctx.py::Other.bind") not in calls
+        assert not [(e.target, e.strategy) for e in graph.unresolved("CALLS", caller)], caller
+    sites = {e.line for e in graph.of("CALLS", "pkg/holder.py::Holder.use", bind)}
+    assert sites == {28, 29, 30, 31}
+    # the reads still call their getters (the implicit property edges)
+    implicit = {(e.src, e.dst) for e in graph.of("CALLS") if e.props.get("implicit") == "property"}
+    assert ("pkg/use.py::run", "pkg/holder.py::Holder.ctx") in implicit
+    assert ("pkg/use.py::fresh", "pkg/holder.py::Holder.own") in implicit
+    # a getter is a member of its own class even when what it returns is unknown: not inherited from
+    # the external base (`unittest.TestCase.thing`)
+    assert not [
+        e.target for e in graph.of("CALLS", "pkg/case.py::Case.test") if "TestCase" in (e.target or "")
+    ]
+
+
+PROTOCOLS = {
+    "bands.py": (
+        "class Band:\n    def datatype(self):\n        return 1\n\n\n"
+        "class Other:\n    def datatype(self):\n        return 2\n\n\n"
+        "class BandList(list):\n"
+        "    def __iter__(self):\n        for i in range(3):\n            yield Band()\n\n"
+        "    def __getitem__(self, index):\n        return Band()\n\n\n"
+        "class Raster:\n"
+        "    @property\n    def bands(self):\n        return BandList()\n\n\n"
+        "def use(r: Raster):\n"
+        "    r.bands[0].datatype()\n"
+        "    for band in r.bands:\n        band.datatype()\n"
+    ),
+}
+
+
+def test_subscripts_and_loops_of_an_instance_follow_its_protocol_methods(tmp_path: Path) -> None:
+    """`r.bands[0].datatype()` where `bands` is a property returning a list subclass with its own
+    `__getitem__`, and `for band in r.bands` where its `__iter__` is a generator: `Band.datatype`,
+    not `Other.datatype` and not unresolved (Django's `GDALRaster.bands`)."""
+    graph = build_graph(tmp_path, PROTOCOLS)
+    targets = {e.line: e.dst for e in graph.of("CALLS", "bands.py::use") if e.target.endswith("datatype")}
+    assert targets == {27: "bands.py::Band.datatype", 29: "bands.py::Band.datatype"}, targets

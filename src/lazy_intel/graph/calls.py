@@ -61,9 +61,11 @@ def render(expr: Any) -> str:
 
 
 def classify(
-    an: Analysis, model: FileModel, scope: str, expr: Any, site: str
+    an: Analysis, model: FileModel, scope: str, expr: Any, site: str, *, getters: bool = False
 ) -> tuple[list[tuple[Value, str]], str]:
-    """Values of a callee expression, each with its strategy, and the reason when there are none."""
+    """Values of a callee expression, each with its strategy, and the reason when there are none.
+    With ``getters``, an attribute's values are the getter methods its read calls (``Box.size`` for
+    ``b.size``), not what they return."""
     tag = expr[0]
     if tag == "n":
         values, how = an.lookup(model, scope, expr[1])
@@ -75,8 +77,9 @@ def classify(
             return [], "unknown-receiver"
         enclosing = an.enclosing_class(model, scope)
         out: list[tuple[Value, str]] = []
+        members = an.getters if getters else an.member
         for owner in ordered(owners):
-            for value, depth in an.member(owner, expr[2]):
+            for value, depth in members(owner, expr[2]):
                 if owner[0] in ("mod", "pkg"):
                     strategy = "import"
                 elif owner[0] == "ext":

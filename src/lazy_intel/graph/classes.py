@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from lazy_intel.graph.model import TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import Target, python_submodule
+from lazy_intel.graph.nodes import is_getter
 from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.values import Value, bounded, c3_merge, module_value, ordered
 
@@ -65,10 +66,14 @@ class ClassMixin:
         if kind == "super":
             mro = [(c, d) for c, d in mro if d > 0]
         out: list[tuple[Value, int]] = []
+        defined = False  # a getter of the name whose value is unknown: the member is not inherited
         for class_id, depth in mro:
             found = self.class_member(class_id, name, kind != "def")
             if found:
                 out = [(v, depth) for v in ordered(found)]
+                break
+            if kind != "def" and self._getter_children(class_id, name):
+                defined = True
                 break
         if kind == "inst":  # instance attributes live on the object: any class of it may set them
             seen = {v for v, _ in out}
@@ -78,7 +83,7 @@ class ClassMixin:
                     extra = self.attribute_values(entry[0], class_id, name) - seen
                     seen |= extra
                     out += [(v, depth) for v in ordered(extra)]
-        if not out:  # maybe inherited from a base outside the repository
+        if not out and not defined:  # maybe inherited from a base outside the repository
             out = [(("ext", f"{base}.{name}"), 1) for base in self.external_bases(value[1])]
         return out
 
@@ -88,12 +93,43 @@ class ClassMixin:
         if entry is None:
             return set()
         model, cls = entry
-        out = {_member_value(child, bind) for child in model.children_named(cls.qualified, name)}
-        if "var" in self.declared(model).get(cls.qualified, {}).get(name, ()):
+        children = model.children_named(cls.qualified, name)
+        getters = [c for c in children if bind and c.kind == "method" and is_getter(model, c.qualified)]
+        # `obj.size` of a `@property` (or `cached_property`) is what the getter returns, not the getter
+        # (``getters`` finds it for the implicit property edge) nor the decorators' descriptor object
+        out = {_member_value(child, bind) for child in children if child not in getters}
+        for getter in getters:
+            out |= self.returns(getter.node_id)
+        declared = self.declared(model).get(cls.qualified, {}).get(name, ())
+        if "var" in declared and not (getters and _only_decorated(model, declared)):
             out |= self.var_values(model, cls.qualified, name)
         if not out and model.lang == "go":  # a Go type's methods may be declared in any file of its package
             out = {_member_value(c, bind) for c in self.package_children(model.path, cls.qualified, name)}
         return out
+
+    def getters(self, value: Value, name: str) -> list[tuple[Value, int]]:
+        """The getter methods (``@property``, ``cached_property``) that ``value.name`` reads, with their
+        depth in the class hierarchy: what :meth:`member` gives for them is the value they return."""
+        if value[0] not in ("inst", "super"):
+            return []
+        for class_id, depth in self.mro(value[1]):
+            if value[0] == "super" and depth == 0:
+                continue
+            entry = self.p.symbol(class_id)
+            if entry is not None and entry[0].children_named(entry[1].qualified, name):
+                return [(("bm", c.node_id), depth) for c in self._getter_children(class_id, name)]
+        return []
+
+    def _getter_children(self, class_id: int, name: str) -> list[Symbol]:
+        entry = self.p.symbol(class_id)
+        if entry is None:
+            return []
+        model, cls = entry
+        return [
+            c
+            for c in model.children_named(cls.qualified, name)
+            if c.kind == "method" and is_getter(model, c.qualified)
+        ]
 
     def attribute_values(self, model: FileModel, class_id: int, name: str) -> set[Value]:
         """Values stored as ``self.name = …`` in the class's methods."""
@@ -195,6 +231,17 @@ class ClassMixin:
                         produced |= result
             current = produced
         return steps
+
+
+def _only_decorated(model: FileModel, declared: Any) -> bool:
+    """Whether every variable mark of a class-level name comes from a decorated definition (no
+    ``name = …`` in the class body): the decorators' result is then all the name holds besides the
+    definitions (``evaluate.declared``)."""
+    marks = sum(1 for entry in declared if entry == "var")
+    decorated = sum(
+        1 for entry in declared if isinstance(entry, Symbol) and entry.qualified in model.header_refs
+    )
+    return marks <= decorated
 
 
 def _member_value(child: Symbol, bind: bool) -> Value:

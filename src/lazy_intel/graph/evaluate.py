@@ -453,7 +453,7 @@ class Evaluator(ClassMixin, ImportMixin):
             owners = self.eval(model, scope, expr[1], site)
             if expr[2] == ["sl"]:  # a slice of a container is (for us) the container
                 return {v for v in owners if v[0] == "cont"}
-            return self.elements(owners)
+            return self.subscripted(owners)
         if tag in ("t", "d"):
             items = expr[1] if tag == "t" else [pair[1] for pair in expr[1]]
             elements: set[Value] = set()
@@ -484,14 +484,36 @@ class Evaluator(ClassMixin, ImportMixin):
         return set()
 
     def elements(self, values: set[Value]) -> set[Value]:
+        """What iterating ``values`` gives: a container's elements; for an instance, what its iteration
+        protocol returns (an ``__iter__`` that is a generator or returns a container: its elements)."""
         out: set[Value] = set()
         for value in values:
             if value[0] == "cont":
                 out |= value[2] if len(value) > 2 else self.read(("elt", value[1]))
             elif value[0] == "inst":
                 for _, produced in self.iteration(value):
-                    out |= produced
+                    containers = {v for v in produced if v[0] == "cont"}
+                    out |= (produced - containers) | self.elements(containers)
         return out
+
+    def subscripted(self, values: set[Value]) -> set[Value]:
+        """``obj[key]``: for an instance of a class with a subscript method (Python's ``__getitem__``),
+        what that method returns; else (or when it returns nothing known) the elements."""
+        out: set[Value] = set()
+        rest: set[Value] = set()
+        for value in values:
+            got: set[Value] = set()
+            entry = self.p.symbol(value[1]) if value[0] == "inst" else None
+            method = traits_of(entry[0].lang).subscript if entry is not None else None
+            if method:
+                for found, _ in self.member(value, method):
+                    if found[0] in ("def", "bm"):
+                        got |= self.returns(found[1])
+            if got:
+                out |= got
+            else:
+                rest.add(value)
+        return out | self.elements(rest)
 
     def call_result(
         self, model: FileModel, scope: str, value: Value, args: list[Any], site: str

@@ -71,7 +71,7 @@ def _property_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edg
             continue
         scope = model.scope_of(ref.scope, ref.start_byte)
         site = f"{model.path}:{ref.start_byte}"
-        found, _ = classify(an, model, scope, ref.callee(), site)
+        found, _ = classify(an, model, scope, ref.callee(), site, getters=True)
         best: dict[int, str] = {}
         for value, strategy in found:
             if value[0] not in ("def", "bm") or value[1] not in wanted or strategy not in READ_STRATEGIES:

@@ -285,6 +285,7 @@ class Traits:
     builtins: frozenset[str] = frozenset()
     super_names: frozenset[str] = frozenset({"super"})
     iteration: tuple[str, ...] = ()  # methods a for loop calls on an object (Python: __iter__, __next__)
+    subscript: str | None = None  # the method ``obj[key]`` calls on an object (Python: __getitem__)
 
 
 TRAITS: dict[str, Traits] = {
@@ -295,6 +296,7 @@ TRAITS: dict[str, Traits] = {
         constructors=frozenset({"__init__"}),
         builtins=PYTHON_BUILTINS,
         iteration=("__iter__", "__next__"),
+        subscript="__getitem__",
     ),
     "javascript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
     "typescript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),

@@ -115,3 +115,38 @@ def test_python_calls_resolve_through_declared_types(tmp_path) -> None:
     # a union of two project classes: both methods, each a member of a declared type
     assert calls.get(("m.py::either", "m.py::Ctx.bind")) == "member"
     assert calls.get(("m.py::either", "m.py::Other.bind")) == "member"
+
+
+OUTSIDE = {
+    "m.py": (
+        "import os\nfrom pathlib import Path\nfrom typing import Any, TypeVar\n\nT = TypeVar('T')\n\n\n"
+        "class Reader:\n    def read_text(self):\n        return 1\n\n    def split(self):\n        return 2\n\n\n"
+        "class Other:\n    def read_text(self):\n        return 3\n\n\n"
+        "def outside(p: Path, e: os.PathLike, n: 'Path | None'):\n"
+        "    p.read_text()\n    e.read_text()\n    n.read_text()\n\n\n"
+        "def builtin(s: str):\n    s.split()\n\n\n"
+        "def opaque(a: Any, t: T, o: object, c: type):\n"
+        "    a.read_text()\n    t.read_text()\n    o.read_text()\n    c.read_text()\n\n\n"
+        "def mine(r: Reader, both: 'Reader | Path'):\n    r.read_text()\n    both.read_text()\n"
+    ),
+}
+
+
+def test_a_python_value_of_a_type_from_outside_the_project_is_not_guessed_at(tmp_path) -> None:
+    """`p.read_text()` on a `p: Path`, `s.split()` on an `s: str`: calls of a type from outside the
+    project, not guesses among the project's `read_text`/`split` methods (Go's rule, in Python);
+    `Any`, a type variable, `object` and `type` say nothing, so their calls are guessed as before."""
+    graph = build_graph(tmp_path, OUTSIDE)
+    calls = graph.resolved("CALLS")
+    for caller in ("outside", "builtin"):
+        assert not [dst for src, dst in calls if src == f"m.py::{caller}"], (caller, sorted(calls))
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "m.py::outside")}
+    assert outside == {("pathlib.Path.read_text", "external"), ("os.PathLike.read_text", "external")}
+    assert {(e.target, e.strategy) for e in graph.unresolved("CALLS", "m.py::builtin")} == {
+        ("str.split", "builtin")
+    }
+    opaque = {e.line: e.strategy for e in graph.of("CALLS", "m.py::opaque")}
+    assert set(opaque.values()) == {"ambiguous"} and len(opaque) == 4, opaque
+    # a project type, alone or beside an outside one, still resolves
+    assert calls.get(("m.py::mine", "m.py::Reader.read_text")) == "member"
+    assert ("m.py::mine", "m.py::Other.read_text") not in calls

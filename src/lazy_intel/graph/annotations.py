@@ -25,6 +25,8 @@ TRANSPARENT = frozenset(
     {"Optional", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly", "Annotated", "TypeGuard"}
 )
 UNION = frozenset({"Union"})
+# `type[Foo]`: the class itself (or a subclass), not an instance of it: read as naming nothing
+CLASS_OF = frozenset({"type", "Type"})
 # Rust's wrappers of one value: `Option<T>`, `Box<T>`, `Result<T, E>` (`x?` is the `T`) hold a `T`
 RUST_TRANSPARENT = frozenset({"Option", "Box", "Rc", "Arc", "Result", "Cow"})
 # collections whose arguments are the types of their elements
@@ -93,6 +95,8 @@ def declared_parts(annotation: Expr, depth: int = 0, lang: str = "") -> tuple[li
             return declared_parts(items[0], depth + 1, lang) if items else ([], [])
         if name in UNION:
             return _union([declared_parts(item, depth + 1, lang) for item in items])
+        if name in CLASS_OF and lang == "python":
+            return [], []
         if name in COLLECTIONS:
             classes = _union([declared_parts(item, depth + 1, lang) for item in items])[0]
             return [], classes

@@ -10,7 +10,7 @@ from lazy_intel.graph.model import TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import Target, python_submodule
 from lazy_intel.graph.nodes import is_getter
 from lazy_intel.graph.traits import traits_of
-from lazy_intel.graph.values import Value, bounded, c3_merge, module_value, ordered
+from lazy_intel.graph.values import Value, bounded, c3_merge, ext_member, module_value, ordered
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import Program
@@ -54,7 +54,7 @@ class ClassMixin:
         if kind == "pkg":
             return [(v, 0) for v in ordered(self.package_member(value[1], name))]
         if kind == "ext":
-            return [(("ext", f"{value[1]}.{name}"), 0)]
+            return [(ext_member(value[1], name), 0)]
         if kind == "def" and not self.is_class(value):
             entry = self.p.symbol(value[1])
             if entry is None:

@@ -21,7 +21,7 @@ from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
 from lazy_intel.graph.program import Program
-from lazy_intel.graph.traits import GO_BUILTIN_TYPES, traits_of
+from lazy_intel.graph.traits import GO_BUILTIN_TYPES, TYPED_OUTSIDE_LANGS, opaque_type, traits_of
 from lazy_intel.graph.values import Value, bounded, pattern_names
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
@@ -376,11 +376,12 @@ class Evaluator(ClassMixin, ImportMixin):
         for name in names:
             found = self.eval(model, scope, name, site)
             classes = {("inst", v[1]) for v in found if self.is_class(v)}
-            if not classes and model.lang == "go":
-                # a type from outside the project (`t *testing.T`, `r *http.Request`) or predeclared
-                # (`err error`): its methods are not the project's, so no guess among those
-                classes = {v for v in found if v[0] == "ext"}
-                if name[0] == "n" and name[1] in GO_BUILTIN_TYPES:
+            if not classes and model.lang in TYPED_OUTSIDE_LANGS:
+                # a type from outside the project (`t *testing.T`, `p: Path`) or predeclared (`err
+                # error`, `s: str`): its methods are not the project's, so no guess among those;
+                # Python's `Any`, `object` and the typing module's forms say nothing of the kind
+                classes = {v for v in found if v[0] == "ext" and not opaque_type(v[1])}
+                if model.lang == "go" and name[0] == "n" and name[1] in GO_BUILTIN_TYPES:
                     classes.add(("ext", name[1]))
             out |= classes
         if elements:

@@ -206,6 +206,20 @@ GO_BUILTINS = frozenset(
 
 # Go's predeclared types with methods or none: a value declared with one is not a project type
 # (`err error`: `err.Error()` is the builtin interface's method, not a guess among the project's)
+# Languages whose values declared with a type from outside the project (or a builtin one) hold that
+# type: their calls are external/builtin, not guesses among the project's same-named methods.
+TYPED_OUTSIDE_LANGS = frozenset({"go", "python"})
+# Declared types that say nothing of a value's kind: Python's `Any`, `object`, `type` (a class, not an
+# instance of `type` whose methods it calls), callables, the typing module's forms and type variables
+# (`T = TypeVar("T")` holds the call's result, `typing.TypeVar`)
+OPAQUE_TYPE_PREFIXES = ("typing.", "typing_extensions.")
+OPAQUE_TYPES = frozenset({"object", "Any", "type", "collections.abc.Callable"})
+
+
+def opaque_type(name: str) -> bool:
+    return name in OPAQUE_TYPES or name.startswith(OPAQUE_TYPE_PREFIXES)
+
+
 GO_BUILTIN_TYPES = frozenset(
     [
         "error",

@@ -17,6 +17,7 @@ from lazy_intel.graph.modules import Target
 
 Value = tuple[Any, ...]
 MAX_VALUES = 12
+MAX_EXT_PARTS = 8  # the longest outside name a chain of members builds (``ext_member``)
 
 
 def vkey(value: Any) -> Any:
@@ -41,10 +42,25 @@ def ordered(values: Iterable[Value]) -> list[Value]:
 
 
 def bounded(values: set[Value] | frozenset[Value]) -> set[Value]:
-    """At most :data:`MAX_VALUES` values, the same ones whatever the order they were found in."""
+    """At most :data:`MAX_VALUES` values, the same ones whatever the order they were found in; the
+    project's own first (a value that also holds many outside names, ``e = e.__cause__`` in a loop,
+    keeps the project class it holds)."""
     if len(values) <= MAX_VALUES:
         return set(values)
-    return set(ordered(values)[:MAX_VALUES])
+    return set(sorted(values, key=_bounded_key)[:MAX_VALUES])
+
+
+def _bounded_key(value: Value) -> Any:
+    return (value[0] == "ext", _order_key(value))
+
+
+def ext_member(dotted: str, name: str) -> Value:
+    """``x.name`` of an outside value ``x`` named ``dotted``: ``dotted.name``, at most
+    :data:`MAX_EXT_PARTS` parts (a loop such as ``e = e.__cause__`` would grow the name forever; the
+    deeper members keep the name they reached)."""
+    if dotted.count(".") + 1 >= MAX_EXT_PARTS:
+        return ("ext", dotted)
+    return ("ext", f"{dotted}.{name}")
 
 
 def pattern_names(target: Any) -> list[str]:

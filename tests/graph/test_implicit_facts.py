@@ -254,3 +254,30 @@ def test_subscripts_and_loops_of_an_instance_follow_its_protocol_methods(tmp_pat
     graph = build_graph(tmp_path, PROTOCOLS)
     targets = {e.line: e.dst for e in graph.of("CALLS", "bands.py::use") if e.target.endswith("datatype")}
     assert targets == {27: "bands.py::Band.datatype", 29: "bands.py::Band.datatype"}, targets
+
+
+TRANSPARENT = {
+    "m.py": (
+        "import functools\nfrom dataclasses import dataclass\nfrom typing import final\n\n\n"
+        "@final\nclass Gen:\n    def __getattr__(self, name):\n        return 1\n\n\n"
+        "@dataclass\nclass Point:\n    x: int = 0\n\n\n"
+        "class Maker:\n    @classmethod\n    def make(cls):\n        return cls()\n\n\n"
+        "def deco(f):\n    @functools.wraps(f)\n    def inner(*a):\n        return f(*a)\n\n    return inner\n\n\n"
+        "@functools.lru_cache\ndef cached():\n    return 1\n\n\n"
+        "def use():\n    Gen().parametrize()\n    Point().missing()\n    Maker.make().missing()\n"
+        "    deco(cached)().missing()\n    cached.cache_clear()\n"
+    ),
+}
+
+
+def test_a_decorator_that_returns_what_it_decorates_adds_no_outside_value(tmp_path: Path) -> None:
+    """`@final`, `@dataclass`, `@classmethod`, `@functools.wraps(f)` return what they decorate: a call
+    through such a name is not a call of `typing.final.parametrize` or `classmethod.missing` (pytest's
+    `mark.parametrize` was 362 of those). `functools.lru_cache`'s wrapper keeps its own members."""
+    graph = build_graph(tmp_path, TRANSPARENT)
+    targets = {e.target for e in graph.of("CALLS", "m.py::use") if e.dst is None}
+    noise = {
+        t for t in targets if t.startswith(("typing.", "dataclasses.", "classmethod", "functools.wraps"))
+    }
+    assert not noise, sorted(targets)
+    assert "functools.lru_cache.cache_clear" in targets

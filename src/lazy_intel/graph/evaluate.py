@@ -21,7 +21,13 @@ from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
 from lazy_intel.graph.program import Program
-from lazy_intel.graph.traits import GO_BUILTIN_TYPES, TYPED_OUTSIDE_LANGS, opaque_type, traits_of
+from lazy_intel.graph.traits import (
+    GO_BUILTIN_TYPES,
+    TRANSPARENT_DECORATORS,
+    TYPED_OUTSIDE_LANGS,
+    opaque_type,
+    traits_of,
+)
 from lazy_intel.graph.values import Value, bounded, pattern_names
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
@@ -340,6 +346,9 @@ class Evaluator(ClassMixin, ImportMixin):
             site = f"{model.path}:{ref.start_byte}"
             step: set[Value] = set()
             for value in self.eval(model, scope, self.decorator_expr(ref), site):
+                if value[0] == "ext" and value[1] in TRANSPARENT_DECORATORS:
+                    step |= current  # returns what it decorates (`@classmethod`, `@final`, `@wraps(f)`)
+                    continue
                 if self.is_full(model):
                     self.bind_call(value, [["x"]], [current])
                 step |= self.call_result(model, scope, value, [], site)

@@ -220,6 +220,33 @@ def opaque_type(name: str) -> bool:
     return name in OPAQUE_TYPES or name.startswith(OPAQUE_TYPE_PREFIXES)
 
 
+# Decorators from outside the project that return what they decorate, or a wrapper called like it
+# (Python): a decorated name holds its definition only, not the decorator's result as an outside value
+# (`@final class MarkGenerator` made `mark.parametrize` a call of `typing.final.parametrize`). Not
+# `functools.lru_cache`/`cache`/`singledispatch`: their wrappers have members of their own
+# (`f.cache_clear()`, `f.register`), which the outside value names.
+TRANSPARENT_DECORATORS = frozenset(
+    {
+        "classmethod",
+        "staticmethod",
+        "abc.abstractmethod",
+        "typing.final",
+        "typing.overload",
+        "typing.override",
+        "typing.no_type_check",
+        "typing.runtime_checkable",
+        "typing_extensions.final",
+        "typing_extensions.overload",
+        "typing_extensions.override",
+        "typing_extensions.runtime_checkable",
+        "functools.total_ordering",
+        "functools.wraps",
+        "dataclasses.dataclass",
+        "enum.unique",
+        "atexit.register",
+    }
+)
+
 GO_BUILTIN_TYPES = frozenset(
     [
         "error",

@@ -456,3 +456,36 @@ def test_a_go_value_of_a_type_from_outside_the_project_is_not_guessed_at(tmp_pat
     }
     assert calls.get(("a.go::Mine", "a.go::MyErr.Error")) == "member"
     assert ("a.go::Mine", "a.go::Other.Error") not in calls
+
+
+def test_go_new_and_make_give_a_value_of_the_type_they_name(tmp_path) -> None:
+    """`c := new(Ctx)`, `p := make(Params, 0)`: values of the project's type, so `c.Bind()` and
+    `p.ByName()` are its methods, not `new.Bind` / `make.ByName`; and a struct field named like its
+    type (gin's `Params Params`) holds that type, whatever `make([]Param, n)` or `append` stores."""
+    graph = build_graph(
+        tmp_path,
+        {
+            "go.mod": "module example.com/a\n",
+            "a.go": (
+                "package a\n\ntype Param struct{}\n\ntype Params []Param\n\n"
+                "func (ps Params) ByName(n string) string { return n }\n\n"
+                "type Other struct{}\n\nfunc (o *Other) ByName(n string) string { return n }\n\n"
+                "type Ctx struct{}\n\nfunc (c *Ctx) Bind() {}\n\nfunc (o *Other) Bind() {}\n\n"
+                'func Use() {\n\tp := make(Params, 0, 4)\n\t_ = p.ByName("x")\n\tc := new(Ctx)\n\tc.Bind()\n'
+                "\tm := make(map[string]int)\n\t_ = m\n}\n\n"
+                # fields named like their types; stores of a slice `make` and of `append`
+                "type Context struct {\n\tParams Params\n\tCtx    *Ctx\n}\n\n"
+                "func (c *Context) Param(k string) string {\n\tc.Ctx.Bind()\n\treturn c.Params.ByName(k)\n}\n\n"
+                "func (c *Context) reset() {\n\tc.Params = make([]Param, 0)\n"
+                "\tc.Params = append(c.Params, Param{})\n}\n"
+            ),
+        },
+    )
+    calls = graph.resolved("CALLS")
+    for dst in ("a.go::Params.ByName", "a.go::Ctx.Bind"):
+        assert calls.get(("a.go::Context.Param", dst)) == "member", sorted(calls)
+    assert not graph.unresolved("CALLS", "a.go::Context.Param")
+    assert calls.get(("a.go::Use", "a.go::Params.ByName")) == "member"
+    assert calls.get(("a.go::Use", "a.go::Ctx.Bind")) == "member"
+    assert not [dst for src, dst in calls if src == "a.go::Use" and "Other" in dst]
+    assert {e.target for e in graph.unresolved("CALLS", "a.go::Use")} == {"make", "new"}

@@ -31,6 +31,10 @@ from lazy_intel.graph.traits import (
 from lazy_intel.graph.values import Value, bounded, pattern_names
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
+# builtins whose result is a value of the type their first argument names
+ALLOCATORS: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "new"), ("ext", "make")})}
+# builtins whose result is a value like their first argument
+SAME_AS_FIRST: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "append")})}
 EMPTY: frozenset[Value] = frozenset()
 
 
@@ -383,7 +387,7 @@ class Evaluator(ClassMixin, ImportMixin):
         names, elements = declared_parts(annotation, lang=model.lang)
         out: set[Value] = set()
         for name in names:
-            found = self.eval(model, scope, name, site)
+            found = self.type_named(model, scope, name, site)
             classes = {("inst", v[1]) for v in found if self.is_class(v)}
             if not classes and model.lang in TYPED_OUTSIDE_LANGS:
                 # a type from outside the project (`t *testing.T`, `p: Path`) or predeclared (`err
@@ -395,11 +399,24 @@ class Evaluator(ClassMixin, ImportMixin):
             out |= classes
         if elements:
             items = {
-                ("inst", v[1]) for n in elements for v in self.eval(model, scope, n, site) if self.is_class(v)
+                ("inst", v[1])
+                for n in elements
+                for v in self.type_named(model, scope, n, site)
+                if self.is_class(v)
             }
             if items:
                 out.add(("cont", f"{site}:declared", frozenset(bounded(items))))
         return out
+
+    def type_named(self, model: FileModel, scope: str, name: Any, site: str) -> set[Value]:
+        """What the type expression ``name`` names in ``scope``. In a class body a member that is no
+        type (a field) does not hide the enclosing scope's type of that name: Go's `Params Params`,
+        `Logger *Logger`; a nested class (Java's `B b;` of an inner `B`) still names itself."""
+        found = self.eval(model, scope, name, site)
+        owner = model.by_qualified.get(scope) if scope else None
+        if owner is not None and owner.label in TYPE_LABELS and not any(self.is_class(v) for v in found):
+            found = self.eval(model, model.scope_of(owner.parent), name, site)
+        return found
 
     def self_parameter(self, model: FileModel, scope: str) -> set[Value]:
         symbol = model.by_qualified.get(scope)
@@ -456,8 +473,17 @@ class Evaluator(ClassMixin, ImportMixin):
             return bounded(out)
         if tag == "c":
             out = set()
+            args = expr[2] if len(expr) > 2 else []
             for value in self.eval(model, scope, expr[1], site):
-                out |= self.call_result(model, scope, value, expr[2] if len(expr) > 2 else [], site)
+                if value in ALLOCATORS.get(model.lang, ()) and args:
+                    # Go's `new(T)` / `make(T, n)`: a value of the type its first argument names (a
+                    # slice, map or channel type names none: such a value has no methods to call)
+                    out |= self.declared_type(model, scope, args[0], site)
+                    continue
+                if value in SAME_AS_FIRST.get(model.lang, ()) and args:
+                    out |= self.eval(model, scope, args[0], f"{site}/0")  # `append(s, x)` is an `s`
+                    continue
+                out |= self.call_result(model, scope, value, args, site)
             return bounded(out)
         if tag == "k":
             owners = self.eval(model, scope, expr[1], site)

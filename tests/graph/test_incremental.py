@@ -104,7 +104,9 @@ VERSIONS: dict[str, list[str | None]] = {
     "ann/use.py": [
         "from ann.mk import make\n\ndef go():\n    make().run()\n    for x in make():\n        x.run()\n"
     ],
-    "go.mod": ["module example.com/m\n"],
+    # the module path a single-level package is imported by (golib): moved away and back
+    "go.mod": ["module example.com/m\n", "module example.com/other\n\ngo 1.22\n"],
+    "golib/l.go": ["package golib\n\nfunc L() int { return 1 }\n"],
     "gosrc/pkg/t.go": [
         "package pkg\n\ntype T struct{}\n\nfunc (t *T) M() int { return 1 }\n",
         "package pkg\n\ntype T struct{}\n\nfunc (t *T) M2() int { return 1 }\n",
@@ -127,7 +129,8 @@ VERSIONS: dict[str, list[str | None]] = {
         None,
     ],
     "gosrc/main.go": [
-        'package main\n\nimport "example.com/m/gosrc/pkg"\n\nfunc main() {\n\tpkg.X()\n\tpkg.Y()\n'
+        'package main\n\nimport (\n\t"example.com/m/gosrc/pkg"\n\t"example.com/m/golib"\n)\n\n'
+        "func main() {\n\tgolib.L()\n\tpkg.X()\n\tpkg.Y()\n"
         "\tt := &pkg.T{}\n\tt.M()\n\tt.N()\n\tp, _ := pkg.Pair()\n\tp.M()\n"
         "\tgo func(u *pkg.T) {\n\t\tu.N()\n\t}(t)\n}\n"
     ],

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lazy_intel.graph.modules import go_module_path
 from lazy_intel.graph.rows import CONFIDENCE
+from lazy_intel.parse.languages import GO_MODULE_LANG, language_for_path
 from tests.graph.helpers import Graph, build_graph
 
 ECMA = {
@@ -489,3 +491,38 @@ def test_go_new_and_make_give_a_value_of_the_type_they_name(tmp_path) -> None:
     assert calls.get(("a.go::Use", "a.go::Ctx.Bind")) == "member"
     assert not [dst for src, dst in calls if src == "a.go::Use" and "Other" in dst]
     assert {e.target for e in graph.unresolved("CALLS", "a.go::Use")} == {"make", "new"}
+
+
+GO_MODULE = {
+    "go.mod": "module github.com/acme/app\n\ngo 1.22\n",
+    "app.go": 'package app\n\nimport "github.com/acme/app/binding"\n\nfunc Run() {\n\tbinding.Bind()\n}\n',
+    "binding/b.go": "package binding\n\nfunc Bind() {}\n",
+    "cmd/main.go": (
+        'package main\n\nimport (\n\tapp "github.com/acme/app"\n\t"github.com/other/lib/binding"\n'
+        '\t"github.com/acme/app/missing"\n)\n\n'
+        "func main() {\n\tapp.Run()\n\tbinding.Bind()\n\tmissing.Go()\n}\n"
+    ),
+}
+
+
+def test_go_imports_of_the_tree_s_own_module_follow_its_go_mod(tmp_path) -> None:
+    """`github.com/acme/app/binding` (one level below the module root) and the root package itself
+    are the tree's packages by the module path go.mod declares (before: external, there being no
+    two-segment suffix to match); another module's `binding` stays external, and a package of the
+    tree's module that is not in the tree is not looked for elsewhere. go.mod is indexed as text."""
+    graph = build_graph(tmp_path, GO_MODULE)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("app.go::Run", "binding/b.go::Bind")) == "import"
+    assert calls.get(("cmd/main.go::main", "app.go::Run")) == "import"
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "cmd/main.go::main")}
+    assert ("github.com/other/lib/binding.Bind", "external") in outside
+    assert not [dst for src, dst in calls if src == "cmd/main.go::main" and dst.startswith("binding/")]
+
+
+def test_the_module_path_a_go_mod_declares() -> None:
+    assert language_for_path("go.mod") == language_for_path("sub/go.mod") == GO_MODULE_LANG
+    assert go_module_path(b"// x\nmodule github.com/a/b // c\n\ngo 1.22\n") == "github.com/a/b"
+    assert go_module_path(b'module "example.com/q"\n') == "example.com/q"
+    assert go_module_path(b"module myapp\nrequire (\n\tx v1\n)\n") == "myapp"
+    assert go_module_path(b"go 1.22\n") is None
+    assert go_module_path(b"modules x\n") is None

@@ -45,7 +45,7 @@ from lazy_intel.graph.invalidation import (
 )
 from lazy_intel.graph.listing import carried_names, keep_listing, read_listing
 from lazy_intel.graph.model import FileModel, file_key, file_node_id, load_model, module_node_id
-from lazy_intel.graph.modules import PathIndex, dirty_tokens_for_paths
+from lazy_intel.graph.modules import GO_MODULES_TOKEN, PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import definition_lines, file_nodes
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
@@ -57,9 +57,9 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-# 19: Go new/make/append, fields named like types; 18: transparent decorators; 17: Python outside
-# types; 16: getter values; 15: Go outside types
-RESOLVER_VERSION = "19"
+# 20: go.mod module paths; 19: Go new/make/append, fields named like types; 18: transparent
+# decorators; 17: Python outside types; 16: getter values; 15: Go outside types
+RESOLVER_VERSION = "20"
 MODULE_KEY = 0
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"
@@ -493,6 +493,10 @@ def update_graph(
     if carried is not None and not appeared_or_left:  # (a file that came or went rewrites module nodes)
         store.adopt_names(carried, stale_names | _node_names(conn, changed_keys))
     dirty |= dirty_tokens_for_paths(appeared_or_left)
+    # a go.mod (text, not in the listing) came, went or changed: the module paths Go imports read
+    modules_changed = any(path.rpartition("/")[2] == "go.mod" for path in changed)
+    if modules_changed:
+        dirty.add(GO_MODULES_TOKEN)
     dependents: list[str] = []
     if dirty and not delta.full:
         # by index (graph_deps), not a scan of every file's deps text
@@ -504,7 +508,8 @@ def update_graph(
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
     targets = sorted(pending + dependents)
-    if not delta.full and incremental is not None:
+    if not delta.full and incremental is not None and not modules_changed:
+        # (workers read the committed store, which holds the old go.mod: a module change resolves here)
         resolver = incremental(changed, len(targets))
     if journal is not None and delta.full:
         journal.commit(0, len(targets))  # the description: a build killed from here on resumes its resolution

@@ -12,6 +12,7 @@ from lazy_intel.graph.modules import (
     ECMA_LANGS,
     Target,
     ecma_resolve,
+    go_module_resolve,
     go_resolve,
     java_resolve,
     python_resolve,
@@ -195,7 +196,10 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
     if system == "ecma":
         return ecma_resolve(index, model.path, module, deps)
     if system == "go":
-        return go_resolve(index, model.path, module, deps)
+        # a package of the tree's own module, by the module path its go.mod declares (a single-level
+        # `github.com/gin-gonic/gin/binding` has no two-segment suffix to match); else by suffix
+        held, target = go_module_resolve(program.go_modules(), index, module, deps)
+        return target if held else go_resolve(index, model.path, module, deps)
     if system == "java":
         found = java_resolve(index, model.path, module, None, deps)
         return found[0] if found else None

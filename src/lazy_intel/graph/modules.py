@@ -15,6 +15,7 @@ re-resolves exactly the files whose lookups it could change:
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -226,6 +227,32 @@ def ecma_resolve(index: PathIndex, importer: str, spec: str, deps: Deps) -> Targ
 
 
 # ---- Go
+GO_MODULE_LINE = re.compile(rb"^\s*module\s+\"?([^\s\"/]+(?:/[^\s\"/]+)*)\"?\s*(?://.*)?$", re.MULTILINE)
+GO_MODULES_TOKEN = "gm:"  # a resolution that read the go.mod module paths (any go.mod changed: re-resolve)
+
+
+def go_module_path(data: bytes) -> str | None:
+    """The module path a go.mod declares (``module github.com/gin-gonic/gin``), if any."""
+    match = GO_MODULE_LINE.search(data)
+    return match.group(1).decode("utf-8", "replace") if match else None
+
+
+def go_module_resolve(
+    modules: dict[str, str], index: PathIndex, import_path: str, deps: Deps
+) -> tuple[bool, Target | None]:
+    """``import_path`` inside a module of the tree (``modules``: the directory of each go.mod -> its
+    module path), the module of the longest path first: (whether a module of the tree holds it, the
+    package directory it names). A package of the tree's module that is not in the tree is not
+    looked for elsewhere."""
+    for directory, module in sorted(modules.items(), key=lambda item: (-len(item[1]), item[0])):
+        if import_path != module and not import_path.startswith(module + "/"):
+            continue
+        rest = import_path[len(module) :].strip("/")
+        package = posixpath.join(directory, rest) if rest else directory
+        return True, Target(package, is_dir=True) if _has_go_files(index, package, deps) else None
+    return False, None
+
+
 def go_resolve(index: PathIndex, importer: str, import_path: str, deps: Deps) -> Target | None:
     """A package directory whose path ends with at least two trailing segments of the import path."""
     segments = [s for s in import_path.split("/") if s]

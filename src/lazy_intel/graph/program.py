@@ -17,7 +17,8 @@ from itertools import islice
 
 from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
-from lazy_intel.graph.modules import Deps, PathIndex
+from lazy_intel.graph.modules import GO_MODULES_TOKEN, Deps, PathIndex, go_module_path
+from lazy_intel.parse.languages import GO_MODULE_LANG
 from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
 MODEL_CACHE = 64  # full models: the focus file and a few recent ones
@@ -129,6 +130,20 @@ class NodePaths:
             self._paths.popitem(last=False)
 
 
+def read_go_modules(conn: sqlite3.Connection) -> dict[str, str]:
+    """The directory of every indexed go.mod -> its module path (from the captured bytes)."""
+    out: dict[str, str] = {}
+    for path, data in conn.execute(
+        "SELECT f.path, c.data FROM files f JOIN contents c ON c.sha256 = f.sha256 "
+        "WHERE f.lang = ? AND f.status = 'indexed'",
+        (GO_MODULE_LANG,),
+    ):
+        module = go_module_path(bytes(data))
+        if module is not None:
+            out[path.rpartition("/")[0]] = module
+    return out
+
+
 class FactStore:
     """Models of the files in one store, loaded on demand and kept in bounded caches."""
 
@@ -141,6 +156,7 @@ class FactStore:
         self._named_held = 0  # definitions held in _names
         self._dear: set[str] = set()  # names whose lookup took CARRIED_LOOKUP_MIN_S or more
         self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
+        self._go_modules: dict[str, str] | None = None
         # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
         # files whose content the result read)
         self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
@@ -186,6 +202,12 @@ class FactStore:
     def forget(self, path: str) -> None:
         self._models.pop(path, None)
         self._interfaces.pop(path, None)
+
+    def go_modules(self) -> dict[str, str]:
+        """The directory of every go.mod of the view -> the module path it declares (read once)."""
+        if self._go_modules is None:
+            self._go_modules = read_go_modules(self.conn)
+        return self._go_modules
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Every definition called ``name`` (symbol nodes of the current view), in a stable order."""
@@ -328,6 +350,12 @@ class Program:
         if token is not None:
             self.deps.add(token + name)
         return self.store.named(name)
+
+    def go_modules(self) -> dict[str, str]:
+        """The module path of every go.mod of the view, by directory; a change of any go.mod
+        re-resolves the files that read them (``gm:``)."""
+        self.deps.add(GO_MODULES_TOKEN)
+        return self.store.go_modules()
 
     def lang(self, path: str) -> str | None:
         return self.index.files.get(path)

@@ -19,7 +19,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 10  # 10: Go unnamed results, Rust `x?`; 9: generic types; 8: Go named results; 7: …
+EXTRACTOR_VERSION = 11  # 11: go.mod indexed; 10: Go unnamed results, Rust `x?`; 9: generic types; 8: …
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,8 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
 
 LANGUAGES_BY_NAME: dict[str, LanguageSpec] = {spec.name: spec for spec in LANGUAGES}
 _BY_EXTENSION: dict[str, str] = {ext: spec.name for spec in LANGUAGES for ext in spec.extensions}
+
+GO_MODULE_LANG = "gomod"  # a go.mod file: text, whose `module` line the Go import resolution reads
 
 # Text files indexed as windows (no symbols). The value is the reported language.
 TEXT_EXTENSIONS: dict[str, str] = {
@@ -145,6 +147,7 @@ TEXT_FILENAMES: dict[str, str] = {
     "CHANGES": "text",
     "AUTHORS": "text",
     "setup.cfg": "ini",
+    "go.mod": GO_MODULE_LANG,  # the module path Go imports start with (graph/modules.py)
     "tox.ini": "ini",
     ".gitignore": "text",
     ".lazy-intel-ignore": "text",

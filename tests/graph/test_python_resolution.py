@@ -197,3 +197,38 @@ def test_a_lambda_that_calls_itself_does_not_recurse_forever(tmp_path) -> None:
     }
     graph = build_graph(tmp_path, files)
     assert graph.names  # indexed without a RecursionError
+
+
+SHADOWED = {
+    "pkg/__init__.py": "",
+    "pkg/serializers/__init__.py": "",
+    "pkg/serializers/json.py": "def dumps(x):\n    return x\n",
+    "pkg/utils/__init__.py": "",
+    "pkg/utils/html.py": "def escape(x):\n    return x\n",
+    "pkg/admin.py": (
+        "import json\nfrom html import escape\nfrom pkg.utils.html import escape as esc\n"
+        "from pkg.serializers import json as ours\n\n\n"
+        "def run():\n    json.dumps(1)\n    escape('a')\n    esc('b')\n    ours.dumps(2)\n"
+    ),
+    "scripts/util.py": "def helper():\n    return 1\n",
+    "scripts/tool.py": "import util\n\n\ndef main():\n    util.helper()\n",
+    "src/lib/__init__.py": "def f():\n    return 1\n",
+    "app.py": "import lib\n\n\ndef go():\n    lib.f()\n",
+}
+
+
+def test_an_absolute_import_never_names_a_module_inside_a_package(tmp_path) -> None:
+    """`import json` / `from html import escape` are the standard library's, not the project's
+    `pkg/serializers/json.py` or `pkg/utils/html.py` (those are `pkg.serializers.json`, …: Django's
+    `import json` went to `django/core/serializers/json.py`); a directory without `__init__.py`
+    (the tree's root, `src/`, a scripts directory) is an import root."""
+    graph = build_graph(tmp_path, SHADOWED)
+    calls = graph.resolved("CALLS")
+    run = {dst for src, dst in calls if src == "pkg/admin.py::run"}
+    assert run == {"pkg/utils/html.py::escape", "pkg/serializers/json.py::dumps"}
+    assert [e.line for e in graph.of("CALLS", "pkg/admin.py::run", "pkg/utils/html.py::escape")] == [10]
+    assert [e.line for e in graph.of("CALLS", "pkg/admin.py::run", "pkg/serializers/json.py::dumps")] == [11]
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "pkg/admin.py::run")}
+    assert outside == {("json.dumps", "external"), ("html.escape", "external")}
+    assert calls.get(("scripts/tool.py::main", "scripts/util.py::helper")) == "import"
+    assert calls.get(("app.py::go", "src/lib/__init__.py::f")) == "import"

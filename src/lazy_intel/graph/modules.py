@@ -178,11 +178,22 @@ def python_resolve(index: PathIndex, importer: str, module: str, deps: Deps) -> 
     for suffix in PYTHON_SUFFIXES:
         files += [(c, rel + suffix) for c in index.with_suffix(rel + suffix, deps)]
         files += [(c, f"{rel}/__init__{suffix}") for c in index.with_suffix(f"{rel}/__init__{suffix}", deps)]
+    files = [(c, s) for c, s in files if _import_root(index, c, s, deps)]
     if files:
         best = min(files, key=lambda cs: _key_of(cs[0], cs[1], importer))
         return Target(best[0])
-    directory = _rank(index.dirs_with_suffix(rel, deps), rel, importer)
+    dirs = [d for d in index.dirs_with_suffix(rel, deps) if _import_root(index, d, rel, deps)]
+    directory = _rank(dirs, rel, importer)
     return Target(directory, is_dir=True) if directory else None
+
+
+def _import_root(index: PathIndex, candidate: str, suffix: str, deps: Deps) -> bool:
+    """Whether ``candidate`` (a path ending with ``suffix``) can be what an absolute import of
+    ``suffix`` names: the directory above it must not be a package itself (``import json`` is not
+    ``django/core/serializers/json.py``, which is ``django.core.serializers.json``); the tree's
+    root, ``src/`` or a scripts directory without ``__init__.py`` are import roots."""
+    root = candidate[: len(candidate) - len(suffix)].rstrip("/")
+    return not root or not any(index.exists(f"{root}/__init__{s}", deps) for s in PYTHON_SUFFIXES)
 
 
 def _key_of(candidate: str, suffix: str, importer: str) -> tuple[int, int, str]:

@@ -134,6 +134,14 @@ VERSIONS: dict[str, list[str | None]] = {
         "\tt := &pkg.T{}\n\tt.M()\n\tt.N()\n\tp, _ := pkg.Pair()\n\tp.M()\n"
         "\tgo func(u *pkg.T) {\n\t\tu.N()\n\t}(t)\n}\n"
     ],
+    # `this` of a function assigned to an object's member: the object's other assigned functions
+    "js/res.js": [
+        "var res = {};\nmodule.exports = res;\nres.send = function send() { return this.end(); };\n"
+        "res.end = function () { return 1; };\n",
+        "var res = {};\nmodule.exports = res;\nres.send = function send() { return this.end(); };\n"
+        "res.finish = function () { return 1; };\n",
+    ],
+    "js/use.js": ["var res = require('./res');\n\nfunction go() {\n  return res.send();\n}\n"],
     "java/com/a/Base.java": [
         "package com.a;\n\npublic class Base {\n    void run() {}\n}\n",
         "package com.a;\n\npublic class Base {\n    void start() {}\n}\n",

@@ -526,3 +526,41 @@ def test_the_module_path_a_go_mod_declares() -> None:
     assert go_module_path(b"module myapp\nrequire (\n\tx v1\n)\n") == "myapp"
     assert go_module_path(b"go 1.22\n") is None
     assert go_module_path(b"modules x\n") is None
+
+
+JS_RECEIVERS = {
+    "lib/response.js": (
+        "var res = Object.create(null);\nmodule.exports = res;\n\n"
+        "res.send = function send(body) {\n  return this.end(body);\n};\n\n"
+        "res.json = function json(obj) {\n  return this.send(JSON.stringify(obj));\n};\n\n"
+        "res.end = function (x) { return x; };\n\n"
+        "function Router() { function inner() { return this.route(); } }\n"
+        "Router.prototype.handle = function handle(req) { return this.route(req); };\n"
+        "Router.prototype.route = function (req) { return req; };\n"
+        "function Other() {}\nOther.prototype.route = function (req) { return req; };\n"
+        "const app = { listen() { return this.close(); }, close() { return 1; } };\n"
+        "function use() { var r = new Router(); r.handle(1); }\n"
+    ),
+    "app.js": "var res = require('./lib/response');\n\nfunction go() {\n  res.json({});\n}\n",
+}
+
+
+def test_javascript_this_outside_a_class_is_the_object_that_holds_the_function(tmp_path) -> None:
+    """`this` in `res.send = function send() { this.end() }` (Express), in a prototype method
+    (`Router.prototype.handle`), in an object literal's method; `new Router()` of a constructor
+    function is an instance whose members are its prototype's methods. Before: unresolved, or guesses
+    among every `route` of the tree. A function nested in a function is no method: still a guess."""
+    graph = build_graph(tmp_path, JS_RECEIVERS)
+    calls = graph.resolved("CALLS")
+    path = "lib/response.js"
+    for src, dst in (
+        ("send", "end"),
+        ("json", "send"),
+        ("Router.handle", "Router.route"),
+        ("app.listen", "app.close"),
+        ("use", "Router.handle"),
+    ):
+        assert calls.get((f"{path}::{src}", f"{path}::{dst}")) == "member", (src, dst, sorted(calls))
+    assert (f"{path}::Router.handle", f"{path}::Other.route") not in calls
+    assert calls.get((f"{path}::Router.inner", f"{path}::Router.route")) == "ambiguous"
+    assert calls.get(("app.js::go", f"{path}::json")) == "import"

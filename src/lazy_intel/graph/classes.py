@@ -34,6 +34,7 @@ class ClassMixin:
         def module_binding(self, model: FileModel, name: str) -> set[Value]: ...
         def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]: ...
         def package_children(self, path: str, owner: str, name: str) -> list[Symbol]: ...
+        def assigned_members(self, model: FileModel) -> dict[Any, Any]: ...
 
     def is_class(self, value: Value) -> bool:
         if value[0] != "def":
@@ -59,7 +60,13 @@ class ClassMixin:
             entry = self.p.symbol(value[1])
             if entry is None:
                 return []
-            return [(("def", c.node_id), 0) for c in entry[0].children_named(entry[1].qualified, name)]
+            model, symbol = entry
+            found = [(("def", c.node_id), 0) for c in model.children_named(symbol.qualified, name)]
+            if not found and not symbol.parent and traits_of(model.lang).module_system == "ecma":
+                # `var res = …; res.send = function send() {…}`: the functions assigned to its members
+                assigned = self.assigned_members(model).get((symbol.name, name), ())
+                found = [(("def", f.node_id), 0) for f in assigned]
+            return found
         if kind not in ("def", "inst", "super"):
             return []
         mro = self.mro(value[1])

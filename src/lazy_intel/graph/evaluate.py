@@ -38,6 +38,55 @@ SAME_AS_FIRST: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "append")
 EMPTY: frozenset[Value] = frozenset()
 
 
+def member_assignments(model: FileModel) -> dict[Any, Any]:
+    """Functions assigned to a member (``res.send = function send() {…}``), once per model: by the
+    function's qualified name -> the object expression (``res``), and by (object name, member) ->
+    the functions (``("res", "send")`` -> ``send``)."""
+    memo = model._memo.get("member_assignments")
+    if memo is None:
+        memo = {}
+        for flow in model.flows:
+            target, value = flow.target, flow.value
+            if flow.kind != "assign" or not target or target[0] != "a" or not value or value[0] != "l":
+                continue
+            defined = _assigned_function(model, flow.scope, value)
+            if defined is None:
+                continue
+            memo.setdefault(defined.qualified, target[1])
+            if target[1][0] == "n":
+                memo.setdefault((target[1][1], target[2]), []).append(defined)
+        model._memo["member_assignments"] = memo
+    return memo
+
+
+def _assigned_function(model: FileModel, scope: str | None, value: Any) -> Symbol | None:
+    """The function definition a function expression ``value`` is: a Python lambda by position, a
+    JavaScript function expression as the function the assignment statement defines (its symbol
+    spans the statement, so the flow's scope is that function)."""
+    if len(value) < 4:
+        return None
+    defined = model.lambda_at(value[3])
+    if defined is None and scope:
+        symbol = model.by_qualified.get(scope)
+        if (
+            symbol is not None
+            and symbol.kind == "function"
+            and symbol.start_byte <= value[3] < symbol.end_byte
+        ):
+            defined = symbol
+    return defined
+
+
+def is_constructor_function(model: FileModel, symbol: Symbol) -> bool:
+    """A JavaScript function with methods of its own (``Router.prototype.handle = …``): what ``new``
+    of it gives is an instance whose members are those methods."""
+    return (
+        symbol.kind == "function"
+        and traits_of(model.lang).module_system == "ecma"
+        and any(c.kind == "method" for c in model.children.get(symbol.qualified, ()))
+    )
+
+
 class Evaluator(ClassMixin, ImportMixin):
     def __init__(self, program: Program) -> None:
         self.p = program
@@ -173,6 +222,41 @@ class Evaluator(ClassMixin, ImportMixin):
         chains[scope] = chain
         return chain
 
+    def assigned_members(self, model: FileModel) -> dict[Any, Any]:
+        if isinstance(model, InterfaceView):
+            model.note(None)  # reads every assignment of the file
+            return member_assignments(model.raw)
+        return member_assignments(model)
+
+    def ecma_receiver(self, model: FileModel, scope: str) -> set[Value]:
+        """``this`` in a JavaScript function that no class encloses: an instance of the constructor
+        function whose prototype holds the method (``Router.prototype.handle = function``), the object
+        literal that holds it (``const app = { listen() { this.close() } }``), or the object a
+        function is assigned to (``res.send = function send() { this.end() }``: Express)."""
+        current: str | None = scope
+        symbol = None
+        while current:
+            symbol = model.by_qualified.get(current)
+            if symbol is None or symbol.kind in ("method", "function", "constructor"):
+                break
+            current = symbol.parent
+        if symbol is None or not current:
+            return set()
+        parent = model.by_qualified.get(symbol.parent) if symbol.parent else None
+        if symbol.kind == "method" and parent is not None:
+            if parent.kind == "function":
+                return {("inst", parent.node_id)}
+            return {("def", parent.node_id)} if parent.kind in VALUE_KINDS else set()
+        owner = member_assignments(model).get(symbol.qualified)
+        if owner is None:
+            return set()
+        outer = model.scope_of(symbol.parent)
+        values = self.eval(model, outer, owner, f"{model.path}:{symbol.start_byte}:this")
+        holder = model.by_qualified.get(owner[1]) if owner[0] == "n" and not outer else None
+        if holder is not None and holder.kind in VALUE_KINDS:
+            values = values | {("def", holder.node_id)}  # its members include the functions assigned
+        return values
+
     def enclosing_class(self, model: FileModel, scope: str) -> Symbol | None:
         current: str | None = scope
         while current:
@@ -240,6 +324,10 @@ class Evaluator(ClassMixin, ImportMixin):
             cls = self.enclosing_class(model, scope)
             if cls is not None:
                 return {("inst", cls.node_id)}, "self"
+            if traits.module_system == "ecma":
+                receiver = self.ecma_receiver(model, scope)
+                if receiver:
+                    return receiver, "dataflow"
         if name in traits.super_names and name not in traits.builtins:
             cls = self.enclosing_class(model, scope)
             if cls is not None:
@@ -561,6 +649,8 @@ class Evaluator(ClassMixin, ImportMixin):
                 return set()
             if entry[1].label in TYPE_LABELS:
                 return {("inst", value[1])}
+            if is_constructor_function(entry[0], entry[1]):  # `new Router()` of a prototype's function
+                return {("inst", value[1])} | self.returns(value[1])
             return self.returns(value[1])
         if kind == "ext" and value[1] == "super":
             cls = self.enclosing_class(model, scope)

@@ -15,6 +15,11 @@ from pathlib import Path
 
 from lazy_intel.errors import WorkspaceOwned
 
+# A holder writes its pid right after it takes the lock: a contender that reads an empty file in that
+# window reads again, for at most this long, before it names no pid.
+HOLDER_PID_WAIT_S = 0.5
+HOLDER_PID_PAUSE_S = 0.01
+
 _shared: dict[str, WriterLock] = {}
 _shared_guard = threading.Lock()
 
@@ -78,6 +83,10 @@ class WriterLock:
         except BlockingIOError:
             os.close(fd)
             pid = self.holder_pid()
+            deadline = time.monotonic() + HOLDER_PID_WAIT_S
+            while pid is None and time.monotonic() < deadline:
+                time.sleep(HOLDER_PID_PAUSE_S)
+                pid = self.holder_pid()
             raise WorkspaceOwned(
                 f"workspace is being written by another process (pid {pid}); lock {self.path}",
                 pid=pid,

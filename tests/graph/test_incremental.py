@@ -92,6 +92,15 @@ VERSIONS: dict[str, list[str | None]] = {
     "web/use.ts": [
         "import { make } from './factory';\nexport function go() { const m = make(); m.total(); }\n"
     ],
+    # a non-relative import a tsconfig maps (baseUrl, paths): the mapping changes, comes and goes
+    "web/tsconfig.json": [
+        '{ "compilerOptions": { "baseUrl": "." } }\n',
+        '{\n  // JSONC\n  "compilerOptions": { "paths": { "@w/*": ["./*"], }, },\n}\n',
+        None,
+    ],
+    "web/mapped.ts": [
+        "import { f } from 'a';\nimport { make } from '@w/factory';\nexport function m() { f(); make(); }\n"
+    ],
     # a declared return type is all that types the result: it changes, the callers' edges follow
     "ann/mk.py": [
         "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"

@@ -564,3 +564,32 @@ def test_javascript_this_outside_a_class_is_the_object_that_holds_the_function(t
     assert (f"{path}::Router.handle", f"{path}::Other.route") not in calls
     assert calls.get((f"{path}::Router.inner", f"{path}::Router.route")) == "ambiguous"
     assert calls.get(("app.js::go", f"{path}::json")) == "import"
+
+
+TS_PATHS = {
+    "tsconfig.json": (
+        '{\n  // a comment\n  "compilerOptions": {\n    "baseUrl": "src",\n'
+        '    "paths": { "@app/*": ["app/*"], "@lib": ["lib/index.ts"], },\n  },\n}\n'
+    ),
+    "src/components/Button.ts": "export function render() { return 1; }\n",
+    "src/app/core.ts": "export function boot() { return 2; }\n",
+    "src/lib/index.ts": "export function util() { return 3; }\n",
+    "src/main.ts": (
+        "import { render } from 'components/Button';\nimport { boot } from '@app/core';\n"
+        "import { util } from '@lib';\nimport express from 'express';\n\n"
+        "export function main() {\n  render();\n  boot();\n  util();\n  express();\n}\n"
+    ),
+}
+
+
+def test_typescript_imports_follow_the_tsconfig_path_mapping(tmp_path) -> None:
+    """`import … from 'components/Button'` under `"baseUrl": "src"`, and `@app/*` / `@lib` mapped by
+    `paths` (a tsconfig with comments and trailing commas): the tree's files; before, all external.
+    A package (`express`) stays external."""
+    graph = build_graph(tmp_path, TS_PATHS)
+    calls = graph.resolved("CALLS")
+    for dst in ("src/components/Button.ts::render", "src/app/core.ts::boot", "src/lib/index.ts::util"):
+        assert calls.get(("src/main.ts::main", dst)) == "import", (dst, sorted(calls))
+    assert [(e.target, e.strategy) for e in graph.unresolved("CALLS", "src/main.ts::main")] == [
+        ("express", "external")
+    ]

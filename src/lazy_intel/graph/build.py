@@ -51,16 +51,17 @@ from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.row_diff import INSERT_EDGE, INSERT_NODE, replace_file_edges, replace_file_nodes
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text
+from lazy_intel.graph.tsconfig import CONFIG_NAMES, TS_CONFIGS_TOKEN
 from lazy_intel.parse.languages import is_parsed_language
 from lazy_intel.store.schema import index_statements
 
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-# 22: JavaScript `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go
-# new/make/append, fields named like types; 18: transparent decorators; 17: Python outside types; 16:
-# getter values; 15: Go outside types
-RESOLVER_VERSION = "22"
+# 23: tsconfig path mapping; 22: JavaScript `this` outside classes; 21: Python import roots; 20:
+# go.mod module paths; 19: Go new/make/append, fields named like types; 18: transparent decorators;
+# 17: Python outside types; 16: getter values; 15: Go outside types
+RESOLVER_VERSION = "23"
 MODULE_KEY = 0
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"
@@ -494,10 +495,14 @@ def update_graph(
     if carried is not None and not appeared_or_left:  # (a file that came or went rewrites module nodes)
         store.adopt_names(carried, stale_names | _node_names(conn, changed_keys))
     dirty |= dirty_tokens_for_paths(appeared_or_left)
-    # a go.mod (text, not in the listing) came, went or changed: the module paths Go imports read
-    modules_changed = any(path.rpartition("/")[2] == "go.mod" for path in changed)
-    if modules_changed:
+    # a go.mod or a tsconfig/jsconfig (text, not in the listing) came, went or changed: the module
+    # paths Go imports read, the path mappings TypeScript imports read
+    names = {path.rpartition("/")[2] for path in changed}
+    configs_changed = "go.mod" in names or bool(names & CONFIG_NAMES)
+    if "go.mod" in names:
         dirty.add(GO_MODULES_TOKEN)
+    if names & CONFIG_NAMES:
+        dirty.add(TS_CONFIGS_TOKEN)
     dependents: list[str] = []
     if dirty and not delta.full:
         # by index (graph_deps), not a scan of every file's deps text
@@ -509,8 +514,8 @@ def update_graph(
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
     targets = sorted(pending + dependents)
-    if not delta.full and incremental is not None and not modules_changed:
-        # (workers read the committed store, which holds the old go.mod: a module change resolves here)
+    if not delta.full and incremental is not None and not configs_changed:
+        # (workers read the committed store, which holds the old config: a config change resolves here)
         resolver = incremental(changed, len(targets))
     if journal is not None and delta.full:
         journal.commit(0, len(targets))  # the description: a build killed from here on resumes its resolution

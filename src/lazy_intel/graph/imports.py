@@ -20,6 +20,7 @@ from lazy_intel.graph.modules import (
     rust_resolve,
 )
 from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.tsconfig import mapped_bases
 from lazy_intel.graph.values import Value, module_value, ordered
 
 if TYPE_CHECKING:
@@ -194,7 +195,9 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
     if system == "python":
         return python_resolve(index, model.path, module, deps)
     if system == "ecma":
-        return ecma_resolve(index, model.path, module, deps)
+        relative = module.startswith((".", "/"))
+        mapped = [] if relative else mapped_bases(program.ts_configs(), model.path, module)
+        return ecma_resolve(index, model.path, module, deps, mapped)
     if system == "go":
         # a package of the tree's own module, by the module path its go.mod declares (a single-level
         # `github.com/gin-gonic/gin/binding` has no two-segment suffix to match); else by suffix

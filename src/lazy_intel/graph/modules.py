@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -212,7 +212,14 @@ def python_submodule(index: PathIndex, package: Target, name: str, deps: Deps) -
 
 
 # ---- JavaScript / TypeScript
-def ecma_resolve(index: PathIndex, importer: str, spec: str, deps: Deps) -> Target | None:
+def ecma_resolve(
+    index: PathIndex, importer: str, spec: str, deps: Deps, mapped: Sequence[str] = ()
+) -> Target | None:
+    """``import … from spec``: a file of the tree, or None (a package from node_modules). ``mapped``:
+    the paths a tsconfig/jsconfig maps a non-relative ``spec`` to (``graph/tsconfig.py``), tried first."""
+    found = _ecma_file(index, list(mapped), deps) if mapped else None
+    if found is not None:
+        return found
     if spec.startswith("."):
         base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
         bases = [base]
@@ -222,6 +229,10 @@ def ecma_resolve(index: PathIndex, importer: str, spec: str, deps: Deps) -> Targ
         bases = [spec.lstrip("/")]
     else:
         return None  # a package from node_modules: external
+    return _ecma_file(index, bases, deps)
+
+
+def _ecma_file(index: PathIndex, bases: list[str], deps: Deps) -> Target | None:
     for base in bases:
         if base.startswith(".."):
             continue

@@ -11,13 +11,14 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
 from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import GO_MODULES_TOKEN, Deps, PathIndex, go_module_path
+from lazy_intel.graph.tsconfig import CONFIG_NAMES, TS_CONFIGS_TOKEN, PathMapping, parse_config
 from lazy_intel.parse.languages import GO_MODULE_LANG
 from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
@@ -130,17 +131,35 @@ class NodePaths:
             self._paths.popitem(last=False)
 
 
-def read_go_modules(conn: sqlite3.Connection) -> dict[str, str]:
-    """The directory of every indexed go.mod -> its module path (from the captured bytes)."""
-    out: dict[str, str] = {}
+def _captured(conn: sqlite3.Connection, lang: str) -> Iterator[tuple[str, bytes]]:
+    """(path, captured bytes) of every indexed file of the text type ``lang``."""
     for path, data in conn.execute(
         "SELECT f.path, c.data FROM files f JOIN contents c ON c.sha256 = f.sha256 "
         "WHERE f.lang = ? AND f.status = 'indexed'",
-        (GO_MODULE_LANG,),
+        (lang,),
     ):
-        module = go_module_path(bytes(data))
+        yield path, bytes(data)
+
+
+def read_go_modules(conn: sqlite3.Connection) -> dict[str, str]:
+    """The directory of every indexed go.mod -> its module path (from the captured bytes)."""
+    out: dict[str, str] = {}
+    for path, data in _captured(conn, GO_MODULE_LANG):
+        module = go_module_path(data)
         if module is not None:
             out[path.rpartition("/")[0]] = module
+    return out
+
+
+def read_ts_configs(conn: sqlite3.Connection) -> dict[str, PathMapping]:
+    """The directory of every indexed tsconfig.json / jsconfig.json -> the path mapping it declares."""
+    out: dict[str, PathMapping] = {}
+    for path, data in _captured(conn, "json"):
+        directory, _, name = path.rpartition("/")
+        if name in CONFIG_NAMES:
+            mapping = parse_config(directory, data)
+            if mapping is not None:
+                out[directory] = mapping
     return out
 
 
@@ -157,6 +176,7 @@ class FactStore:
         self._dear: set[str] = set()  # names whose lookup took CARRIED_LOOKUP_MIN_S or more
         self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
         self._go_modules: dict[str, str] | None = None
+        self._ts_configs: dict[str, PathMapping] | None = None
         # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
         # files whose content the result read)
         self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
@@ -208,6 +228,12 @@ class FactStore:
         if self._go_modules is None:
             self._go_modules = read_go_modules(self.conn)
         return self._go_modules
+
+    def ts_configs(self) -> dict[str, PathMapping]:
+        """The path mappings of the view's tsconfig/jsconfig files, by directory (read once)."""
+        if self._ts_configs is None:
+            self._ts_configs = read_ts_configs(self.conn)
+        return self._ts_configs
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Every definition called ``name`` (symbol nodes of the current view), in a stable order."""
@@ -356,6 +382,12 @@ class Program:
         re-resolves the files that read them (``gm:``)."""
         self.deps.add(GO_MODULES_TOKEN)
         return self.store.go_modules()
+
+    def ts_configs(self) -> dict[str, PathMapping]:
+        """The tsconfig/jsconfig path mappings of the view; a change of any of those files
+        re-resolves the files that read them (``tc:``)."""
+        self.deps.add(TS_CONFIGS_TOKEN)
+        return self.store.ts_configs()
 
     def lang(self, path: str) -> str | None:
         return self.index.files.get(path)

@@ -593,3 +593,24 @@ def test_typescript_imports_follow_the_tsconfig_path_mapping(tmp_path) -> None:
     assert [(e.target, e.strategy) for e in graph.unresolved("CALLS", "src/main.ts::main")] == [
         ("express", "external")
     ]
+
+
+RUST_PRELUDE = {
+    "Cargo.toml": '[package]\nname = "a"\n',
+    "src/lib.rs": (
+        "pub mod out;\n\npub fn run() -> Result<Vec<u8>, String> {\n    let v = Vec::new();\n"
+        '    assert_eq!(v.len(), 0);\n    let s = format!("{}", 1);\n    out::emit(&s);\n    Ok(v)\n}\n'
+    ),
+    "src/out.rs": "pub fn emit(s: &str) -> usize { s.len() }\n\npub fn format(x: u8) -> u8 { x }\n",
+}
+
+
+def test_rust_std_macros_and_the_prelude_are_not_the_project_s(tmp_path) -> None:
+    """`format!` is not a project function `format` of another module (a unique-name guess before),
+    `Ok(…)` is the prelude's, `Vec::new()` std's; the project's own call still resolves."""
+    graph = build_graph(tmp_path, RUST_PRELUDE)
+    calls = graph.resolved("CALLS")
+    assert {dst for src, dst in calls if src == "src/lib.rs::run"} == {"src/out.rs::emit"}
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "src/lib.rs::run")}
+    assert ("Ok", "builtin") in outside
+    assert not [t for t, s in outside if s in ("unresolved", "ambiguous", "unique-name")], outside

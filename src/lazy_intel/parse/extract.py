@@ -370,15 +370,22 @@ def _qualify(defs: list[_Def]) -> None:
 
 
 def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None]:
-    """For each byte position (ascending), the qualified name of the innermost enclosing definition.
+    """For each byte position (in any order), the qualified name of the innermost enclosing
+    definition; ``defs`` sorted by start (then the larger first).
 
     A ``@scope`` node counts too: the trait in ``impl Trait for X`` is used in the scope ``X``.
-    Definition nodes are tree nodes, so they nest or are disjoint: one stack sweep suffices.
+    Definition nodes are tree nodes, so they nest or are disjoint: one stack sweep over the positions
+    in ascending order suffices. (Swept in the order given, a call whose name follows a body —
+    ``new Adapter() {…}.nullSafe()``, ``p.then(function () {…}).catch(…)`` — left the definitions of
+    that body behind, and the references after it in the body fell to the enclosing scope.)
     """
-    out: list[str | None] = []
+    given = list(positions)
+    order = sorted(range(len(given)), key=given.__getitem__)
+    out: list[str | None] = [None] * len(given)
     stack: list[_Def] = []
     index = 0
-    for pos in positions:
+    for slot in order:
+        pos = given[slot]
         while index < len(defs) and defs[index].node.start_byte <= pos:
             new = defs[index]
             while stack and stack[-1].node.end_byte <= new.node.start_byte:
@@ -387,7 +394,7 @@ def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None
             index += 1
         while stack and not (stack[-1].node.start_byte <= pos < stack[-1].node.end_byte):
             stack.pop()
-        out.append(stack[-1].qualified if stack else None)
+        out[slot] = stack[-1].qualified if stack else None
     return out
 
 

@@ -19,7 +19,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 11  # 11: go.mod indexed; 10: Go unnamed results, Rust `x?`; 9: generic types; 8: …
+EXTRACTOR_VERSION = 12  # 12: reference scopes in any order; 11: go.mod indexed; 10: Go unnamed results; …
 
 
 @dataclass(frozen=True)

@@ -232,3 +232,24 @@ def test_an_absolute_import_never_names_a_module_inside_a_package(tmp_path) -> N
     assert outside == {("json.dumps", "external"), ("html.escape", "external")}
     assert calls.get(("scripts/tool.py::main", "scripts/util.py::helper")) == "import"
     assert calls.get(("app.py::go", "src/lib/__init__.py::f")) == "import"
+
+
+ELEMENTS = {
+    "m.py": (
+        "class Admin:\n    def render(self):\n        return 1\n\n\nclass Other:\n    def render(self):\n        return 2\n\n\n"
+        "class Site:\n    def __init__(self):\n        self._registry = {}\n\n"
+        "    def register(self, model):\n        self._registry[model] = Admin()\n\n"
+        "    def show(self, model):\n        return self._registry.get(model).render()\n\n\n"
+        "def walk():\n    stack = [Admin()]\n    while stack:\n        node = stack.pop()\n        node.render()\n"
+    ),
+}
+
+
+def test_a_container_s_element_methods_give_its_elements(tmp_path) -> None:
+    """`registry.get(key)` / `stack.pop()` of a dict or list whose elements are known: those elements,
+    so `.render()` is `Admin.render`, not a guess between the two `render` methods."""
+    graph = build_graph(tmp_path, ELEMENTS)
+    calls = graph.resolved("CALLS")
+    for caller in ("m.py::Site.show", "m.py::walk"):
+        assert calls.get((caller, "m.py::Admin.render")) == "member", (caller, sorted(calls))
+        assert (caller, "m.py::Other.render") not in calls

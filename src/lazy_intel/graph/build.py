@@ -58,10 +58,10 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-# 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript `this` outside classes; 21: Python
-# import roots; 20: go.mod module paths; 19: Go new/make/append, fields named like types; 18:
-# transparent decorators; 17: Python outside types; 16: getter values; 15: Go outside types
-RESOLVER_VERSION = "24"
+# 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
+# `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
+# fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
+RESOLVER_VERSION = "25"
 MODULE_KEY = 0
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"

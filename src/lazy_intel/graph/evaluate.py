@@ -33,6 +33,9 @@ from lazy_intel.graph.values import Value, bounded, pattern_names
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 # builtins whose result is a value of the type their first argument names
 ALLOCATORS: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "new"), ("ext", "make")})}
+# methods of a container (a list, dict or set literal, a declared collection) that return one of its
+# elements; the methods that store elements are analysis.py's STORE_METHODS / MERGE_METHODS
+ELEMENT_METHODS = frozenset({"pop", "get", "setdefault", "popleft", "first", "last"})
 # builtins whose result is a value like their first argument
 SAME_AS_FIRST: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "append")})}
 EMPTY: frozenset[Value] = frozenset()
@@ -562,7 +565,12 @@ class Evaluator(ClassMixin, ImportMixin):
         if tag == "c":
             out = set()
             args = expr[2] if len(expr) > 2 else []
-            for value in self.eval(model, scope, expr[1], site):
+            callee = expr[1]
+            if callee[0] == "a" and callee[2] in ELEMENT_METHODS:
+                # `stack.pop()`, `registry.get(key)` of a container: one of its elements
+                containers = {v for v in self.eval(model, scope, callee[1], site) if v[0] == "cont"}
+                out |= self.elements(containers)
+            for value in self.eval(model, scope, callee, site):
                 if value in ALLOCATORS.get(model.lang, ()) and args:
                     # Go's `new(T)` / `make(T, n)`: a value of the type its first argument names (a
                     # slice, map or channel type names none: such a value has no methods to call)

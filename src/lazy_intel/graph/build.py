@@ -63,6 +63,8 @@ logger = logging.getLogger(__name__)
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
 RESOLVER_VERSION = "25"
 MODULE_KEY = 0
+# text files whose content resolution reads (not in the listing), and the token their readers record
+CONFIG_FILE_TOKENS = {"go.mod": GO_MODULES_TOKEN} | {name: TS_CONFIGS_TOKEN for name in CONFIG_NAMES}
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"
 )
@@ -497,12 +499,12 @@ def update_graph(
     dirty |= dirty_tokens_for_paths(appeared_or_left)
     # a go.mod or a tsconfig/jsconfig (text, not in the listing) came, went or changed: the module
     # paths Go imports read, the path mappings TypeScript imports read
-    names = {path.rpartition("/")[2] for path in changed}
-    configs_changed = "go.mod" in names or bool(names & CONFIG_NAMES)
-    if "go.mod" in names:
-        dirty.add(GO_MODULES_TOKEN)
-    if names & CONFIG_NAMES:
-        dirty.add(TS_CONFIGS_TOKEN)
+    config_tokens = {
+        CONFIG_FILE_TOKENS[base]
+        for path in changed
+        if (base := path.rpartition("/")[2]) in CONFIG_FILE_TOKENS
+    }
+    dirty |= config_tokens
     dependents: list[str] = []
     if dirty and not delta.full:
         # by index (graph_deps), not a scan of every file's deps text
@@ -514,7 +516,7 @@ def update_graph(
         _insert_nodes(conn, module_nodes)
         _insert_edges(conn, module_edges)
     targets = sorted(pending + dependents)
-    if not delta.full and incremental is not None and not configs_changed:
+    if not delta.full and incremental is not None and not config_tokens:
         # (workers read the committed store, which holds the old config: a config change resolves here)
         resolver = incremental(changed, len(targets))
     if journal is not None and delta.full:

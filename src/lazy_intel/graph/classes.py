@@ -79,7 +79,7 @@ class ClassMixin:
             if found:
                 out = [(v, depth) for v in ordered(found)]
                 break
-            if kind != "def" and self._getter_children(class_id, name):
+            if kind != "def" and self._class_getters(class_id, name):
                 defined = True
                 break
         if kind == "inst":  # instance attributes live on the object: any class of it may set them
@@ -101,7 +101,7 @@ class ClassMixin:
             return set()
         model, cls = entry
         children = model.children_named(cls.qualified, name)
-        getters = [c for c in children if bind and c.kind == "method" and is_getter(model, c.qualified)]
+        getters = _getters_among(model, children) if bind else []
         # `obj.size` of a `@property` (or `cached_property`) is what the getter returns, not the getter
         # (``getters`` finds it for the implicit property edge) nor the decorators' descriptor object
         out = {_member_value(child, bind) for child in children if child not in getters}
@@ -123,20 +123,16 @@ class ClassMixin:
             if value[0] == "super" and depth == 0:
                 continue
             entry = self.p.symbol(class_id)
-            if entry is not None and entry[0].children_named(entry[1].qualified, name):
-                return [(("bm", c.node_id), depth) for c in self._getter_children(class_id, name)]
+            children = entry[0].children_named(entry[1].qualified, name) if entry is not None else []
+            if children:  # the first class that defines the name: its getters, if it is one
+                return [(("bm", c.node_id), depth) for c in _getters_among(entry[0], children)]
         return []
 
-    def _getter_children(self, class_id: int, name: str) -> list[Symbol]:
+    def _class_getters(self, class_id: int, name: str) -> list[Symbol]:
         entry = self.p.symbol(class_id)
         if entry is None:
             return []
-        model, cls = entry
-        return [
-            c
-            for c in model.children_named(cls.qualified, name)
-            if c.kind == "method" and is_getter(model, c.qualified)
-        ]
+        return _getters_among(entry[0], entry[0].children_named(entry[1].qualified, name))
 
     def attribute_values(self, model: FileModel, class_id: int, name: str) -> set[Value]:
         """Values stored as ``self.name = …`` in the class's methods."""
@@ -238,6 +234,11 @@ class ClassMixin:
                         produced |= result
             current = produced
         return steps
+
+
+def _getters_among(model: FileModel, children: list[Symbol]) -> list[Symbol]:
+    """The methods of ``children`` with a getter decorator (``@property``, ``cached_property``)."""
+    return [c for c in children if c.kind == "method" and is_getter(model, c.qualified)]
 
 
 def _only_decorated(model: FileModel, declared: Any) -> bool:

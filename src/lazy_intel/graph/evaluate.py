@@ -250,7 +250,7 @@ class Evaluator(ClassMixin, ImportMixin):
             if parent.kind == "function":
                 return {("inst", parent.node_id)}
             return {("def", parent.node_id)} if parent.kind in VALUE_KINDS else set()
-        owner = member_assignments(model).get(symbol.qualified)
+        owner = self.assigned_members(model).get(symbol.qualified)
         if owner is None:
             return set()
         outer = model.scope_of(symbol.parent)

@@ -217,7 +217,7 @@ def ecma_resolve(
 ) -> Target | None:
     """``import … from spec``: a file of the tree, or None (a package from node_modules). ``mapped``:
     the paths a tsconfig/jsconfig maps a non-relative ``spec`` to (``graph/tsconfig.py``), tried first."""
-    found = _ecma_file(index, list(mapped), deps) if mapped else None
+    found = _ecma_file(index, mapped, deps) if mapped else None
     if found is not None:
         return found
     if spec.startswith("."):
@@ -232,7 +232,7 @@ def ecma_resolve(
     return _ecma_file(index, bases, deps)
 
 
-def _ecma_file(index: PathIndex, bases: list[str], deps: Deps) -> Target | None:
+def _ecma_file(index: PathIndex, bases: Sequence[str], deps: Deps) -> Target | None:
     for base in bases:
         if base.startswith(".."):
             continue

@@ -540,6 +540,59 @@ def file_stage_choices(evaluator: Evaluator, pipeline: Pipeline) -> dict[str, Ch
     return choices
 
 
+def load_unseen(paths: Sequence[Path], *, single_file: bool = False) -> dict[str, IssueRun]:
+    """The runs of ``loc_unseen.py collect`` files (``single_file``: gold patches of one file only)."""
+    out: dict[str, IssueRun] = {}
+    for path in paths:
+        with path.open("rb") as fh:
+            for run in pickle.load(fh):  # our own files
+                if single_file and len(run.issue.gold_files) != 1:
+                    continue
+                run.tables.clear()
+                out[run.issue.instance_id] = run
+    return out
+
+
+def gather_unseen_facts(
+    work: Path, unseen: Mapping[str, IssueRun], pipeline: Pipeline, choice: Choice, widest: CandidateRule
+) -> dict[str, FunctionFacts]:
+    """The facts of the unseen issues' candidates under the in-sample file stage (``choice``)."""
+    rankings = {i: [ranking_of(pipeline, choice, r)] for i, r in unseen.items()}
+    return gather_facts(work, unseen, rankings, widest)
+
+
+def score_unseen(
+    unseen: Mapping[str, IssueRun],
+    facts: Mapping[str, FunctionFacts],
+    shipped: StageFigures,
+    dev: FunctionStage,
+    choice: Choice,
+) -> dict[str, object]:
+    """Print (and return) the unseen issues' figures: the function stage as fitted on every dev issue
+    (``shipped.shipped``) against today's function order, under the in-sample file stage ``choice``."""
+    rule, _, coefficients = shipped.shipped
+    stage = FunctionStage(unseen, facts, dev.pipeline, dev.evaluator, penalties=dev.penalties)
+    held = {i: stage.score(choice, coefficients, i, rule) for i in sorted(unseen)}
+    base = {i: dev.evaluator.score(dev.pipeline, choice, i) for i in sorted(unseen)}
+    with_gold = [i for i in held if held[i].function_hits is not None]
+    wins = sum(bool(held[i].function_hits[1] and not base[i].function_hits[1]) for i in with_gold)  # type: ignore[index]
+    losses = sum(bool(base[i].function_hits[1] and not held[i].function_hits[1]) for i in with_gold)  # type: ignore[index]
+    rows = [
+        ("unseen: function stage fitted on every dev issue", held),
+        ("unseen: today's function order (same file stage)", base),
+    ]
+    repos = {i: r.issue.repo for i, r in unseen.items()}
+    from loc_report import figure_table
+
+    print(figure_table(rows, sorted(set(repos.values())), repos))
+    print(f"unseen function Acc@10: {wins} issues gained, {losses} lost against today's order")
+    return {
+        "stage": loc_cv.summary(list(held.values())),
+        "baseline": loc_cv.summary(list(base.values())),
+        "per_issue": {i: {"stage": vars(held[i]), "baseline": vars(base[i])} for i in held},
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import loc_protocol
     from loc_report import figure_table
@@ -577,7 +630,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="only check the reproduction of today's order and recall"
     )
+    parser.add_argument(
+        "--unseen",
+        type=Path,
+        action="append",
+        default=[],
+        help="runs of `loc_unseen.py collect` (repeatable): scored by the function stage fitted on every "
+        "dev issue, as it would ship (reported only; nothing is chosen on them)",
+    )
+    parser.add_argument("--unseen-work", type=Path, default=None, help="the index cache of the --unseen runs")
+    parser.add_argument(
+        "--single-file", action="store_true", help="--unseen: only issues whose gold patch modifies one file"
+    )
     args = parser.parse_args(argv)
+    if args.unseen and args.unseen_work is None:
+        parser.error("--unseen needs --unseen-work")
     rules = parse_rules(args.rules)
     widest = CandidateRule(max(r.files for r in rules), max(r.chunks for r in rules))
     penalties = [float(p) for p in args.penalties.split(",") if p.strip()]
@@ -592,8 +659,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     trained = (
         {r.issue.instance_id: r for r in pairs if r.issue.gold_functions} if args.function_history else {}
     )
+    unseen = load_unseen(args.unseen, single_file=args.single_file)
     evaluator = Evaluator(
-        {"default": runs}, history={"default": {r.issue.instance_id: r for r in pairs}} if pairs else None
+        {"default": runs},
+        history={"default": {r.issue.instance_id: r for r in pairs}} if pairs else None,
+        external={"default": unseen} if unseen else None,
     )
     pipeline = loc_protocol.pipelines(
         loc_protocol.GRIDS["fusion"], ["default"], ablations=False, history=bool(pairs)
@@ -665,6 +735,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"held-out function Acc@10 ({SHIPPED_RULE}): {wins} issues gained, {losses} lost against today's order"
     )
+    if unseen:
+        print()
+        unseen_record = score_unseen(
+            unseen,
+            gather_unseen_facts(args.unseen_work, unseen, pipeline, choices["*"], widest),
+            shipped,
+            stage,
+            choices["*"],
+        )
     if args.misses:
         print()
         print(f"gold functions that are not candidates ({SHIPPED_RULE}, held-out file stages):")
@@ -686,6 +765,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "per_issue": {i: {"stage": vars(held[i]), "baseline": vars(base[i])} for i in everything},
             }
         )
+        if unseen:
+            record["unseen"] = unseen_record
         args.json.write_text(json.dumps(record, indent=1))
     return 0
 

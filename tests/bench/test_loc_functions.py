@@ -141,3 +141,29 @@ def test_history_pairs_train_the_function_stage_of_the_folds_that_hold_their_rep
     # the pairs are never scored by the stage's cross-validation
     figures = functions.cross_validate_stage(with_pairs, {r: choice for r in ("o/x", "o/y", "o/z", "*")})
     assert set(figures.held) == set(stage.runs)
+
+
+def test_unseen_issues_are_scored_by_the_fit_on_every_dev_issue(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import pickle
+
+    stage, choice, choices = _stage()
+    unseen_runs, unseen_facts = {}, {}
+    for k in range(3):
+        instance = f"o/new-{k}"
+        unseen_runs[instance], unseen_facts[instance] = _run(instance, "o/new", gold_at=2 + k)
+    two_files = _run("o/new-two", "o/new", gold_at=3)[0]
+    two_files.issue = _Issue("o/new-two", "o/new", ("pkg/a.py", "pkg/b.py"), ("pkg/a.py:f3",))  # type: ignore[attr-defined]
+    path = tmp_path / "runs.pickle"
+    path.write_bytes(pickle.dumps([*unseen_runs.values(), two_files]))
+    assert set(functions.load_unseen([path])) == {*unseen_runs, "o/new-two"}
+    assert set(functions.load_unseen([path], single_file=True)) == set(unseen_runs)
+    evaluator = pipes.Evaluator({"default": stage.runs}, external={"default": unseen_runs})
+    dev = functions.FunctionStage(stage.runs, stage.facts, stage.pipeline, evaluator)
+    shipped = functions.cross_validate_stage(dev, choices)
+    record = functions.score_unseen(unseen_runs, unseen_facts, shipped, dev, choice)
+    # the fit on the dev issues learnt that the body's term marks the gold function: first, every time
+    assert record["stage"]["func@5"] == 100.0 and record["stage"]["n"] == 3
+    for instance, scores in record["per_issue"].items():
+        assert scores["stage"]["function_hits"] == (True, True)
+        assert scores["baseline"] == vars(evaluator.score(stage.pipeline, choice, instance))
+    assert "unseen: function stage fitted on every dev issue" in capsys.readouterr().out

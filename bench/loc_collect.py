@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lazy_intel.search.function_facts import read_definitions
+from lazy_intel.search.function_facts import read_callpath, read_definitions
 from lazy_intel.search.function_rank import StageRanking
 from lazy_intel.search.fusion import FusionWeights
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, Gathered, SearchConfig, gather_evidence, hybrid_search
@@ -109,8 +109,9 @@ def function_facts(view: object, run: IssueRun, found: Gathered) -> FunctionFact
     tokens = [t for t, _, _ in found.terms]
     definitions = read_definitions(view, staged.top_files(), staged.top_symbols(), tokens)  # type: ignore[arg-type]
     query = read_query_facts(view, found.analysis, found.terms)  # type: ignore[arg-type]
+    callpath = read_callpath(view, found.analysis, query.definition_counts, definitions)  # type: ignore[arg-type]
     return FunctionFacts(
-        found.analysis, query, dict(found.chunk_symbol), {d.symbol_id: d for d in definitions}
+        found.analysis, query, dict(found.chunk_symbol), {d.symbol_id: d for d in definitions}, callpath
     )
 
 

@@ -45,7 +45,7 @@ import numpy as np
 
 import __main__
 import loc_cv
-from lazy_intel.search.function_facts import read_definitions
+from lazy_intel.search.function_facts import read_callpath, read_definitions
 from lazy_intel.search.function_rank import (
     DEFINITION_KINDS,
     FUNCTION_CHUNKS,
@@ -138,7 +138,7 @@ def feature_rows(
     (FUNCTION_FEATURES) and which are gold."""
     staged = stage_ranking(ranking, facts)
     cands = candidates(list(facts.definitions.values()), staged, files=rule.files, chunks=rule.chunks)
-    feats = function_features(facts.analysis, facts.query, cands, staged)
+    feats = function_features(facts.analysis, facts.query, cands, staged, facts.callpath)
     x = np.array([[feats[d.symbol_id][n] for n in FUNCTION_FEATURES] for d in cands], dtype=float)
     wanted = set(gold)
     return cands, x.reshape(len(cands), len(FUNCTION_FEATURES)), np.array([d.key in wanted for d in cands])
@@ -366,7 +366,8 @@ def read_issue_facts(
     files = sorted({f for r in staged for f in r.top_files(widest.files)})
     symbols = sorted({s for r in staged for s in r.top_symbols(widest.chunks)})
     definitions = read_definitions(view, files, symbols, [t for t, _, _ in terms])
-    return FunctionFacts(analysis, query, chunk_symbol, {d.symbol_id: d for d in definitions})
+    callpath = read_callpath(view, analysis, query.definition_counts, definitions)
+    return FunctionFacts(analysis, query, chunk_symbol, {d.symbol_id: d for d in definitions}, callpath)
 
 
 def gather_facts(

@@ -270,6 +270,8 @@ class FunctionFacts:
     query: QueryFacts
     chunk_symbol: Mapping[int, int | None]
     definitions: Mapping[int, Definition]
+    # the ``callpath`` feature of the definitions it is not 0 for (None: gathered before it existed)
+    callpath: Mapping[int, float] | None = None
 
 
 @dataclass
@@ -344,7 +346,7 @@ def function_stage(
     order = sorted(file_scores, key=lambda f: (-file_scores[f], paths.get(f, "")))
     staged = StageRanking(chunk_scores, facts.chunk_symbol, file_scores, order)
     cands = candidates(list(facts.definitions.values()), staged)
-    features = function_features(facts.analysis, facts.query, cands, staged)
+    features = function_features(facts.analysis, facts.query, cands, staged, facts.callpath)
     key = {d.symbol_id: d.key for d in cands}
     return list(dict.fromkeys(key[s] for s, _ in rank_definitions(features, coefficients)))[:RANKED_FUNCTIONS]
 

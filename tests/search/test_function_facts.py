@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lazy_intel.search.function_facts import read_definitions
+from lazy_intel.search.function_facts import read_callpath, read_definitions
+from lazy_intel.search.function_rank import CALLPATH_SECOND_HOP
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, hybrid_search
+from lazy_intel.search.query import analyze_query
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 
@@ -86,3 +88,49 @@ def test_search_orders_functions_by_the_function_stage(workspace: Workspace) -> 
     assert [f.path for f in staged.files] == [f.path for f in today.files]
     # every chunk today's search ranks is still ranked
     assert {c.chunk_id for c in today.chunks} <= {c.chunk_id for c in staged.chunks}
+
+
+CALLS = {
+    "pkg/__init__.py": "",
+    "pkg/api.py": (
+        "from pkg.merge import merge_core\n\n"
+        "def update(data):\n"
+        "    return merge_core(data)\n\n"
+        "def unrelated():\n"
+        "    return 1\n"
+    ),
+    "pkg/merge.py": (
+        "def merge_core(data):\n"
+        "    return as_variable(data)\n\n"
+        "def as_variable(data):\n"
+        "    return list(data)\n\n"
+        "def never_called():\n"
+        "    return 0\n"
+    ),
+    "tests/test_api.py": ("from pkg.merge import never_called\n\ndef update():\n    return never_called()\n"),
+}
+
+
+def test_callpath_follows_resolved_calls_out_of_the_named_function(make_repo: Callable[..., Path]) -> None:
+    ws = Workspace.open(make_repo(CALLS), settings=load_settings(env={"LAZY_INTEL_EMBEDDING": "none"}))
+    ws.sync()
+    analysis = analyze_query("Calling `update()` on my data loses the order")
+    with ws.read() as view:
+        files = [int(i) for (i,) in view.conn.execute("SELECT id FROM files WHERE path LIKE 'pkg/%'")]
+        definitions = read_definitions(view, files, [], [])
+        starts = {
+            f"{p}:{q}": int(b)
+            for p, q, b in view.conn.execute(
+                "SELECT f.path, s.qualified_name, s.start_byte FROM symbols s JOIN files f ON f.id = s.file_id"
+            )
+        }
+        values = read_callpath(view, analysis, {}, definitions)
+        assert read_callpath(view, analyze_query("nothing named here"), {}, definitions) == {}
+        assert read_callpath(view, analysis, {}, []) == {}
+    assert all(d.start_byte == starts[d.key] for d in definitions)
+    by_name = {d.qualified_name: values.get(d.symbol_id, 0.0) for d in definitions}
+    assert by_name["merge_core"] > 0  # update (pkg/api.py) calls it
+    assert by_name["as_variable"] == CALLPATH_SECOND_HOP * by_name["merge_core"]  # two calls away
+    assert by_name["update"] == 0.0  # the seed itself: `named` scores that
+    assert by_name["unrelated"] == 0.0
+    assert by_name["never_called"] == 0.0  # only the test's `update` calls it: tests are no seeds

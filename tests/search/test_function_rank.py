@@ -8,10 +8,13 @@ from dataclasses import replace
 import pytest
 
 from lazy_intel.search.function_rank import (
+    CALLPATH_SECOND_HOP,
     FUNCTION_COEFFICIENTS,
     FUNCTION_FEATURES,
     Definition,
     StageRanking,
+    callpath_seeds,
+    callpath_values,
     candidates,
     function_features,
     function_order,
@@ -115,6 +118,31 @@ def test_features_say_what_the_report_names_and_where_the_stages_ranked_it() -> 
     assert resolve["body_terms"] == 1.0 and test["body_terms"] < 1.0 and prepare["body_terms"] == 0.0
     assert test["body_terms"] == coverage(DEFS[3].tokens, _query())  # the file stage's coverage, per symbol
     assert resolve["name_terms"] > 0 and constant["name_terms"] == 0.0
+    assert all(f["callpath"] == 0.0 for f in feats.values())  # none read: 0
+    with_calls = function_features(analysis, _query(), DEFS, RANKING, {3: 0.5})
+    assert with_calls[3]["callpath"] == 0.5 and with_calls[1]["callpath"] == 0.0
+
+
+def test_callpath_seeds_weigh_mentions_by_specificity_and_frames_as_they_are() -> None:
+    analysis = analyze_query(
+        "Calling `update()` or `get()` or `missing()` fails\n\n" + TRACE.split("\n", 2)[2]
+    )
+    seeds = callpath_seeds(analysis, {"update": 1, "get": 60, "resolve_redirects": 1})
+    assert seeds["update"] > 0  # defined once: the mention's weight
+    assert "get" not in seeds  # defined 60 times: says little
+    assert "missing" not in seeds  # the project defines no such name
+    assert seeds["resolve_redirects"] == 1.0  # the innermost frame of the project
+    assert 0 < seeds["update"] <= 1.0
+
+
+def test_callpath_takes_the_best_seed_and_weighs_the_second_hop_less() -> None:
+    seeds = {1: 1.0, 2: 0.4}
+    got = callpath_values(seeds, [(1, 10), (2, 10), (2, 11), (1, 2)], [(10, 20), (11, 20), (11, 1)])
+    assert got[10] == 1.0  # the better of the two seeds calling it
+    assert got[11] == 0.4
+    assert got[20] == CALLPATH_SECOND_HOP * 1.0  # through 10, the better path
+    assert 1 not in got and 2 not in got  # a seed gets nothing from its own name or another seed
+    assert callpath_values(seeds, [], [(10, 20)]) == {}  # a second hop needs a first
 
 
 def test_rank_definitions_orders_by_the_linear_score_and_ties_by_todays_order() -> None:

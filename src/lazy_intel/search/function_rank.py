@@ -16,7 +16,14 @@ name. This stage looks at *definitions* instead. Its candidates are every defini
 - ``frame`` — a stack frame of the project names it (the innermost 1, earlier ones less);
 - ``name_terms`` — the share of its name's words (snake and camel case split) that are query terms;
 - ``body_terms`` — the share of the query's term weight x IDF found in its chunks' text;
-- ``class`` — it is a class; ``test`` — it is in a test file; ``size`` — its line count, saturating.
+- ``class`` — it is a class; ``test`` — it is in a test file; ``size`` — its line count, saturating;
+- ``callpath`` — code the report names calls it (the code graph): the best seed weight among the
+  definitions the report names (mention weight x ``specificity``; not in a test file; names defined
+  more than ``MAX_CALLEE_SEEDS`` times are no seeds) and the functions of its project stack frames
+  (the ``frame`` weight) that call it by a resolved ``CALLS`` edge, directly (x 1) or through one
+  definition between (x :data:`CALLPATH_SECOND_HOP`); a seed gets nothing from its own name. The
+  function a user names is often the API they called, and the fix is in code it runs (``named`` is
+  fitted negative; ``callpath`` positive in every fold: docs/retrieval.md, "Session 38").
 
 The score is linear, ``sum coefficient x feature`` with :data:`FUNCTION_COEFFICIENTS` (a conditional
 logit over each query's candidates, fitted by ``bench/loc_functions.py``; see ``docs/retrieval.md``).
@@ -25,13 +32,14 @@ logit over each query's candidates, fitted by ``bench/loc_functions.py``; see ``
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from lazy_intel.search.fusion import is_test_path
 from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import (
+    MAX_CALLEE_SEEDS,
     QueryFacts,
     _frame_functions,
     _mentions,
@@ -59,30 +67,33 @@ FUNCTION_FEATURES: tuple[str, ...] = (
     "class",
     "test",
     "size",
+    "callpath",
 )
+CALLPATH_SECOND_HOP = 0.5  # ``callpath`` of a definition called by what a seed calls, per seed weight
+CALLPATH_MAX_EDGES = 4000  # call edges read per hop (search/function_facts.py)
 # Coefficients of the linear function score, per feature (module docstring): the conditional logit
 # fitted on all 63 SWE-bench Lite dev issues (L2 penalty 0.3, chosen by the inner leave-one-
 # repository-out held-out log-likelihood among 10/3/1/0.3/0.1/0.03/0.01) on top of the file stages
 # shipped with it (fitted on the same issues and the history pairs, ``rerank.COEFFICIENTS``), after
-# the held-out figure of that procedure was computed with per-fold fits (docs/retrieval.md, "Real
-# issues nothing was tuned on", `bench/loc_functions.py --history`, 2026-12-05, session 34: held out
-# function Acc@10 63.3, Acc@5 53.3, against 60.0 / 51.7 for the function order without this stage on
-# the same file stages); refitted on the evidence re-gathered with the code of 2be8514 (session 35:
-# held out 65.0 / 53.3, "Session 35" in docs/retrieval.md).
+# the held-out figure of that procedure was computed with per-fold fits. Refitted with ``callpath``
+# (session 38, 2026-12-06; docs/retrieval.md "Session 38") on the evidence gathered at
+# RESOLVER_VERSION 21 (session 37): held out function Acc@10 65.0, Acc@5 55.0 against 63.3 / 53.3
+# without ``callpath`` on the same evidence and file stages.
 FUNCTION_COEFFICIENTS: dict[str, float] = {
-    "chunk": 3.296,
-    "chunk_rank": 1.169,
-    "file": 0.250,
-    "file_rank": -0.201,
-    "named": -0.447,
-    "named_qualified": -0.101,
-    "named_owner": -0.481,
-    "frame": 0.498,
-    "name_terms": 1.211,
-    "body_terms": 2.567,
-    "class": -2.325,
-    "test": -1.561,
-    "size": 3.127,
+    "chunk": 3.223,
+    "chunk_rank": 1.219,
+    "file": 0.284,
+    "file_rank": -0.294,
+    "named": -0.078,
+    "named_qualified": -0.137,
+    "named_owner": -0.571,
+    "frame": 0.680,
+    "name_terms": 1.121,
+    "body_terms": 2.530,
+    "class": -2.286,
+    "test": -1.551,
+    "size": 3.066,
+    "callpath": 1.807,
 }
 
 
@@ -99,6 +110,7 @@ class Definition:
     lines: int
     tokens: frozenset[str]  # the query's terms that occur in its chunks' text
     chunk_id: int | None = None  # its first chunk (None: it has none)
+    start_byte: int = -1  # where it starts in its file (-1: unknown); with path and name, its graph node
 
     @property
     def key(self) -> str:
@@ -111,6 +123,41 @@ def name_terms(name: str, terms: Mapping[str, float], stems: Mapping[str, float]
     if not words:
         return 0.0
     return sum(1.0 for w in words if w in terms or stem(w) in stems) / len(words)
+
+
+def callpath_seeds(analysis: QueryAnalysis, counts: Mapping[str, int]) -> dict[str, float]:
+    """Seed name -> weight of ``callpath`` (module docstring): each bare name the report mentions,
+    defined 1 to ``MAX_CALLEE_SEEDS`` times (``counts``), at its mention weight x ``specificity``; each
+    project frame's function at its ``frame`` weight (unless defined too often)."""
+    bare, _ = _mentions(analysis)
+    out: dict[str, float] = {}
+    for name, weight in bare.items():
+        defined = counts.get(name, 0)
+        if 0 < defined <= MAX_CALLEE_SEEDS:
+            out[name] = max(out.get(name, 0.0), weight * specificity(defined))
+    for name, weight in _frame_functions(analysis).items():
+        if counts.get(name, 1) <= MAX_CALLEE_SEEDS:
+            out[name] = max(out.get(name, 0.0), weight)
+    return out
+
+
+def callpath_values(
+    seeds: Mapping[int, float], first: Iterable[tuple[int, int]], second: Iterable[tuple[int, int]]
+) -> dict[int, float]:
+    """Graph node -> ``callpath``, from the seed nodes (node -> weight) and the call edges (src, dst)
+    out of the seeds (``first``) and out of their targets (``second``). A seed gets no value from
+    its own name, nor from another seed calling it."""
+    hop: dict[int, float] = {}
+    for src, dst in first:
+        weight = seeds.get(src, 0.0)
+        if weight > hop.get(dst, 0.0):
+            hop[dst] = weight
+    out = {node: weight for node, weight in hop.items() if node not in seeds}
+    for src, dst in second:
+        weight = CALLPATH_SECOND_HOP * hop.get(src, 0.0)
+        if dst not in seeds and weight > out.get(dst, 0.0):
+            out[dst] = weight
+    return out
 
 
 def function_order(chunk_order: Sequence[int], chunk_symbol: Mapping[int, int | None]) -> list[int]:
@@ -169,9 +216,15 @@ def _coverage_of(query: QueryFacts) -> Callable[[frozenset[str]], float]:
 
 
 def function_features(
-    analysis: QueryAnalysis, query: QueryFacts, definitions: Sequence[Definition], ranking: StageRanking
+    analysis: QueryAnalysis,
+    query: QueryFacts,
+    definitions: Sequence[Definition],
+    ranking: StageRanking,
+    callpath: Mapping[int, float] | None = None,
 ) -> dict[int, dict[str, float]]:
-    """Features of each definition (symbol id -> feature -> value)."""
+    """Features of each definition (symbol id -> feature -> value); ``callpath``: symbol id ->
+    that feature, as ``function_facts.read_callpath`` reads it (absent: 0)."""
+    callpath = callpath or {}
     chunk_scores, chunk_symbol = ranking.chunk_scores, ranking.chunk_symbol
     file_scores, file_order = ranking.file_scores, ranking.file_order
     order = ranking.chunk_order
@@ -210,6 +263,7 @@ def function_features(
             "class": 1.0 if d.kind == "class" else 0.0,
             "test": 1.0 if is_test_path(d.path) else 0.0,
             "size": min(1.0, math.log1p(max(0, d.lines)) / math.log1p(SIZE_SATURATION)),
+            "callpath": callpath.get(d.symbol_id, 0.0),
         }
     return out
 

@@ -119,6 +119,36 @@ def callees_sql(n_names: int) -> tuple[str, tuple[object, ...]]:
     return sql, (*CONTAINER_LABELS, *PROXIMITY_EDGE_TYPES, MIN_CONFIDENCE, *CONTAINER_LABELS)
 
 
+def named_nodes_sql(n_names: int) -> tuple[str, tuple[object, ...]]:
+    """Rows (node id, name, path) of the definitions (not files or modules) named one of ``n_names``
+    names, given after the fixed args."""
+    labels = ",".join("?" * len(CONTAINER_LABELS))
+    names = ",".join("?" * n_names)
+    sql = (
+        f"SELECT id, name, path FROM nodes WHERE label NOT IN ({labels}) AND path IS NOT NULL "
+        f"AND name IN ({names})"
+    )
+    return sql, CONTAINER_LABELS
+
+
+def calls_from_sql(n_sources: int) -> tuple[str, tuple[object, ...]]:
+    """Rows (caller node, callee node) of the resolved ``CALLS`` edges out of ``n_sources`` nodes
+    (given after the fixed args, then the row limit)."""
+    marks = ",".join("?" * n_sources)
+    sql = (
+        "SELECT src, dst FROM edges WHERE type = ? AND dst IS NOT NULL AND confidence >= ? "
+        f"AND src IN ({marks}) LIMIT ?"
+    )
+    return sql, ("CALLS", MIN_CONFIDENCE)
+
+
+def node_spans_sql(n_nodes: int) -> tuple[str, tuple[object, ...]]:
+    """Rows (node id, path, start byte, name) of ``n_nodes`` nodes given after the (no) fixed args:
+    where a definition's node is, to meet its symbol (path, start byte and name)."""
+    marks = ",".join("?" * n_nodes)
+    return f"SELECT id, path, start_byte, name FROM nodes WHERE id IN ({marks})", ()
+
+
 def in_degree_sql(n_paths: int) -> tuple[str, tuple[object, ...]]:
     """Rows (path, resolved in-degree from other files) for ``n_paths`` paths given after the fixed args.
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from lazy_intel.search import fusion, signals
 from lazy_intel.search.embedders import Embedder
-from lazy_intel.search.function_facts import read_definitions
+from lazy_intel.search.function_facts import read_callpath, read_definitions
 from lazy_intel.search.function_rank import (
     DEFINITION_KINDS,
     FUNCTION_COEFFICIENTS,
@@ -328,7 +328,8 @@ def _function_stage(
     cands = candidates(definitions, ranking)
     if not cands:
         return chunks
-    features = function_features(found.analysis, query, cands, ranking)
+    callpath = read_callpath(view, found.analysis, query.definition_counts, cands)
+    features = function_features(found.analysis, query, cands, ranking, callpath)
     by_symbol = {d.symbol_id: d for d in cands}
     best_chunk: dict[int, RankedChunk] = {}
     for chunk in chunks:  # best first

@@ -3,7 +3,9 @@
 Bounded, batched queries over one read view: the definitions of the best files (every one of
 ``DEFINITION_KINDS``) and the symbols of the best chunks (any kind: they are today's function order),
 and which of the query's terms occur in each definition's chunks (their ``body`` and ``stems``
-full-text rows, space-separated token streams).
+full-text rows, space-separated token streams); the ``callpath`` feature from the code graph (the
+nodes of the report's named definitions and frames, two hops of resolved calls out of them, at most
+``CALLPATH_MAX_EDGES`` edges per hop).
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """CPU cost of the function stage in one process: search with it on and off, alternated per query.
 
+``--compare callpath``: the function stage with and without its ``callpath`` graph read
+(``function_facts.read_callpath``; "off" scores every candidate's ``callpath`` 0), the same way.
+
 Opens an indexed tree (``lazy-intel index`` it first), warms up with three searches, then runs every
 query of the dev set (``--data``; the issue texts, cut to 20,000 characters as a request holds)
 with ``SearchConfig.functions`` on and off, the order alternating per query so that caches and load
@@ -7,7 +10,7 @@ fall on both. Prints CPU mean / p50 / p95 per configuration (``time.process_time
 the exact command.
 
 Usage:
-    python bench/function_stage_cost.py --tree /path/to/indexed/django --data ../shared/bench/swebench-lite-dev.jsonl
+    python bench/function_stage_cost.py --tree /path/to/indexed/django --data ../shared/bench/swebench-lite-dev.jsonl [--compare callpath]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from lazy_intel.search import hybrid
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, hybrid_search
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -45,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="its state directory, when not the default (swebench_loc's slots)",
     )
+    parser.add_argument(
+        "--compare",
+        choices=("functions", "callpath"),
+        default="functions",
+        help="what is on and off: the function stage, or its callpath graph read",
+    )
     args = parser.parse_args(argv)
     texts = [
         json.loads(line)["query"][:MAX_QUERY_CHARS]
@@ -54,6 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings(env={"LAZY_INTEL_EMBEDDING": "none"})
     ws = Workspace.open(args.tree, settings=settings, state_dir=args.state)
     configs = {"on": DEFAULT_CONFIG, "off": replace(DEFAULT_CONFIG, functions=False)}
+    read_callpath = hybrid.read_callpath
+    if args.compare == "callpath":
+        configs["off"] = DEFAULT_CONFIG
+
+    def switch(name: str) -> None:
+        if args.compare == "callpath":
+            hybrid.read_callpath = read_callpath if name == "on" else (lambda *_a, **_k: {})  # type: ignore[assignment]
+
     spent: dict[str, list[float]] = {name: [] for name in configs}
     try:
         with ws.read() as view:
@@ -61,12 +79,15 @@ def main(argv: list[str] | None = None) -> int:
                 hybrid_search(view, text)
             for i, text in enumerate(texts):
                 for name in ("on", "off") if i % 2 == 0 else ("off", "on"):
+                    switch(name)
                     began = time.process_time()
                     hybrid_search(view, text, config=configs[name])
                     spent[name].append((time.process_time() - began) * 1000)
     finally:
         ws.close()
-    print("| function stage | queries | CPU mean ms | CPU p50 ms | CPU p95 ms |")
+    print(
+        f"| {'function stage' if args.compare == 'functions' else 'callpath read'} | queries | CPU mean ms | CPU p50 ms | CPU p95 ms |"
+    )
     print("|---|---|---|---|---|")
     for name, values in spent.items():
         print(

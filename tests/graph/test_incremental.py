@@ -97,6 +97,13 @@ VERSIONS: dict[str, list[str | None]] = {
         '{ "compilerOptions": { "baseUrl": "." } }\n',
         '{\n  // JSONC\n  "compilerOptions": { "paths": { "@w/*": ["./*"], }, },\n}\n',
         None,
+        '{ "extends": "./tsconfig.base.json" }\n',
+    ],
+    # what that tsconfig may extend: its change alone re-resolves the mapped imports
+    "web/tsconfig.base.json": [
+        '{ "compilerOptions": { "paths": { "@w/*": ["./*"] } } }\n',
+        '{ "compilerOptions": { "baseUrl": "." } }\n',
+        None,
     ],
     "web/mapped.ts": [
         "import { f } from 'a';\nimport { make } from '@w/factory';\nexport function m() { f(); make(); }\n"

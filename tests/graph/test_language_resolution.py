@@ -595,6 +595,22 @@ def test_typescript_imports_follow_the_tsconfig_path_mapping(tmp_path) -> None:
     ]
 
 
+TS_EXTENDS = {
+    "tsconfig.base.json": '{ "compilerOptions": { "baseUrl": ".", "paths": { "@shared/*": ["libs/shared/*"] } } }\n',
+    "libs/shared/format.ts": "export function pretty() { return 1; }\n",
+    "apps/web/tsconfig.json": '{ "extends": "../../tsconfig.base.json", "compilerOptions": { "strict": true } }\n',
+    "apps/web/main.ts": "import { pretty } from '@shared/format';\n\nexport function main() {\n  pretty();\n}\n",
+}
+
+
+def test_typescript_imports_follow_a_mapping_the_tsconfig_extends(tmp_path) -> None:
+    """A monorepo's app tsconfig extends the root's `tsconfig.base.json`, which holds the `paths`:
+    `@shared/format` is the tree's `libs/shared/format.ts` (external before: `extends` was not read)."""
+    graph = build_graph(tmp_path, TS_EXTENDS)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("apps/web/main.ts::main", "libs/shared/format.ts::pretty")) == "import", sorted(calls)
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -51,20 +51,30 @@ from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.row_diff import INSERT_EDGE, INSERT_NODE, replace_file_edges, replace_file_nodes
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text
-from lazy_intel.graph.tsconfig import CONFIG_NAMES, TS_CONFIGS_TOKEN
+from lazy_intel.graph.tsconfig import TS_CONFIGS_TOKEN, is_config_name
 from lazy_intel.parse.languages import is_parsed_language
 from lazy_intel.store.schema import index_statements
 
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
-# 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
-# `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
+# 26: tsconfig `extends`; 25: container element methods; 24: Rust builtins; 23: tsconfig path
+# mapping; 22: JavaScript `this` outside classes; 21: Python import roots; 20: go.mod module paths;
+# 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "25"
+RESOLVER_VERSION = "26"
 MODULE_KEY = 0
+
+
 # text files whose content resolution reads (not in the listing), and the token their readers record
-CONFIG_FILE_TOKENS = {"go.mod": GO_MODULES_TOKEN} | {name: TS_CONFIGS_TOKEN for name in CONFIG_NAMES}
+def config_file_token(name: str) -> str | None:
+    """The dependency token a change of the config file named ``name`` dirties (None: not a config
+    resolution reads): go.mod's module paths, tsconfig/jsconfig path mappings (and their bases)."""
+    if name == "go.mod":
+        return GO_MODULES_TOKEN
+    return TS_CONFIGS_TOKEN if is_config_name(name) else None
+
+
 INSERT_GRAPH_FILE = (
     "INSERT INTO graph_files(path, file_key, interface_sha, definitions, deps) VALUES (?,?,?,?,?)"
 )
@@ -500,9 +510,7 @@ def update_graph(
     # a go.mod or a tsconfig/jsconfig (text, not in the listing) came, went or changed: the module
     # paths Go imports read, the path mappings TypeScript imports read
     config_tokens = {
-        CONFIG_FILE_TOKENS[base]
-        for path in changed
-        if (base := path.rpartition("/")[2]) in CONFIG_FILE_TOKENS
+        token for path in changed if (token := config_file_token(path.rpartition("/")[2])) is not None
     }
     dirty |= config_tokens
     dependents: list[str] = []

@@ -18,7 +18,14 @@ from itertools import islice
 from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import GO_MODULES_TOKEN, Deps, PathIndex, go_module_path
-from lazy_intel.graph.tsconfig import CONFIG_NAMES, TS_CONFIGS_TOKEN, PathMapping, parse_config
+from lazy_intel.graph.tsconfig import (
+    TS_CONFIGS_TOKEN,
+    ConfigFile,
+    PathMapping,
+    effective_mappings,
+    is_config_name,
+    read_config_file,
+)
 from lazy_intel.parse.languages import GO_MODULE_LANG
 from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
@@ -152,15 +159,15 @@ def read_go_modules(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def read_ts_configs(conn: sqlite3.Connection) -> dict[str, PathMapping]:
-    """The directory of every indexed tsconfig.json / jsconfig.json -> the path mapping it declares."""
-    out: dict[str, PathMapping] = {}
+    """The directory of every indexed tsconfig.json / jsconfig.json -> the path mapping it declares
+    or inherits through ``extends`` (graph/tsconfig.py)."""
+    files: dict[str, ConfigFile] = {}
     for path, data in _captured(conn, "json"):
-        directory, _, name = path.rpartition("/")
-        if name in CONFIG_NAMES:
-            mapping = parse_config(directory, data)
-            if mapping is not None:
-                out[directory] = mapping
-    return out
+        if is_config_name(path.rpartition("/")[2]):
+            found = read_config_file(path, data)
+            if found is not None:
+                files[path] = found
+    return effective_mappings(files)
 
 
 class FactStore:

@@ -108,6 +108,21 @@ VERSIONS: dict[str, list[str | None]] = {
     "web/mapped.ts": [
         "import { f } from 'a';\nimport { make } from '@w/factory';\nexport function m() { f(); make(); }\n"
     ],
+    # a subscripted (generic) base and a type variable's bound: both change, the callers' edges follow
+    "gen/tv.py": [
+        "from typing import TypeVar\nT_B = TypeVar('T_B', bound='gen.model.Box')\n",
+        "from typing import TypeVar\nT_B = TypeVar('T_B', 'gen.model.Crate', 'gen.model.Box')\n",
+        "from typing import TypeVar\nT_B = TypeVar('T_B')\n",
+    ],
+    "gen/model.py": [
+        "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(Generic[T]):\n"
+        "    def size(self): return 1\n\nclass Box(Base[int]):\n    pass\n\nclass Crate:\n"
+        "    def size(self): return 2\n",
+        "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(Generic[T]):\n"
+        "    def size(self): return 1\n\nclass Box(Generic[T]):\n    pass\n\nclass Crate(Base[str]):\n"
+        "    pass\n",
+    ],
+    "gen/use.py": ["from gen.tv import T_B\n\ndef go(b: T_B):\n    return b.size()\n"],
     # a declared return type is all that types the result: it changes, the callers' edges follow
     "ann/mk.py": [
         "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"

@@ -611,6 +611,50 @@ def test_typescript_imports_follow_a_mapping_the_tsconfig_extends(tmp_path) -> N
     assert calls.get(("apps/web/main.ts::main", "libs/shared/format.ts::pretty")) == "import", sorted(calls)
 
 
+PY_GENERICS = {
+    "pkg/__init__.py": "",
+    "pkg/types.py": (
+        "from typing import TYPE_CHECKING, TypeVar\n"
+        "if TYPE_CHECKING:\n    from pkg.model import Array, Table\n"
+        "T_Array = TypeVar('T_Array', bound='Array')\n"
+        "T_Either = TypeVar('T_Either', 'Array', 'Table')\n"
+        "T_Any = TypeVar('T_Any')\n"
+    ),
+    "pkg/model.py": (
+        "from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n"
+        "class Base(Generic[T]):\n    def helper(self) -> int:\n        return 1\n\n"
+        "class Array(Base[int]):\n    def stack(self):\n        return self.helper()\n\n"
+        "class Table(Base[str]):\n    def stack(self):\n        return self\n"
+    ),
+    "pkg/use.py": (
+        "from pkg.model import Array, Base\nfrom pkg.types import T_Any, T_Array, T_Either\n\n"
+        "def one(a: T_Array):\n    return a.stack()\n\n"
+        "def two(e: T_Either):\n    return e.stack()\n\n"
+        "def three(x: T_Any):\n    return x.stack()\n\n"
+        "def four(arr: Array, b: Base):\n    arr.helper()\n    b.missing()\n"
+    ),
+}
+
+
+def test_python_generic_bases_and_bounded_type_variables(tmp_path) -> None:
+    """`class Array(Base[int])` inherits `Base` (a subscripted base was no base at all: `self.helper()`
+    was unresolved); `Generic[T]` brings no members (`b.missing()` is not `typing.Generic.missing`);
+    `x: T` of `TypeVar('T', bound='Array')` is an `Array`, of `TypeVar('T', 'Array', 'Table')` either;
+    an unbounded type variable still says nothing."""
+    graph = build_graph(tmp_path, PY_GENERICS)
+    assert graph.resolved("INHERITS").get(("pkg/model.py::Array", "pkg/model.py::Base")) == "local"
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/model.py::Array.stack", "pkg/model.py::Base.helper")) == "inheritance"
+    assert calls.get(("pkg/use.py::four", "pkg/model.py::Base.helper")) == "inheritance"
+    assert calls.get(("pkg/use.py::one", "pkg/model.py::Array.stack")) == "member"
+    assert ("pkg/use.py::one", "pkg/model.py::Table.stack") not in calls
+    assert calls.get(("pkg/use.py::two", "pkg/model.py::Array.stack")) == "member"
+    assert calls.get(("pkg/use.py::two", "pkg/model.py::Table.stack")) == "member"
+    assert {s for (src, _), s in calls.items() if src == "pkg/use.py::three"} == {"ambiguous"}
+    missing = [e for e in graph.unresolved("CALLS", "pkg/use.py::four") if e.target.endswith("missing")]
+    assert [(e.strategy, e.target) for e in missing] == [("unresolved", "b.missing")]
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

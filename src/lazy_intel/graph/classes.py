@@ -17,6 +17,13 @@ if TYPE_CHECKING:
 
 MAX_MRO = 24
 
+# Bases outside the tree that bring no members a call reads: ``object``, and the typing markers a
+# generic class or a protocol lists (``class Box(Generic[T])``): ``box.size()`` of a class whose only
+# outside base is ``Generic`` is not ``typing.Generic.size``.
+MARKER_BASES = frozenset(
+    {"object", "typing.Generic", "typing.Protocol", "typing_extensions.Generic", "typing_extensions.Protocol"}
+)
+
 
 class ClassMixin:
     p: Program
@@ -199,7 +206,7 @@ class ClassMixin:
         """Bases outside the repository anywhere in the class's ancestry (``object`` excluded)."""
         out: list[str] = []
         for ancestor, _ in self.mro(class_id):
-            out += [b for b in self.bases(ancestor)[1] if b not in out and b != "object"]
+            out += [b for b in self.bases(ancestor)[1] if b not in out and b not in MARKER_BASES]
         return out
 
     def constructor(self, class_id: int) -> int | None:

@@ -24,6 +24,7 @@ from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
     TRANSPARENT_DECORATORS,
+    TYPE_VARIABLE_FACTORIES,
     TYPED_OUTSIDE_LANGS,
     opaque_type,
     traits_of,
@@ -499,6 +500,19 @@ class Evaluator(ClassMixin, ImportMixin):
                 out.add(("cont", f"{site}:declared", frozenset(bounded(items))))
         return out
 
+    def type_variable(self, model: FileModel, scope: str, args: list[Any], site: str) -> set[Value]:
+        """``TypeVar("T", bound="Base")`` / ``TypeVar("T", A, B)``: the classes of the project its bound
+        or its constraints name, so that a value declared ``x: T`` is an instance of them (empty: an
+        unbounded type variable, which says nothing of a value's kind)."""
+        kinds = [a[2] for a in args if a and a[0] == "kw" and a[1] == "bound"]
+        kinds += [a for a in args[1:] if a and a[0] != "kw"]
+        out: set[Value] = set()
+        for kind in kinds:
+            names, _ = declared_parts(kind, lang=model.lang)
+            for name in names:
+                out |= {("def", v[1]) for v in self.type_named(model, scope, name, site) if self.is_class(v)}
+        return bounded(out)
+
     def type_named(self, model: FileModel, scope: str, name: Any, site: str) -> set[Value]:
         """What the type expression ``name`` names in ``scope``. In a class body a member that is no
         type (a field) does not hide the enclosing scope's type of that name: Go's `Params Params`,
@@ -663,6 +677,8 @@ class Evaluator(ClassMixin, ImportMixin):
         if kind == "ext" and value[1] == "super":
             cls = self.enclosing_class(model, scope)
             return {("super", cls.node_id)} if cls is not None else set()
+        if kind == "ext" and value[1] in TYPE_VARIABLE_FACTORIES:
+            return self.type_variable(model, scope, args, site) or {value}
         if kind in ("ext", "super"):  # an external callable's result keeps its name (PyCG's convention)
             return {value}
         if kind == "lam":

@@ -286,6 +286,11 @@ OPAQUE_TYPE_PREFIXES = ("typing.", "typing_extensions.")
 OPAQUE_TYPES = frozenset({"object", "Any", "type", "collections.abc.Callable"})
 
 
+# Python's type variable factories: ``T = TypeVar("T", bound="Base")`` holds the classes its bound or
+# constraints name (graph/evaluate.py ``type_variable``), so ``x: T`` is typed like ``x: Base``
+TYPE_VARIABLE_FACTORIES = frozenset({"typing.TypeVar", "typing_extensions.TypeVar"})
+
+
 def opaque_type(name: str) -> bool:
     return name in OPAQUE_TYPES or name.startswith(OPAQUE_TYPE_PREFIXES)
 

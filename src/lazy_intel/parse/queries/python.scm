@@ -52,6 +52,12 @@
   superclasses: (argument_list
     [(identifier) (attribute)] @name @reference.inherit))
 
+; a generic base (`class Child(Base[int])`, `Generic[T]`, `Mapping[str, int]`): the class subscripted
+(class_definition
+  superclasses: (argument_list
+    (subscript
+      value: [(identifier) (attribute)] @name @reference.inherit)))
+
 (type (identifier) @name @reference.type)
 
 ; `raise Error` instantiates the exception class

@@ -123,6 +123,17 @@ VERSIONS: dict[str, list[str | None]] = {
         "    pass\n",
     ],
     "gen/use.py": ["from gen.tv import T_B\n\ndef go(b: T_B):\n    return b.size()\n"],
+    # a mixin's self member: guessed among the tree's methods, until the mixin assigns it or a base
+    # the resolver cannot read appears; the method it guesses comes and goes
+    "mix/mixin.py": [
+        "class M:\n    def go(self):\n        return self.step()\n",
+        "class M:\n    def __init__(self):\n        self.step = None\n    def go(self):\n        return self.step()\n",
+        "from elsewhere import Base\n\nclass M(Base):\n    def go(self):\n        return self.step()\n",
+    ],
+    "mix/impl.py": [
+        "from mix.mixin import M\n\nclass Impl(M):\n    def step(self):\n        return 1\n",
+        "from mix.mixin import M\n\nclass Impl(M):\n    def other(self):\n        return 1\n",
+    ],
     # a declared return type is all that types the result: it changes, the callers' edges follow
     "ann/mk.py": [
         "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"

@@ -655,6 +655,52 @@ def test_python_generic_bases_and_bounded_type_variables(tmp_path) -> None:
     assert [(e.strategy, e.target) for e in missing] == [("unresolved", "b.missing")]
 
 
+PY_MIXINS = {
+    "pkg/__init__.py": "",
+    "pkg/mixins.py": (
+        "class ListMixin:\n"
+        "    def listing(self):\n"
+        "        self.prepare()\n"
+        "        return self.render(self.get_queryset())\n\n"
+        "class Assigned:\n"
+        "    def __init__(self, render):\n        self.render = render\n"
+        "    def go(self):\n        return self.render(1)\n\n"
+        "class Dynamic:\n"
+        "    def __getattr__(self, name):\n        return name\n"
+        "    def go(self):\n        return self.render(1)\n\n"
+        "def make(superclass):\n"
+        "    class Made(superclass):\n"
+        "        def go(self):\n            return self.render(1)\n"
+        "    return Made\n"
+    ),
+    "pkg/views.py": (
+        "from pkg.mixins import ListMixin\n\n"
+        "class View:\n    def render(self, x):\n        return x\n\n"
+        "class BookList(ListMixin, View):\n    def get_queryset(self):\n        return []\n"
+    ),
+}
+
+
+def test_a_mixin_s_self_members_are_guessed_among_the_tree_s_methods(tmp_path) -> None:
+    """`self.get_queryset()` in a mixin (no base brings it; a subclass does) is guessed by name, as an
+    unknown receiver's call is, not left unresolved; not when the class assigns the attribute, looks
+    members up dynamically (`__getattr__`), or has a base the resolver could not read."""
+    graph = build_graph(tmp_path, PY_MIXINS)
+    calls = graph.resolved("CALLS")
+    assert (
+        calls.get(("pkg/mixins.py::ListMixin.listing", "pkg/views.py::BookList.get_queryset"))
+        == "unique-name"
+    )
+    assert calls.get(("pkg/mixins.py::ListMixin.listing", "pkg/views.py::View.render")) == "unique-name"
+    unresolved = {
+        e.target: e.props.get("reason") for e in graph.unresolved("CALLS", "pkg/mixins.py::ListMixin.listing")
+    }
+    assert unresolved == {"self.prepare": "member-not-found"}  # no method of that name anywhere
+    for src in ("pkg/mixins.py::Assigned.go", "pkg/mixins.py::Dynamic.go", "pkg/mixins.py::make.Made.go"):
+        assert not [dst for s, dst in calls if s == src], src
+        assert [e.target for e in graph.unresolved("CALLS", src)] == ["self.render"], src
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

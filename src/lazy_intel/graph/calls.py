@@ -9,7 +9,7 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
-from lazy_intel.graph.traits import GO_BUILTIN_TYPES
+from lazy_intel.graph.traits import GO_BUILTIN_TYPES, traits_of
 from lazy_intel.graph.values import Value, ordered
 
 HOW_TO_STRATEGY = {
@@ -27,6 +27,13 @@ CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 TYPE_KINDS = frozenset(
     {"class", "struct", "interface", "trait", "enum", "record", "object", "type", "protocol", "union"}
 )
+# ``self.m()`` where neither the enclosing class, its bases in the tree nor a base outside it has
+# ``m``: the class is a mixin whose subclasses bring ``m`` (``class ListMixin: ... self.get_queryset()``
+# beside ``class BookList(ListMixin, View)``), so the site is guessed by name among the tree's methods,
+# as an unknown receiver's is (:func:`by_unique_name`, low confidence). Not for a class whose lookup
+# is dynamic (these names in its ancestry): the member may be made up at run time.
+SELF_MEMBER_NOT_FOUND = "self-member-not-found"
+DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__index", "method_missing"})
 
 
 @dataclass(frozen=True)
@@ -91,9 +98,52 @@ def classify(
                 else:
                     strategy = "member"
                 out.append((value, strategy))
+        if not out and _mixin_self(an, model, expr, owners, enclosing):
+            return out, SELF_MEMBER_NOT_FOUND
         return out, ("member-not-found" if not out else "member")
     values = an.eval(model, scope, expr, site)
     return [(v, "dataflow") for v in ordered(values)], "dataflow"
+
+
+def _mixin_self(an: Analysis, model: FileModel, expr: Any, owners: set[Value], enclosing: Any) -> bool:
+    """Whether ``expr`` (``self.m``, no member found) reads a member of the enclosing class's own
+    instance, where nothing in the class's ancestry could hold ``m``: every base resolves to a class
+    of the tree (none outside it, none left unresolved: ``class M(superclass)``), none assigns or
+    declares ``self.m``, none looks members up dynamically (``DYNAMIC_LOOKUP``)."""
+    receiver, name = expr[1], expr[2]
+    if enclosing is None or receiver[0] != "n" or receiver[1] not in traits_of(model.lang).self_names:
+        return False
+    if owners != {("inst", enclosing.node_id)}:
+        return False
+    for class_id, _ in an.mro(enclosing.node_id):
+        entry = an.p.symbol(class_id)
+        if entry is None:
+            return False
+        owner, cls = entry
+        found, outside = an.bases(class_id)
+        if outside or len(owner.bases.get(cls.qualified, ())) > len(found):
+            return False  # a base outside the tree, or one not resolved: it may bring the member
+        if name in an.declared(owner).get(cls.qualified, {}) or _assigns_attribute(
+            owner, cls.qualified, name
+        ):
+            return False
+    return not any(an.member(("def", enclosing.node_id), n) for n in DYNAMIC_LOOKUP)
+
+
+def _assigns_attribute(model: FileModel, qualified: str, name: str) -> bool:
+    """Whether a method of the class ``qualified`` assigns ``<something>.name`` (``self.name = …``)."""
+    prefix = qualified + "."
+    for flow in model.flows_with_top(qualified.split(".", 1)[0]):
+        target = flow.target
+        if (
+            flow.kind == "assign"
+            and target
+            and target[0] == "a"
+            and target[2] == name
+            and model.scope_of(flow.scope).startswith(prefix)
+        ):
+            return True
+    return False
 
 
 def call_targets(
@@ -153,7 +203,7 @@ def call_targets(
         return resolved
     if unresolved is not None:
         return [unresolved]
-    if reason in ("unresolved", "unknown-receiver"):
+    if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
         name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
         if name:
             member = expr[0] == "a"
@@ -161,6 +211,8 @@ def call_targets(
             fallback = by_unique_name(an, model, name, kinds, member=member)
             if fallback:
                 return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
+    if reason == SELF_MEMBER_NOT_FOUND:
+        reason = "member-not-found"
     return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
 
 
@@ -234,6 +286,8 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
         fallback = by_unique_name(an, model, name, TYPE_KINDS, member=False)
         if fallback:
             return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
+    if reason == SELF_MEMBER_NOT_FOUND:
+        reason = "member-not-found"
     return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
 
 

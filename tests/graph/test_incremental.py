@@ -134,6 +134,12 @@ VERSIONS: dict[str, list[str | None]] = {
         "from mix.mixin import M\n\nclass Impl(M):\n    def step(self):\n        return 1\n",
         "from mix.mixin import M\n\nclass Impl(M):\n    def other(self):\n        return 1\n",
     ],
+    # an enumeration member: the class stops (and starts again) being an enumeration
+    "en/kinds.py": [
+        "import enum\n\nclass Kind(enum.Enum):\n    A = 'a'\n\n    def label(self):\n        return 1\n",
+        "class Kind:\n    A = 'a'\n\n    def label(self):\n        return 1\n",
+    ],
+    "en/use.py": ["from en.kinds import Kind\n\ndef go():\n    return Kind.A.label()\n"],
     # a declared return type is all that types the result: it changes, the callers' edges follow
     "ann/mk.py": [
         "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"

@@ -701,6 +701,33 @@ def test_a_mixin_s_self_members_are_guessed_among_the_tree_s_methods(tmp_path) -
         assert [e.target for e in graph.unresolved("CALLS", src)] == ["self.render"], src
 
 
+PY_ENUMS = {
+    "pkg/__init__.py": "",
+    "pkg/scope.py": (
+        "import enum\nfrom enum import Enum\n\n"
+        "class Scope(Enum):\n    Function = 'function'\n    Module = 'module'\n"
+        "    _ignore_ = ['x']\n\n    def next_lower(self):\n        return self\n\n"
+        "class Level(enum.IntEnum):\n    LOW = 1\n\n    def label(self):\n        return 'low'\n\n"
+        "class Plain:\n    LIMIT = 'x'\n"
+    ),
+    "pkg/use.py": (
+        "from pkg.scope import Level, Plain, Scope\n\n"
+        "def go():\n    Scope.Module.next_lower()\n    Level.LOW.label()\n    Plain.LIMIT.upper()\n"
+    ),
+}
+
+
+def test_python_enumeration_members_are_instances_of_their_enumeration(tmp_path) -> None:
+    """`Scope.Module.next_lower()` calls `Scope.next_lower` (it was `str.next_lower`, builtin: the
+    value `'module'` assigned); through `enum.IntEnum` too; a plain class's constant keeps its value."""
+    graph = build_graph(tmp_path, PY_ENUMS)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/use.py::go", "pkg/scope.py::Scope.next_lower")) == "member"
+    assert calls.get(("pkg/use.py::go", "pkg/scope.py::Level.label")) == "member"
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "pkg/use.py::go")}
+    assert outside == {("str.upper", "builtin")}
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from lazy_intel.graph.model import TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import Target, python_submodule
 from lazy_intel.graph.nodes import is_getter
-from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.traits import ENUM_BASES, traits_of
 from lazy_intel.graph.values import Value, bounded, c3_merge, ext_member, module_value, ordered
 
 if TYPE_CHECKING:
@@ -116,10 +116,23 @@ class ClassMixin:
             out |= self.returns(getter.node_id)
         declared = self.declared(model).get(cls.qualified, {}).get(name, ())
         if "var" in declared and not (getters and _only_decorated(model, declared)):
-            out |= self.var_values(model, cls.qualified, name)
+            if self._enum_member(model, class_id, children, name):
+                out.add(("inst", class_id))  # `Color.RED` is a `Color`, whatever `RED = 1` assigns
+            else:
+                out |= self.var_values(model, cls.qualified, name)
         if not out and model.lang == "go":  # a Go type's methods may be declared in any file of its package
             out = {_member_value(c, bind) for c in self.package_children(model.path, cls.qualified, name)}
         return out
+
+    def _enum_member(self, model: FileModel, class_id: int, children: list[Symbol], name: str) -> bool:
+        """Whether ``name``, assigned in the body of the class, is an enumeration member: a Python
+        class with an outside enumeration base (``ENUM_BASES``) anywhere in its ancestry, and a
+        public name assigned there (not a method, not ``_ignore_``-style)."""
+        if model.lang != "python" or name.startswith("_"):
+            return False
+        if any(c.kind not in ("field", "variable") for c in children):
+            return False
+        return any(base in ENUM_BASES for base in self.external_bases(class_id))
 
     def getters(self, value: Value, name: str) -> list[tuple[Value, int]]:
         """The getter methods (``@property``, ``cached_property``) that ``value.name`` reads, with their

@@ -286,6 +286,11 @@ OPAQUE_TYPE_PREFIXES = ("typing.", "typing_extensions.")
 OPAQUE_TYPES = frozenset({"object", "Any", "type", "collections.abc.Callable"})
 
 
+# Python's enumeration bases: a public name assigned in the body of a class deriving from one is an
+# instance of that class (``Color.RED.label()`` calls ``Color.label``), not the value it is assigned
+ENUM_BASES = frozenset(
+    {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag", "enum.ReprEnum"}
+)
 # Python's type variable factories: ``T = TypeVar("T", bound="Base")`` holds the classes its bound or
 # constraints name (graph/evaluate.py ``type_variable``), so ``x: T`` is typed like ``x: Base``
 TYPE_VARIABLE_FACTORIES = frozenset({"typing.TypeVar", "typing_extensions.TypeVar"})

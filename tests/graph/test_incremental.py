@@ -140,6 +140,14 @@ VERSIONS: dict[str, list[str | None]] = {
         "class Kind:\n    A = 'a'\n\n    def label(self):\n        return 1\n",
     ],
     "en/use.py": ["from en.kinds import Kind\n\ndef go():\n    return Kind.A.label()\n"],
+    # what a context manager's __enter__ returns: it changes, `with … as x` follows
+    "cm/pool.py": [
+        "class Conn:\n    def execute(self): return 1\n\nclass Pool:\n"
+        "    def __enter__(self): return Conn()\n    def execute(self): return 2\n",
+        "class Conn:\n    def execute(self): return 1\n\nclass Pool:\n"
+        "    def __enter__(self): return self\n    def execute(self): return 2\n",
+    ],
+    "cm/use.py": ["from cm.pool import Pool\n\ndef go():\n    with Pool() as c:\n        c.execute()\n"],
     # a declared return type is all that types the result: it changes, the callers' edges follow
     "ann/mk.py": [
         "class A:\n    def run(self): pass\n\nclass B:\n    def run(self): pass\n\n"

@@ -728,6 +728,36 @@ def test_python_enumeration_members_are_instances_of_their_enumeration(tmp_path)
     assert outside == {("str.upper", "builtin")}
 
 
+PY_WITH = {
+    "pkg/__init__.py": "",
+    "pkg/db.py": (
+        "class Conn:\n    def execute(self):\n        return 1\n\n"
+        "class Pool:\n    def __enter__(self) -> 'Conn':\n        return Conn()\n"
+        "    def __exit__(self, *exc):\n        return None\n\n"
+        "class File:\n    def __enter__(self):\n        return self\n"
+        "    def __exit__(self, *exc):\n        return None\n\n"
+        "class TempFile(File):\n    def path(self):\n        return '/tmp'\n"
+    ),
+    "pkg/use.py": (
+        "from pkg.db import Pool, TempFile\n\n"
+        "def go():\n    with Pool() as conn:\n        conn.execute()\n"
+        "    with TempFile() as tmp, open('x') as fh:\n        tmp.path()\n        fh.read()\n"
+    ),
+}
+
+
+def test_with_as_binds_what_the_context_manager_s_enter_returns(tmp_path) -> None:
+    """`with Pool() as conn` binds what `Pool.__enter__` returns (`conn.execute()` was looked up on
+    `Pool`: unresolved); an inherited `return self` keeps the subclass (`TempFile`, not `File`); an
+    outside context manager (`open`) stays what it is."""
+    graph = build_graph(tmp_path, PY_WITH)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/use.py::go", "pkg/db.py::Conn.execute")) == "member"
+    assert calls.get(("pkg/use.py::go", "pkg/db.py::TempFile.path")) == "member"
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "pkg/use.py::go")}
+    assert ("open.read", "external") in outside and not [t for t, s in outside if s == "unresolved"]
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -157,10 +157,12 @@ class Analysis(Evaluator):
         model = self.focus
         scope = model.scope_of(flow.scope)
         site = f"{model.path}:{flow.start_byte}"
-        if flow.kind in ("assign", "iterate"):
+        if flow.kind in ("assign", "iterate", "enter"):
             values = self.eval(model, scope, flow.value, site) if flow.value is not None else set()
             if flow.kind == "iterate":
                 values = self.elements(values)
+            elif flow.kind == "enter":
+                values = self.entered(values)
             if flow.annotation is not None:
                 values |= self.declared_type(model, scope, flow.annotation, site)
             if flow.target is not None:

@@ -195,7 +195,7 @@ class Evaluator(ClassMixin, ImportMixin):
                 for name in import_bound_names(imp, model.lang):
                     out.setdefault(model.scope_of(imp.scope), {}).setdefault(name, []).append(imp)
         for flow in model.flows:
-            if flow.kind in ("assign", "iterate", "parameter"):
+            if flow.kind in ("assign", "iterate", "enter", "parameter"):
                 for name in pattern_names(flow.target):
                     out.setdefault(model.scope_of(flow.scope), {}).setdefault(name, []).append("var")
         model._memo["declared"] = out
@@ -384,11 +384,13 @@ class Evaluator(ClassMixin, ImportMixin):
         for flow in model.flows_binding(scope, name):
             if flow.kind == "parameter" and pattern_names(flow.target) == [name]:
                 values |= self.parameter_values(model, scope, flow)
-            elif flow.kind in ("assign", "iterate") and name in pattern_names(flow.target):
+            elif flow.kind in ("assign", "iterate", "enter") and name in pattern_names(flow.target):
                 site = f"{model.path}:{flow.start_byte}"
                 assigned = self.eval(model, scope, flow.value, site) if flow.value else set()
                 if flow.kind == "iterate":
                     assigned = self.elements(assigned)
+                elif flow.kind == "enter":
+                    assigned = self.entered(assigned)
                 if flow.annotation is not None:
                     assigned |= self.declared_type(model, scope, flow.annotation, site)
                 values |= self.destructure(
@@ -641,6 +643,34 @@ class Evaluator(ClassMixin, ImportMixin):
                     containers = {v for v in produced if v[0] == "cont"}
                     out |= (produced - containers) | self.elements(containers)
         return out
+
+    def entered(self, values: set[Value]) -> set[Value]:
+        """What ``with cm as x`` binds: for an instance of a class with a context-manager entry method
+        (Python's ``__enter__``, else ``__aenter__``), what that method returns — ``self`` for most,
+        which is the instance itself, also when the method is inherited (a ``TemporaryUploadedFile``
+        entered through ``File.__enter__`` stays one); any other value (one from outside the
+        project, ``open(…)``) as it is."""
+        out: set[Value] = set()
+        for value in values:
+            got: set[Value] = set()
+            if value[0] == "inst":
+                for method in ("__enter__", "__aenter__"):
+                    for found, _ in self.member(value, method):
+                        if found[0] in ("def", "bm"):
+                            owner = self._owner_instance(found[1])
+                            got |= {value if v == owner else v for v in self.returns(found[1])}
+                    if got:
+                        break
+            out |= got or {value}
+        return out
+
+    def _owner_instance(self, method_id: int) -> Value | None:
+        """An instance of the class that defines the method ``method_id`` (what its ``self`` is)."""
+        entry = self.p.symbol(method_id)
+        if entry is None or not entry[1].parent:
+            return None
+        owner = entry[0].by_qualified.get(entry[1].parent)
+        return ("inst", owner.node_id) if owner is not None else None
 
     def subscripted(self, values: set[Value]) -> set[Value]:
         """``obj[key]``: for an instance of a class with a subscript method (Python's ``__getitem__``),

@@ -351,7 +351,7 @@ class FileModel:
         keep_flows = [
             f
             for f in self.flows
-            if f.kind != "assign"
+            if f.kind not in ("assign", "enter")
             or self.scope_of(f.scope) in returning
             or self._is_type_level(self.scope_of(f.scope))
             or (f.target is not None and f.target[0] == "a")

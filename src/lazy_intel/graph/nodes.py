@@ -158,7 +158,7 @@ def _local_nodes(model: FileModel) -> list[NodeRow]:
     seen: set[tuple[str, str]] = set()
     out: list[NodeRow] = []
     for flow in model.flows:
-        if flow.kind not in ("assign", "iterate", "parameter"):
+        if flow.kind not in ("assign", "iterate", "enter", "parameter"):
             continue
         scope = model.scope_of(flow.scope)
         symbol = model.by_qualified.get(scope)

@@ -290,7 +290,7 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             scope = model.scope_of(ref.scope, ref.start_byte)
             sites += [(scope, arg, ref.start_byte, ref.end_byte, ref.line) for arg in ref.args()]
     for flow in model.flows:
-        if flow.kind in ("assign", "return", "yield") and flow.value is not None:
+        if flow.kind in ("assign", "enter", "return", "yield") and flow.value is not None:
             sites.append((model.scope_of(flow.scope), flow.value, flow.start_byte, flow.end_byte, flow.line))
     for scope, value, start, end, line in sites:
         for expr in _named_values(value):
@@ -351,7 +351,7 @@ def _assigned_from_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     out = []
     declared = an.declared(model)
     for flow in model.flows:
-        if flow.kind not in ("assign", "iterate") or flow.value is None:
+        if flow.kind not in ("assign", "iterate", "enter") or flow.value is None:
             continue
         scope = model.scope_of(flow.scope)
         owner = model.by_qualified.get(scope)

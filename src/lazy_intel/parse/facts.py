@@ -89,7 +89,7 @@ class ImportFact:
     wildcard: bool = False
 
 
-FLOW_KINDS: frozenset[str] = frozenset({"assign", "iterate", "parameter", "return", "yield"})
+FLOW_KINDS: frozenset[str] = frozenset({"assign", "iterate", "enter", "parameter", "return", "yield"})
 
 
 @dataclass(frozen=True)

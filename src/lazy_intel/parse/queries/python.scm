@@ -133,10 +133,11 @@
   left: (_) @flow.target
   right: (_) @flow.value) @flow.iterate
 
+; `with cm as x`: x is what `cm.__enter__()` returns (graph/evaluate.py ``entered``)
 (with_item
   value: (as_pattern
     (_) @flow.value
-    alias: (as_pattern_target (_) @flow.target))) @flow.assign
+    alias: (as_pattern_target (_) @flow.target))) @flow.enter
 
 (function_definition
   parameters: (parameters

@@ -96,7 +96,8 @@ FLOW_KINDS: frozenset[str] = frozenset({"assign", "iterate", "enter", "parameter
 class FlowFact:
     """A value flowing into a name (the raw material of ASSIGNED_FROM and call resolution).
 
-    ``kind``: ``assign`` (``target = value``), ``iterate`` (``for target in value``), ``parameter``
+    ``kind``: ``assign`` (``target = value``), ``iterate`` (``for target in value``), ``enter``
+    (``with value as target``: what ``value.__enter__()`` returns), ``parameter``
     (``target`` is the parameter, ``value`` its default, ``index`` its position), ``return`` and
     ``yield`` (``value`` leaves ``scope``). ``target``, ``value`` and ``annotation`` (a declared
     type) are compact expressions (JSON text). ``condition_path`` lists the control-flow nodes

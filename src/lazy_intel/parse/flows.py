@@ -1,7 +1,7 @@
 """``@flow.*`` captures -> :class:`FlowFact` (assignments, loop variables, parameters, returns).
 
 Captures (see :mod:`lazy_intel.parse.extract`): ``@flow.<kind>`` on the statement (kind one of
-``assign``, ``iterate``, ``parameter``, ``return``, ``yield``), with ``@flow.target``,
+``assign``, ``iterate``, ``enter``, ``parameter``, ``return``, ``yield``), with ``@flow.target``,
 ``@flow.value`` and ``@flow.type`` on its parts. A parameter's index is its position among the
 named children of its parameter list.
 """

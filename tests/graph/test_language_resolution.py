@@ -758,6 +758,31 @@ def test_with_as_binds_what_the_context_manager_s_enter_returns(tmp_path) -> Non
     assert ("open.read", "external") in outside and not [t for t, s in outside if s == "unresolved"]
 
 
+BUILTIN_NAMED = {
+    "pkg/__init__.py": "",
+    "pkg/report.py": (
+        "class Reporter:\n    def append(self, x):\n        return x\n"
+        "    def strip(self):\n        return self\n    def render(self):\n        return 1\n"
+    ),
+    "pkg/use.py": "def go(lines, out, view):\n    out.append(lines[0].strip())\n    view.render()\n",
+    "web/list.js": "export class Queue {\n  push(x) { return x; }\n}\n",
+    "web/use.js": "export function go(items) {\n  items.push(1);\n}\n",
+}
+
+
+def test_builtin_method_names_on_unknown_receivers_are_not_guessed(tmp_path) -> None:
+    """`out.append(…)` / `line.strip()` / `items.push(…)` on a value of unknown type are a builtin
+    type's methods far more often than the project's one `Reporter.append` / `Queue.push`: they
+    stay unresolved (pytest's `Source.strip` was the guessed callee of 25 `str.strip` calls); a
+    name builtin types do not have (`view.render()`) is still guessed."""
+    graph = build_graph(tmp_path, BUILTIN_NAMED)
+    calls = graph.resolved("CALLS")
+    assert {dst for src, dst in calls if src == "pkg/use.py::go"} == {"pkg/report.py::Reporter.render"}
+    assert not [dst for src, dst in calls if src == "web/use.js::go"]
+    unresolved = {e.target: e.props.get("reason") for e in graph.unresolved("CALLS", "pkg/use.py::go")}
+    assert unresolved == {"out.append": "unknown-receiver", "lines[…].strip": "unknown-receiver"}
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

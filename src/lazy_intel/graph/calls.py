@@ -205,8 +205,10 @@ def call_targets(
         return [unresolved]
     if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
         name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
+        member = expr[0] == "a"
+        if member and reason == "unknown-receiver" and name in traits_of(model.lang).builtin_methods:
+            name = None  # `line.strip()`: a builtin value's method, not a guess among the project's
         if name:
-            member = expr[0] == "a"
             kinds = CALLABLE_KINDS if member and kind != "instantiate" else CALLABLE_KINDS | TYPE_KINDS
             fallback = by_unique_name(an, model, name, kinds, member=member)
             if fallback:

@@ -395,6 +395,31 @@ JAVA_LANG = frozenset(
 )
 
 
+# Methods of a language's builtin types that projects rarely define and code calls on builtin values
+# all the time (``line.strip()``, ``errors.append(e)``): a call of one on a receiver whose value is
+# unknown is not guessed among the project's same-named methods (``calls.by_unique_name``; pytest's
+# ``Source.strip`` was the "callee" of 25 ``str.strip`` calls). Names projects often define as well
+# (``join``, ``get``, ``update``, ``format``, ``replace``, ``add``, ``map``, ``then``) are not listed:
+# for those the guess is as often right.
+PYTHON_BUILTIN_METHODS = frozenset(
+    {
+        *("strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith"),
+        *("lower", "upper", "casefold", "capitalize", "title", "zfill", "ljust", "rjust", "center"),
+        *("isdigit", "isalpha", "isalnum", "isspace", "isidentifier", "isupper", "islower"),
+        *("partition", "rpartition", "removeprefix", "removesuffix", "encode", "decode", "expandtabs"),
+        *("append", "extend", "insert", "items", "keys", "values", "setdefault", "popitem"),
+    }
+)
+ECMA_BUILTIN_METHODS = frozenset(
+    {
+        *("push", "unshift", "forEach", "splice", "indexOf", "lastIndexOf", "includes"),
+        *("startsWith", "endsWith", "trim", "trimStart", "trimEnd", "toLowerCase", "toUpperCase"),
+        *("padStart", "padEnd", "charAt", "charCodeAt", "substring", "substr", "hasOwnProperty"),
+        *("toFixed", "localeCompare"),
+    }
+)
+
+
 @dataclass(frozen=True)
 class Traits:
     module_system: str  # python | ecma | go | java | rust | none
@@ -407,6 +432,7 @@ class Traits:
     super_names: frozenset[str] = frozenset({"super"})
     iteration: tuple[str, ...] = ()  # methods a for loop calls on an object (Python: __iter__, __next__)
     subscript: str | None = None  # the method ``obj[key]`` calls on an object (Python: __getitem__)
+    builtin_methods: frozenset[str] = frozenset()  # not guessed by name on an unknown receiver
 
 
 TRAITS: dict[str, Traits] = {
@@ -418,10 +444,26 @@ TRAITS: dict[str, Traits] = {
         builtins=PYTHON_BUILTINS,
         iteration=("__iter__", "__next__"),
         subscript="__getitem__",
+        builtin_methods=PYTHON_BUILTIN_METHODS,
     ),
-    "javascript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
-    "typescript": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
-    "tsx": Traits("ecma", constructors=frozenset({"constructor"}), builtins=ECMA_GLOBALS),
+    "javascript": Traits(
+        "ecma",
+        constructors=frozenset({"constructor"}),
+        builtins=ECMA_GLOBALS,
+        builtin_methods=ECMA_BUILTIN_METHODS,
+    ),
+    "typescript": Traits(
+        "ecma",
+        constructors=frozenset({"constructor"}),
+        builtins=ECMA_GLOBALS,
+        builtin_methods=ECMA_BUILTIN_METHODS,
+    ),
+    "tsx": Traits(
+        "ecma",
+        constructors=frozenset({"constructor"}),
+        builtins=ECMA_GLOBALS,
+        builtin_methods=ECMA_BUILTIN_METHODS,
+    ),
     "go": Traits("go", self_names=frozenset(), package_scope=True, builtins=GO_BUILTINS),
     # a Java package is a directory: its other classes are visible without an import
     "java": Traits("java", implicit_members=True, package_scope=True, builtins=JAVA_LANG),

@@ -783,6 +783,28 @@ def test_builtin_method_names_on_unknown_receivers_are_not_guessed(tmp_path) -> 
     assert unresolved == {"out.append": "unknown-receiver", "lines[…].strip": "unknown-receiver"}
 
 
+BUILTIN_CONTAINERS = {
+    "pkg/__init__.py": "",
+    "pkg/use.py": (
+        "def go(items):\n    errors = []\n    errors.append(1)\n    seen = {}\n    seen.update(a=1)\n"
+        "    parts = [x for x in items]\n    parts.sort()\n    names = set()\n    names.add(2)\n"
+        "    d = dict(a=1)\n    d.update(b=2)\n    return errors\n"
+    ),
+    "web/use.js": "export function go() {\n  const arr = [];\n  arr.push(1);\n  return arr;\n}\n",
+}
+
+
+def test_methods_of_builtin_containers_and_types_are_builtin(tmp_path) -> None:
+    """`errors.append(…)` of `errors = []` (and a dict literal, a comprehension, a JavaScript array)
+    was `unresolved`; `set().add` / `dict(…).update` were `external`: all builtin now."""
+    graph = build_graph(tmp_path, BUILTIN_CONTAINERS)
+    for src in ("pkg/use.py::go", "web/use.js::go"):
+        strategies = {e.target: e.strategy for e in graph.unresolved("CALLS", src)}
+        assert strategies and set(strategies.values()) == {"builtin"}, (src, strategies)
+    python = {e.target for e in graph.unresolved("CALLS", "pkg/use.py::go")}
+    assert {"errors.append", "seen.update", "parts.sort", "set.add", "dict.update"} <= python
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -33,6 +33,28 @@ TYPE_KINDS = frozenset(
 # as an unknown receiver's is (:func:`by_unique_name`, low confidence). Not for a class whose lookup
 # is dynamic (these names in its ancestry): the member may be made up at run time.
 SELF_MEMBER_NOT_FOUND = "self-member-not-found"
+# ``errors.append(e)`` where ``errors = []`` (a list, dict, set or tuple literal, a comprehension, a
+# declared collection: the container values of graph/evaluate.py) in a language whose containers are
+# builtin types: the call is the builtin type's method (``builtin``), not an unresolved site
+BUILTIN_CONTAINER = "builtin-container"
+BUILTIN_CONTAINER_LANGS = frozenset({"python", "javascript", "typescript", "tsx"})
+# Python's builtin types: a method of a value of one (``set().add``) is ``builtin``, not ``external``
+PYTHON_BUILTIN_TYPES = frozenset(
+    {
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "bytearray",
+        "complex",
+        "list",
+        "dict",
+        "set",
+        "frozenset",
+        "tuple",
+    }
+)
 DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__index", "method_missing"})
 
 
@@ -100,6 +122,8 @@ def classify(
                 out.append((value, strategy))
         if not out and _mixin_self(an, model, expr, owners, enclosing):
             return out, SELF_MEMBER_NOT_FOUND
+        if not out and model.lang in BUILTIN_CONTAINER_LANGS and all(o[0] == "cont" for o in owners):
+            return out, BUILTIN_CONTAINER
         return out, ("member-not-found" if not out else "member")
     values = an.eval(model, scope, expr, site)
     return [(v, "dataflow") for v in ordered(values)], "dataflow"
@@ -186,6 +210,7 @@ def call_targets(
             builtin = (
                 strategy == "builtin"
                 or head in ("str", "int")
+                or (model.lang == "python" and head in PYTHON_BUILTIN_TYPES)  # `set().add`, `dict(…).update`
                 or (model.lang == "go" and head in GO_BUILTIN_TYPES)  # `err.Error()` of `err error`
             )
             unresolved = Resolution(None, "builtin" if builtin else "external", 0.0, value[1])
@@ -203,6 +228,8 @@ def call_targets(
         return resolved
     if unresolved is not None:
         return [unresolved]
+    if reason == BUILTIN_CONTAINER:
+        return [Resolution(None, "builtin", 0.0, text)]
     if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
         name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
         member = expr[0] == "a"
@@ -213,7 +240,7 @@ def call_targets(
             fallback = by_unique_name(an, model, name, kinds, member=member)
             if fallback:
                 return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
-    if reason == SELF_MEMBER_NOT_FOUND:
+    if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER):
         reason = "member-not-found"
     return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
 
@@ -288,7 +315,7 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
         fallback = by_unique_name(an, model, name, TYPE_KINDS, member=False)
         if fallback:
             return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
-    if reason == SELF_MEMBER_NOT_FOUND:
+    if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER):
         reason = "member-not-found"
     return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
 

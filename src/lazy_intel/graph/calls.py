@@ -35,9 +35,27 @@ TYPE_KINDS = frozenset(
 SELF_MEMBER_NOT_FOUND = "self-member-not-found"
 # ``errors.append(e)`` where ``errors = []`` (a list, dict, set or tuple literal, a comprehension, a
 # declared collection: the container values of graph/evaluate.py) in a language whose containers are
-# builtin types: the call is the builtin type's method (``builtin``), not an unresolved site
+# builtin types: the call is the builtin type's method (``builtin``, named ``list.append``), not an
+# unresolved site. The container's kind is not kept, so the method's name says which type it is;
+# a name several container types have (``pop``, ``copy``, ``count``) stays unresolved.
 BUILTIN_CONTAINER = "builtin-container"
-BUILTIN_CONTAINER_LANGS = frozenset({"python", "javascript", "typescript", "tsx"})
+CONTAINER_METHODS: dict[str, dict[str, str]] = {
+    "python": {
+        **dict.fromkeys(("append", "extend", "insert", "sort", "reverse", "remove"), "list"),
+        **dict.fromkeys(("keys", "values", "items", "update", "get", "setdefault", "popitem"), "dict"),
+        **dict.fromkeys(
+            ("add", "discard", "union", "intersection", "difference", "issubset", "issuperset", "isdisjoint"),
+            "set",
+        ),
+    },
+    "ecma": dict.fromkeys(
+        (
+            *("push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "slice", "splice"),
+            *("concat", "join", "indexOf", "includes", "find", "findIndex", "some", "every", "flatMap"),
+        ),
+        "Array",
+    ),
+}
 # Python's builtin types: a method of a value of one (``set().add``) is ``builtin``, not ``external``
 PYTHON_BUILTIN_TYPES = frozenset(
     {
@@ -122,11 +140,17 @@ def classify(
                 out.append((value, strategy))
         if not out and _mixin_self(an, model, expr, owners, enclosing):
             return out, SELF_MEMBER_NOT_FOUND
-        if not out and model.lang in BUILTIN_CONTAINER_LANGS and all(o[0] == "cont" for o in owners):
+        if not out and all(o[0] == "cont" for o in owners) and _container_type(model, expr[2]):
             return out, BUILTIN_CONTAINER
         return out, ("member-not-found" if not out else "member")
     values = an.eval(model, scope, expr, site)
     return [(v, "dataflow") for v in ordered(values)], "dataflow"
+
+
+def _container_type(model: FileModel, name: str) -> str | None:
+    """The builtin container type whose method ``name`` is (``CONTAINER_METHODS``), if one is."""
+    table = CONTAINER_METHODS.get("ecma" if traits_of(model.lang).module_system == "ecma" else model.lang, {})
+    return table.get(name)
 
 
 def _mixin_self(an: Analysis, model: FileModel, expr: Any, owners: set[Value], enclosing: Any) -> bool:
@@ -229,7 +253,7 @@ def call_targets(
     if unresolved is not None:
         return [unresolved]
     if reason == BUILTIN_CONTAINER:
-        return [Resolution(None, "builtin", 0.0, text)]
+        return [Resolution(None, "builtin", 0.0, f"{_container_type(model, expr[2])}.{expr[2]}")]
     if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
         name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
         member = expr[0] == "a"

@@ -809,6 +809,30 @@ def test_methods_of_builtin_containers_and_types_are_builtin(tmp_path) -> None:
     assert js == {("Array.push", "builtin")}
 
 
+PY_CAST = {
+    "pkg/__init__.py": "",
+    "pkg/m.py": (
+        "import typing\nfrom typing import cast\n\n"
+        "class Foo:\n    def go(self):\n        return 1\n\n"
+        "class Bar:\n    def run(self):\n        return 2\n\n"
+        "def main(x, y, z):\n    cast(Foo, x).go()\n    b = typing.cast('Bar', y)\n    b.run()\n"
+        "    cast(str, z).upper()\n"
+    ),
+}
+
+
+def test_typing_cast_gives_an_instance_of_the_type_it_names(tmp_path) -> None:
+    """`cast(Foo, x).go()` calls `Foo.go` (it was `typing.cast.go`, external); a quoted type too; a
+    cast to an outside type gives its methods (`str.upper`, builtin)."""
+    graph = build_graph(tmp_path, PY_CAST)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/m.py::main", "pkg/m.py::Foo.go")) == "member"
+    assert calls.get(("pkg/m.py::main", "pkg/m.py::Bar.run")) == "member"
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "pkg/m.py::main")}
+    assert ("str.upper", "builtin") in outside
+    assert not [t for t, _ in outside if t.startswith("typing.cast.")], outside
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -24,6 +24,7 @@ from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
     TRANSPARENT_DECORATORS,
+    TYPE_CASTS,
     TYPE_VARIABLE_FACTORIES,
     TYPED_OUTSIDE_LANGS,
     opaque_type,
@@ -709,6 +710,8 @@ class Evaluator(ClassMixin, ImportMixin):
             return {("super", cls.node_id)} if cls is not None else set()
         if kind == "ext" and value[1] in TYPE_VARIABLE_FACTORIES:
             return self.type_variable(model, scope, args, site) or {value}
+        if kind == "ext" and value[1] in TYPE_CASTS and args:  # `cast(Foo, x)` is a `Foo`
+            return self.declared_type(model, scope, args[0], site) or {value}
         if kind in ("ext", "super"):  # an external callable's result keeps its name (PyCG's convention)
             return {value}
         if kind == "lam":

@@ -294,6 +294,9 @@ ENUM_BASES = frozenset(
 # Python's type variable factories: ``T = TypeVar("T", bound="Base")`` holds the classes its bound or
 # constraints name (graph/evaluate.py ``type_variable``), so ``x: T`` is typed like ``x: Base``
 TYPE_VARIABLE_FACTORIES = frozenset({"typing.TypeVar", "typing_extensions.TypeVar"})
+# ``typing.cast(Foo, x)`` returns ``x`` declared as a ``Foo``: an instance of what its first argument
+# names (graph/evaluate.py ``call_result``), not the outside ``typing.cast`` result
+TYPE_CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
 
 
 def opaque_type(name: str) -> bool:

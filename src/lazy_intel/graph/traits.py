@@ -438,6 +438,12 @@ class Traits:
     builtin_methods: frozenset[str] = frozenset()  # not guessed by name on an unknown receiver
 
 
+ECMA_TRAITS = Traits(
+    "ecma",
+    constructors=frozenset({"constructor"}),
+    builtins=ECMA_GLOBALS,
+    builtin_methods=ECMA_BUILTIN_METHODS,
+)
 TRAITS: dict[str, Traits] = {
     "python": Traits(
         "python",
@@ -449,24 +455,9 @@ TRAITS: dict[str, Traits] = {
         subscript="__getitem__",
         builtin_methods=PYTHON_BUILTIN_METHODS,
     ),
-    "javascript": Traits(
-        "ecma",
-        constructors=frozenset({"constructor"}),
-        builtins=ECMA_GLOBALS,
-        builtin_methods=ECMA_BUILTIN_METHODS,
-    ),
-    "typescript": Traits(
-        "ecma",
-        constructors=frozenset({"constructor"}),
-        builtins=ECMA_GLOBALS,
-        builtin_methods=ECMA_BUILTIN_METHODS,
-    ),
-    "tsx": Traits(
-        "ecma",
-        constructors=frozenset({"constructor"}),
-        builtins=ECMA_GLOBALS,
-        builtin_methods=ECMA_BUILTIN_METHODS,
-    ),
+    "javascript": ECMA_TRAITS,
+    "typescript": ECMA_TRAITS,
+    "tsx": ECMA_TRAITS,
     "go": Traits("go", self_names=frozenset(), package_scope=True, builtins=GO_BUILTINS),
     # a Java package is a directory: its other classes are visible without an import
     "java": Traits("java", implicit_members=True, package_scope=True, builtins=JAVA_LANG),

@@ -72,13 +72,12 @@ CHECKED_KEPT = 64
 SCOPED_SYNCS_IN_A_ROW = 32
 
 
-def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = None) -> str:
+def _first_problem(path: Path, *, memo: Path | None = None) -> str:
     """'' when ``path`` may be served; checked fully once per file per process, header every time.
 
-    ``quiescent``: the caller holds the writer lock, so no checkpoint can be under way. ``memo``: the
-    state directory's record of verdicts (:mod:`lazy_intel.service.indexing.check_memo`), so a process does not
+    ``memo``: the state directory's record of verdicts (:mod:`lazy_intel.service.indexing.check_memo`), so a process does not
     re-check a file whose bytes another process already checked."""
-    header = header_problem(path, quiescent=quiescent)
+    header = header_problem(path)
     if header is not None:
         return header
     try:
@@ -98,7 +97,7 @@ def _first_problem(path: Path, *, quiescent: bool = False, memo: Path | None = N
         verdict = check_memo.recall(memo, path) if memo is not None else None
         if verdict is None:
             before = check_memo.identity(path)  # a writer may publish while a reader checks its snapshot
-            problems = check_store(path, quiescent=quiescent)
+            problems = check_store(path)
             verdict = f"{problems[0].check}: {problems[0].detail}" if problems else ""
             if memo is not None:
                 check_memo.remember(memo, path, verdict, checked=before)
@@ -539,7 +538,7 @@ class Workspace:
         memo = self.state.runtime / check_memo.MEMO_FILE
         vouched: check_memo.Identity | None = None  # the clean identity this sync's writes start from
         if repair and live is not None:
-            problem = header_problem(live, quiescent=True)
+            problem = header_problem(live)
             findings = (
                 [{"projection": "store", "check": "header", "detail": problem}]
                 if problem
@@ -556,7 +555,7 @@ class Workspace:
                     "detected_at": iso_utc(),
                 }
         elif not rebuild and not faulty and live is not None:
-            problem = _first_problem(live, quiescent=True, memo=memo)
+            problem = _first_problem(live, memo=memo)
             if problem:  # never write into a store that fails its checks
                 faulty = True
                 self.store_fault = {"store": live.name, "reason": problem, "detected_at": iso_utc()}

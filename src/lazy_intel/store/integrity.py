@@ -57,13 +57,16 @@ def _wal_in_use(path: Path) -> bool:
         return False
 
 
-def header_problem(path: Path, *, quiescent: bool = False) -> str | None:
+def header_problem(path: Path) -> str | None:
     """Why ``path`` cannot be a whole SQLite store, judged from its first 100 bytes and its size.
 
-    The size is only compared with the header when nothing can be checkpointing into the file: a
-    checkpoint writes page 1 (with the new page count) before the pages that extend the file. That
-    holds when the write-ahead log is empty or absent, or when the caller holds the writer lock
-    (``quiescent``: read-only connections never checkpoint).
+    The size is only compared with the header when the write-ahead log is empty or absent: a
+    checkpoint writes page 1 (with the new page count) before the pages that extend the file, so
+    while the log holds frames the file may be short of its header — mid-checkpoint in a live
+    writer, or for good when a writer was killed inside one (a build killed at an arbitrary moment);
+    either way the log still has every page, and SQLite replays it on the next writable open, where
+    its own checks report what it cannot read. Holding the writer lock does not change that: it
+    rules out a live checkpoint, not a dead one.
     """
     try:
         with open(path, "rb") as fh:
@@ -80,8 +83,8 @@ def header_problem(path: Path, *, quiescent: bool = False) -> str | None:
     pages = int.from_bytes(header[28:32], "big")
     change_counter = header[24:28]
     valid_for = header[92:96]
-    if not quiescent and _wal_in_use(path):
-        return None  # a checkpoint may be under way; SQLite itself reports pages it cannot read
+    if _wal_in_use(path):
+        return None  # a checkpoint may be under way or cut short; SQLite reports pages it cannot read
     if pages and change_counter == valid_for and size < pages * page_size:
         return f"{path.name} is truncated: {size} bytes, its header needs {pages * page_size}"
     if size % page_size:
@@ -156,14 +159,14 @@ INTEGRITY_CHECKS: list[IntegrityCheck] = [
 
 
 def check_store(
-    path: Path, *, thorough: bool = False, conn: sqlite3.Connection | None = None, quiescent: bool = False
+    path: Path, *, thorough: bool = False, conn: sqlite3.Connection | None = None
 ) -> list[IntegrityProblem]:
     """Run every registered check against ``path``; an empty list means it is safe to serve.
 
     ``conn`` may be a writable connection (the writer's, under the writer lock) for the checks that
     need one; otherwise a read-only connection is opened.
     """
-    header = header_problem(path, quiescent=quiescent or conn is not None)
+    header = header_problem(path)
     if header is not None:
         return [IntegrityProblem(STORE_PROJECTION, "header", header)]
     own = conn is None

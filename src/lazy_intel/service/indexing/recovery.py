@@ -88,7 +88,7 @@ def _recover_rebuild(state: StateDir, journal: PublicationJournal, intent: Inten
                 "continues from them",
             )
     if meta is None:
-        reason = "its store never completed (missing or unreadable)"
+        reason = "its store never completed (missing or unreadable" + (f": {problem})" if problem else ")")
     elif unpublished:
         reason = f"its transaction never committed and it cannot be resumed: {problem}"
     elif meta.get("schema_version") != str(SCHEMA_VERSION) or meta.get("scope_digest") != profile:
@@ -96,7 +96,7 @@ def _recover_rebuild(state: StateDir, journal: PublicationJournal, intent: Inten
     elif current != intent.previous:
         reason = f"the catalog moved on to {current} meanwhile"
     else:
-        problems = check_store(target, quiescent=True)
+        problems = check_store(target)
         if problems:
             reason = f"its store fails an integrity check: {problems[0].detail}"
     if reason is not None:
@@ -135,7 +135,7 @@ def recover(state: StateDir, profile: str) -> RecoveryResult:
             decision = _recover_incremental(state, journal, intent)
             if decision.decision == ABANDONED:
                 live = state.path / intent.store
-                problems = check_store(live, quiescent=True) if live.is_file() else []
+                problems = check_store(live) if live.is_file() else []
                 if problems:
                     needs_rebuild = True
                     reasons.append(f"{intent.store} fails an integrity check: {problems[0].detail}")

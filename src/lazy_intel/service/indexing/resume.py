@@ -102,7 +102,7 @@ def resume_problem(path: Path, profile: str, memo: Path | None = None) -> tuple[
     reached on the same file identity, with no write-ahead log pending since, is taken instead."""
     if not path.is_file():
         return "its store file is gone", 0
-    problem = header_problem(path, quiescent=True)
+    problem = header_problem(path)
     if problem is not None:
         return problem, 0
     # frames in a write-ahead log are bytes the file's identity does not describe: check them
@@ -126,7 +126,7 @@ def resume_problem(path: Path, profile: str, memo: Path | None = None) -> tuple[
             return "it had already published", files
         if remembered is not None:
             return (f"its store fails an integrity check: {remembered}" if remembered else None), files
-        problems = check_store(path, conn=conn, quiescent=True)
+        problems = check_store(path, conn=conn)
         verdict = problems[0].detail if problems else ""
         return (f"its store fails an integrity check: {verdict}" if verdict else None), files
     finally:

@@ -129,7 +129,7 @@ def store_profile(root: Path, max_file_bytes: int) -> str:
 def store_meta(path: Path) -> dict[str, str] | None:
     """The meta table of a store, or ``None`` when the file cannot be read as a store (callers hold
     the writer lock, so no checkpoint is under way)."""
-    if header_problem(path, quiescent=True) is not None:
+    if header_problem(path) is not None:
         return None
     try:
         conn = connect(str(path), readonly=True)

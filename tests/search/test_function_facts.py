@@ -12,6 +12,7 @@ from lazy_intel.search.function_facts import read_callpath, read_definitions
 from lazy_intel.search.function_rank import CALLPATH_SECOND_HOP
 from lazy_intel.search.hybrid import DEFAULT_CONFIG, hybrid_search
 from lazy_intel.search.query import analyze_query
+from lazy_intel.search.rerank_facts import read_query_facts
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 
@@ -124,9 +125,14 @@ def test_callpath_follows_resolved_calls_out_of_the_named_function(make_repo: Ca
                 "SELECT f.path, s.qualified_name, s.start_byte FROM symbols s JOIN files f ON f.id = s.file_id"
             )
         }
-        values = read_callpath(view, analysis, {}, definitions)
-        assert read_callpath(view, analyze_query("nothing named here"), {}, definitions) == {}
-        assert read_callpath(view, analysis, {}, []) == {}
+        counts = read_query_facts(view, analysis, []).definition_counts  # as search reads them
+        values = read_callpath(view, analysis, counts, definitions)
+        nothing = analyze_query("nothing named here")
+        assert (
+            read_callpath(view, nothing, read_query_facts(view, nothing, []).definition_counts, definitions)
+            == {}
+        )
+        assert read_callpath(view, analysis, counts, []) == {}
     assert all(d.start_byte == starts[d.key] for d in definitions)
     by_name = {d.qualified_name: values.get(d.symbol_id, 0.0) for d in definitions}
     assert by_name["merge_core"] > 0  # update (pkg/api.py) calls it

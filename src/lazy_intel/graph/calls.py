@@ -9,7 +9,7 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
-from lazy_intel.graph.traits import GO_BUILTIN_TYPES, traits_of
+from lazy_intel.graph.traits import CONTAINER_METHODS, GO_BUILTIN_TYPES, PYTHON_BUILTIN_TYPES, traits_of
 from lazy_intel.graph.values import Value, ordered
 
 HOW_TO_STRATEGY = {
@@ -33,47 +33,13 @@ TYPE_KINDS = frozenset(
 # as an unknown receiver's is (:func:`by_unique_name`, low confidence). Not for a class whose lookup
 # is dynamic (these names in its ancestry): the member may be made up at run time.
 SELF_MEMBER_NOT_FOUND = "self-member-not-found"
+DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__index", "method_missing"})
 # ``errors.append(e)`` where ``errors = []`` (a list, dict, set or tuple literal, a comprehension, a
 # declared collection: the container values of graph/evaluate.py) in a language whose containers are
 # builtin types: the call is the builtin type's method (``builtin``, named ``list.append``), not an
 # unresolved site. The container's kind is not kept, so the method's name says which type it is;
 # a name several container types have (``pop``, ``copy``, ``count``) stays unresolved.
 BUILTIN_CONTAINER = "builtin-container"
-CONTAINER_METHODS: dict[str, dict[str, str]] = {
-    "python": {
-        **dict.fromkeys(("append", "extend", "insert", "sort", "reverse", "remove"), "list"),
-        **dict.fromkeys(("keys", "values", "items", "update", "get", "setdefault", "popitem"), "dict"),
-        **dict.fromkeys(
-            ("add", "discard", "union", "intersection", "difference", "issubset", "issuperset", "isdisjoint"),
-            "set",
-        ),
-    },
-    "ecma": dict.fromkeys(
-        (
-            *("push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "slice", "splice"),
-            *("concat", "join", "indexOf", "includes", "find", "findIndex", "some", "every", "flatMap"),
-        ),
-        "Array",
-    ),
-}
-# Python's builtin types: a method of a value of one (``set().add``) is ``builtin``, not ``external``
-PYTHON_BUILTIN_TYPES = frozenset(
-    {
-        "str",
-        "int",
-        "float",
-        "bool",
-        "bytes",
-        "bytearray",
-        "complex",
-        "list",
-        "dict",
-        "set",
-        "frozenset",
-        "tuple",
-    }
-)
-DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__index", "method_missing"})
 
 
 @dataclass(frozen=True)
@@ -145,6 +111,12 @@ def classify(
         return out, ("member-not-found" if not out else "member")
     values = an.eval(model, scope, expr, site)
     return [(v, "dataflow") for v in ordered(values)], "dataflow"
+
+
+def _reported(reason: str) -> str:
+    """The reason an unresolved edge records: the internal ones (a mixin's member, a container's
+    method of no known type) are ``member-not-found`` to readers."""
+    return "member-not-found" if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER) else reason
 
 
 def _container_type(model: FileModel, name: str) -> str | None:
@@ -264,9 +236,7 @@ def call_targets(
             fallback = by_unique_name(an, model, name, kinds, member=member)
             if fallback:
                 return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
-    if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER):
-        reason = "member-not-found"
-    return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
+    return [Resolution(None, "unresolved", 0.0, text, {"reason": _reported(reason)})]
 
 
 # The name-table filters of :func:`by_unique_name` (kinds, member: a definition with a parent), each
@@ -339,9 +309,7 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
         fallback = by_unique_name(an, model, name, TYPE_KINDS, member=False)
         if fallback:
             return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
-    if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER):
-        reason = "member-not-found"
-    return [Resolution(None, "unresolved", 0.0, text, {"reason": reason})]
+    return [Resolution(None, "unresolved", 0.0, text, {"reason": _reported(reason)})]
 
 
 def _rank(strategy: str) -> int:

@@ -668,10 +668,10 @@ class Evaluator(ClassMixin, ImportMixin):
     def _owner_instance(self, method_id: int) -> Value | None:
         """An instance of the class that defines the method ``method_id`` (what its ``self`` is)."""
         entry = self.p.symbol(method_id)
-        if entry is None or not entry[1].parent:
-            return None
-        owner = entry[0].by_qualified.get(entry[1].parent)
-        return ("inst", owner.node_id) if owner is not None else None
+        cls = (
+            self.enclosing_class(entry[0], entry[1].parent) if entry is not None and entry[1].parent else None
+        )
+        return ("inst", cls.node_id) if cls is not None else None
 
     def subscripted(self, values: set[Value]) -> set[Value]:
         """``obj[key]``: for an instance of a class with a subscript method (Python's ``__getitem__``),

@@ -286,6 +286,34 @@ OPAQUE_TYPE_PREFIXES = ("typing.", "typing_extensions.")
 OPAQUE_TYPES = frozenset({"object", "Any", "type", "collections.abc.Callable"})
 
 
+# The methods of a language's builtin containers, by the type each name says (graph/calls.py: a call of
+# one on a list/dict/set literal or a comprehension is that type's builtin method, ``list.append``;
+# names several container types share — ``pop``, ``copy``, ``count`` — are not listed)
+CONTAINER_METHODS: dict[str, dict[str, str]] = {
+    "python": {
+        **dict.fromkeys(("append", "extend", "insert", "sort", "reverse", "remove"), "list"),
+        **dict.fromkeys(("keys", "values", "items", "update", "get", "setdefault", "popitem"), "dict"),
+        **dict.fromkeys(
+            ("add", "discard", "union", "intersection", "difference", "issubset", "issuperset", "isdisjoint"),
+            "set",
+        ),
+    },
+    "ecma": dict.fromkeys(
+        (
+            *("push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "slice", "splice"),
+            *("concat", "join", "indexOf", "includes", "find", "findIndex", "some", "every", "flatMap"),
+        ),
+        "Array",
+    ),
+}
+# Python's builtin types: a method of a value of one (``set().add``) is ``builtin``, not ``external``
+PYTHON_BUILTIN_TYPES = frozenset(
+    {
+        *("str", "int", "float", "bool", "bytes", "bytearray", "complex"),
+        *("list", "dict", "set", "frozenset", "tuple"),
+    }
+)
+
 # Python's enumeration bases: a public name assigned in the body of a class deriving from one is an
 # instance of that class (``Color.RED.label()`` calls ``Color.label``), not the value it is assigned
 ENUM_BASES = frozenset(

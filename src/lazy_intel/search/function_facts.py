@@ -23,6 +23,7 @@ from lazy_intel.search.fusion import is_test_path
 from lazy_intel.search.graph_priors import calls_from_sql, named_nodes_sql, node_spans_sql
 from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import mentioned_names
+from lazy_intel.search.rerank_facts import MAX_NAMES
 from lazy_intel.store.reader import ReadView
 
 BATCH = 400  # ids per IN (...) list
@@ -99,13 +100,13 @@ def read_callpath(
 ) -> dict[int, float]:
     """``callpath`` (``function_rank``) of each of ``definitions`` it is not 0 for (symbol id ->
     value): the seeds' nodes, two hops of resolved calls out of them, and the nodes reached met with
-    the definitions by path, start byte and name. ``counts``: definitions per mentioned name as the
-    query facts hold them (the names they lack are counted here)."""
+    the definitions by path, start byte and name. ``counts``: definitions per mentioned name as
+    ``rerank_facts.read_query_facts`` counted them (the first ``MAX_NAMES`` names; the rest, which it
+    did not look up, are counted here)."""
     if not definitions:
         return {}
-    names = mentioned_names(analysis)
     counted = dict(counts)
-    missing = [n for n in names if n not in counted]
+    missing = [n for n in mentioned_names(analysis)[MAX_NAMES:] if n not in counted]
     for start in range(0, len(missing), BATCH):
         batch = missing[start : start + BATCH]
         sql = f"SELECT name, count(*) FROM symbols WHERE name IN ({_marks(len(batch))}) GROUP BY name"

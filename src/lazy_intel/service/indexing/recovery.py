@@ -88,7 +88,8 @@ def _recover_rebuild(state: StateDir, journal: PublicationJournal, intent: Inten
                 "continues from them",
             )
     if meta is None:
-        reason = "its store never completed (missing or unreadable" + (f": {problem})" if problem else ")")
+        detail = f": {problem}" if problem else ""
+        reason = f"its store never completed (missing or unreadable{detail})"
     elif unpublished:
         reason = f"its transaction never committed and it cannot be resumed: {problem}"
     elif meta.get("schema_version") != str(SCHEMA_VERSION) or meta.get("scope_digest") != profile:

@@ -134,6 +134,18 @@ VERSIONS: dict[str, list[str | None]] = {
         "from mix.mixin import M\n\nclass Impl(M):\n    def step(self):\n        return 1\n",
         "from mix.mixin import M\n\nclass Impl(M):\n    def other(self):\n        return 1\n",
     ],
+    # a mixin's self member through a subclass in its own file: the subclass's other base (in another
+    # file) gains and loses the method, the subclass comes and goes
+    "mixs/tests.py": [
+        "from mixs.base import Case\n\nclass Check:\n    def go(self):\n        return self.fixture()\n\n"
+        "class Tests(Check, Case):\n    pass\n",
+        "from mixs.base import Case\n\nclass Check:\n    def go(self):\n        return self.fixture()\n",
+    ],
+    "mixs/base.py": [
+        "class Case:\n    def fixture(self):\n        return 1\n",
+        "import unittest\n\nclass Case(unittest.TestCase):\n    pass\n",
+        "class Case:\n    def other(self):\n        return 1\n",
+    ],
     # an enumeration member: the class stops (and starts again) being an enumeration
     "en/kinds.py": [
         "import enum\n\nclass Kind(enum.Enum):\n    A = 'a'\n\n    def label(self):\n        return 1\n",

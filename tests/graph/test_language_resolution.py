@@ -701,6 +701,46 @@ def test_a_mixin_s_self_members_are_guessed_among_the_tree_s_methods(tmp_path) -
         assert [e.target for e in graph.unresolved("CALLS", src)] == ["self.render"], src
 
 
+PY_MIXIN_TESTS = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": (
+        "import unittest\n\n"
+        "class TestCase(unittest.TestCase):\n    def fixture(self):\n        return 1\n\n"
+        "class Other:\n    def helper(self):\n        return 2\n"
+    ),
+    "pkg/test_things.py": (
+        "from pkg.base import Other, TestCase\n\n"
+        "class CheckMixin:\n"
+        "    def test_value(self):\n"
+        "        self.assertEqual(self.fixture(), 1)\n\n"
+        "class ThingTests(CheckMixin, TestCase):\n    pass\n\n"
+        "class HelperMixin:\n"
+        "    def go(self):\n"
+        "        self.helper()\n"
+        "        self.nowhere()\n\n"
+        "class Middle(HelperMixin):\n    pass\n\n"
+        "class OtherTests(Middle, Other):\n    pass\n"
+    ),
+}
+
+
+def test_a_mixin_s_self_members_are_looked_up_on_its_subclasses_in_the_same_file(tmp_path) -> None:
+    """`self.assertEqual()` in a mixin whose subclass in the same file also inherits a test case
+    calls the test case's method (outside the tree: `external`, it was `member-not-found`); a member
+    of the tree comes through the subclass (`inheritance`), also through a subclass of a subclass;
+    a name no subclass has stays unresolved."""
+    graph = build_graph(tmp_path, PY_MIXIN_TESTS)
+    src = "pkg/test_things.py::CheckMixin.test_value"
+    calls = graph.resolved("CALLS")
+    assert calls.get((src, "pkg/base.py::TestCase.fixture")) == "inheritance"
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", src)}
+    assert outside == {("unittest.TestCase.assertEqual", "external")}
+    src = "pkg/test_things.py::HelperMixin.go"
+    assert calls.get((src, "pkg/base.py::Other.helper")) == "inheritance"
+    missing = [(e.target, e.props.get("reason")) for e in graph.unresolved("CALLS", src)]
+    assert missing == [("self.nowhere", "member-not-found")]
+
+
 PY_ENUMS = {
     "pkg/__init__.py": "",
     "pkg/scope.py": (

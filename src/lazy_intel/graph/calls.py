@@ -105,6 +105,9 @@ def classify(
                     strategy = "member"
                 out.append((value, strategy))
         if not out and _mixin_self(an, model, expr, owners, enclosing):
+            through = _subclass_members(an, model, enclosing.node_id, expr[2])
+            if through:
+                return [(v, "inheritance") for v in through], "member"
             return out, SELF_MEMBER_NOT_FOUND
         if not out and all(o[0] == "cont" for o in owners) and _container_type(model, expr[2]):
             return out, BUILTIN_CONTAINER
@@ -148,6 +151,23 @@ def _mixin_self(an: Analysis, model: FileModel, expr: Any, owners: set[Value], e
         ):
             return False
     return not any(an.member(("def", enclosing.node_id), n) for n in DYNAMIC_LOOKUP)
+
+
+def _subclass_members(an: Analysis, model: FileModel, mixin_id: int, name: str) -> list[Value]:
+    """``self.name`` of a mixin, through the classes of its own file that have it among their
+    ancestors (``class ThingTests(CheckMixin, TestCase)``): the members those classes' lookups find,
+    in file order (a member outside the tree is an ``ext`` value). Only the mixin's file is read for
+    subclasses, so the answer depends on nothing a reverse index of bases would have to track; a
+    mixin used only from other files keeps the guess by name (``SELF_MEMBER_NOT_FOUND``)."""
+    found: dict[Value, None] = {}
+    for qualified in model.bases:
+        cls = model.by_qualified.get(qualified)
+        if cls is None or cls.node_id == mixin_id:
+            continue
+        if any(ancestor == mixin_id for ancestor, _ in an.mro(cls.node_id)):
+            for value, _ in an.member(("inst", cls.node_id), name):
+                found.setdefault(value, None)
+    return list(found)
 
 
 def _assigns_attribute(model: FileModel, qualified: str, name: str) -> bool:

@@ -741,6 +741,55 @@ def test_a_mixin_s_self_members_are_looked_up_on_its_subclasses_in_the_same_file
     assert missing == [("self.nowhere", "member-not-found")]
 
 
+JS_GLOBALS = {
+    "lib/util.js": (
+        "function check(u, f) {\n"
+        "  if (!u) throw new TypeError('no url');\n"
+        "  setImmediate(f);\n"
+        "  require('left-pad').pad(Object.create(null).wrap());\n"
+        "  return new URL(encodeURI(u)) && new TextEncoder() && Object.keys(JSON.parse(u));\n"
+        "}\n"
+        "function later() {\n  it('is not a test here');\n}\n"
+        "module.exports = { check, later };\n"
+    ),
+    "lib/other.js": "function it(x) {\n  return x;\n}\nfunction describe(x) {\n  return x;\n}\n",
+    "test/util.test.js": (
+        "const { check } = require('../lib/util');\n\n"
+        "describe('check', function () {\n"
+        "  beforeEach(function () {});\n"
+        "  it('accepts a url', function () {\n    check('x', () => {});\n  });\n"
+        "});\n"
+    ),
+}
+
+
+def test_javascript_runtime_and_test_runner_globals(tmp_path) -> None:
+    """`new TypeError(…)`, `setImmediate`, `new URL`, `encodeURI`, `new TextEncoder` are the runtime's
+    (`builtin`; they were unresolved), and so are the members of its globals (`Object.keys`, which
+    was `external`); in a test file `describe`, `it`, `beforeEach` are the test
+    runner's (`external`), even where the project defines a function of that name elsewhere; outside
+    a test file such a name is still the project's guess."""
+    graph = build_graph(tmp_path, JS_GLOBALS)
+    util = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "lib/util.js::check")}
+    assert util == {
+        ("TypeError", "builtin"),
+        ("setImmediate", "builtin"),
+        ("URL", "builtin"),
+        ("encodeURI", "builtin"),
+        ("TextEncoder", "builtin"),
+        ("Object.keys", "builtin"),  # a member of a runtime global is the runtime's (was `external`)
+        ("JSON.parse", "builtin"),
+        ("Object.create", "builtin"),
+        ("Object.create.wrap", "external"),  # what the runtime returns is the program's object
+        ("require.pad", "external"),  # a package's export, not the runtime's
+    }
+    runner = {(e.target, e.strategy) for e in graph.of("CALLS") if e.src.startswith("test/util.test.js")}
+    assert {("describe", "external"), ("it", "external"), ("beforeEach", "external")} <= runner
+    calls = graph.resolved("CALLS")
+    assert not [dst for src, dst in calls if src.startswith("test/") and dst.startswith("lib/other.js")]
+    assert calls.get(("lib/util.js::later", "lib/other.js::it")) == "unique-name"
+
+
 PY_ENUMS = {
     "pkg/__init__.py": "",
     "pkg/scope.py": (

@@ -9,7 +9,13 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
-from lazy_intel.graph.traits import CONTAINER_METHODS, GO_BUILTIN_TYPES, PYTHON_BUILTIN_TYPES, traits_of
+from lazy_intel.graph.traits import (
+    CONTAINER_METHODS,
+    GO_BUILTIN_TYPES,
+    PYTHON_BUILTIN_TYPES,
+    Traits,
+    traits_of,
+)
 from lazy_intel.graph.values import Value, ordered
 
 HOW_TO_STRATEGY = {
@@ -19,6 +25,7 @@ HOW_TO_STRATEGY = {
     "package": "package",
     "self": "self",
     "builtin": "builtin",
+    "external": "external",
     "unbound": "unresolved",
 }
 # When one site reaches targets by several routes, the edge reports the most direct one.
@@ -122,6 +129,25 @@ def _reported(reason: str) -> str:
     return "member-not-found" if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER) else reason
 
 
+# Globals whose members are the program's own objects, not the runtime's API (``require('x').use``,
+# ``module.exports``, ``window.myApp``)
+ECMA_OWNED_GLOBALS = frozenset({"require", "module", "exports", "global", "globalThis", "window"})
+
+
+def _runtime_member(traits: Traits, target: str) -> bool:
+    """Whether ``target`` (an outside value's name) is a member of an ECMAScript runtime global
+    (``Object.keys``, ``JSON.parse``, ``Promise.all``, ``console.log``): the runtime's API, like
+    Python's ``str.upper``. Only a direct member: what ``Object.create(…)`` returns is the program's."""
+    head, _, member = target.partition(".")
+    return (
+        traits.module_system == "ecma"
+        and bool(member)
+        and "." not in member
+        and head in traits.builtins
+        and head not in ECMA_OWNED_GLOBALS
+    )
+
+
 def _container_type(model: FileModel, name: str) -> str | None:
     """The builtin container type whose method ``name`` is (``CONTAINER_METHODS``), if one is."""
     table = CONTAINER_METHODS.get("ecma" if traits_of(model.lang).module_system == "ecma" else model.lang, {})
@@ -196,6 +222,7 @@ def call_targets(
     """
     text = render(expr)
     found, reason = classify(an, model, scope, expr, site)
+    traits = traits_of(model.lang)
     out: dict[int, Resolution] = {}
     unresolved: Resolution | None = None
     also: list[Resolution] = []
@@ -228,6 +255,7 @@ def call_targets(
                 or head in ("str", "int")
                 or (model.lang == "python" and head in PYTHON_BUILTIN_TYPES)  # `set().add`, `dict(…).update`
                 or (model.lang == "go" and head in GO_BUILTIN_TYPES)  # `err.Error()` of `err error`
+                or _runtime_member(traits, value[1])  # `Object.keys`, `JSON.parse`, `console.log`
             )
             unresolved = Resolution(None, "builtin" if builtin else "external", 0.0, value[1])
         elif value[0] == "lam" and unresolved is None:
@@ -249,7 +277,7 @@ def call_targets(
     if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
         name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
         member = expr[0] == "a"
-        if member and reason == "unknown-receiver" and name in traits_of(model.lang).builtin_methods:
+        if member and reason == "unknown-receiver" and name in traits.builtin_methods:
             name = None  # `line.strip()`: a builtin value's method, not a guess among the project's
         if name:
             kinds = CALLABLE_KINDS if member and kind != "instantiate" else CALLABLE_KINDS | TYPE_KINDS

@@ -20,9 +20,11 @@ from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
+from lazy_intel.graph.nodes import is_test_path
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
+    TEST_RUNNER_GLOBALS,
     TRANSPARENT_DECORATORS,
     TYPE_CASTS,
     TYPE_VARIABLE_FACTORIES,
@@ -352,6 +354,8 @@ class Evaluator(ClassMixin, ImportMixin):
                     return {v for v, _ in members}, "self"
         if name in traits.builtins:
             return {("ext", name)}, "builtin"
+        if traits.module_system == "ecma" and name in TEST_RUNNER_GLOBALS and is_test_path(model.path):
+            return {("ext", name)}, "external"  # `describe(…)`, `it(…)`: the test runner's
         return set(), "unbound"
 
     def _binding(self, model: FileModel, scope: str, name: str, entries: list[Any]) -> tuple[set[Value], str]:

@@ -790,6 +790,38 @@ def test_javascript_runtime_and_test_runner_globals(tmp_path) -> None:
     assert calls.get(("lib/util.js::later", "lib/other.js::it")) == "unique-name"
 
 
+PY_DYNAMIC = {
+    "pkg/__init__.py": "",
+    "pkg/proxy.py": (
+        "class Proxy:\n    def __init__(self, target):\n        self.__dict__['target'] = target\n"
+        "    def __getattr__(self, name):\n        return getattr(self.target, name)\n"
+        "    def close(self):\n        return None\n\n"
+        "class Traced(Proxy):\n    pass\n\n"
+        "class Plain:\n    pass\n\n"
+        "connection = Proxy(None)\n"
+    ),
+    "pkg/use.py": (
+        "from pkg.proxy import Plain, Traced, connection\n\n"
+        "def go():\n    connection.schema_editor()\n    connection.close()\n"
+        "    Traced(None).cursor()\n    Plain().cursor()\n"
+    ),
+}
+
+
+def test_a_member_of_a_class_that_makes_members_up_is_dynamic_not_missing(tmp_path) -> None:
+    """`connection.schema_editor()` on an instance whose class (or a base) has `__getattr__` stays
+    unresolved as `dynamic-member` (it was `member-not-found`); its own methods still resolve, and
+    a plain class's missing member is still `member-not-found`."""
+    graph = build_graph(tmp_path, PY_DYNAMIC)
+    assert graph.resolved("CALLS").get(("pkg/use.py::go", "pkg/proxy.py::Proxy.close")) == "member"
+    reasons = {e.target: e.props.get("reason") for e in graph.unresolved("CALLS", "pkg/use.py::go")}
+    assert reasons == {
+        "connection.schema_editor": "dynamic-member",
+        "Traced().cursor": "dynamic-member",
+        "Plain().cursor": "member-not-found",
+    }
+
+
 PY_ENUMS = {
     "pkg/__init__.py": "",
     "pkg/scope.py": (

@@ -47,6 +47,10 @@ DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__inde
 # unresolved site. The container's kind is not kept, so the method's name says which type it is;
 # a name several container types have (``pop``, ``copy``, ``count``) stays unresolved.
 BUILTIN_CONTAINER = "builtin-container"
+# ``proxy.m()`` where ``m`` is nowhere in the class of ``proxy`` but the class makes members up at run
+# time (a ``__getattr__`` of the tree in its ancestry, ``DYNAMIC_LOOKUP``): the site stays unresolved
+# with this reason, not ``member-not-found`` (nothing is missing; the member is computed).
+DYNAMIC_MEMBER = "dynamic-member"
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,8 @@ def classify(
             return out, SELF_MEMBER_NOT_FOUND
         if not out and all(o[0] == "cont" for o in owners) and _container_type(model, expr[2]):
             return out, BUILTIN_CONTAINER
+        if not out and _dynamic_instances(an, owners):
+            return out, DYNAMIC_MEMBER
         return out, ("member-not-found" if not out else "member")
     values = an.eval(model, scope, expr, site)
     return [(v, "dataflow") for v in ordered(values)], "dataflow"
@@ -194,6 +200,16 @@ def _subclass_members(an: Analysis, model: FileModel, mixin_id: int, name: str) 
             for value, _ in an.member(("inst", cls.node_id), name):
                 found.setdefault(value, None)
     return list(found)
+
+
+def _dynamic_instances(an: Analysis, owners: set[Value]) -> bool:
+    """Whether every owner is an instance of a class whose ancestry defines a ``DYNAMIC_LOOKUP``
+    method in the tree (``class ConnectionProxy: def __getattr__(self, item): …``)."""
+    return bool(owners) and all(
+        owner[0] == "inst"
+        and any(v[0] == "def" for n in DYNAMIC_LOOKUP for v, _ in an.member(("def", owner[1]), n))
+        for owner in owners
+    )
 
 
 def _assigns_attribute(model: FileModel, qualified: str, name: str) -> bool:

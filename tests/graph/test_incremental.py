@@ -146,6 +146,20 @@ VERSIONS: dict[str, list[str | None]] = {
         "import unittest\n\nclass Case(unittest.TestCase):\n    pass\n",
         "class Case:\n    def other(self):\n        return 1\n",
     ],
+    # the class of an instance (`type(n)(…)`, `n.__class__(…)`): its constructor comes and goes
+    "co/node.py": [
+        "class Node:\n    def __init__(self, v):\n        self.v = v\n",
+        "class Node:\n    def make(self):\n        return 1\n",
+        "class Node:\n    def make(self):\n        return type(self)()\n",
+    ],
+    "co/sub.py": [
+        "from co.node import Node\n\nclass Sub(Node):\n    def extra(self):\n        return 1\n\n"
+        "def go2(s: Sub):\n    return s.make().extra()\n",
+    ],
+    "co/use.py": [
+        "from co.node import Node\n\ndef go(n: Node):\n    return type(n)(1), n.__class__(2)\n",
+        "from co.node import Node\n\ndef go(n: Node):\n    return type(n).make(n)\n",
+    ],
     # an enumeration member: the class stops (and starts again) being an enumeration
     "en/kinds.py": [
         "import enum\n\nclass Kind(enum.Enum):\n    A = 'a'\n\n    def label(self):\n        return 1\n",

@@ -822,6 +822,77 @@ def test_a_member_of_a_class_that_makes_members_up_is_dynamic_not_missing(tmp_pa
     }
 
 
+PY_CLASS_OF = {
+    "pkg/__init__.py": "",
+    "pkg/node.py": (
+        "class Node:\n"
+        "    def __init__(self, v):\n        self.v = v\n"
+        "    def copy(self):\n        return self.__class__(1)\n"
+        "    def clone(self):\n        return type(self)(2)\n"
+        "    def name(self):\n        return type(self).label() + self.__class__.label()\n"
+        "    @classmethod\n    def label(cls):\n        return 'node'\n\n"
+        "def use(n: Node):\n    return n.copy().clone().name()\n\n"
+        "def make_node(v):\n    return Node(v)\n\n"
+        "class Holder:\n    factory = staticmethod(make_node)\n\n"
+        "    def build(self):\n        return self.__class__.factory(1).copy()\n\n"
+        "Made = type('Made', (Node,), {})\n\n"
+        "def made():\n    m = Made({})\n    return m.copy()\n"
+    ),
+}
+
+
+def test_the_class_of_an_instance_is_its_class(tmp_path) -> None:
+    """`self.__class__(…)` and `type(self)(…)` build the instance's own class (they were unresolved:
+    `member-not-found`, and `type` external); `type(self).label()` calls its class method; what they
+    return is an instance again; `staticmethod(f)` called in a class body (not as a decorator) is `f`."""
+    graph = build_graph(tmp_path, PY_CLASS_OF)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/node.py::Node.copy", "pkg/node.py::Node.__init__")) is not None
+    assert calls.get(("pkg/node.py::Node.clone", "pkg/node.py::Node.__init__")) is not None
+    assert calls.get(("pkg/node.py::Node.name", "pkg/node.py::Node.label")) is not None
+    assert {dst for src, dst in calls if src == "pkg/node.py::use"} >= {
+        "pkg/node.py::Node.copy",
+        "pkg/node.py::Node.clone",
+        "pkg/node.py::Node.name",
+    }
+    for src in ("pkg/node.py::Node.copy", "pkg/node.py::Node.clone", "pkg/node.py::Node.name"):
+        outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", src)}
+        assert outside <= {("type", "builtin")}, src  # the call of `type` itself
+    # `staticmethod(f)` called in a class body holds `f` (as the decorator form does)
+    assert calls.get(("pkg/node.py::Holder.build", "pkg/node.py::make_node")) is not None
+    assert calls.get(("pkg/node.py::Holder.build", "pkg/node.py::Node.copy")) is not None
+    # a class `type(name, bases, attrs)` made is called with one argument: not `type(x)`
+    assert not [dst for src, dst in calls if src == "pkg/node.py::made"]
+
+
+PY_SELF_RETURNS = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": (
+        "class Base:\n"
+        "    def copy(self):\n        return type(self)()\n"
+        "    def me(self):\n        return self\n"
+        "    def plain(self):\n        return Base()\n"
+    ),
+    "pkg/sub.py": (
+        "from pkg.base import Base\n\n"
+        "class Sub(Base):\n"
+        "    def only_sub(self):\n        return 1\n"
+        "    def again(self):\n        return super().copy().only_sub()\n\n"
+        "def use(s: Sub):\n    s.copy().only_sub()\n    s.me().only_sub()\n    return s.plain()\n"
+    ),
+}
+
+
+def test_a_base_method_returning_its_own_class_returns_the_receiver_s_class(tmp_path) -> None:
+    """`s.copy()` where `Base.copy` returns `type(self)()` (or `self`) and `s` is a `Sub` is a `Sub`
+    (it was a `Base`, or nothing, so `.only_sub()` was missed); through `super()` too."""
+    graph = build_graph(tmp_path, PY_SELF_RETURNS)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/sub.py::use", "pkg/sub.py::Sub.only_sub")) is not None
+    assert calls.get(("pkg/sub.py::Sub.again", "pkg/sub.py::Sub.only_sub")) is not None
+    assert [(e.target, e.props.get("reason")) for e in graph.unresolved("CALLS", "pkg/sub.py::use")] == []
+
+
 PY_ENUMS = {
     "pkg/__init__.py": "",
     "pkg/scope.py": (

@@ -76,6 +76,8 @@ class ClassMixin:
             return found
         if kind not in ("def", "inst", "super"):
             return []
+        if kind == "inst" and name == "__class__" and self._is_python(value[1]):
+            return [(("def", value[1]), 0)]  # `self.__class__(…)`: the instance's own class
         mro = self.mro(value[1])
         if kind == "super":
             mro = [(c, d) for c, d in mro if d > 0]
@@ -100,6 +102,10 @@ class ClassMixin:
         if not out and not defined:  # maybe inherited from a base outside the repository
             out = [(("ext", f"{base}.{name}"), 1) for base in self.external_bases(value[1])]
         return out
+
+    def _is_python(self, class_id: int) -> bool:
+        entry = self.p.symbol(class_id)
+        return entry is not None and entry[0].lang == "python"
 
     def class_member(self, class_id: int, name: str, bind: bool) -> set[Value]:
         """Methods and class-level values called ``name`` in the class itself (not its bases)."""

@@ -32,7 +32,7 @@ from lazy_intel.graph.traits import (
     opaque_type,
     traits_of,
 )
-from lazy_intel.graph.values import Value, bounded, pattern_names
+from lazy_intel.graph.values import Value, bounded, ordered, pattern_names
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 # builtins whose result is a value of the type their first argument names
@@ -41,8 +41,30 @@ ALLOCATORS: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "new"), ("ex
 # elements; the methods that store elements are analysis.py's STORE_METHODS / MERGE_METHODS
 ELEMENT_METHODS = frozenset({"pop", "get", "setdefault", "popleft", "first", "last"})
 # builtins whose result is a value like their first argument
-SAME_AS_FIRST: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "append")})}
+SAME_AS_FIRST: dict[str, frozenset[Value]] = {
+    "go": frozenset({("ext", "append")}),
+    # `captureclass = staticmethod(StdCapture)` in a class body: the function itself, as the
+    # decorator form is (traits.TRANSPARENT_DECORATORS)
+    "python": frozenset({("ext", "staticmethod"), ("ext", "classmethod")}),
+}
 EMPTY: frozenset[Value] = frozenset()
+# builtins whose one-argument call is the class of the argument (Python's `type(x)`; `x.__class__` is
+# graph/classes.py's): an instance's class; a class's or function's is the metaclass, `type`
+CLASS_OF: dict[str, frozenset[Value]] = {"python": frozenset({("ext", "type")})}
+
+
+def class_of(values: set[Value]) -> set[Value]:
+    """The classes of ``values``: an instance's class (``("inst", c)`` -> ``("def", c)``), an outside
+    value's own name, ``type`` for a class or function; nothing for the rest (a container literal)."""
+    out: set[Value] = set()
+    for value in values:
+        if value[0] == "inst":
+            out.add(("def", value[1]))
+        elif value[0] == "ext":
+            out.add(value)
+        elif value[0] == "def":
+            out.add(("ext", "type"))
+    return out
 
 
 def member_assignments(model: FileModel) -> dict[Any, Any]:
@@ -591,7 +613,11 @@ class Evaluator(ClassMixin, ImportMixin):
                 # `stack.pop()`, `registry.get(key)` of a container: one of its elements
                 containers = {v for v in self.eval(model, scope, callee[1], site) if v[0] == "cont"}
                 out |= self.elements(containers)
-            for value in self.eval(model, scope, callee, site):
+            for value, receivers in self._callees(model, scope, callee, site):
+                if receivers:  # a method called on instances (or class objects) of these classes
+                    result = self.call_result(model, scope, value, args, site)
+                    out |= self._as_receivers(value, receivers, result)
+                    continue
                 if value in ALLOCATORS.get(model.lang, ()) and args:
                     # Go's `new(T)` / `make(T, n)`: a value of the type its first argument names (a
                     # slice, map or channel type names none: such a value has no methods to call)
@@ -599,6 +625,11 @@ class Evaluator(ClassMixin, ImportMixin):
                     continue
                 if value in SAME_AS_FIRST.get(model.lang, ()) and args:
                     out |= self.eval(model, scope, args[0], f"{site}/0")  # `append(s, x)` is an `s`
+                    continue
+                if value in CLASS_OF.get(model.lang, ()) and callee == ["n", value[1]] and len(args) == 1:
+                    # `type(self)`, the builtin by its own name: not a call of what a 3-argument
+                    # `type(name, bases, attrs)` made, which is the same outside value for us
+                    out |= class_of(self.eval(model, scope, args[0], f"{site}/0"))
                     continue
                 out |= self.call_result(model, scope, value, args, site)
             return bounded(out)
@@ -635,6 +666,37 @@ class Evaluator(ClassMixin, ImportMixin):
         if tag == "i":
             return {("ext", "int")}
         return set()
+
+    def _callees(
+        self, model: FileModel, scope: str, callee: Any, site: str
+    ) -> list[tuple[Value, frozenset[int]]]:
+        """The values of a call's callee (as :meth:`eval` gives them), each with the classes of the
+        receivers it was found on — an instance's, ``super()``'s or a class object's class — when it is a
+        method (``sub.copy()`` of ``Base.copy``, ``super().m()`` in ``Sub``, ``Sub.create()``): the
+        result of such a call is read against those classes (:meth:`_as_receivers`)."""
+        if callee[0] != "a":
+            return [(v, frozenset()) for v in self.eval(model, scope, callee, site)]
+        found: dict[Value, set[int]] = {}
+        for owner in self.eval(model, scope, callee[1], site):
+            classed = owner[0] in ("inst", "super") or (owner[0] == "def" and self.is_class(owner))
+            for value, _ in self.member(owner, callee[2]):
+                found.setdefault(value, set())
+                if classed:
+                    found[value].add(owner[1])
+        return [(v, frozenset(found[v])) for v in ordered(bounded(set(found)))]
+
+    def _as_receivers(self, method: Value, receivers: frozenset[int], results: set[Value]) -> set[Value]:
+        """A method's result read against the classes it was called on: an instance of the method's
+        own class (``return self``, ``return type(self)(…)``, ``return cls()``) is one of each
+        receiver's class (a subclass's, when the method is inherited)."""
+        entry = self.p.symbol(method[1]) if method[0] in ("def", "bm") else None
+        if entry is None or not entry[1].parent:
+            return results
+        owner = entry[0].by_qualified.get(entry[1].parent)
+        mine = ("inst", owner.node_id) if owner is not None else None
+        if mine is None or mine not in results or receivers == {owner.node_id}:
+            return results
+        return (results - {mine}) | {("inst", r) for r in receivers}
 
     def elements(self, values: set[Value]) -> set[Value]:
         """What iterating ``values`` gives: a container's elements; for an instance, what its iteration

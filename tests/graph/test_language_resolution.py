@@ -893,6 +893,32 @@ def test_a_base_method_returning_its_own_class_returns_the_receiver_s_class(tmp_
     assert [(e.target, e.props.get("reason")) for e in graph.unresolved("CALLS", "pkg/sub.py::use")] == []
 
 
+PY_GETATTR = {
+    "pkg/__init__.py": "",
+    "pkg/box.py": (
+        "class Box:\n"
+        "    def visit_name(self):\n        return 1\n"
+        "    def fallback(self):\n        return 2\n"
+        "    def go(self, kind):\n"
+        "        getattr(self, 'visit_name')()\n"
+        "        getattr(self, 'missing', self.fallback)()\n"
+        "        return getattr(self, 'visit_' + kind)()\n"
+    ),
+}
+
+
+def test_getattr_by_a_literal_name_is_the_member(tmp_path) -> None:
+    """`getattr(self, 'visit_name')()` calls `visit_name`, and a default is among what it may be
+    (they were `external` calls of `getattr`'s result); with a name built at run time the call stays
+    as it was."""
+    graph = build_graph(tmp_path, PY_GETATTR)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/box.py::Box.go", "pkg/box.py::Box.visit_name")) is not None
+    assert calls.get(("pkg/box.py::Box.go", "pkg/box.py::Box.fallback")) is not None
+    built = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "pkg/box.py::Box.go")}
+    assert ("getattr", "external") in built  # the name `"visit_" + kind` is built at run time
+
+
 PY_ENUMS = {
     "pkg/__init__.py": "",
     "pkg/scope.py": (

@@ -43,14 +43,27 @@ ELEMENT_METHODS = frozenset({"pop", "get", "setdefault", "popleft", "first", "la
 # builtins whose result is a value like their first argument
 SAME_AS_FIRST: dict[str, frozenset[Value]] = {
     "go": frozenset({("ext", "append")}),
-    # `captureclass = staticmethod(StdCapture)` in a class body: the function itself, as the
-    # decorator form is (traits.TRANSPARENT_DECORATORS)
-    "python": frozenset({("ext", "staticmethod"), ("ext", "classmethod")}),
+    # `captureclass = staticmethod(StdCapture)` in a class body: the function itself, as the decorator
+    # form is (traits.TRANSPARENT_DECORATORS), called with the same arguments. Not `classmethod(f)`
+    # nor `functools.partial(f, …)`: their calls bind arguments `f` does not see in that order (`cls`,
+    # the bound ones), and the analysis would pass each argument to the wrong parameter.
+    "python": frozenset({("ext", "staticmethod")}),
 }
+# builtins that read a member by name: `getattr(obj, "name")` is `obj.name` when the name is a
+# literal identifier (with a name built at run time, `"visit_" + kind`, the call stays what it was:
+# an outside call of `getattr` whose result keeps that name)
+MEMBER_BY_NAME: dict[str, frozenset[Value]] = {"python": frozenset({("ext", "getattr")})}
 EMPTY: frozenset[Value] = frozenset()
 # builtins whose one-argument call is the class of the argument (Python's `type(x)`; `x.__class__` is
 # graph/classes.py's): an instance's class; a class's or function's is the metaclass, `type`
 CLASS_OF: dict[str, frozenset[Value]] = {"python": frozenset({("ext", "type")})}
+
+
+def _literal_name(expr: Any) -> str | None:
+    """The identifier a string literal expression spells (``"visit_name"``), else None."""
+    if expr and expr[0] == "s" and isinstance(expr[1], str) and expr[1].isidentifier():
+        return expr[1]
+    return None
 
 
 def class_of(values: set[Value]) -> set[Value]:
@@ -625,6 +638,13 @@ class Evaluator(ClassMixin, ImportMixin):
                     continue
                 if value in SAME_AS_FIRST.get(model.lang, ()) and args:
                     out |= self.eval(model, scope, args[0], f"{site}/0")  # `append(s, x)` is an `s`
+                    continue
+                name = _literal_name(args[1]) if len(args) >= 2 else None
+                if value in MEMBER_BY_NAME.get(model.lang, ()) and callee == ["n", value[1]] and name:
+                    for owner in self.eval(model, scope, args[0], f"{site}/0"):  # `getattr(self, "visit_x")`
+                        out |= {v for v, _ in self.member(owner, name)}
+                    if len(args) > 2:  # the default
+                        out |= self.eval(model, scope, args[2], f"{site}/2")
                     continue
                 if value in CLASS_OF.get(model.lang, ()) and callee == ["n", value[1]] and len(args) == 1:
                     # `type(self)`, the builtin by its own name: not a call of what a 3-argument

@@ -16,6 +16,14 @@ from collections.abc import Callable
 from typing import Any
 
 from lazy_intel.graph.annotations import declared_parts
+from lazy_intel.graph.builtin_calls import (
+    ALLOCATORS,
+    CLASS_OF,
+    MEMBER_BY_NAME,
+    SAME_AS_FIRST,
+    class_of,
+    literal_name,
+)
 from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
@@ -35,49 +43,10 @@ from lazy_intel.graph.traits import (
 from lazy_intel.graph.values import Value, bounded, ordered, pattern_names
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
-# builtins whose result is a value of the type their first argument names
-ALLOCATORS: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "new"), ("ext", "make")})}
 # methods of a container (a list, dict or set literal, a declared collection) that return one of its
 # elements; the methods that store elements are analysis.py's STORE_METHODS / MERGE_METHODS
 ELEMENT_METHODS = frozenset({"pop", "get", "setdefault", "popleft", "first", "last"})
-# builtins whose result is a value like their first argument
-SAME_AS_FIRST: dict[str, frozenset[Value]] = {
-    "go": frozenset({("ext", "append")}),
-    # `captureclass = staticmethod(StdCapture)` in a class body: the function itself, as the decorator
-    # form is (traits.TRANSPARENT_DECORATORS), called with the same arguments. Not `classmethod(f)`
-    # nor `functools.partial(f, …)`: their calls bind arguments `f` does not see in that order (`cls`,
-    # the bound ones), and the analysis would pass each argument to the wrong parameter.
-    "python": frozenset({("ext", "staticmethod")}),
-}
-# builtins that read a member by name: `getattr(obj, "name")` is `obj.name` when the name is a
-# literal identifier (with a name built at run time, `"visit_" + kind`, the call stays what it was:
-# an outside call of `getattr` whose result keeps that name)
-MEMBER_BY_NAME: dict[str, frozenset[Value]] = {"python": frozenset({("ext", "getattr")})}
 EMPTY: frozenset[Value] = frozenset()
-# builtins whose one-argument call is the class of the argument (Python's `type(x)`; `x.__class__` is
-# graph/classes.py's): an instance's class; a class's or function's is the metaclass, `type`
-CLASS_OF: dict[str, frozenset[Value]] = {"python": frozenset({("ext", "type")})}
-
-
-def _literal_name(expr: Any) -> str | None:
-    """The identifier a string literal expression spells (``"visit_name"``), else None."""
-    if expr and expr[0] == "s" and isinstance(expr[1], str) and expr[1].isidentifier():
-        return expr[1]
-    return None
-
-
-def class_of(values: set[Value]) -> set[Value]:
-    """The classes of ``values``: an instance's class (``("inst", c)`` -> ``("def", c)``), an outside
-    value's own name, ``type`` for a class or function; nothing for the rest (a container literal)."""
-    out: set[Value] = set()
-    for value in values:
-        if value[0] == "inst":
-            out.add(("def", value[1]))
-        elif value[0] == "ext":
-            out.add(value)
-        elif value[0] == "def":
-            out.add(("ext", "type"))
-    return out
 
 
 def member_assignments(model: FileModel) -> dict[Any, Any]:
@@ -639,7 +608,7 @@ class Evaluator(ClassMixin, ImportMixin):
                 if value in SAME_AS_FIRST.get(model.lang, ()) and args:
                     out |= self.eval(model, scope, args[0], f"{site}/0")  # `append(s, x)` is an `s`
                     continue
-                name = _literal_name(args[1]) if len(args) >= 2 else None
+                name = literal_name(args[1]) if len(args) >= 2 else None
                 if value in MEMBER_BY_NAME.get(model.lang, ()) and callee == ["n", value[1]] and name:
                     for owner in self.eval(model, scope, args[0], f"{site}/0"):  # `getattr(self, "visit_x")`
                         out |= {v for v, _ in self.member(owner, name)}

@@ -160,6 +160,15 @@ VERSIONS: dict[str, list[str | None]] = {
         "from co.node import Node\n\ndef go(n: Node):\n    return type(n)(1), n.__class__(2)\n",
         "from co.node import Node\n\ndef go(n: Node):\n    return type(n).make(n)\n",
     ],
+    # calling an instance: its class gains and loses `__call__`
+    "cl/obj.py": [
+        "class Skip:\n    def __call__(self, reason):\n        return reason\n\nskip = Skip()\n",
+        "class Skip:\n    def other(self):\n        return 1\n\nskip = Skip()\n",
+    ],
+    "cl/use.py": [
+        "from cl.obj import skip\n\ndef go():\n    return skip('x')\n",
+        "from cl import obj\n\ndef go():\n    return obj.skip('y')\n",
+    ],
     # an enumeration member: the class stops (and starts again) being an enumeration
     "en/kinds.py": [
         "import enum\n\nclass Kind(enum.Enum):\n    A = 'a'\n\n    def label(self):\n        return 1\n",

@@ -445,3 +445,33 @@ def test_typing_cast_gives_an_instance_of_the_type_it_names(tmp_path) -> None:
     outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "pkg/m.py::main")}
     assert ("str.upper", "builtin") in outside
     assert not [t for t, _ in outside if t.startswith("typing.cast.")], outside
+
+
+PY_CALLABLE_OBJECTS = {
+    "pkg/__init__.py": "",
+    "pkg/outcomes.py": (
+        "class _Skip:\n    def __call__(self, reason=''):\n        raise ValueError(reason)\n\n"
+        "skip: '_Skip' = _Skip()\n\n"
+        "class Decorator:\n    def __call__(self, func):\n        return func\n\n"
+        "class Generator:\n    parametrize: Decorator\n\n"
+        "mark = Generator()\n\n"
+        "class Plain:\n    pass\n"
+    ),
+    "pkg/use.py": (
+        "from pkg import outcomes\nfrom pkg.outcomes import Plain, mark, skip\n\n"
+        "def go():\n    skip('x')\n    outcomes.skip('y')\n    mark.parametrize(go)\n    Plain()()\n"
+    ),
+}
+
+
+def test_calling_an_instance_calls_its_class_s_call_method(tmp_path) -> None:
+    """`skip('x')` of `skip = _Skip()` calls `_Skip.__call__` (pytest's `pytest.skip`, `pytest.fail`,
+    `pytest.exit` are such objects; they were unresolved, reason `member`); an attribute declared
+    with a callable class (`parametrize: Decorator`) too; an instance of a class without `__call__`
+    stays unresolved."""
+    graph = build_graph(tmp_path, PY_CALLABLE_OBJECTS)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/use.py::go", "pkg/outcomes.py::_Skip.__call__")) is not None
+    assert calls.get(("pkg/use.py::go", "pkg/outcomes.py::Decorator.__call__")) is not None
+    left = [(e.target, e.props.get("reason")) for e in graph.unresolved("CALLS", "pkg/use.py::go")]
+    assert left == [("Plain()", "dataflow")]

@@ -13,6 +13,9 @@ from typing import Any
 
 from lazy_intel.graph.values import Value
 
+# the method a call of an instance runs (``skip(…)`` of ``skip = _Skip()``): calls.call_targets links
+# the site to it, evaluate.call_result reads what it returns
+CALL_METHOD = "__call__"
 # builtins whose result is a value of the type their first argument names
 ALLOCATORS: dict[str, frozenset[Value]] = {"go": frozenset({("ext", "new"), ("ext", "make")})}
 # builtins whose result is a value like their first argument

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
+from lazy_intel.graph.builtin_calls import CALL_METHOD
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
@@ -276,6 +277,18 @@ def call_targets(
             unresolved = Resolution(None, "builtin" if builtin else "external", 0.0, value[1])
         elif value[0] == "lam" and unresolved is None:
             unresolved = Resolution(None, "lambda", 0.0, text)
+        elif value[0] == "inst":  # `skip(…)` of `skip = _Skip()`: the class's `__call__` runs
+            for method, _ in an.member(value, CALL_METHOD):
+                entry = an.p.symbol(method[1]) if method[0] in ("def", "bm") else None
+                if entry is not None and entry[1].label in CALLABLE_LABELS:
+                    previous = out.get(method[1])
+                    if previous is None or _rank(strategy) < _rank(previous.strategy):
+                        confidence = CONFIDENCE.get(strategy, 0.5)
+                        out[method[1]] = Resolution(
+                            method[1], strategy, confidence, text, {"calls": CALL_METHOD}
+                        )
+                elif method[0] == "ext" and unresolved is None:  # inherited from a class outside the tree
+                    unresolved = Resolution(None, "external", 0.0, method[1])
     if not out and unresolved is None and found and all(v[0] == "ext" for v, _ in found):
         return []
     if out:

@@ -18,6 +18,7 @@ from typing import Any
 from lazy_intel.graph.annotations import declared_parts
 from lazy_intel.graph.builtin_calls import (
     ALLOCATORS,
+    CALL_METHOD,
     CLASS_OF,
     MEMBER_BY_NAME,
     SAME_AS_FIRST,
@@ -782,7 +783,7 @@ class Evaluator(ClassMixin, ImportMixin):
         if kind == "inst":
             return {
                 r
-                for v, _ in self.member(value, "__call__")
+                for v, _ in self.member(value, CALL_METHOD)
                 for r in self.call_result(model, scope, v, args, site)
             }
         return set()

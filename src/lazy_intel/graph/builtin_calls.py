@@ -23,8 +23,9 @@ SAME_AS_FIRST: dict[str, frozenset[Value]] = {
     "go": frozenset({("ext", "append")}),
     # `captureclass = staticmethod(StdCapture)` in a class body: the function itself, as the decorator
     # form is (traits.TRANSPARENT_DECORATORS), called with the same arguments. Not `classmethod(f)`
-    # nor `functools.partial(f, …)`: their calls bind arguments `f` does not see in that order (`cls`,
-    # the bound ones), and the analysis would pass each argument to the wrong parameter.
+    # (its calls bind `cls` first) nor `functools.partial(f, …)` (measured: at a hub that wraps every
+    # caller's function in a partial, xarray's `apply_ufunc`, the context-insensitive analysis merges
+    # all their result types; docs/design.md, "The class of an instance is its class").
     "python": frozenset({("ext", "staticmethod")}),
 }
 # builtins that read a member by name: `getattr(obj, "name")` is `obj.name` when the name is a

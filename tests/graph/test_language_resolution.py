@@ -630,3 +630,42 @@ def test_rust_std_macros_and_the_prelude_are_not_the_project_s(tmp_path) -> None
     outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "src/lib.rs::run")}
     assert ("Ok", "builtin") in outside
     assert not [t for t, s in outside if s in ("unresolved", "ambiguous", "unique-name")], outside
+
+
+RUST_MACRO_LIB = (
+    "mod other;\nuse crate::other::check;\n\n"
+    "macro_rules! check {\n    ($a:expr) => { $a };\n}\n\n"
+    "fn format() -> u8 {\n    1\n}\n\n"
+    "pub fn run() -> String {\n"
+    '    let s = format!("{}", 1);\n'
+    "    check!(2);\n"
+    "    check(3);\n"
+    '    std::println!("{}", s);\n'
+    "    format();\n"
+    "    s\n}\n"
+)
+RUST_MACRO_NAMESPACE = {
+    "Cargo.toml": '[package]\nname = "a"\n',
+    "src/lib.rs": RUST_MACRO_LIB,
+    "src/other.rs": "pub fn check(x: u8) -> u8 {\n    x\n}\n",
+}
+
+
+def _line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_rust_macros_and_functions_have_separate_names(tmp_path) -> None:
+    """`format!(…)` beside a local `fn format` is std's macro (it was a call of the function: fd's
+    tests.rs has 23 such sites), `check!(…)` is the project's `macro_rules! check` although a
+    function `check` is imported, and `check(…)` / `format()` are still the functions (never the
+    macro)."""
+    graph = build_graph(tmp_path, RUST_MACRO_NAMESPACE)
+    edges = [e for e in graph.of("CALLS", "src/lib.rs::run") if e.dst is not None]
+    assert sorted((e.line, e.dst) for e in edges) == [
+        (_line_of(RUST_MACRO_LIB, "check!(2)"), "src/lib.rs::check"),
+        (_line_of(RUST_MACRO_LIB, "check(3)"), "src/other.rs::check"),
+        (_line_of(RUST_MACRO_LIB, "format();"), "src/lib.rs::format"),
+    ]
+    # std's `format!` and `std::println!` are builtin macros: no edge, and no guess
+    assert graph.unresolved("CALLS", "src/lib.rs::run") == []

@@ -32,6 +32,7 @@ HOW_TO_STRATEGY = {
 # When one site reaches targets by several routes, the edge reports the most direct one.
 STRATEGY_ORDER = ("local", "self", "import", "package", "member", "inheritance", "dataflow")
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+MACRO_KINDS = frozenset({"macro"})
 TYPE_KINDS = frozenset(
     {"class", "struct", "interface", "trait", "enum", "record", "object", "type", "protocol", "union"}
 )
@@ -48,6 +49,9 @@ DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__inde
 # unresolved site. The container's kind is not kept, so the method's name says which type it is;
 # a name several container types have (``pop``, ``copy``, ``count``) stays unresolved.
 BUILTIN_CONTAINER = "builtin-container"
+# a macro invocation whose name reaches no macro (of the tree or the language's): guessed by name
+# among the tree's macros only, reported ``unresolved`` when none has it
+MACRO_NOT_FOUND = "macro-not-found"
 # ``proxy.m()`` where ``m`` is nowhere in the class of ``proxy`` but the class makes members up at run
 # time (a ``__getattr__`` of the tree in its ancestry, ``DYNAMIC_LOOKUP``): the site stays unresolved
 # with this reason, not ``member-not-found`` (nothing is missing; the member is computed).
@@ -82,6 +86,8 @@ def render(expr: Any) -> str:
         return repr(expr[1])[:40]
     if tag == "l":
         return "<lambda>"
+    if tag == "m":
+        return render(expr[1])
     return "…"
 
 
@@ -126,13 +132,47 @@ def classify(
         if not out and _dynamic_instances(an, owners):
             return out, DYNAMIC_MEMBER
         return out, ("member-not-found" if not out else "member")
+    if tag == "m":
+        return _macro(an, model, scope, expr[1], site)
     values = an.eval(model, scope, expr, site)
     return [(v, "dataflow") for v in ordered(values)], "dataflow"
+
+
+def _macro(
+    an: Analysis, model: FileModel, scope: str, name: Any, site: str
+) -> tuple[list[tuple[Value, str]], str]:
+    """A macro invocation's targets (``["m", name]``): the macros its name or path reaches, or an
+    outside crate's name it was imported as (a function of the tree with the same name is not one:
+    Rust keeps macros and functions apart), else a builtin macro (``format!``, ``std::println!``),
+    else ``MACRO_NOT_FOUND`` (guessed by name among the tree's macros)."""
+    found, _ = classify(an, model, scope, name, site) if name and name[0] in ("n", "a") else ([], "")
+    macros = [(v, s) for v, s in found if _is_macro(an, v) or v[0] == "ext"]  # `use anyhow::bail;`
+    if macros:
+        return macros, macros[0][1]
+    last = _macro_name(name)
+    if last and last in traits_of(model.lang).builtins:
+        return [(("ext", last), "builtin")], "builtin"
+    return [], MACRO_NOT_FOUND
+
+
+def _macro_name(name: Any) -> str | None:
+    if name and name[0] == "n":
+        return str(name[1])
+    if name and name[0] == "a":
+        return str(name[2])
+    return None
+
+
+def _is_macro(an: Analysis, value: Value) -> bool:
+    entry = an.p.symbol(value[1]) if value[0] == "def" else None
+    return entry is not None and entry[1].kind == "macro"
 
 
 def _reported(reason: str) -> str:
     """The reason an unresolved edge records: the internal ones (a mixin's member, a container's
     method of no known type) are ``member-not-found`` to readers."""
+    if reason == MACRO_NOT_FOUND:
+        return "unresolved"
     return "member-not-found" if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER) else reason
 
 
@@ -260,6 +300,8 @@ def call_targets(
                     also.append(Resolution(None, "external", 0.0, f"{external[0]}.__init__", extra))
             elif symbol.label not in CALLABLE_LABELS:
                 continue  # a variable whose value is unknown: reported unresolved below
+            elif symbol.kind == "macro" and expr[0] != "m":
+                continue  # `check(…)` is never the macro `check!` (Rust keeps their names apart)
             previous = out.get(dst)
             if previous is None or _rank(strategy) < _rank(previous.strategy):
                 out[dst] = Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra)
@@ -303,6 +345,10 @@ def call_targets(
         return [unresolved]
     if reason == BUILTIN_CONTAINER:
         return [Resolution(None, "builtin", 0.0, f"{_container_type(model, expr[2])}.{expr[2]}")]
+    if reason == MACRO_NOT_FOUND and (name := _macro_name(expr[1])):
+        fallback = by_unique_name(an, model, name, MACRO_KINDS, member=False)
+        if fallback:
+            return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
     if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
         name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
         member = expr[0] == "a"
@@ -325,6 +371,7 @@ UNIQUE_NAME_FILTERS: dict[str, tuple[frozenset[str], bool]] = {
     "any.m": (CALLABLE_KINDS | TYPE_KINDS, True),
     "type": (TYPE_KINDS, False),
     "type.m": (TYPE_KINDS, True),
+    "macro": (MACRO_KINDS, False),
 }
 _FILTER_CODES = {kept: code for code, kept in UNIQUE_NAME_FILTERS.items()}
 

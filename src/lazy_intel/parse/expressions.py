@@ -15,6 +15,8 @@ each expression's shape, as small JSON lists (stored as text):
 ``["*", expr]``                 a spread / star expression
 ``["o", [operands…]]``          an arithmetic/logical operation: computed from its operands
 ``["sl"]``                      a slice (``xs[1:3]`` keeps the container)
+``["m", name]``                 a macro invocation (Rust ``format!(…)``): its name (a name or a path),
+                                looked up among macros, which do not share names with functions
 ``["x"]``                       anything else
 
 Node types are grouped across grammars (the union, not one branch per language): a grammar whose
@@ -301,6 +303,9 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     if kind in CALL_TYPES:
         callee, args = call_parts(source, node, depth, memo)
         return ["c", callee, args or []]
+    if kind == "macro_invocation":  # Rust `format!(…)`: macros have names of their own
+        macro = node.child_by_field_name("macro")
+        return ["m", expression(source, macro, depth + 1, memo)] if macro is not None else UNKNOWN
     if kind in ATTRIBUTE_TYPES:
         obj = _field(node, OBJECT_FIELDS)
         member = _field(node, MEMBER_FIELDS)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lazy_intel.graph.values import last_name
+
 Expr = list[Any]
 
 # wrappers whose (first) argument is the declared type itself
@@ -67,14 +69,6 @@ MAX_ANNOTATION_CHARS = 200  # a longer quoted annotation is not read
 _TOKEN = re.compile(r"\s*(?:([A-Za-z_][\w.]*)|(\.\.\.)|([\[\],|]))")
 
 
-def _base_name(expr: Expr) -> str | None:
-    if expr and expr[0] == "n":
-        return str(expr[1])
-    if expr and expr[0] == "a":
-        return str(expr[2])
-    return None
-
-
 def declared_parts(annotation: Expr, depth: int = 0, lang: str = "") -> tuple[list[Expr], list[Expr]]:
     """(expressions naming the value's classes, expressions naming its elements' classes)."""
     if not annotation or depth > 8:
@@ -90,7 +84,7 @@ def declared_parts(annotation: Expr, depth: int = 0, lang: str = "") -> tuple[li
     if tag == "k":
         base, key = annotation[1], annotation[2]
         items = key[1] if key and key[0] == "t" else [key]
-        name = _base_name(base)
+        name = last_name(base)
         if name in TRANSPARENT or (lang == "rust" and name in RUST_TRANSPARENT):
             return declared_parts(items[0], depth + 1, lang) if items else ([], [])
         if name in UNION:

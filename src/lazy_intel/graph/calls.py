@@ -17,7 +17,7 @@ from lazy_intel.graph.traits import (
     Traits,
     traits_of,
 )
-from lazy_intel.graph.values import Value, ordered
+from lazy_intel.graph.values import Value, last_name, ordered
 
 HOW_TO_STRATEGY = {
     "local": "local",
@@ -149,18 +149,10 @@ def _macro(
     macros = [(v, s) for v, s in found if _is_macro(an, v) or v[0] == "ext"]  # `use anyhow::bail;`
     if macros:
         return macros, macros[0][1]
-    last = _macro_name(name)
+    last = last_name(name)
     if last and last in traits_of(model.lang).builtins:
         return [(("ext", last), "builtin")], "builtin"
     return [], MACRO_NOT_FOUND
-
-
-def _macro_name(name: Any) -> str | None:
-    if name and name[0] == "n":
-        return str(name[1])
-    if name and name[0] == "a":
-        return str(name[2])
-    return None
 
 
 def _is_macro(an: Analysis, value: Value) -> bool:
@@ -345,12 +337,12 @@ def call_targets(
         return [unresolved]
     if reason == BUILTIN_CONTAINER:
         return [Resolution(None, "builtin", 0.0, f"{_container_type(model, expr[2])}.{expr[2]}")]
-    if reason == MACRO_NOT_FOUND and (name := _macro_name(expr[1])):
+    if reason == MACRO_NOT_FOUND and (name := last_name(expr[1])):
         fallback = by_unique_name(an, model, name, MACRO_KINDS, member=False)
         if fallback:
             return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
     if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
-        name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
+        name = last_name(expr)
         member = expr[0] == "a"
         if member and reason == "unknown-receiver" and name in traits.builtin_methods:
             name = None  # `line.strip()`: a builtin value's method, not a guess among the project's
@@ -428,7 +420,7 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
         return sorted(out.values(), key=lambda r: r.dst or 0)
     if external is not None:
         return [external]
-    name = expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else None
+    name = last_name(expr)
     if name and reason in ("unresolved", "unknown-receiver", "member"):
         fallback = by_unique_name(an, model, name, TYPE_KINDS, member=False)
         if fallback:

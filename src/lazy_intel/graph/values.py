@@ -63,6 +63,15 @@ def ext_member(dotted: str, name: str) -> Value:
     return ("ext", f"{dotted}.{name}")
 
 
+def last_name(expr: Any) -> str | None:
+    """The name an expression ends in: ``x`` of ``["n", "x"]``, ``m`` of ``a.b.m`` (else None)."""
+    if expr and expr[0] == "n":
+        return str(expr[1])
+    if expr and expr[0] == "a":
+        return str(expr[2])
+    return None
+
+
 def pattern_names(target: Any) -> list[str]:
     """The plain names an assignment target binds (``a, (b, *c)`` -> a, b, c)."""
     if not target:

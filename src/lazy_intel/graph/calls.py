@@ -162,7 +162,7 @@ def _is_macro(an: Analysis, value: Value) -> bool:
 
 def _reported(reason: str) -> str:
     """The reason an unresolved edge records: the internal ones (a mixin's member, a container's
-    method of no known type) are ``member-not-found`` to readers."""
+    method of no known type) are ``member-not-found`` to readers, a macro nothing names ``unresolved``."""
     if reason == MACRO_NOT_FOUND:
         return "unresolved"
     return "member-not-found" if reason in (SELF_MEMBER_NOT_FOUND, BUILTIN_CONTAINER) else reason
@@ -215,7 +215,7 @@ def _mixin_self(an: Analysis, model: FileModel, expr: Any, owners: set[Value], e
             owner, cls.qualified, name
         ):
             return False
-    return not any(an.member(("def", enclosing.node_id), n) for n in DYNAMIC_LOOKUP)
+    return not _looks_up_dynamically(an, enclosing.node_id)
 
 
 def _subclass_members(an: Analysis, model: FileModel, mixin_id: int, name: str) -> list[Value]:
@@ -239,10 +239,13 @@ def _dynamic_instances(an: Analysis, owners: set[Value]) -> bool:
     """Whether every owner is an instance of a class whose ancestry defines a ``DYNAMIC_LOOKUP``
     method in the tree (``class ConnectionProxy: def __getattr__(self, item): …``)."""
     return bool(owners) and all(
-        owner[0] == "inst"
-        and any(v[0] == "def" for n in DYNAMIC_LOOKUP for v, _ in an.member(("def", owner[1]), n))
-        for owner in owners
+        owner[0] == "inst" and _looks_up_dynamically(an, owner[1]) for owner in owners
     )
+
+
+def _looks_up_dynamically(an: Analysis, class_id: int) -> bool:
+    """Whether the class or a base of the tree defines a ``DYNAMIC_LOOKUP`` method."""
+    return any(v[0] == "def" for n in DYNAMIC_LOOKUP for v, _ in an.member(("def", class_id), n))
 
 
 def _assigns_attribute(model: FileModel, qualified: str, name: str) -> bool:
@@ -294,9 +297,7 @@ def call_targets(
                 continue  # a variable whose value is unknown: reported unresolved below
             elif symbol.kind == "macro" and expr[0] != "m":
                 continue  # `check(…)` is never the macro `check!` (Rust keeps their names apart)
-            previous = out.get(dst)
-            if previous is None or _rank(strategy) < _rank(previous.strategy):
-                out[dst] = Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra)
+            _keep_most_direct(out, dst, Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra))
         elif value[0] == "ext":
             if strategy == "builtin" and not call_syntax:
                 continue  # `raise ValueError`: nothing of ours runs
@@ -315,12 +316,9 @@ def call_targets(
             for method, _ in an.member(value, CALL_METHOD):
                 entry = an.p.symbol(method[1]) if method[0] in ("def", "bm") else None
                 if entry is not None and entry[1].label in CALLABLE_LABELS:
-                    previous = out.get(method[1])
-                    if previous is None or _rank(strategy) < _rank(previous.strategy):
-                        confidence = CONFIDENCE.get(strategy, 0.5)
-                        out[method[1]] = Resolution(
-                            method[1], strategy, confidence, text, {"calls": CALL_METHOD}
-                        )
+                    confidence = CONFIDENCE.get(strategy, 0.5)
+                    found_call = Resolution(method[1], strategy, confidence, text, {"calls": CALL_METHOD})
+                    _keep_most_direct(out, method[1], found_call)
                 elif method[0] == "ext" and unresolved is None:  # inherited from a class outside the tree
                     unresolved = Resolution(None, "external", 0.0, method[1])
     if not out and unresolved is None and found and all(v[0] == "ext" for v, _ in found):
@@ -426,6 +424,13 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
         if fallback:
             return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
     return [Resolution(None, "unresolved", 0.0, text, {"reason": _reported(reason)})]
+
+
+def _keep_most_direct(out: dict[int, Resolution], dst: int, found: Resolution) -> None:
+    """Keep ``found`` for ``dst`` unless a more direct route (``STRATEGY_ORDER``) already reached it."""
+    previous = out.get(dst)
+    if previous is None or _rank(found.strategy) < _rank(previous.strategy):
+        out[dst] = found
 
 
 def _rank(strategy: str) -> int:

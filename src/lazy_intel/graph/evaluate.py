@@ -601,27 +601,12 @@ class Evaluator(ClassMixin, ImportMixin):
                     result = self.call_result(model, scope, value, args, site)
                     out |= self._as_receivers(value, receivers, result)
                     continue
-                if value in ALLOCATORS.get(model.lang, ()) and args:
-                    # Go's `new(T)` / `make(T, n)`: a value of the type its first argument names (a
-                    # slice, map or channel type names none: such a value has no methods to call)
-                    out |= self.declared_type(model, scope, args[0], site)
-                    continue
-                if value in SAME_AS_FIRST.get(model.lang, ()) and args:
-                    out |= self.eval(model, scope, args[0], f"{site}/0")  # `append(s, x)` is an `s`
-                    continue
-                name = literal_name(args[1]) if len(args) >= 2 else None
-                if value in MEMBER_BY_NAME.get(model.lang, ()) and callee == ["n", value[1]] and name:
-                    for owner in self.eval(model, scope, args[0], f"{site}/0"):  # `getattr(self, "visit_x")`
-                        out |= {v for v, _ in self.member(owner, name)}
-                    if len(args) > 2:  # the default
-                        out |= self.eval(model, scope, args[2], f"{site}/2")
-                    continue
-                if value in CLASS_OF.get(model.lang, ()) and callee == ["n", value[1]] and len(args) == 1:
-                    # `type(self)`, the builtin by its own name: not a call of what a 3-argument
-                    # `type(name, bases, attrs)` made, which is the same outside value for us
-                    out |= class_of(self.eval(model, scope, args[0], f"{site}/0"))
-                    continue
-                out |= self.call_result(model, scope, value, args, site)
+                special = (
+                    self._builtin_call(model, scope, value, callee=callee, args=args, site=site)
+                    if value[0] == "ext"
+                    else None
+                )
+                out |= special if special is not None else self.call_result(model, scope, value, args, site)
             return bounded(out)
         if tag == "k":
             owners = self.eval(model, scope, expr[1], site)
@@ -657,6 +642,33 @@ class Evaluator(ClassMixin, ImportMixin):
             return {("ext", "int")}
         return set()
 
+    def _builtin_call(
+        self, model: FileModel, scope: str, value: Value, *, callee: Any, args: list[Any], site: str
+    ) -> set[Value] | None:
+        """What a call of a builtin the evaluator reads for what it does (``builtin_calls``) gives, or
+        None for any other call (its result is :meth:`call_result`'s)."""
+        lang = model.lang
+        if value in ALLOCATORS.get(lang, ()) and args:
+            # Go's `new(T)` / `make(T, n)`: a value of the type its first argument names (a slice, map
+            # or channel type names none: such a value has no methods to call)
+            return self.declared_type(model, scope, args[0], site)
+        if value in SAME_AS_FIRST.get(lang, ()) and args:
+            return self.eval(model, scope, args[0], f"{site}/0")  # `append(s, x)` is an `s`
+        if callee != ["n", value[1]]:  # the next ones only by the builtin's own name
+            return None
+        if value in MEMBER_BY_NAME.get(lang, ()) and len(args) >= 2 and (name := literal_name(args[1])):
+            out: set[Value] = set()
+            for owner in self.eval(model, scope, args[0], f"{site}/0"):  # `getattr(self, "visit_x")`
+                out |= {v for v, _ in self.member(owner, name)}
+            if len(args) > 2:  # the default
+                out |= self.eval(model, scope, args[2], f"{site}/2")
+            return out
+        if value in CLASS_OF.get(lang, ()) and len(args) == 1:
+            # `type(self)`: not a call of what a 3-argument `type(name, bases, attrs)` made, which is the
+            # same outside value for us (and is not called by the name `type`)
+            return class_of(self.eval(model, scope, args[0], f"{site}/0"))
+        return None
+
     def _callees(
         self, model: FileModel, scope: str, callee: Any, site: str
     ) -> list[tuple[Value, frozenset[int]]]:
@@ -679,12 +691,8 @@ class Evaluator(ClassMixin, ImportMixin):
         """A method's result read against the classes it was called on: an instance of the method's
         own class (``return self``, ``return type(self)(…)``, ``return cls()``) is one of each
         receiver's class (a subclass's, when the method is inherited)."""
-        entry = self.p.symbol(method[1]) if method[0] in ("def", "bm") else None
-        if entry is None or not entry[1].parent:
-            return results
-        owner = entry[0].by_qualified.get(entry[1].parent)
-        mine = ("inst", owner.node_id) if owner is not None else None
-        if mine is None or mine not in results or receivers == {owner.node_id}:
+        mine = self._owner_instance(method[1]) if method[0] in ("def", "bm") else None
+        if mine is None or mine not in results or receivers == {mine[1]}:
             return results
         return (results - {mine}) | {("inst", r) for r in receivers}
 
@@ -713,9 +721,8 @@ class Evaluator(ClassMixin, ImportMixin):
             if value[0] == "inst":
                 for method in ("__enter__", "__aenter__"):
                     for found, _ in self.member(value, method):
-                        if found[0] in ("def", "bm"):
-                            owner = self._owner_instance(found[1])
-                            got |= {value if v == owner else v for v in self.returns(found[1])}
+                        if found[0] in ("def", "bm"):  # read against the instance entered
+                            got |= self._as_receivers(found, frozenset({value[1]}), self.returns(found[1]))
                     if got:
                         break
             out |= got or {value}

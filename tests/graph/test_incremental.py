@@ -169,6 +169,19 @@ VERSIONS: dict[str, list[str | None]] = {
         "from cl.obj import skip\n\ndef go():\n    return skip('x')\n",
         "from cl import obj\n\ndef go():\n    return obj.skip('y')\n",
     ],
+    # a definition named as a receiver, in an annotation and as a subscripted class: it becomes an
+    # alias (another name), a function, a property with a setter; the user's annotations change
+    "rc/model.py": [
+        "class Box:\n    count = 0\n    @classmethod\n    def create(cls):\n        return cls()\n",
+        "class Crate:\n    count = 0\n\nBox = Crate\n",
+        "def Box():\n    return 1\n",
+        "class Box:\n    @property\n    def count(self):\n        return 1\n    @count.setter\n"
+        "    def count(self, v):\n        pass\n",
+    ],
+    "rc/use.py": [
+        "from rc.model import Box\n\ndef go(b: 'Box', c: Box | None):\n    Box.count += 1\n    return Box.create()\n",
+        "from rc import model\n\ndef go(c: list[model.Box]) -> 'model.Box':\n    return model.Box[int]()\n",
+    ],
     # an enumeration member: the class stops (and starts again) being an enumeration
     "en/kinds.py": [
         "import enum\n\nclass Kind(enum.Enum):\n    A = 'a'\n\n    def label(self):\n        return 1\n",

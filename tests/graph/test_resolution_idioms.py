@@ -475,3 +475,63 @@ def test_calling_an_instance_calls_its_class_s_call_method(tmp_path) -> None:
     assert calls.get(("pkg/use.py::go", "pkg/outcomes.py::Decorator.__call__")) is not None
     left = [(e.target, e.props.get("reason")) for e in graph.unresolved("CALLS", "pkg/use.py::go")]
     assert left == [("Plain()", "dataflow")]
+
+
+PY_RECEIVERS = {
+    "pkg/__init__.py": "",
+    "pkg/model.py": (
+        "import enum\nfrom typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n"
+        "class Box(Generic[T]):\n"
+        "    count = 0\n"
+        "    def __init__(self, name):\n        self.name = name\n"
+        "    @classmethod\n    def create(cls):\n        return cls.build()\n"
+        "    @classmethod\n    def build(cls):\n        return cls('x')\n"
+        "    @property\n    def size(self):\n        return 1\n"
+        "    @size.setter\n    def size(self, value):\n        self.name = value\n\n"
+        "class Color(enum.Enum):\n    RED = 1\n    def shade(self):\n        return 2\n\n"
+        "def register(fn):\n    return 42\n\n"
+        "@register\ndef handler():\n    pass\n\n"
+        "class Plain:\n    def __init__(self):\n        self.n = 0\n"
+    ),
+    "pkg/use.py": (
+        "from pkg import model\nfrom pkg.model import Box, Color, handler\n\n"
+        "def one():\n"
+        "    Box.create()\n"
+        "    model.Box.count += 1\n"
+        "    handler.calls = 0\n"
+        "    def inner():\n        pass\n"
+        "    inner.__name__ = 'x'\n"
+        "    return Box[int]('y')\n\n"
+        "def two():\n    return Color['RED'].shade()\n\n"
+        "def three(table):\n    return model.Plain[0]()\n"
+    ),
+}
+
+
+def test_a_definition_named_as_a_receiver_is_referenced(tmp_path) -> None:
+    """`Box.create()`, `model.Box.count`, `handler.calls = 0`, `inner.__name__ = …` reference the
+    definition the receiver names (flask: `run_command.make_context`, `EnvironBuilder.from_environ`,
+    `view.__name__ = name` were no reference of theirs); `cls.build()` and `self.name` name a
+    parameter, not the class; `@size.setter` names the property (it was looked up inside the setter,
+    where the class body is not visible, and left an unresolved call)."""
+    graph = build_graph(tmp_path, PY_RECEIVERS)
+    receivers = {(e.src, e.dst) for e in graph.of("REFERENCES") if e.props.get("use") == "receiver" and e.dst}
+    assert ("pkg/use.py::one", "pkg/model.py::Box") in receivers
+    assert ("pkg/use.py::one", "pkg/model.py::handler") in receivers
+    assert ("pkg/use.py::one", "pkg/use.py::one.inner") in receivers
+    assert not {(s, d) for s, d in receivers if s.startswith("pkg/model.py::Box.") and d.endswith("::Box")}
+    assert ("pkg/model.py::Box", "pkg/model.py::Box.size") in receivers
+    setter_calls = [e for e in graph.of("CALLS", "pkg/model.py::Box") if (e.target or "").endswith("setter")]
+    assert [e.target for e in setter_calls] == ["property.setter"]
+
+
+def test_a_subscripted_class_is_the_class_and_an_enumeration_s_is_a_member(tmp_path) -> None:
+    """`Box[int]('y')` constructs a `Box` (a generic alias; flask: `ConfigAttribute[bool]("TESTING")`
+    was an unresolved call); `Color['RED']` is a `Color` member, whose methods resolve; a class that is
+    not generic subscripted is not the class (Django: `func[0](…)` of a variable holding tuples and a
+    model class was a call of `Model.__init__`)."""
+    graph = build_graph(tmp_path, PY_RECEIVERS)
+    calls = graph.resolved("CALLS")
+    assert ("pkg/use.py::one", "pkg/model.py::Box.__init__") in calls
+    assert calls.get(("pkg/use.py::two", "pkg/model.py::Color.shade")) == "member"
+    assert not [dst for src, dst in calls if src == "pkg/use.py::three"]

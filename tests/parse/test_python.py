@@ -100,3 +100,51 @@ def test_decorated_definition_spans_its_decorators() -> None:
     assert x.doc == "X."
     b = assert_symbol(source, facts, "B", "class", "@dataclass\nclass B:\n    y: int = 0")
     assert b.signature == "class B:"
+
+
+ANNOTATED = b"""import typing as t
+
+def f(a: Box | None, b: One | Two | Three | None, c: list[Item], d: t.Callable[..., Made],
+      e: Callable[[Param], Result], g: t.Dict[str, t.List[Deep]], h: t.Optional[U1 | U2],
+      i: "Fwd", j: "pkg.Dotted", k: dict[str, "Inner"], m: Literal["no1"], n: t.Literal["no2"],
+      o: Annotated[int, "no3"], p: "list[NoComplex]" = None) -> t.Optional[Ret]:
+    x: dict[str, Local] = {}
+    try:
+        pass
+    except Caught as err:
+        pass
+    except (First, mod.Dotted):
+        pass
+    except Bare:
+        pass
+    except (Both1, Both2) as err:
+        pass
+"""
+
+
+def test_python_annotation_types_inside_unions_subscripts_and_strings_are_references() -> None:
+    """Every class an annotation names is a `type` reference, wherever it sits in the annotation
+    (flask: `-> SessionMixin | None`, `t.Callable[..., Flask]`, `"BlueprintSetupState"` were
+    missed); strings of `Literal[…]`/`Annotated[…]` are values, and a string holding more than a
+    name is not read."""
+    facts = extract_facts("pkg/f.py", "python", ANNOTATED)
+    assert facts.error is None
+    types = {(r.name, r.receiver) for r in facts.references if r.kind == "type"}
+    wanted = {
+        "Box", "One", "Two", "Three", "Item", "Made", "Param", "Result", "Deep", "U1", "U2", "Fwd",
+        "Inner", "Ret", "Local", "str", "int",
+    }  # fmt: skip
+    assert {name for name, _ in types} == wanted | {"Dotted", "Caught", "First", "Bare", "Both1", "Both2"}
+    assert ("Dotted", "pkg") in types  # the forward reference "pkg.Dotted"
+    assert not {"no1", "no2", "no3", "NoComplex"} & {name for name, _ in types}
+    fwd = next(r for r in facts.references if r.name == "Fwd")
+    assert ANNOTATED[fwd.name_start_byte : fwd.name_end_byte] == b"Fwd"
+
+
+def test_python_except_clauses_name_the_classes_they_catch() -> None:
+    facts = extract_facts("pkg/f.py", "python", ANNOTATED)
+    caught = {r.name for r in facts.references if r.kind == "type" and r.scope == "f" and r.line >= 9}
+    assert caught == {"Caught", "First", "Bare", "Both1", "Both2"}
+    # a dotted class is a read of its module's member, as anywhere else
+    assert ("Dotted", "f") in reference_names(facts, "read")
+    assert "err" not in {r.name for r in facts.references}

@@ -20,9 +20,10 @@ MAX_MRO = 24
 # Bases outside the tree that bring no members a call reads: ``object``, and the typing markers a
 # generic class or a protocol lists (``class Box(Generic[T])``): ``box.size()`` of a class whose only
 # outside base is ``Generic`` is not ``typing.Generic.size``.
-MARKER_BASES = frozenset(
-    {"object", "typing.Generic", "typing.Protocol", "typing_extensions.Generic", "typing_extensions.Protocol"}
+GENERIC_MARKERS = frozenset(
+    {"typing.Generic", "typing.Protocol", "typing_extensions.Generic", "typing_extensions.Protocol"}
 )
+MARKER_BASES = GENERIC_MARKERS | {"object"}
 
 
 class ClassMixin:
@@ -227,6 +228,17 @@ class ClassMixin:
         for ancestor, _ in self.mro(class_id):
             out += [b for b in self.bases(ancestor)[1] if b not in out and b not in MARKER_BASES]
         return out
+
+    def is_generic(self, class_id: int) -> bool:
+        """Whether subscripting the class makes an alias of it (``Box[int]``): a ``Generic`` or
+        ``Protocol`` base in its ancestry, or a ``__class_getitem__`` of its own or inherited."""
+        for ancestor, _ in self.mro(class_id):
+            if any(base in GENERIC_MARKERS for base in self.bases(ancestor)[1]):
+                return True
+            entry = self.p.symbol(ancestor)
+            if entry is not None and entry[0].children_named(entry[1].qualified, "__class_getitem__"):
+                return True
+        return False
 
     def constructor(self, class_id: int) -> int | None:
         """The constructor a call of the class runs, looked up through its bases."""

@@ -280,6 +280,26 @@ class FileModel:
         return out
 
     @cached_property
+    def _same_qualified(self) -> dict[str, list[Symbol]]:
+        """The qualified names several definitions share (a property's getter and setter, overloads,
+        a function defined in both branches of an ``if``), each with every one of them."""
+        out: dict[str, list[Symbol]] = {}
+        for s in self.symbols:
+            out.setdefault(s.qualified, []).append(s)
+        return {q: found for q, found in out.items() if len(found) > 1}
+
+    def symbol_at(self, qualified: str, position: int | None) -> Symbol | None:
+        """The definition named ``qualified`` whose span holds ``position`` (the first one when none
+        does, or without a position): ``@size.setter`` belongs to the setter, not the getter."""
+        first = self.by_qualified.get(qualified)
+        if first is None or position is None or qualified not in self._same_qualified:
+            return first
+        for s in self._same_qualified[qualified]:
+            if s.start_byte <= position < s.end_byte:
+                return s
+        return first
+
+    @cached_property
     def children(self) -> dict[str | None, list[Symbol]]:
         out: dict[str | None, list[Symbol]] = {}
         for s in self.symbols:
@@ -309,6 +329,8 @@ class FileModel:
             symbol = self.by_qualified.get(current)
             if symbol is None:
                 return current
+            if position is not None and current in self._same_qualified:
+                symbol = self.symbol_at(current, position)
             if symbol.kind in SCOPE_KINDS and (position is None or position >= symbol.name_start):
                 return current
             current = symbol.parent
@@ -321,7 +343,7 @@ class FileModel:
         for ref in self.refs:
             if ref.kind != "call" or not ref.scope:
                 continue
-            symbol = self.by_qualified.get(ref.scope)
+            symbol = self.symbol_at(ref.scope, ref.start_byte)
             if symbol is None or not (symbol.start_byte <= ref.start_byte < symbol.name_start):
                 continue
             chosen = out.setdefault(symbol.qualified, [])

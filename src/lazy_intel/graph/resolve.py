@@ -25,7 +25,8 @@ from lazy_intel.graph.nodes import (
 )
 from lazy_intel.graph.program import FactStore, Program
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
-from lazy_intel.graph.values import ordered, pattern_names
+from lazy_intel.graph.traits import traits_of
+from lazy_intel.graph.values import last_name, ordered, pattern_names
 
 DIRECT = frozenset({"local", "import", "self", "package", "member", "inheritance"})
 TEST_PREFIX = re.compile(r"^(?:test_?|Test)")
@@ -51,6 +52,7 @@ def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
     imports = _import_edges(an, model)
     out.edges.extend(imports)
     out.edges.extend(_value_reference_edges(an, model))
+    out.edges.extend(_receiver_reference_edges(an, model))
     out.edges.extend(implicit_edges(an, model, scope_node))
     out.edges.extend(_assigned_from_edges(an, model))
     out.edges.extend(_handles_edges(an, model))
@@ -319,6 +321,52 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
                         props({"use": "value"}),
                     )
                 )
+    return out
+
+
+def _receiver_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
+    """REFERENCES for a definition named as the receiver of a member access: ``Box`` in
+    ``Box.create()``, ``Box.size``, ``handler.calls = 0`` (``use: "receiver"``), what a type checker
+    lists among the references of ``Box``. The receiver's last name must be the definition's own
+    name: ``cls.create()`` and ``self.x`` name a parameter, not the class."""
+    out = []
+    self_names = traits_of(model.lang).self_names
+    for ref in model.refs:
+        if ref.kind not in ("call", "read"):
+            continue
+        callee = ref.callee()
+        if not callee or callee[0] != "a" or not callee[1] or callee[1][0] not in ("n", "a"):
+            continue
+        receiver = callee[1]
+        name = last_name(receiver)
+        if name is None or name in self_names:
+            continue
+        scope = model.scope_of(ref.scope, ref.start_byte)
+        found, _ = classify(an, model, scope, receiver, f"{model.path}:{ref.start_byte}:receiver")
+        seen: set[int] = set()
+        for v, strategy in found:
+            if v[0] != "def" or strategy not in DIRECT or v[1] in seen:
+                continue
+            entry = an.p.symbol(v[1])
+            if entry is None or entry[1].name != name or entry[1].label not in CALLABLE_LABELS | TYPE_LABELS:
+                continue
+            seen.add(v[1])
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "REFERENCES",
+                    scope_node(model, scope),
+                    v[1],
+                    strategy,
+                    CONFIDENCE[strategy],
+                    render(receiver),
+                    model.path,
+                    ref.start_byte,
+                    ref.end_byte,
+                    ref.line,
+                    props({"use": "receiver"}),
+                )
+            )
     return out
 
 

@@ -546,6 +546,11 @@ TRANSPARENT_DECORATORS = frozenset(
         "dataclasses.dataclass",
         "enum.unique",
         "atexit.register",
+        # `@size.setter` on a property: the setter (the name keeps the getter's `property` value, so
+        # the result of one accessor decorator no longer feeds the next: `property.setter.setter…`)
+        "property.setter",
+        "property.getter",
+        "property.deleter",
     }
 )
 

@@ -60,6 +60,53 @@
 
 (type (identifier) @name @reference.type)
 
+; the types an annotation names inside unions, subscripts and callable parameter lists: `Box | None`,
+; `A | B | None`, `t.Optional[Box]`, `t.Callable[..., Box]`, `Callable[[Box], None]`,
+; `t.Dict[str, t.List[Box]]`, `t.Optional[A | B]`. A generic's parameters are `type` nodes of their own
+; (`list[Box]`, `Optional[Box]`): the rules here apply to them again. Dotted names are reads.
+(type (binary_operator (identifier) @name @reference.type))
+(type (binary_operator (binary_operator (identifier) @name @reference.type)))
+(type (binary_operator (binary_operator (binary_operator (identifier) @name @reference.type))))
+(type (list (identifier) @name @reference.type))
+(type (subscript subscript: (identifier) @name @reference.type))
+(type (subscript subscript: (list (identifier) @name @reference.type)))
+(type (subscript subscript: (binary_operator (identifier) @name @reference.type)))
+(type (subscript subscript: (subscript subscript: (identifier) @name @reference.type)))
+(type (subscript subscript: (subscript subscript: (subscript subscript: (identifier) @name @reference.type))))
+
+; a forward reference: an annotation that is a string holding a (dotted) name, `"Box"`, `"pkg.Box"`,
+; also as a generic's parameter, except inside `Literal[…]` / `Annotated[…]` (values, not types).
+; A string holding more than a name (`"list[Box] | None"`) is not read.
+(typed_parameter
+  type: (type (string (string_content) @name @reference.type))
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
+(typed_default_parameter
+  type: (type (string (string_content) @name @reference.type))
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
+(function_definition
+  return_type: (type (string (string_content) @name @reference.type))
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
+(assignment
+  type: (type (string (string_content) @name @reference.type))
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
+(generic_type
+  (identifier) @_generic
+  (type_parameter (type (string (string_content) @name @reference.type)))
+  (#not-match? @_generic "^(Literal|Annotated)$")
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
+(type
+  (subscript
+    value: [(identifier) @_generic (attribute attribute: (identifier) @_generic)]
+    subscript: (string (string_content) @name @reference.type))
+  (#not-match? @_generic "^(Literal|Annotated)$")
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
+
+; `except Error:`, `except (A, B) as e:`: the classes a handler catches (dotted ones are reads)
+(except_clause (identifier) @name @reference.type)
+(except_clause (tuple (identifier) @name @reference.type))
+(except_clause (as_pattern (identifier) @name @reference.type))
+(except_clause (as_pattern (tuple (identifier) @name @reference.type)))
+
 ; `raise Error` instantiates the exception class
 ((raise_statement
   (identifier) @name) @reference.call

@@ -306,3 +306,27 @@ def test_a_server_that_dies_or_errs_mid_request_leaves_the_index_answer(fused, t
             "from lib import Engine, build, run",
             "run(e.start())",
         ]
+
+
+def test_a_property_s_getter_and_setter_are_fused_as_one_symbol(fused) -> None:  # type: ignore[no-untyped-def]
+    """A property is two definitions of one name (getter, setter): the server answers for the
+    property, and the index's sites of both definitions are fused (flask: `references App.debug`
+    with a server lost every `self.debug` read, which the index alone had, when the setter was the
+    definition asked about)."""
+    files = {
+        "gauge.py": (
+            "class Gauge:\n"
+            "    @property\n    def level(self) -> int:\n        return 1\n\n"
+            "    @level.setter\n    def level(self, value: int) -> None:\n        pass\n\n\n"
+            "def read(g: Gauge) -> int:\n    return g.level\n\n\n"
+            "def write(g: Gauge) -> None:\n    g.level = 2\n"
+        )
+    }
+    run, without, _, _ = fused(_server("jedi"), files)
+    index = without(operation="references", symbol="Gauge.level", relativePath="gauge.py")
+    assert "g.level" in {i["text"] for i in index["items"] if i["kind"] == "reference"}
+    answer = settled(run, operation="references", symbol="Gauge.level", relativePath="gauge.py")
+    assert answer["data"]["source"] == "fused"
+    assert not any("only; the answer fuses that definition" in w for w in answer["warnings"])
+    texts = {i["text"] for i in answer["items"] if i["kind"] == "reference"}
+    assert "g.level" in texts, answer["items"]

@@ -178,7 +178,8 @@ def prime_server(ctx: OperationContext, paths: Sequence[str | None]) -> int:
 
 
 def live_targets(ctx: OperationContext, targets: list[GraphNode]) -> tuple[list[GraphNode], list[str]]:
-    """The one target the live server is asked about (the index's first definition of the symbol)."""
+    """The target the live server is asked about (the index's first definition of the symbol), with the
+    other definitions of the same name in its file (a property's setter, overloads)."""
     view = ctx.need_view()
     request = ctx.request
     assert request.symbol is not None
@@ -187,10 +188,14 @@ def live_targets(ctx: OperationContext, targets: list[GraphNode]) -> tuple[list[
     )
     rows = resolve_symbol(view, request.symbol, path)
     chosen = [t for t in targets if rows and t.path == rows[0].path and t.start_byte == rows[0].start_byte]
-    if not chosen or len(targets) == 1:
-        return targets[:1], []
-    return chosen, [
-        f"the live server was asked about {chosen[0].qualified_name} ({chosen[0].path}:{chosen[0].start_line}) "
+    first = chosen[0] if chosen else targets[0]
+    # one symbol written as several definitions of one name in one file (a property's getter and
+    # setter, overloads): the server answers for the symbol, so the index's sites of each are fused
+    same = [t for t in targets if t.path == first.path and t.qualified_name == first.qualified_name]
+    if not chosen or len(same) == len(targets):
+        return same, []
+    return same, [
+        f"the live server was asked about {first.qualified_name} ({first.path}:{first.start_line}) "
         "only; the answer fuses that definition"
     ]
 

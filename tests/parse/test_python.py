@@ -107,7 +107,8 @@ ANNOTATED = b"""import typing as t
 def f(a: Box | None, b: One | Two | Three | None, c: list[Item], d: t.Callable[..., Made],
       e: Callable[[Param], Result], g: t.Dict[str, t.List[Deep]], h: t.Optional[U1 | U2],
       i: "Fwd", j: "pkg.Dotted", k: dict[str, "Inner"], m: Literal["no1"], n: t.Literal["no2"],
-      o: Annotated[int, "no3"], p: "list[NoComplex]" = None) -> t.Optional[Ret]:
+      o: Annotated[int, "no3"], p: "list[NoComplex]" = None, q: t.Callable[..., Maybe] | None = None,
+      ) -> t.Optional[Ret]:
     x: dict[str, Local] = {}
     try:
         pass
@@ -132,7 +133,7 @@ def test_python_annotation_types_inside_unions_subscripts_and_strings_are_refere
     types = {(r.name, r.receiver) for r in facts.references if r.kind == "type"}
     wanted = {
         "Box", "One", "Two", "Three", "Item", "Made", "Param", "Result", "Deep", "U1", "U2", "Fwd",
-        "Inner", "Ret", "Local", "str", "int",
+        "Inner", "Ret", "Local", "str", "int", "Maybe",
     }  # fmt: skip
     assert {name for name, _ in types} == wanted | {"Dotted", "Caught", "First", "Bare", "Both1", "Both2"}
     assert ("Dotted", "pkg") in types  # the forward reference "pkg.Dotted"
@@ -143,7 +144,8 @@ def test_python_annotation_types_inside_unions_subscripts_and_strings_are_refere
 
 def test_python_except_clauses_name_the_classes_they_catch() -> None:
     facts = extract_facts("pkg/f.py", "python", ANNOTATED)
-    caught = {r.name for r in facts.references if r.kind == "type" and r.scope == "f" and r.line >= 9}
+    try_line = ANNOTATED[: ANNOTATED.index(b"try:")].count(b"\n") + 1
+    caught = {r.name for r in facts.references if r.kind == "type" and r.line > try_line}
     assert caught == {"Caught", "First", "Bare", "Both1", "Both2"}
     # a dotted class is a read of its module's member, as anywhere else
     assert ("Dotted", "f") in reference_names(facts, "read")

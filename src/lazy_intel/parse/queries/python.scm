@@ -62,13 +62,15 @@
 
 ; the types an annotation names inside unions, subscripts and callable parameter lists: `Box | None`,
 ; `A | B | None`, `t.Optional[Box]`, `t.Callable[..., Box]`, `Callable[[Box], None]`,
-; `t.Dict[str, t.List[Box]]`, `t.Optional[A | B]`. A generic's parameters are `type` nodes of their own
+; `t.Dict[str, t.List[Box]]`, `t.Optional[A | B]`, `t.Callable[..., Box] | None`. A generic's parameters are `type` nodes of their own
 ; (`list[Box]`, `Optional[Box]`): the rules here apply to them again. Dotted names are reads.
 (type (binary_operator (identifier) @name @reference.type))
 (type (binary_operator (binary_operator (identifier) @name @reference.type)))
 (type (binary_operator (binary_operator (binary_operator (identifier) @name @reference.type))))
 (type (list (identifier) @name @reference.type))
 (type (subscript subscript: (identifier) @name @reference.type))
+(type (binary_operator (subscript subscript: (identifier) @name @reference.type)))
+(type (binary_operator (subscript subscript: (list (identifier) @name @reference.type))))
 (type (subscript subscript: (list (identifier) @name @reference.type)))
 (type (subscript subscript: (binary_operator (identifier) @name @reference.type)))
 (type (subscript subscript: (subscript subscript: (identifier) @name @reference.type)))

@@ -229,6 +229,13 @@ class ClassMixin:
             out += [b for b in self.bases(ancestor)[1] if b not in out and b not in MARKER_BASES]
         return out
 
+    def class_subscripted(self, class_id: int) -> Value | None:
+        """``Cls[…]``: for an enumeration (``Color["RED"]``) one of its members, an instance; for a
+        generic class the class itself (an alias: ``Box[int](…)`` constructs a ``Box``); else None."""
+        if any(base in ENUM_BASES for base in self.external_bases(class_id)):
+            return ("inst", class_id)
+        return ("def", class_id) if self.is_generic(class_id) else None
+
     def is_generic(self, class_id: int) -> bool:
         """Whether subscripting the class makes an alias of it (``Box[int]``): a ``Generic`` or
         ``Protocol`` base in its ancestry, or a ``__class_getitem__`` of its own or inherited."""

@@ -32,7 +32,6 @@ from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, 
 from lazy_intel.graph.nodes import is_test_path
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import (
-    ENUM_BASES,
     GO_BUILTIN_TYPES,
     TEST_RUNNER_GLOBALS,
     TRANSPARENT_DECORATORS,
@@ -451,9 +450,7 @@ class Evaluator(ClassMixin, ImportMixin):
         """A decorated definition's name holds the definition and what its decorators return."""
         scope = model.scope_of(symbol.parent)
         current: set[Value] = {("def", symbol.node_id)}
-        for ref in reversed(model.header_refs.get(symbol.qualified, ())):
-            if not symbol.start_byte <= ref.start_byte < symbol.name_start:
-                continue  # another definition of the same name's decorator (a property's setter)
+        for ref in reversed(model.header_refs_of(symbol)):
             site = f"{model.path}:{ref.start_byte}"
             step: set[Value] = set()
             for value in self.eval(model, scope, self.decorator_expr(ref), site):
@@ -741,20 +738,15 @@ class Evaluator(ClassMixin, ImportMixin):
 
     def subscripted(self, values: set[Value]) -> set[Value]:
         """``obj[key]``: for an instance of a class with a subscript method (Python's ``__getitem__``),
-        what that method returns; else (or when it returns nothing known) the elements. A class
-        subscripted is the class (a generic alias: ``Box[int](…)`` constructs a ``Box``); an
-        enumeration's (``Color["RED"]``) is one of its members, an instance."""
+        what that method returns; else (or when it returns nothing known) the elements; a class
+        subscripted, :meth:`class_subscripted`."""
         out: set[Value] = set()
         rest: set[Value] = set()
         for value in values:
             got: set[Value] = set()
-            if value[0] == "def" and (symbol := self.p.symbol(value[1])) and symbol[1].label in TYPE_LABELS:
-                if any(base in ENUM_BASES for base in self.external_bases(value[1])):
-                    out.add(("inst", value[1]))
-                    continue
-                if self.is_generic(value[1]):
-                    out.add(value)
-                    continue
+            if self.is_class(value) and (item := self.class_subscripted(value[1])) is not None:
+                out.add(item)
+                continue
             entry = self.p.symbol(value[1]) if value[0] == "inst" else None
             method = traits_of(entry[0].lang).subscript if entry is not None else None
             if method:

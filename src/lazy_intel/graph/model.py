@@ -352,6 +352,12 @@ class FileModel:
             chosen.append(ref)
         return out
 
+    def header_refs_of(self, symbol: Symbol) -> list[Ref]:
+        """This definition's header refs, not those of another definition of its name (the
+        ``@size.setter`` of a property's setter is not the getter's)."""
+        refs = self.header_refs.get(symbol.qualified, [])
+        return [r for r in refs if symbol.start_byte <= r.start_byte < symbol.name_start]
+
     @cached_property
     def bases(self) -> dict[str, list[Ref]]:
         out: dict[str, list[Ref]] = {}

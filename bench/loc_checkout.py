@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
-from lazy_intel.search.fusion import is_test_path
 from lazy_intel.store.schema import SCHEMA_VERSION
+from lazy_intel.text.paths import is_test_path
 
 DATA_NAME = Path("shared") / "bench" / "swebench-lite-dev.jsonl"
 PSEUDO_SPANS = ("imports", "impl")

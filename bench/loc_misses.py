@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import loc_cv
-from lazy_intel.search.fusion import is_test_path
 from lazy_intel.search.phrases import phrase_tokens
 from lazy_intel.search.query import QueryAnalysis, analyze_query
 from lazy_intel.search.rerank import rerank
+from lazy_intel.text.paths import is_test_path
 from loc_rerank import Choice, Evaluator, Pipeline
 from loc_scoring import IssueRun
 

@@ -159,7 +159,7 @@ def usable(
     message: str, changes: Sequence[tuple[str, str]], exists_at_base: set[str]
 ) -> tuple[str, ...] | None:
     """The gold files of a commit (``changes``: (status, path) pairs), or None when it is no pair."""
-    from lazy_intel.search.fusion import is_test_path
+    from lazy_intel.text.paths import is_test_path
 
     text = report_text(message)
     if len(text.split()) < MIN_WORDS or SKIP_SUBJECT.match(text):

@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lazy_intel.search.fusion import is_test_path
 from lazy_intel.semantic import SemanticLayer, SemanticRequest, semantic_answer
 from lazy_intel.semantic.config import load_config_file
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
+from lazy_intel.text.paths import is_test_path
 
 SETTLE_TRIES = 20
 

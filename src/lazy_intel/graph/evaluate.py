@@ -29,7 +29,6 @@ from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
-from lazy_intel.graph.nodes import is_test_path
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
@@ -42,6 +41,7 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, bounded, ordered, pattern_names
+from lazy_intel.text.paths import is_test_path
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 # methods of a container (a list, dict or set literal, a declared collection) that return one of its

@@ -12,20 +12,13 @@ from lazy_intel.graph.model import FileModel, file_node_id, stable_id
 from lazy_intel.graph.routes import RouteSite, route_sites
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text, props
 from lazy_intel.graph.values import pattern_names
+from lazy_intel.text.paths import is_test_path
 
-TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$|(^|/)[^/]*_tests?\.py$"
-    r"|\.(test|spec)\.[a-z]+$|(^|/)[^/]*Tests?\.(java|kt|scala|cs|swift)$|(^|/)conftest\.py$"
-)
 TEST_NAME = re.compile(r"^(test|Test)")
 CALLABLE_SCOPE_KINDS = frozenset({"function", "method", "constructor", "lambda"})
 # decorators that make a method a getter (``@x.setter`` runs on writes): such a method's node says
 # ``"getter": true``, which the implicit property-read edges read from the name table
 GETTER_DECORATORS = frozenset({"property", "cached_property", "getter"})
-
-
-def is_test_path(path: str) -> bool:
-    return TEST_PATH.search(path) is not None
 
 
 def is_test_symbol(test_file: bool, name: str, kind: str) -> bool:

@@ -19,12 +19,12 @@ from lazy_intel.search.function_rank import (
     callpath_seeds,
     callpath_values,
 )
-from lazy_intel.search.fusion import is_test_path
 from lazy_intel.search.graph_priors import calls_from_sql, named_nodes_sql, node_spans_sql
 from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import mentioned_names
 from lazy_intel.search.rerank_facts import MAX_NAMES
 from lazy_intel.store.reader import ReadView
+from lazy_intel.text.paths import is_test_path
 
 BATCH = 400  # ids per IN (...) list
 

@@ -36,7 +36,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from lazy_intel.search.fusion import is_test_path
 from lazy_intel.search.query import QueryAnalysis
 from lazy_intel.search.rerank import (
     MAX_CALLEE_SEEDS,
@@ -46,6 +45,7 @@ from lazy_intel.search.rerank import (
     _same_dotted,
     specificity,
 )
+from lazy_intel.text.paths import is_test_path
 from lazy_intel.text.stems import stem
 from lazy_intel.text.tokens import split_identifier
 

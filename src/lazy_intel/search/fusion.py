@@ -20,6 +20,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from lazy_intel.text.paths import is_test_path
+
 K = TypeVar("K", bound=Hashable)
 
 # How signals are combined: "score" (the default, above) or "rrf" (weighted reciprocal-rank fusion,
@@ -73,10 +75,6 @@ FILE_CHUNK_DECAY = 0.5  # the i-th best chunk counts DECAY**i
 
 # Test files rank lower when the query reports a failure ("where is the bug"): fixes go in the code.
 TEST_FILE_FACTOR = 0.5
-TEST_PATH_RE = re.compile(
-    r"(^|/)(tests?|testing|__tests__|spec|specs)/|(^|/)test_[^/]*$|_tests?\.[^/]+$|\.(test|spec)\.[^/]+$|"
-    r"(^|/)conftest\.py$|Tests?\.(java|kt|cs|swift|scala)$"
-)
 
 # Files beside the product code rank lower for the same queries: documentation examples, benchmarks
 # and vendored third-party copies. On the dev set they took the top file in 5 of 63 reports
@@ -200,10 +198,6 @@ def aggregate_by_file(
         scores.sort(reverse=True)
         out[file_key] = sum(s * p for s, p in zip(scores[:top], powers, strict=False))
     return out
-
-
-def is_test_path(path: str) -> bool:
-    return bool(TEST_PATH_RE.search(path))
 
 
 def is_auxiliary_path(path: str) -> bool:

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lazy_intel.search.query import QueryAnalysis
+from lazy_intel.search.rerank import specificity
 from lazy_intel.store.reader import ReadView
 
 # Edge types that say one definition uses or specialises another (not containment or imports).
@@ -188,10 +189,6 @@ def seed_identifiers(analysis: QueryAnalysis, limit: int = MAX_PRIOR_IDENTIFIERS
         if len(out) >= limit:
             break
     return list(out.items())
-
-
-def specificity(definitions: int) -> float:
-    return 1.0 / (1.0 + math.log(max(1, definitions)))
 
 
 def score_proximity(

@@ -57,8 +57,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lazy_intel.parse.languages import is_parsed_language, language_for_path
-from lazy_intel.search.fusion import Evidence, is_auxiliary_path, is_test_path, rescaled
+from lazy_intel.search.fusion import Evidence, is_auxiliary_path, rescaled
 from lazy_intel.search.query import QueryAnalysis
+from lazy_intel.text.paths import is_test_path
 from lazy_intel.text.stems import stem
 
 RERANK_FILES = 30  # the first stage's best files the second stage re-orders (60 did not help held out)

@@ -25,7 +25,6 @@ from typing import Any
 from lazy_intel.errors import Unsupported
 from lazy_intel.evidence.budget import fit_answer
 from lazy_intel.evidence.model import TEXT_DESCRIPTION, Anchor, Answer, Item, SymbolInfo
-from lazy_intel.graph.nodes import is_test_path
 from lazy_intel.graph.queries import (
     IMPACT_TYPES,
     GraphNode,
@@ -49,6 +48,7 @@ from lazy_intel.service.ops.graph_evidence import (
     node_ref,
     unresolved_coverage,
 )
+from lazy_intel.text.paths import is_test_path
 from lazy_intel.vcs.diff import DELETED as FILE_DELETED
 from lazy_intel.vcs.diff import FileChange, Revision, changed_files, read_blobs, resolve_revision
 from lazy_intel.vcs.git import NoRepository, Repository

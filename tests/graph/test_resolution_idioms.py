@@ -491,7 +491,8 @@ PY_RECEIVERS = {
         "class Color(enum.Enum):\n    RED = 1\n    def shade(self):\n        return 2\n\n"
         "def register(fn):\n    return 42\n\n"
         "@register\ndef handler():\n    pass\n\n"
-        "class Plain:\n    def __init__(self):\n        self.n = 0\n"
+        "class Plain:\n    def __init__(self):\n        self.n = 0\n\n"
+        "class Oops(Exception):\n    pass\n"
     ),
     "pkg/use.py": (
         "from pkg import model\nfrom pkg.model import Box, Color, handler\n\n"
@@ -503,7 +504,9 @@ PY_RECEIVERS = {
         "    inner.__name__ = 'x'\n"
         "    return Box[int]('y')\n\n"
         "def two():\n    return Color['RED'].shade()\n\n"
-        "def three(table):\n    return model.Plain[0]()\n"
+        "def three(table):\n    return model.Plain[0]()\n\n"
+        "def four(b: model.Box[int] | None, c: 'model.Color') -> list[Box[str]]:\n"
+        "    try:\n        pass\n    except model.Oops:\n        pass\n"
     ),
 }
 
@@ -523,6 +526,9 @@ def test_a_definition_named_as_a_receiver_is_referenced(tmp_path) -> None:
     assert ("pkg/model.py::Box", "pkg/model.py::Box.size") in receivers
     setter_calls = [e for e in graph.of("CALLS", "pkg/model.py::Box") if (e.target or "").endswith("setter")]
     assert [e.target for e in setter_calls] == ["property.setter"]
+    # dotted and generic annotation types and a dotted handler type resolve like plain names
+    typed = {e.dst for e in graph.of("REFERENCES", "pkg/use.py::four") if not e.props.get("use")}
+    assert {"pkg/model.py::Box", "pkg/model.py::Color", "pkg/model.py::Oops"} <= typed
 
 
 def test_a_subscripted_class_is_the_class_and_an_enumeration_s_is_a_member(tmp_path) -> None:

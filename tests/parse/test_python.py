@@ -120,23 +120,37 @@ def f(a: Box | None, b: One | Two | Three | None, c: list[Item], d: t.Callable[.
         pass
     except (Both1, Both2) as err:
         pass
+
+
+class Stack(t.List[Element]):
+    pass
 """
 
 
 def test_python_annotation_types_inside_unions_subscripts_and_strings_are_references() -> None:
     """Every class an annotation names is a `type` reference, wherever it sits in the annotation
-    (flask: `-> SessionMixin | None`, `t.Callable[..., Flask]`, `"BlueprintSetupState"` were
-    missed); strings of `Literal[…]`/`Annotated[…]` are values, and a string holding more than a
-    name is not read."""
+    (flask: `-> SessionMixin | None`, `t.Callable[..., Flask]`, `"BlueprintSetupState"`; pytest:
+    `ExceptionInfo[BaseException] | None`, `_pytest._code.ExceptionInfo[E]` were missed), a dotted
+    one with its receiver; strings of `Literal[…]`/`Annotated[…]` are values, and a string holding
+    more than a name is not read."""
     facts = extract_facts("pkg/f.py", "python", ANNOTATED)
     assert facts.error is None
     types = {(r.name, r.receiver) for r in facts.references if r.kind == "type"}
     wanted = {
         "Box", "One", "Two", "Three", "Item", "Made", "Param", "Result", "Deep", "U1", "U2", "Fwd",
-        "Inner", "Ret", "Local", "str", "int", "Maybe",
+        "Inner", "Ret", "Local", "str", "int", "Maybe", "Element",
     }  # fmt: skip
-    assert {name for name, _ in types} == wanted | {"Dotted", "Caught", "First", "Bare", "Both1", "Both2"}
-    assert ("Dotted", "pkg") in types  # the forward reference "pkg.Dotted"
+    generics = {("Optional", "t"), ("Callable", "t"), ("Dict", "t"), ("List", "t"), ("Literal", "t")}
+    generics |= {("Callable", None), ("list", None), ("dict", None), ("Literal", None), ("Annotated", None)}
+    handlers = {
+        ("Caught", None),
+        ("First", None),
+        ("Dotted", "mod"),
+        ("Bare", None),
+        ("Both1", None),
+        ("Both2", None),
+    }
+    assert types == {(name, None) for name in wanted} | generics | handlers | {("Dotted", "pkg")}
     assert not {"no1", "no2", "no3", "NoComplex"} & {name for name, _ in types}
     fwd = next(r for r in facts.references if r.name == "Fwd")
     assert ANNOTATED[fwd.name_start_byte : fwd.name_end_byte] == b"Fwd"
@@ -145,8 +159,16 @@ def test_python_annotation_types_inside_unions_subscripts_and_strings_are_refere
 def test_python_except_clauses_name_the_classes_they_catch() -> None:
     facts = extract_facts("pkg/f.py", "python", ANNOTATED)
     try_line = ANNOTATED[: ANNOTATED.index(b"try:")].count(b"\n") + 1
-    caught = {r.name for r in facts.references if r.kind == "type" and r.line > try_line}
-    assert caught == {"Caught", "First", "Bare", "Both1", "Both2"}
-    # a dotted class is a read of its module's member, as anywhere else
-    assert ("Dotted", "f") in reference_names(facts, "read")
+    caught = {
+        (r.name, r.receiver)
+        for r in facts.references
+        if r.kind == "type" and r.scope == "f" and r.line > try_line
+    }
+    assert caught == {
+        ("Caught", None),
+        ("First", None),
+        ("Dotted", "mod"),
+        ("Bare", None),
+        ("Both1", None),
+    } | {("Both2", None)}
     assert "err" not in {r.name for r in facts.references}

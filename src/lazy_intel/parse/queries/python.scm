@@ -58,23 +58,38 @@
     (subscript
       value: [(identifier) (attribute)] @name @reference.inherit)))
 
-(type (identifier) @name @reference.type)
+(type [(identifier) (attribute)] @name @reference.type)
 
 ; the types an annotation names inside unions, subscripts and callable parameter lists: `Box | None`,
-; `A | B | None`, `t.Optional[Box]`, `t.Callable[..., Box]`, `Callable[[Box], None]`,
-; `t.Dict[str, t.List[Box]]`, `t.Optional[A | B]`, `t.Callable[..., Box] | None`. A generic's parameters are `type` nodes of their own
-; (`list[Box]`, `Optional[Box]`): the rules here apply to them again. Dotted names are reads.
-(type (binary_operator (identifier) @name @reference.type))
-(type (binary_operator (binary_operator (identifier) @name @reference.type)))
-(type (binary_operator (binary_operator (binary_operator (identifier) @name @reference.type))))
-(type (list (identifier) @name @reference.type))
-(type (subscript subscript: (identifier) @name @reference.type))
-(type (binary_operator (subscript subscript: (identifier) @name @reference.type)))
-(type (binary_operator (subscript subscript: (list (identifier) @name @reference.type))))
-(type (subscript subscript: (list (identifier) @name @reference.type)))
-(type (subscript subscript: (binary_operator (identifier) @name @reference.type)))
-(type (subscript subscript: (subscript subscript: (identifier) @name @reference.type)))
-(type (subscript subscript: (subscript subscript: (subscript subscript: (identifier) @name @reference.type))))
+; `A | B | None`, `ExceptionInfo[E]` (the generic itself), `t.Optional[Box]`, `mod.Box`,
+; `t.Callable[..., Box]`, `Callable[[Box], None]`, `Callable[[Info[E]], R]`, `t.Dict[str, t.List[Box]]`,
+; `t.Optional[A | B]`, `t.Callable[..., Box] | None`. A generic's parameters and a `union_type`'s
+; members are `type` nodes of their own (`list[Box]`, `Info[E] | None`): these rules apply to them
+; again. A dotted name is one reference with its receiver (`mod.Box`: `Box` of `mod`).
+(type (generic_type (identifier) @name @reference.type))
+(type (binary_operator [(identifier) (attribute)] @name @reference.type))
+(type (binary_operator (binary_operator [(identifier) (attribute)] @name @reference.type)))
+(type (binary_operator (binary_operator (binary_operator [(identifier) (attribute)] @name @reference.type))))
+(type (binary_operator (subscript value: [(identifier) (attribute)] @name @reference.type)))
+(type (binary_operator (subscript subscript: [(identifier) (attribute)] @name @reference.type)))
+(type (binary_operator (subscript subscript: (list [(identifier) (attribute)] @name @reference.type))))
+(type (list [(identifier) (attribute)] @name @reference.type))
+(type (list (subscript value: [(identifier) (attribute)] @name @reference.type)))
+(type (list (subscript subscript: [(identifier) (attribute)] @name @reference.type)))
+(type (subscript value: [(identifier) (attribute)] @name @reference.type))
+(type (subscript subscript: [(identifier) (attribute)] @name @reference.type))
+(type (subscript subscript: (list [(identifier) (attribute)] @name @reference.type)))
+(type (subscript subscript: (binary_operator [(identifier) (attribute)] @name @reference.type)))
+(type (subscript subscript: (subscript value: [(identifier) (attribute)] @name @reference.type)))
+(type (subscript subscript: (subscript subscript: [(identifier) (attribute)] @name @reference.type)))
+(type (subscript subscript: (subscript subscript: (subscript value: [(identifier) (attribute)] @name @reference.type))))
+(type (subscript subscript: (subscript subscript: (subscript subscript: [(identifier) (attribute)] @name @reference.type))))
+
+; a generic base's parameters: `class Traceback(List[TracebackEntry])`
+(class_definition
+  superclasses: (argument_list
+    (subscript
+      subscript: [(identifier) (attribute)] @name @reference.type)))
 
 ; a forward reference: an annotation that is a string holding a (dotted) name, `"Box"`, `"pkg.Box"`,
 ; also as a generic's parameter, except inside `Literal[…]` / `Annotated[…]` (values, not types).
@@ -103,11 +118,11 @@
   (#not-match? @_generic "^(Literal|Annotated)$")
   (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
 
-; `except Error:`, `except (A, B) as e:`: the classes a handler catches (dotted ones are reads)
-(except_clause (identifier) @name @reference.type)
-(except_clause (tuple (identifier) @name @reference.type))
-(except_clause (as_pattern (identifier) @name @reference.type))
-(except_clause (as_pattern (tuple (identifier) @name @reference.type)))
+; `except Error:`, `except (A, mod.B) as e:`: the classes a handler catches
+(except_clause [(identifier) (attribute)] @name @reference.type)
+(except_clause (tuple [(identifier) (attribute)] @name @reference.type))
+(except_clause (as_pattern [(identifier) (attribute)] @name @reference.type))
+(except_clause (as_pattern (tuple [(identifier) (attribute)] @name @reference.type)))
 
 ; `raise Error` instantiates the exception class
 ((raise_statement

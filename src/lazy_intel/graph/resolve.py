@@ -296,31 +296,8 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             sites.append((model.scope_of(flow.scope), flow.value, flow.start_byte, flow.end_byte, flow.line))
     for scope, value, start, end, line in sites:
         for expr in _named_values(value):
-            found, _ = classify(an, model, scope, expr, f"{model.path}:{start}")
-            seen: set[int] = set()
-            for v, strategy in found:
-                if v[0] not in ("def", "bm") or strategy not in DIRECT or v[1] in seen:
-                    continue
-                entry = an.p.symbol(v[1])
-                if entry is None or entry[1].label not in CALLABLE_LABELS | TYPE_LABELS:
-                    continue
-                seen.add(v[1])
-                out.append(
-                    EdgeRow(
-                        model.key,
-                        "REFERENCES",
-                        scope_node(model, scope),
-                        v[1],
-                        strategy,
-                        CONFIDENCE[strategy],
-                        render(expr),
-                        model.path,
-                        start,
-                        end,
-                        line,
-                        props({"use": "value"}),
-                    )
-                )
+            site = f"{model.path}:{start}"
+            out += _definition_uses(an, model, scope, expr, site=site, span=(start, end, line), use="value")
     return out
 
 
@@ -342,31 +319,58 @@ def _receiver_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
         if name is None or name in self_names:
             continue
         scope = model.scope_of(ref.scope, ref.start_byte)
-        found, _ = classify(an, model, scope, receiver, f"{model.path}:{ref.start_byte}:receiver")
-        seen: set[int] = set()
-        for v, strategy in found:
-            if v[0] != "def" or strategy not in DIRECT or v[1] in seen:
-                continue
-            entry = an.p.symbol(v[1])
-            if entry is None or entry[1].name != name or entry[1].label not in CALLABLE_LABELS | TYPE_LABELS:
-                continue
-            seen.add(v[1])
-            out.append(
-                EdgeRow(
-                    model.key,
-                    "REFERENCES",
-                    scope_node(model, scope),
-                    v[1],
-                    strategy,
-                    CONFIDENCE[strategy],
-                    render(receiver),
-                    model.path,
-                    ref.start_byte,
-                    ref.end_byte,
-                    ref.line,
-                    props({"use": "receiver"}),
-                )
+        site = f"{model.path}:{ref.start_byte}:receiver"
+        span = (ref.start_byte, ref.end_byte, ref.line)
+        out += _definition_uses(
+            an, model, scope, receiver, site=site, span=span, use="receiver", bound=("def",), named=name
+        )
+    return out
+
+
+def _definition_uses(
+    an: Analysis,
+    model: FileModel,
+    scope: str,
+    expr: Any,
+    *,
+    site: str,
+    span: tuple[int, int, int],
+    use: str,
+    bound: tuple[str, ...] = ("def", "bm"),
+    named: str | None = None,
+) -> list[EdgeRow]:
+    """REFERENCES from ``scope`` to each function, method or type ``expr`` resolves to through
+    scopes, imports or members (no name-only guess), at ``span`` (start byte, end byte, line), marked
+    ``use``; with ``named``, only to a definition of that name."""
+    found, _ = classify(an, model, scope, expr, site)
+    out: list[EdgeRow] = []
+    seen: set[int] = set()
+    for v, strategy in found:
+        if v[0] not in bound or strategy not in DIRECT or v[1] in seen:
+            continue
+        entry = an.p.symbol(v[1])
+        if entry is None or entry[1].label not in CALLABLE_LABELS | TYPE_LABELS:
+            continue
+        if named is not None and entry[1].name != named:
+            continue
+        seen.add(v[1])
+        start, end, line = span
+        out.append(
+            EdgeRow(
+                model.key,
+                "REFERENCES",
+                scope_node(model, scope),
+                v[1],
+                strategy,
+                CONFIDENCE[strategy],
+                render(expr),
+                model.path,
+                start,
+                end,
+                line,
+                props({"use": use}),
             )
+        )
     return out
 
 

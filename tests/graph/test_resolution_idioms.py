@@ -541,3 +541,21 @@ def test_a_subscripted_class_is_the_class_and_an_enumeration_s_is_a_member(tmp_p
     assert ("pkg/use.py::one", "pkg/model.py::Box.__init__") in calls
     assert calls.get(("pkg/use.py::two", "pkg/model.py::Color.shade")) == "member"
     assert not [dst for src, dst in calls if src == "pkg/use.py::three"]
+
+
+def test_a_parameter_s_default_references_what_it_names(tmp_path) -> None:
+    """`def build(factory=Box)`, `kind: type = Box` use `Box` as a value, as `klass = Box` does (a
+    parameter's default was no reference: `references Box` did not list the site)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": (
+            "class Box:\n    pass\n\n\n"
+            "def build(factory=Box, *, kind: type = Box, other=None):\n    return factory()\n\n\n"
+            "class Holder:\n    klass = Box\n"
+        ),
+    }
+    graph = build_graph(tmp_path, files)
+    uses = [
+        (e.src, e.line) for e in graph.of("REFERENCES", dst="pkg/a.py::Box") if e.props.get("use") == "value"
+    ]
+    assert sorted(uses) == [("pkg/a.py::Holder", 10), ("pkg/a.py::build", 5), ("pkg/a.py::build", 5)]

@@ -284,7 +284,8 @@ def _named_values(expr: Any) -> list[Any]:
 
 
 def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
-    """REFERENCES for definitions used as values: passed as arguments, stored, returned."""
+    """REFERENCES for definitions used as values: passed as arguments, stored, returned, a
+    parameter's default (``def g(factory=Box)``)."""
     out = []
     sites: list[tuple[str, Any, int, int, int]] = []
     for ref in model.refs:
@@ -292,7 +293,7 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             scope = model.scope_of(ref.scope, ref.start_byte)
             sites += [(scope, arg, ref.start_byte, ref.end_byte, ref.line) for arg in ref.args()]
     for flow in model.flows:
-        if flow.kind in ("assign", "enter", "return", "yield") and flow.value is not None:
+        if flow.kind in ("assign", "enter", "return", "yield", "parameter") and flow.value is not None:
             sites.append((model.scope_of(flow.scope), flow.value, flow.start_byte, flow.end_byte, flow.line))
     for scope, value, start, end, line in sites:
         for expr in _named_values(value):

@@ -134,3 +134,31 @@ def test_a_plain_method_added_elsewhere_leaves_the_readers_of_the_name_alone(tmp
         assert "app/other.py" not in report.graph.dependent_paths
     finally:
         ws.close()
+
+
+def test_a_decorated_definition_of_another_file_is_no_whole_file_dependency(tmp_path: Path) -> None:
+    """Reading another file's decorated definition records the facet read, not the whole file (the
+    decorators of a definition were read around the file view's recorded lookups once, so every
+    reader of a decorated function of a file re-resolved on any edit of it: 850 whole-file tokens in
+    pytest's store against 79)."""
+    from tests.graph.helpers import index_repo
+
+    root = tmp_path / "repo"
+    write_tree(
+        root,
+        {
+            "lib/__init__.py": "",
+            "lib/a.py": "def dec(f):\n    return f\n\n\n@dec\ndef work():\n    return 1\n",
+            "app/__init__.py": "",
+            "app/use.py": "from lib.a import work\n\n\ndef go():\n    return work()\n",
+        },
+    )
+    ws = index_repo(root, tmp_path / "state")
+    try:
+        with ws.read() as view:
+            (deps,) = view.conn.execute("SELECT deps FROM graph_files WHERE path = 'app/use.py'").fetchone()
+    finally:
+        ws.close()
+    tokens = deps.split("\n")
+    assert "f:lib/a.py" not in tokens
+    assert "o:lib/a.py:work" in tokens  # the facet it read

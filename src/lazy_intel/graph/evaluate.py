@@ -28,7 +28,7 @@ from lazy_intel.graph.builtin_calls import (
 from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
-from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol
+from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol, own_header_refs
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
@@ -450,7 +450,7 @@ class Evaluator(ClassMixin, ImportMixin):
         """A decorated definition's name holds the definition and what its decorators return."""
         scope = model.scope_of(symbol.parent)
         current: set[Value] = {("def", symbol.node_id)}
-        for ref in reversed(model.header_refs_of(symbol)):
+        for ref in reversed(own_header_refs(model, symbol)):
             site = f"{model.path}:{ref.start_byte}"
             step: set[Value] = set()
             for value in self.eval(model, scope, self.decorator_expr(ref), site):

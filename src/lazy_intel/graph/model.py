@@ -352,12 +352,6 @@ class FileModel:
             chosen.append(ref)
         return out
 
-    def header_refs_of(self, symbol: Symbol) -> list[Ref]:
-        """This definition's header refs, not those of another definition of its name (the
-        ``@size.setter`` of a property's setter is not the getter's)."""
-        refs = self.header_refs.get(symbol.qualified, [])
-        return [r for r in refs if symbol.start_byte <= r.start_byte < symbol.name_start]
-
     @cached_property
     def bases(self) -> dict[str, list[Ref]]:
         out: dict[str, list[Ref]] = {}
@@ -621,3 +615,11 @@ def _import_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _flow_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return row[6], row[7], row[0]  # start_byte, end_byte, kind
+
+
+def own_header_refs(model: Any, symbol: Symbol) -> list[Ref]:
+    """``symbol``'s header refs, not those of another definition of its name (the ``@size.setter``
+    of a property's setter is not the getter's). ``model`` is a :class:`FileModel` or a view of one
+    (``interface_view``): read through its ``header_refs``, so a view records the facet it read."""
+    refs = model.header_refs.get(symbol.qualified, ())
+    return [r for r in refs if symbol.start_byte <= r.start_byte < symbol.name_start]

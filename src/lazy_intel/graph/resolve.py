@@ -313,10 +313,10 @@ def _receiver_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
         if ref.kind not in ("call", "read"):
             continue
         callee = ref.callee()
-        if not callee or callee[0] != "a" or not callee[1] or callee[1][0] not in ("n", "a"):
+        if not callee or callee[0] != "a":
             continue
         receiver = callee[1]
-        name = last_name(receiver)
+        name = last_name(receiver)  # None unless the receiver is a name or an attribute
         if name is None or name in self_names:
             continue
         scope = model.scope_of(ref.scope, ref.start_byte)

@@ -61,8 +61,8 @@ logger = logging.getLogger(__name__)
 # 41: a parameter's default referenced; 40: receivers referenced, a subscripted class is the class,
 # header code of a repeated name (a property's setter) in the enclosing scope; 39: Rust macros and
 # functions named apart; 38: calling an instance calls its __call__; 37: getattr by a literal name;
-# 36: the class of an instance (`type(x)`, `x.__class__`), results read against the receiver; 35: every ECMAScript/host global and Python builtin name, test-runner globals, dynamic
-# members; 34: a mixin's self members through the subclasses of its file; 33: typing.cast; 32: builtin
+# 36: the class of an instance (`type(x)`, `x.__class__`), results read against the receiver;
+# 35: every ECMAScript/host global and Python builtin name, test-runner globals, dynamic members; 34: a mixin's self members through the subclasses of its file; 33: typing.cast; 32: builtin
 # containers and types; 31: builtin method names not guessed;
 # 30: `with … as x` binds what __enter__ returns; 29: enumeration members; 28: mixin self members;
 # 27: generic Python bases, typing markers, type variable bounds; 26: tsconfig `extends`;

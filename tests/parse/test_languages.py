@@ -28,6 +28,7 @@ PLAIN_CAPTURES = {
     "flow.target",
     "flow.value",
     "flow.type",
+    "reference.annotation",  # a type expression whose names become `type` references
 }
 
 # A definition before and after a syntax error, per language: (source, a symbol that must survive).

@@ -21,6 +21,9 @@ capture names:
     empty name. For ``call`` and ``instantiate`` the engine also records the callee and the
     arguments as compact expressions (:mod:`lazy_intel.parse.expressions`), read from the
     captured node's ``function``/``arguments`` fields (or ``object`` + ``name``).
+``@reference.annotation``
+    a type expression (an annotation): every name it refers to, at any depth, is a ``type``
+    reference (:mod:`lazy_intel.parse.type_names`; Python's grammar).
 ``@flow.<kind>`` + ``@flow.target`` / ``@flow.value`` / ``@flow.type``
     a value flowing into a name: ``assign`` (``target = value``, ``type`` a declared type),
     ``iterate`` (``for target in value``), ``parameter`` (capture the parameter node itself;
@@ -54,6 +57,7 @@ from lazy_intel.parse.facts import (
 )
 from lazy_intel.parse.flows import RawFlow, collect_flows, flow_kind
 from lazy_intel.parse.languages import grammar, tag_query
+from lazy_intel.parse.type_names import type_names
 
 logger = logging.getLogger(__name__)
 
@@ -299,6 +303,9 @@ class _Collector:
                 owner = _first(caps, "doc.owner")
                 if owner is not None:
                     self.docs.setdefault((owner.start_byte, owner.end_byte), _text(self.source, nodes[0]))
+            elif capture == "reference.annotation":  # a type expression: every name it refers to
+                for name in type_names(self.source, nodes[0]):
+                    self.refs.append(("type", name, name, None))
             elif capture == "reference.read" and _is_call_function(nodes[0]):
                 continue  # `obj.m()`: the call's own reference covers the attribute
             elif capture.startswith("reference.") and name_node is not None:

@@ -58,65 +58,22 @@
     (subscript
       value: [(identifier) (attribute)] @name @reference.inherit)))
 
-(type [(identifier) (attribute)] @name @reference.type)
+; an annotation: every type it names, at any depth (`Box | None`, `t.Optional[t.Dict[str, t.List[Box]]]`,
+; `Callable[[Info[E] | None], R]`, `mod.Box`, the generic itself, forward references `"pkg.Box"`; not
+; what `Literal[…]` holds nor `Annotated[…]`'s metadata): read by lazy_intel/parse/type_names.py,
+; since a query matches one nesting depth per rule.
+(typed_parameter type: (type) @reference.annotation)
+(typed_default_parameter type: (type) @reference.annotation)
+(function_definition return_type: (type) @reference.annotation)
+(assignment type: (type) @reference.annotation)
+(type_alias_statement right: (type) @reference.annotation)
+(constrained_type (type) (type) @reference.annotation)
 
-; the types an annotation names inside unions, subscripts and callable parameter lists: `Box | None`,
-; `A | B | None`, `ExceptionInfo[E]` (the generic itself), `t.Optional[Box]`, `mod.Box`,
-; `t.Callable[..., Box]`, `Callable[[Box], None]`, `Callable[[Info[E]], R]`, `t.Dict[str, t.List[Box]]`,
-; `t.Optional[A | B]`, `t.Callable[..., Box] | None`. A generic's parameters and a `union_type`'s
-; members are `type` nodes of their own (`list[Box]`, `Info[E] | None`): these rules apply to them
-; again. A dotted name is one reference with its receiver (`mod.Box`: `Box` of `mod`).
-(type (generic_type (identifier) @name @reference.type))
-(type (binary_operator [(identifier) (attribute)] @name @reference.type))
-(type (binary_operator (binary_operator [(identifier) (attribute)] @name @reference.type)))
-(type (binary_operator (binary_operator (binary_operator [(identifier) (attribute)] @name @reference.type))))
-(type (binary_operator (subscript value: [(identifier) (attribute)] @name @reference.type)))
-(type (binary_operator (subscript subscript: [(identifier) (attribute)] @name @reference.type)))
-(type (binary_operator (subscript subscript: (list [(identifier) (attribute)] @name @reference.type))))
-(type (list [(identifier) (attribute)] @name @reference.type))
-(type (list (subscript value: [(identifier) (attribute)] @name @reference.type)))
-(type (list (subscript subscript: [(identifier) (attribute)] @name @reference.type)))
-(type (subscript value: [(identifier) (attribute)] @name @reference.type))
-(type (subscript subscript: [(identifier) (attribute)] @name @reference.type))
-(type (subscript subscript: (list [(identifier) (attribute)] @name @reference.type)))
-(type (subscript subscript: (binary_operator [(identifier) (attribute)] @name @reference.type)))
-(type (subscript subscript: (subscript value: [(identifier) (attribute)] @name @reference.type)))
-(type (subscript subscript: (subscript subscript: [(identifier) (attribute)] @name @reference.type)))
-(type (subscript subscript: (subscript subscript: (subscript value: [(identifier) (attribute)] @name @reference.type))))
-(type (subscript subscript: (subscript subscript: (subscript subscript: [(identifier) (attribute)] @name @reference.type))))
-
-; a generic base's parameters: `class Traceback(List[TracebackEntry])`
+; a generic base's parameters: `class Traceback(List[TracebackEntry])`, `class M(Mapping[str, Box])`
 (class_definition
   superclasses: (argument_list
     (subscript
-      subscript: [(identifier) (attribute)] @name @reference.type)))
-
-; a forward reference: an annotation that is a string holding a (dotted) name, `"Box"`, `"pkg.Box"`,
-; also as a generic's parameter, except inside `Literal[…]` / `Annotated[…]` (values, not types).
-; A string holding more than a name (`"list[Box] | None"`) is not read.
-(typed_parameter
-  type: (type (string (string_content) @name @reference.type))
-  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
-(typed_default_parameter
-  type: (type (string (string_content) @name @reference.type))
-  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
-(function_definition
-  return_type: (type (string (string_content) @name @reference.type))
-  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
-(assignment
-  type: (type (string (string_content) @name @reference.type))
-  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
-(generic_type
-  (identifier) @_generic
-  (type_parameter (type (string (string_content) @name @reference.type)))
-  (#not-match? @_generic "^(Literal|Annotated)$")
-  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
-(type
-  (subscript
-    value: [(identifier) @_generic (attribute attribute: (identifier) @_generic)]
-    subscript: (string (string_content) @name @reference.type))
-  (#not-match? @_generic "^(Literal|Annotated)$")
-  (#match? @name "^[A-Za-z_][A-Za-z0-9_.]*$"))
+      subscript: (_) @reference.annotation)))
 
 ; `except Error:`, `except (A, mod.B) as e:`: the classes a handler catches
 (except_clause [(identifier) (attribute)] @name @reference.type)

@@ -64,13 +64,16 @@ def compose(inner: st.SearchStrategy[Annotation]) -> st.SearchStrategy[Annotatio
 
 
 ANNOTATIONS = st.recursive(leaf(), compose, max_leaves=12)
-POSITIONS = [
-    "def f(p: {}):\n    pass\n",
-    "def f(p: {} = None):\n    pass\n",
-    "def f() -> {}:\n    pass\n",
-    "v: {} = None\n",
-    "class C:\n    field: {}\n",
-    "type Alias = {}\n",
+POSITIONS = [  # (where the annotation is written, the types that position adds)
+    ("def f(p: {}):\n    pass\n", set()),
+    ("def f(p: {} = None):\n    pass\n", set()),
+    ("def f() -> {}:\n    pass\n", set()),
+    ("v: {} = None\n", set()),
+    ("class C:\n    field: {}\n", set()),
+    ("type Alias = {}\n", set()),
+    # a type alias written as a value: the generic assigned stays a read (as any value's head)
+    ("Alias = Optional[{}]\n", set()),
+    ("Alias = t.Dict[str, {}]\n", {("str", None)}),
 ]
 
 
@@ -82,10 +85,16 @@ def types_named(source: bytes) -> set[tuple[str, str | None]]:
 
 @given(ANNOTATIONS, st.sampled_from(POSITIONS))
 def test_every_name_an_annotation_refers_to_is_a_type_reference(
-    annotation: Annotation, position: str
+    annotation: Annotation, position: tuple[str, set[tuple[str, str | None]]]
 ) -> None:
-    source = position.format(annotation.text).encode()
-    assert types_named(source) == set(annotation.names), source.decode()
+    template, added = position
+    source = template.format(annotation.text).encode()
+    assert types_named(source) == set(annotation.names) | added, source.decode()
+
+
+def test_a_subscript_of_anything_but_a_typing_generic_is_no_annotation() -> None:
+    source = b'row = table["Box"]\nfirst = items[Index]\nv = Optional[Box]\n'
+    assert types_named(source) == {("Box", None)}
 
 
 @given(ANNOTATIONS)

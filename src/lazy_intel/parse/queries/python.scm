@@ -69,6 +69,14 @@
 (type_alias_statement right: (type) @reference.annotation)
 (constrained_type (type) (type) @reference.annotation)
 
+; a type alias written as a value (`Handler = t.Callable[["Request"], Response]`, `Opt = Optional[Box]`):
+; the parameters of a typing generic assigned (the generic itself stays a read, as any value's)
+(assignment
+  right: (subscript
+    value: [(identifier) @_generic (attribute attribute: (identifier) @_generic)]
+    subscript: (_) @reference.annotation)
+  (#match? @_generic "^(Optional|Union|Callable|Type|type|List|list|Dict|dict|Tuple|tuple|Set|set|FrozenSet|frozenset|Sequence|MutableSequence|Mapping|MutableMapping|Iterable|Iterator|Generator|AsyncIterable|AsyncIterator|AsyncGenerator|Awaitable|Coroutine|Collection|Container|ClassVar|Final|TypeGuard|Deque|DefaultDict|OrderedDict|ChainMap|AbstractSet|ContextManager|AsyncContextManager|IO|TypeAlias)$"))
+
 ; a generic base's parameters: `class Traceback(List[TracebackEntry])`, `class M(Mapping[str, Box])`
 (class_definition
   superclasses: (argument_list

@@ -559,3 +559,31 @@ def test_a_parameter_s_default_references_what_it_names(tmp_path) -> None:
         (e.src, e.line) for e in graph.of("REFERENCES", dst="pkg/a.py::Box") if e.props.get("use") == "value"
     ]
     assert sorted(uses) == [("pkg/a.py::Holder", 10), ("pkg/a.py::build", 5), ("pkg/a.py::build", 5)]
+
+
+def test_the_names_a_module_exports_in_all_reference_their_definitions(tmp_path) -> None:
+    """`__all__ = ["Box", "make"]` lists what the module exports: a type checker counts each string as
+    a reference of the definition (pytest's `_code/__init__.py` re-exports eleven names this way,
+    and `references ExceptionInfo` missed the site). A tuple and `+=` too; a name bound nowhere makes
+    no edge (no guess), and a string elsewhere is no export."""
+    files = {
+        "pkg/__init__.py": (
+            "from .core import Box, make\n"
+            '__all__ = ["Box", "make"]\n'
+            '__all__ += ("helper", "Missing")\n'
+            "from .util import helper\n"
+            'NOT_ALL = ["Box"]\n'
+        ),
+        "pkg/core.py": 'class Box:\n    pass\n\n\ndef make():\n    return Box()\n\n\n__all__ = ("Box",)\n',
+        "pkg/util.py": "def helper():\n    pass\n",
+    }
+    graph = build_graph(tmp_path, files)
+    exports = sorted(
+        (e.src, e.dst, e.line, e.strategy) for e in graph.of("REFERENCES") if e.props.get("use") == "export"
+    )
+    assert exports == [
+        ("pkg/__init__.py", "pkg/core.py::Box", 2, "import"),
+        ("pkg/__init__.py", "pkg/core.py::make", 2, "import"),
+        ("pkg/__init__.py", "pkg/util.py::helper", 3, "import"),
+        ("pkg/core.py", "pkg/core.py::Box", 9, "local"),
+    ]

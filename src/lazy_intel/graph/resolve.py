@@ -285,11 +285,15 @@ def _named_values(expr: Any) -> list[Any]:
 
 def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     """REFERENCES for definitions used as values: passed as arguments, stored, returned, a
-    parameter's default (``def g(factory=Box)``)."""
+    parameter's default (``def g(factory=Box)``); and for the names a module exports (``__all__``,
+    ``use: "export"``, each at its string)."""
     out = []
     sites: list[tuple[str, Any, int, int, int]] = []
     for ref in model.refs:
-        if ref.kind in ("call", "instantiate") and ref.args_json is not None:
+        if ref.kind == "export" and ref.name and ref.receiver is None:
+            site, span = f"{model.path}:{ref.start_byte}", (ref.start_byte, ref.end_byte, ref.line)
+            out += _definition_uses(an, model, "", ["n", ref.name], site=site, span=span, use="export")
+        elif ref.kind in ("call", "instantiate") and ref.args_json is not None:
             scope = model.scope_of(ref.scope, ref.start_byte)
             sites += [(scope, arg, ref.start_byte, ref.end_byte, ref.line) for arg in ref.args()]
     for flow in model.flows:

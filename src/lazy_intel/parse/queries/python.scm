@@ -83,6 +83,22 @@
     (subscript
       subscript: (_) @reference.annotation)))
 
+; `__all__ = ["Box", "make"]` (also `+=`, a tuple): each string names what the module exports
+(module
+  (expression_statement
+    (assignment
+      left: (identifier) @_all
+      right: [(list (string (string_content) @name @reference.export))
+              (tuple (string (string_content) @name @reference.export))])
+    (#eq? @_all "__all__")))
+(module
+  (expression_statement
+    (augmented_assignment
+      left: (identifier) @_all
+      right: [(list (string (string_content) @name @reference.export))
+              (tuple (string (string_content) @name @reference.export))])
+    (#eq? @_all "__all__")))
+
 ; `except Error:`, `except (A, mod.B) as e:`: the classes a handler catches
 (except_clause [(identifier) (attribute)] @name @reference.type)
 (except_clause (tuple [(identifier) (attribute)] @name @reference.type))

@@ -176,7 +176,11 @@ KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
 # `a = b = f` and `(a := f)`: the value of an assignment expression is its right-hand side
 ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expression"})
 SLICE_TYPES = frozenset({"slice", "range_expression"})
-OPERATOR_TYPES = frozenset({"binary_operator", "binary_expression", "unary_operator", "unary_expression"})
+# `union_type`: a declared `A[T] | None` (Python parses `Box | None` as a binary operator but a union
+# with a generic in it as a union type; TypeScript's `Foo | null`): read as the union of its members
+OPERATOR_TYPES = frozenset(
+    {"binary_operator", "binary_expression", "unary_operator", "unary_expression", "union_type"}
+)
 COMPREHENSION_BODY_TYPES = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
 # A control-flow node between an assignment and its definition: one of these words in its type.
 CONTROL_WORDS = frozenset(

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lazy_intel.graph.evaluate import Evaluator
-from lazy_intel.graph.model import TYPE_LABELS, Flow, Ref, Symbol
+from lazy_intel.graph.model import TYPE_LABELS, FileModel, Flow, Ref, Symbol
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.values import MAX_VALUES, Value, bounded, pattern_names
@@ -288,4 +288,37 @@ class Analysis(Evaluator):
                 param = params[position] if position < len(params) else None
                 position += 1
             if param is not None and param.target is not None and param.target[0] == "n":
-                self.write(("v", symbol.qualified, param.target[1]), values)
+                passed = (
+                    values
+                    if param.annotation is None
+                    else self.fitting(model, symbol.qualified, param, values)
+                )
+                self.write(("v", symbol.qualified, param.target[1]), passed)
+
+    def fitting(self, model: FileModel, scope: str, param: Flow, values: set[Value]) -> set[Value]:
+        """What a call site passes, less the instances of the project's classes a declared parameter
+        type rules out (as a type checker reads it): with ``x: Base`` an instance of a class outside
+        ``Base``'s descendants; with an outside type (``options: dict[str, t.Any]``) an instance of a
+        class whose ancestry is the project's alone. Flask's ``register(self, app, options)`` was also
+        called with a blueprint in the file, so ``options.get(…)`` reached ``Scaffold.get``. Kept:
+        anything else (functions, containers, outside values), everything when the declared type says
+        nothing of the kind (``Any``, ``object``, a type variable, ``Callable[…]``) or is a protocol."""
+        site = f"{model.path}:{param.start_byte}"
+        declared = self.declared_type(model, scope, param.annotation, site)
+        if not declared:
+            return values
+        project = {d[1] for d in declared if d[0] == "inst"}
+        if any(self.is_protocol(d) for d in project):
+            return values
+        return {v for v in values if v[0] != "inst" or self.fits(v[1], project)}
+
+    def fits(self, class_id: int, declared: set[int]) -> bool:
+        ancestors = [a for a, _ in self.mro(class_id)]
+        if declared:
+            return any(a in declared for a in ancestors)
+        return any(self.bases(a)[1] for a in ancestors)  # an outside base may be the declared type
+
+    def is_protocol(self, class_id: int) -> bool:
+        return any(
+            name.rsplit(".", 1)[-1] == "Protocol" for a, _ in self.mro(class_id) for name in self.bases(a)[1]
+        )

@@ -166,3 +166,41 @@ def test_references_of_a_class_include_the_sites_that_instantiate_it(make_repo) 
         assert "super().__init__(3)" in init_texts
     finally:
         layer.close()
+
+
+UNWRITTEN = {
+    "app.py": (
+        "class Box:\n"
+        "    def __iter__(self):\n        return iter(())\n\n"
+        "    def __enter__(self):\n        return self\n\n"
+        "    def __exit__(self, *a):\n        return None\n\n\n"
+        "def route(path):\n"
+        "    def decorator(f):\n        return f\n\n"
+        "    return decorator\n\n\n"
+        '@route("/")\n'
+        "def index():\n"
+        "    for x in Box():\n        pass\n"
+        "    with Box() as b:\n        pass\n"
+    ),
+}
+
+
+def test_calls_the_source_does_not_write_are_callers_not_references(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """`@route("/")` calls the closure `route` returns, `for x in box` calls `__iter__`, `with box:`
+    `__enter__`: the graph keeps them (callers, impact), but `references` lists where a name is
+    written, as a type checker does (flask: 20 `@app.route` sites were references of
+    `Scaffold.route.decorator`)."""
+    root = make_repo(UNWRITTEN)
+    run, layer = _runner(root, None)
+    try:
+        for symbol in ("route.decorator", "Box.__iter__", "Box.__enter__"):
+            callers = run(operation="callers", symbol=symbol, freshness="fast")
+            assert [i for i in callers["items"] if i["kind"] != "target"], (symbol, callers["items"])
+            refs = run(operation="references", symbol=symbol, freshness="fast")
+            listed = [i["text"] for i in refs["items"] if i["kind"] == "reference"]
+            if symbol == "route.decorator":
+                assert listed == ["return decorator"], listed
+            else:
+                assert listed == [], (symbol, listed)
+    finally:
+        layer.close()

@@ -266,15 +266,28 @@ CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor"})
 TYPE_NODE_LABELS = frozenset({"Class", "Interface", "Type"})
 
 
+# Implicit calls whose site names something else, left out of `references` (what a type checker
+# lists: where the name is written) and kept in `callers` and `impact`: applying `@app.route("/")`
+# calls the closure `route` returns (flask: 20 such sites listed as references of `route.decorator`),
+# `for x in box` calls `Box.__iter__`, `with lock:` calls `Lock.__enter__`. A property read
+# (`implicit: "property"`) writes the property's name, so it stays a reference.
+UNWRITTEN_CALLS = frozenset({"decorator", "iteration", "with"})
+
+
 def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
     """The reference sites of ``targets``, best edge per site, in file order: resolved CALLS,
     REFERENCES, IMPORTS, INHERITS and IMPLEMENTS edges into them, and for a class also the calls that
     instantiate it — which resolve to its constructor (``Session()`` runs ``Session.__init__``) but
     are uses of the class (the edge says ``instantiates``); ``super().__init__()`` and calls of an
-    inherited constructor for a subclass are not."""
+    inherited constructor for a subclass are not. Calls the runtime makes where the source names
+    something else (:data:`UNWRITTEN_CALLS`) are callers, not references."""
     from lazy_intel.graph.queries import REFERENCE_TYPES, members
 
-    edges = edges_into(conn, [t.id for t in targets], REFERENCE_TYPES)
+    edges = [
+        e
+        for e in edges_into(conn, [t.id for t in targets], REFERENCE_TYPES)
+        if e.properties.get("implicit") not in UNWRITTEN_CALLS
+    ]
     types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]
     if types_:
         qualified = {t.qualified_name for t in types_}

@@ -257,6 +257,23 @@ VERSIONS: dict[str, list[str | None]] = {
     "java/com/a/Impl.java": [
         "package com.a;\n\npublic class Impl extends Base {\n    void go() { run(); }\n}\n"
     ],
+    # a declared parameter type narrows what a call site passes (Analysis.fitting): whether `Sub`
+    # fits `Base` depends on another file's class hierarchy; `__all__` names re-exported definitions
+    "fit/kinds.py": [
+        "class Base:\n    def get(self):\n        pass\n\n\nclass Sub(Base):\n    def get(self):\n        pass\n",
+        "class Base:\n    def get(self):\n        pass\n\n\nclass Sub:\n    def get(self):\n        pass\n",
+        "class Root:\n    pass\n\n\nclass Base(Root):\n    def get(self):\n        pass\n\n\nclass Sub(Root):\n    def get(self):\n        pass\n",
+    ],
+    "fit/use.py": [
+        "from fit.kinds import Base, Sub\n\n\ndef take(b: Base):\n    b.get()\n\n\ndef go():\n    take(Sub())\n",
+        "from fit.kinds import Base, Sub\n\n\ndef take(b: 'Base | None', d: dict[str, Base]):\n    b.get()\n    d.get('x')\n\n\n"
+        "def go():\n    take(Sub(), Sub())\n",
+    ],
+    "fit/__init__.py": [
+        'from fit.kinds import Base\n__all__ = ["Base", "Sub"]\n',
+        "",
+        '__all__ = ("Sub",)\nfrom fit.kinds import Sub\n',
+    ],
 }
 
 

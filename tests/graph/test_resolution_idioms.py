@@ -587,3 +587,24 @@ def test_the_names_a_module_exports_in_all_reference_their_definitions(tmp_path)
         ("pkg/__init__.py", "pkg/util.py::helper", 3, "import"),
         ("pkg/core.py", "pkg/core.py::Box", 9, "local"),
     ]
+
+
+def test_an_allocation_by_dunder_new_is_an_instance_of_the_class_passed(tmp_path) -> None:
+    """`object.__new__(self.__class__)` (pytest's `LocalPath.dirpath`), `super().__new__(cls)` in a
+    `__new__` (whose first parameter is the class, not an instance) are instances of that class: the
+    calls on them were `object.__new__.ensure`, an outside name."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/p.py": (
+            "class P:\n"
+            "    def __new__(cls, *args):\n        made = super().__new__(cls)\n        made.ensure()\n        return made\n\n"
+            "    def dirpath(self):\n        path = object.__new__(self.__class__)\n        return path\n\n"
+            "    def ensure(self):\n        return 1\n\n\n"
+            "def go(p: P):\n    p.dirpath().ensure()\n    object.__new__(P).ensure()\n"
+        ),
+    }
+    graph = build_graph(tmp_path, files)
+    calls = graph.resolved("CALLS")
+    assert calls.get(("pkg/p.py::go", "pkg/p.py::P.ensure")) == "member"
+    assert ("pkg/p.py::P.__new__", "pkg/p.py::P.ensure") in calls
+    assert not [e for e in graph.of("CALLS") if (e.target or "").startswith("object.__new__.")]

@@ -99,6 +99,13 @@ def is_constructor_function(model: FileModel, symbol: Symbol) -> bool:
     )
 
 
+# what a class allocates its instances with: `object.__new__(cls)` is an instance of `cls`
+ALLOCATE_METHOD = "__new__"
+# Python methods whose first parameter is the class without a `@classmethod` (`__new__` is static
+# and takes the class; the other two are implicit class methods)
+IMPLICIT_CLASS_METHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+
+
 class Evaluator(ClassMixin, ImportMixin):
     def __init__(self, program: Program) -> None:
         self.p = program
@@ -545,7 +552,8 @@ class Evaluator(ClassMixin, ImportMixin):
         decorators = {r.name for r in model.header_refs.get(scope, ())}
         if "staticmethod" in decorators:
             return set()
-        return {("def", cls.node_id)} if "classmethod" in decorators else {("inst", cls.node_id)}
+        implicit = symbol.name in IMPLICIT_CLASS_METHODS and model.lang == "python"
+        return {("def", cls.node_id)} if "classmethod" in decorators or implicit else {("inst", cls.node_id)}
 
     def returns(self, node_id: int) -> set[Value]:
         entry = self.p.symbol(node_id)
@@ -596,6 +604,15 @@ class Evaluator(ClassMixin, ImportMixin):
                 # `stack.pop()`, `registry.get(key)` of a container: one of its elements
                 containers = {v for v in self.eval(model, scope, callee[1], site) if v[0] == "cont"}
                 out |= self.elements(containers)
+            if callee[0] == "a" and callee[2] == ALLOCATE_METHOD and args:
+                # `object.__new__(cls)`, `super().__new__(cls)`: an instance of the class passed
+                made = {
+                    ("inst", v[1])
+                    for v in self.eval(model, scope, args[0], f"{site}/0")
+                    if v[0] == "def" and self.is_class(v)
+                }
+                if made:
+                    return bounded(made)
             for value, receivers in self._callees(model, scope, callee, site):
                 if receivers:  # a method called on instances (or class objects) of these classes
                     result = self.call_result(model, scope, value, args, site)

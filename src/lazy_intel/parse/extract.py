@@ -226,6 +226,9 @@ def _leading_comments(source: bytes, node: tree_sitter.Node) -> str | None:
 
 
 def _name_part(part: str) -> str:
+    stripped = part.strip()
+    if len(stripped) > 2 and stripped[0] == stripped[-1] == "`":
+        return stripped[1:-1]  # a quoted identifier (Kotlin's ``fun `with space`()``, Scala, Swift)
     words = part.split()
     if words[0] == "operator":
         return "".join(words)

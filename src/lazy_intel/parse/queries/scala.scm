@@ -27,6 +27,13 @@
 (function_declaration
   name: (identifier) @name) @definition.function
 
+; an operator method: `def +(o: M): M`, `def ::(x: A)` (its name is an operator identifier)
+(function_definition
+  name: (operator_identifier) @name) @definition.function
+
+(function_declaration
+  name: (operator_identifier) @name) @definition.function
+
 ; auxiliary constructor `def this(…)`
 ((function_definition
   name: (identifier) @name) @definition.constructor

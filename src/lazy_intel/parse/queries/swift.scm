@@ -24,6 +24,11 @@
 (function_declaration
   name: (simple_identifier) @name) @definition.function
 
+; an operator function: `static func == (a: W, b: W) -> Bool` (its name is an operator token)
+(function_declaration
+  name: ["==" "!=" "<" ">" "<=" ">=" "+" "-" "*" "/" "%" "+=" "-=" "*=" "/=" "%=" "!" "..." "..<"
+         (custom_operator)] @name) @definition.function
+
 (protocol_function_declaration
   name: (simple_identifier) @name) @definition.method
 

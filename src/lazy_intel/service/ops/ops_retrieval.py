@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -201,6 +202,10 @@ def _module_of(path: str) -> str:
     return stem.replace("/", ".")
 
 
+# `#` between a name and a member name: `Class#method` for `Class.method`
+INSTANCE_MEMBER_MARK = re.compile(r"(?<=[\w$?!=])#(?=[A-Za-z_$])")
+
+
 def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
     """Definitions for ``name``, best first.
 
@@ -208,10 +213,15 @@ def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRo
     (``pkg.sessions.Session.request``), else a suffix of one. A bare name returns the definitions with
     exactly that qualified name first, then every other definition with that short name (methods too).
     """
-    name = name.strip().replace("::", ".").replace("#", ".")
+    name = name.strip().replace("::", ".")
     if not name:
         raise InvalidArgument("symbol is empty")
     exact = view.symbols_by_qualified(name, path)
+    if not exact and INSTANCE_MEMBER_MARK.search(name):
+        # `Class#method` (Ruby's and JSDoc's notation) names `Class.method`; a `#` that is part of a
+        # name (JavaScript's `Ky.#private`, Rust's `r#type`) is looked up as written first
+        name = INSTANCE_MEMBER_MARK.sub(".", name)
+        exact = view.symbols_by_qualified(name, path)
     if "." not in name:
         seen = {s.id for s in exact}
         others = [s for s in view.symbols_by_name(name, path) if s.id not in seen]

@@ -5,12 +5,15 @@ from __future__ import annotations
 import builtins
 import json
 import keyword
+import os
+import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from lazy_intel.graph.traits import ECMA_GLOBALS, PYTHON_BUILTINS
+from lazy_intel.graph.traits import ECMA_GLOBALS, PYTHON_BUILTINS, TYPESCRIPT_TYPE_GLOBALS
 
 # what `node -e` adds to the global object that a module does not have: the REPL's core-module names
 NODE_REPL_MODULES = frozenset(
@@ -79,3 +82,16 @@ def test_every_global_of_node_is_an_ecmascript_global() -> None:
     ).stdout
     names = {n for n in json.loads(out) if not n.startswith("_") or n in ("__dirname", "__filename")}
     assert names - NODE_REPL_MODULES - ECMA_GLOBALS == set()
+
+
+def test_every_typescript_global_type_is_declared_by_the_compiler_s_libraries() -> None:
+    """Each global type name (``Partial``, ``RequestInit``, ``HTMLDivElement``) is an interface or type
+    that TypeScript's own `lib.*.d.ts` declare, the compiler `.ci/lsp-install.sh` installs."""
+    lib = Path(__file__).resolve().parents[2] / ".ci" / "node" / "node_modules" / "typescript" / "lib"
+    if not lib.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{lib} missing in CI: run .ci/lsp-install.sh")
+        pytest.skip("typescript is not installed (.ci/lsp-install.sh)")
+    text = "\n".join(p.read_text(encoding="utf-8") for p in lib.glob("lib*.d.ts"))
+    declared = set(re.findall(r"^(?:declare )?(?:interface|type) (\w+)", text, re.MULTILINE))
+    assert TYPESCRIPT_TYPE_GLOBALS - declared == set()

@@ -29,6 +29,9 @@ PLAIN_CAPTURES = {
     "flow.value",
     "flow.type",
     "reference.annotation",  # a type expression whose names become `type` references
+    "reference.none",  # a node that is no reference
+    "binding.name",  # a name a declaration binds within ...
+    "binding.scope",  # ... this node
 }
 
 # A definition before and after a syntax error, per language: (source, a symbol that must survive).

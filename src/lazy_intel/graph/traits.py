@@ -7,7 +7,7 @@ which module system resolves imports, what the constructor is called.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 PYTHON_BUILTINS = frozenset(
     [
@@ -339,6 +339,33 @@ ECMA_HOST_GLOBALS = frozenset(
     ]
 )
 ECMA_GLOBALS = ECMA_STANDARD_GLOBALS | ECMA_HOST_GLOBALS
+# TypeScript's global types (lib.es*.d.ts, lib.dom.d.ts): utility types and the DOM and fetch
+# interfaces a type names without importing them. Types only (not in `globalThis`), so only
+# TypeScript's builtins; a project definition of the same name still wins, as for any builtin.
+TYPESCRIPT_TYPE_GLOBALS = frozenset(
+    [
+        "Partial", "Required", "Readonly", "Record", "Pick", "Omit", "Exclude", "Extract",
+        "NonNullable", "Parameters", "ConstructorParameters", "ReturnType", "InstanceType",
+        "Awaited", "ThisParameterType", "OmitThisParameter", "ThisType", "Uppercase", "Lowercase",
+        "Capitalize", "Uncapitalize", "NoInfer", "PropertyKey", "PropertyDescriptor", "ArrayLike",
+        "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Iterable", "Iterator", "IterableIterator",
+        "AsyncIterable", "AsyncIterator", "AsyncIterableIterator", "Generator", "AsyncGenerator",
+        "PromiseLike", "TemplateStringsArray", "RegExpMatchArray", "RegExpExecArray", "ArrayBufferLike",
+        "ArrayBufferView", "RequestInit", "ResponseInit", "HeadersInit", "BodyInit", "RequestInfo",
+        "RequestMode", "RequestCredentials", "RequestCache", "RequestRedirect", "ReferrerPolicy",
+        "Element", "HTMLElement", "SVGElement", "SVGSVGElement", "Node", "Document", "Window",
+        "HTMLDivElement", "HTMLSpanElement", "HTMLParagraphElement", "HTMLAnchorElement",
+        "HTMLButtonElement", "HTMLInputElement", "HTMLTextAreaElement", "HTMLSelectElement",
+        "HTMLFormElement", "HTMLImageElement", "HTMLCanvasElement", "HTMLVideoElement",
+        "HTMLLabelElement", "HTMLLIElement", "HTMLUListElement", "HTMLHeadingElement",
+        "HTMLTableElement", "HTMLTableSectionElement", "HTMLTableRowElement", "HTMLTableCellElement",
+        "HTMLTableCaptionElement", "Event", "EventTarget", "CustomEvent", "MouseEvent",
+        "KeyboardEvent", "FocusEvent", "InputEvent", "PointerEvent", "DragEvent", "TouchEvent",
+        "ProgressEvent", "EventListener", "EventListenerOrEventListenerObject", "DOMRect",
+        "MutationObserver", "IntersectionObserver", "ResizeObserver", "Storage", "Location",
+        "History", "Navigator", "NodeListOf", "HTMLCollection", "CSSStyleDeclaration",
+    ]
+)  # fmt: skip
 # Globals a JavaScript test runner (Mocha, Jest, Jasmine, Vitest with globals) puts in a test file's
 # scope: in a test file a call of one no scope or import binds is the runner's (``external``), not an
 # unresolved site and not a guess among the project's definitions.
@@ -668,6 +695,7 @@ ECMA_TRAITS = Traits(
     builtins=ECMA_GLOBALS,
     builtin_methods=ECMA_BUILTIN_METHODS,
 )
+TYPESCRIPT_TRAITS = replace(ECMA_TRAITS, builtins=ECMA_GLOBALS | TYPESCRIPT_TYPE_GLOBALS)
 TRAITS: dict[str, Traits] = {
     "python": Traits(
         "python",
@@ -680,8 +708,8 @@ TRAITS: dict[str, Traits] = {
         builtin_methods=PYTHON_BUILTIN_METHODS,
     ),
     "javascript": ECMA_TRAITS,
-    "typescript": ECMA_TRAITS,
-    "tsx": ECMA_TRAITS,
+    "typescript": TYPESCRIPT_TRAITS,
+    "tsx": TYPESCRIPT_TRAITS,
     "go": Traits("go", self_names=frozenset(), package_scope=True, builtins=GO_BUILTINS),
     # a Java package is a directory: its other classes are visible without an import
     "java": Traits("java", implicit_members=True, package_scope=True, builtins=JAVA_LANG),

@@ -21,6 +21,12 @@ capture names:
     empty name. For ``call`` and ``instantiate`` the engine also records the callee and the
     arguments as compact expressions (:mod:`lazy_intel.parse.expressions`), read from the
     captured node's ``function``/``arguments`` fields (or ``object`` + ``name``).
+``@reference.none``
+    a node that is no reference (the name part of a dotted type name read whole): no reference is
+    made at it. Nor at a definition's own name node.
+``@binding.name`` + ``@binding.scope``
+    a name the scope node binds (a type parameter, ``<T>``): no ``type`` reference of that bare name
+    is made inside the scope.
 ``@reference.annotation``
     a type expression (an annotation): every name it refers to, at any depth, is a ``type``
     reference (:mod:`lazy_intel.parse.type_names`; Python's grammar).
@@ -279,6 +285,8 @@ class _Collector:
         self.imports: list[tuple[tree_sitter.Node, dict[str, list[tree_sitter.Node]]]] = []
         self.flows: list[RawFlow] = []
         self.computed: set[tuple[int, int]] = set()  # name node spans of calls with a computed callee
+        self.bindings: set[tuple[int, int]] = set()  # name node spans that are no references
+        self.scoped_bindings: list[tuple[str, int, int]] = []  # (name, scope start, scope end)
 
     def add_match(self, caps: dict[str, list[tree_sitter.Node]]) -> None:
         name_node = _first(caps, "name")
@@ -306,6 +314,11 @@ class _Collector:
                 owner = _first(caps, "doc.owner")
                 if owner is not None:
                     self.docs.setdefault((owner.start_byte, owner.end_byte), _text(self.source, nodes[0]))
+            elif capture == "reference.none":  # a name a declaration binds: never a reference
+                self.bindings.add((nodes[0].start_byte, nodes[0].end_byte))
+            elif capture == "binding.name" and (scope := _first(caps, "binding.scope")) is not None:
+                name = _text(self.source, nodes[0])
+                self.scoped_bindings.append((name, scope.start_byte, scope.end_byte))
             elif capture == "reference.annotation":  # a type expression: every name it refers to
                 for name in type_names(self.source, nodes[0]):
                     self.refs.append(("type", name, name, None))
@@ -345,6 +358,19 @@ class _Collector:
         name = name if name is not None else _text(self.source, name_node)
         parent = _text(self.source, parent_node) if parent_node is not None else None
         self.defs[key] = _Def(kind, node, name, name_node, parent)
+
+
+def _bound_in_scope(
+    source: bytes,
+    ref: tuple[str, tree_sitter.Node, tree_sitter.Node, tree_sitter.Node | None],
+    scoped: list[tuple[str, int, int]],
+) -> bool:
+    """Whether a bare type name lies inside a declaration that binds it (a type parameter)."""
+    if not scoped or ref[0] != "type":
+        return False
+    node = ref[2]
+    name = _text(source, node)
+    return any(n == name and start <= node.start_byte < end for n, start, end in scoped)
 
 
 def _qualify(defs: list[_Def]) -> None:
@@ -467,7 +493,17 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
             )
         )
 
-    refs_sorted = sorted(collector.refs, key=lambda r: (r[1].start_byte, r[2].start_byte, r[0]))
+    # a definition's own name (`class Foo`, `type Foo = …`) and a captured binding are no references
+    bound = collector.bindings | {
+        (d.name_node.start_byte, d.name_node.end_byte) for d in defs if not d.is_scope
+    }
+    refs_kept = [
+        r
+        for r in collector.refs
+        if (r[2].start_byte, r[2].end_byte) not in bound
+        and not _bound_in_scope(source, r, collector.scoped_bindings)
+    ]
+    refs_sorted = sorted(refs_kept, key=lambda r: (r[1].start_byte, r[2].start_byte, r[0]))
     seen_refs: set[tuple[str, int, int]] = set()
     unique_refs = []
     for ref in refs_sorted:

@@ -225,3 +225,8 @@
 
 (return_statement
   (_) @flow.value) @flow.return
+
+; `x instanceof Box`, `e instanceof errors.HTTPError`: the class tested against
+(binary_expression
+  operator: "instanceof"
+  right: [(identifier) (member_expression)] @name @reference.type)

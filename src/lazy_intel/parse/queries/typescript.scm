@@ -92,6 +92,22 @@
 (union_type
   (type_identifier) @name @reference.type)
 
+; every other type name, at any depth: `x as Foo`, `e is Foo`, `Options['a']`, `keyof Foo`,
+; `(a: A) => B`, `[A, B]`, `A & B`, `T extends U ? X : Y`, `v satisfies S` (a `type_identifier` is a
+; name in a type, never a value); the names a declaration binds are not references: a definition's own
+; name (dropped by the extractor) and a type parameter's, with its uses (below)
+(type_identifier) @name @reference.type
+(nested_type_identifier) @name @reference.type
+; a type parameter (`<T>`, `<K extends keyof O>`): `T` inside the declaration is the parameter, not a
+; definition elsewhere
+(_
+  type_parameters: (type_parameters
+    (type_parameter
+      name: (type_identifier) @binding.name))) @binding.scope
+; `ns.Deep` is one reference (`Deep` of `ns`), not also a bare `Deep`
+(nested_type_identifier
+  name: (type_identifier) @reference.none)
+
 ; ---- imports
 (import_statement
   (import_require_clause

@@ -123,6 +123,16 @@
     object: (_) @receiver
     property: (_) @name)) @reference.instantiate
 
+; the names a module exports from its own scope: `export { a, b as c };`, `export default Box;`
+(export_statement
+  !source
+  (export_clause
+    (export_specifier
+      name: (identifier) @name @reference.export)))
+
+(export_statement
+  value: (identifier) @name @reference.export)
+
 ; ---- imports
 ; `import React from 'react'` and `import * as path from 'path'`: the module bound to a local name
 (import_statement

@@ -17,3 +17,14 @@
   name: (member_expression
     object: (_) @receiver
     property: (_) @name)) @reference.call
+
+; the closing tag names the component again (`</Layout>`): a reference of its own, as the compiler
+; lists it (not a call: the opening tag is the one use that renders)
+((jsx_closing_element
+  name: (identifier) @name @reference.value)
+  (#match? @name "^[A-Z]"))
+
+(jsx_closing_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (_) @name) @reference.value)

@@ -108,6 +108,10 @@
 (nested_type_identifier
   name: (type_identifier) @reference.none)
 
+; `typeof handler`, `StoryObj<typeof Spinner>`: the value a type is read from
+(type_query
+  (identifier) @name @reference.value)
+
 ; ---- imports
 (import_statement
   (import_require_clause

@@ -693,8 +693,9 @@ def test_typescript_global_types_and_type_parameters_are_no_unresolved_reference
 
 
 def test_ecmascript_exports_typeof_and_closing_tags_reference_what_they_name(tmp_path) -> None:
-    """`export { Inner, handler as h }`, `export default Layout`, `typeof handler` and a JSX closing tag
-    `</Layout>` each write a definition's name; the compiler lists them as its references and the index
+    """`export { Inner, handler as h }`, `export default Layout`, `typeof handler`, a JSX closing tag
+    `</Layout>`, an attribute's value `onClick={handleStart}` and a stored member `Dialog.displayName = …`
+    each write a definition's name; the compiler lists them as its references and the index
     made none (bulletproof-react against tsserver: 169 missed sites, most of them these)."""
     files = {
         "src/a.tsx": (
@@ -707,12 +708,21 @@ def test_ecmascript_exports_typeof_and_closing_tags_reference_what_they_name(tmp
             "export function Page() {\n  return <Layout><Inner /></Layout>;\n}\n"
         ),
         "src/re.ts": "export { Layout } from './a';\n",
+        "src/b.tsx": (
+            "import { default as Layout } from './a';\n"
+            "export function Dialog() { return <div/>; }\n"
+            "Dialog.displayName = 'Dialog';\n"
+            "export function App() {\n"
+            "  const handleStart = () => 1;\n"
+            "  return <Layout onClick={handleStart} Fallback={Dialog}></Layout>;\n"
+            "}\n"
+        ),
     }
     graph = build_graph(tmp_path, files)
     uses = sorted(
         (e.src, e.dst, e.line, e.props.get("use"))
         for e in graph.of("REFERENCES")
-        if e.props.get("use") in ("export", "value")
+        if e.props.get("use") in ("export", "value", "receiver")
     )
     assert uses == [
         ("src/a.tsx", "src/a.tsx::Inner", 5, "export"),
@@ -720,4 +730,12 @@ def test_ecmascript_exports_typeof_and_closing_tags_reference_what_they_name(tmp
         ("src/a.tsx", "src/a.tsx::handler", 5, "export"),
         ("src/a.tsx::H", "src/a.tsx::handler", 4, "value"),
         ("src/a.tsx::Page", "src/a.tsx::Layout", 8, "value"),
+        # a stored member names its object; attribute values name what they pass; the closing tag of
+        # a component imported as `{ default as Layout }` is the module's default export
+        ("src/b.tsx", "src/b.tsx::Dialog", 3, "receiver"),
+        ("src/b.tsx::App", "src/a.tsx::Layout", 6, "value"),
+        ("src/b.tsx::App", "src/b.tsx::App.handleStart", 6, "value"),
+        ("src/b.tsx::App", "src/b.tsx::Dialog", 6, "value"),
     ]
+    calls = graph.resolved("CALLS")
+    assert ("src/b.tsx::App", "src/a.tsx::Layout") in calls

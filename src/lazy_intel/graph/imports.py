@@ -148,7 +148,8 @@ class ImportMixin:
                 values = {v for v, _ in self.member(module_value(target), member or imp.name)}
             return values or {module_value(target)}
         modules = self.import_module_values(model, imp)
-        if imp.name is None:
+        default = model.lang in ECMA_LANGS and imp.name == "default"  # `import { default as X }`
+        if imp.name is None or default:
             if model.lang in ECMA_LANGS and imp.alias is not None:  # a default import
                 named = {v for m in modules if m[0] == "mod" for v, _ in self.member(m, imp.alias)}
                 return (named | modules) if named else modules

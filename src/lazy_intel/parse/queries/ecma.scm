@@ -123,6 +123,13 @@
     object: (_) @receiver
     property: (_) @name)) @reference.instantiate
 
+; a member stored on a named object: `Dialog.displayName = 'Dialog'` (the object is referenced as the
+; receiver; a property's setter would run)
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @receiver
+    property: (property_identifier) @name) @reference.read)
+
 ; the names a module exports from its own scope: `export { a, b as c };`, `export default Box;`
 (export_statement
   !source

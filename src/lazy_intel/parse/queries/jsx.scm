@@ -28,3 +28,9 @@
   name: (member_expression
     object: (_) @receiver
     property: (_) @name) @reference.value)
+
+; a component or handler passed as a value in an attribute: `onClick={handleStart}`,
+; `FallbackComponent={MainErrorFallback}`
+(jsx_attribute
+  (jsx_expression
+    (identifier) @name @reference.value))

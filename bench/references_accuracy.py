@@ -18,7 +18,8 @@ sites both): the type checker cannot type a pytest fixture parameter (``def test
 test files its truth misses the uses of ``app.…`` that jedi and the index find.
 
 With ``--language typescript`` the truth is **typescript-language-server** (tsserver, the TypeScript
-compiler's own references; every ``.ts``/``.tsx`` file opened first) and only the index is scored
+compiler's own references; every ``.ts``/``.tsx``/``.js``/``.jsx`` file opened first; it reads JavaScript
+with inferred types, so a JavaScript repository is measured the same way) and only the index is scored
 (``index`` and ``candidates``): the one TypeScript server we install is the truth itself, so a
 ``server`` or ``fused`` row would be the truth against itself.
 
@@ -123,7 +124,17 @@ def materialise(mirror: Path, commit: str, dest: Path) -> None:
 
 REPO = Path(__file__).resolve().parent.parent
 # the language ids a TypeScript server is sent per extension, and the files it is given
-TS_LANGUAGE_IDS = {".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript"}
+TS_LANGUAGE_IDS = {
+    ".ts": "typescript",
+    ".tsx": "typescriptreact",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    # tsserver answers for JavaScript too (inferred types, `allowJs` projects)
+    ".js": "javascript",
+    ".jsx": "javascriptreact",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+}
 
 
 def typescript_entry() -> dict[str, Any]:

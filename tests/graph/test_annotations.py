@@ -159,16 +159,18 @@ def test_a_python_value_of_a_type_from_outside_the_project_is_not_guessed_at(tmp
 
 FITTING = {
     "m.py": (
-        "from typing import Any, Protocol\n\n\n"
+        "from typing import Any, Iterable, Protocol\n\n\n"
         "class Base:\n    def get(self):\n        pass\n\n\n"
         "class Sub(Base):\n    def get(self):\n        pass\n\n\n"
         "class Unrelated:\n    def get(self):\n        pass\n\n\n"
         "class Getter(Protocol):\n    def get(self): ...\n\n\n"
         "def typed(options: dict[str, Any], base: Base, proto: Getter, loose, anything: Any):\n"
         "    options.get('a')\n    base.get()\n    proto.get()\n    loose.get()\n    anything.get()\n\n\n"
+        "def structural(items: Iterable[Base]):\n    items.get()\n\n\n"
         "def caller():\n"
         "    typed(Unrelated(), Sub(), Unrelated(), Unrelated(), Unrelated())\n"
         "    typed({}, Unrelated(), Sub(), Sub(), Sub())\n"
+        "    structural(Unrelated())\n"
     ),
 }
 
@@ -177,7 +179,7 @@ def test_what_a_call_site_passes_is_narrowed_by_the_declared_parameter_type(tmp_
     """A declared parameter type rules out the instances of the project's classes it cannot hold, as a
     type checker reads it (flask's `register(self, app, options: dict[str, t.Any])`, also called
     with a blueprint in its file, sent `options.get(…)` to `Scaffold.get`): a subclass of a declared
-    class stays (its override is where the call goes), a protocol, `Any` and no annotation keep all."""
+    class stays (its override is where the call goes), a protocol, `Any`, a structural outside type (`Iterable[T]`) and no annotation keep all."""
     graph = build_graph(tmp_path, FITTING)
     targets: dict[int, set[str]] = {}
     for e in graph.of("CALLS", src="m.py::typed"):
@@ -187,3 +189,5 @@ def test_what_a_call_site_passes_is_narrowed_by_the_declared_parameter_type(tmp_
     assert {"m.py::Unrelated.get", "m.py::Sub.get"} <= targets[26]  # a protocol: structural
     assert targets[27] == {"m.py::Unrelated.get", "m.py::Sub.get"}  # no annotation
     assert targets[28] == {"m.py::Unrelated.get", "m.py::Sub.get"}  # Any says nothing
+    # `Iterable[Base]` is structural: an iterable class of the project need not inherit anything
+    assert {e.dst for e in graph.of("CALLS", src="m.py::structural")} == {"m.py::Unrelated.get"}

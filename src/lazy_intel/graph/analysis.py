@@ -24,6 +24,25 @@ MERGE_METHODS = frozenset({"update", "extend"})
 WORK_PER_ITEM = 12
 
 
+# builtin types a project class is an instance of only by inheriting them (not structural)
+CONCRETE_BUILTINS = frozenset(
+    {
+        "dict",
+        "list",
+        "set",
+        "frozenset",
+        "tuple",
+        "str",
+        "bytes",
+        "bytearray",
+        "int",
+        "float",
+        "bool",
+        "complex",
+    }
+)
+
+
 class Analysis(Evaluator):
     def __init__(self, program: Program) -> None:
         super().__init__(program)
@@ -299,15 +318,17 @@ class Analysis(Evaluator):
         """What a call site passes, less the instances of the project's classes a declared parameter
         type rules out (as a type checker reads it): with ``x: Base`` an instance of a class outside
         ``Base``'s descendants; with an outside type (``options: dict[str, t.Any]``) an instance of a
-        class whose ancestry is the project's alone. Flask's ``register(self, app, options)`` was also
+        class whose ancestry is the project's alone (for a concrete builtin: ``dict``, ``list``, ``str``;
+        ``Iterable[T]``, ``Mapping`` and other outside types are structural or subclassed from outside). Flask's ``register(self, app, options)`` was also
         called with a blueprint in the file, so ``options.get(…)`` reached ``Scaffold.get``. Kept:
         anything else (functions, containers, outside values), everything when the declared type says
         nothing of the kind (``Any``, ``object``, a type variable, ``Callable[…]``) or is a protocol."""
         site = f"{model.path}:{param.start_byte}"
         declared = self.declared_type(model, scope, param.annotation, site)
-        if not declared:
-            return values
         project = {d[1] for d in declared if d[0] == "inst"}
+        concrete = any(d[0] == "ext" and d[1] in CONCRETE_BUILTINS for d in declared)
+        if not project and not concrete:  # nothing declared, or structural (`Iterable[T]`, `Mapping`)
+            return values
         if any(self.is_protocol(d) for d in project):
             return values
         return {v for v in values if v[0] != "inst" or self.fits(v[1], project)}

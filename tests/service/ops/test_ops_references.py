@@ -204,3 +204,33 @@ def test_calls_the_source_does_not_write_are_callers_not_references(make_repo) -
                 assert listed == [], (symbol, listed)
     finally:
         layer.close()
+
+
+def test_references_of_a_class_include_instantiations_through_an_inherited_constructor(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """`Color("edge")` runs `Property.__init__` (Color defines none): the site is still a use of `Color`
+    (seaborn: 42 such sites were missed by `references Color`); `Property`'s own instantiations stay
+    its own."""
+    files = {
+        "props.py": (
+            "class Property:\n    def __init__(self, name=None):\n        self.name = name\n\n\n"
+            "class Color(Property):\n    pass\n\n\n"
+            "class Fill(Color):\n    pass\n"
+        ),
+        "use.py": "from props import Color, Fill, Property\n\n\ndef go():\n    Color('edge')\n    Fill()\n    Property()\n",
+    }
+    root = make_repo(files)
+    run, layer = _runner(root, None)
+    try:
+        texts = {
+            name: [
+                i["text"]
+                for i in run(operation="references", symbol=name, freshness="fast")["items"]
+                if i["kind"] == "reference"
+            ]
+            for name in ("Color", "Fill", "Property")
+        }
+        assert "Color('edge')" in texts["Color"] and "Fill()" not in texts["Color"]
+        assert "Fill()" in texts["Fill"]
+        assert "Property()" in texts["Property"] and "Color('edge')" not in texts["Property"]
+    finally:
+        layer.close()

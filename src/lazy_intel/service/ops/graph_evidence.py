@@ -20,6 +20,7 @@ from lazy_intel.graph.queries import (
     Traversal,
     definition_node,
     edges_into,
+    edges_out_of,
     file_hashes,
     has_graph,
     nodes_by_ids,
@@ -274,6 +275,22 @@ TYPE_NODE_LABELS = frozenset({"Class", "Interface", "Type"})
 UNWRITTEN_CALLS = frozenset({"decorator", "iteration", "with"})
 
 
+MAX_ANCESTRY = 12  # INHERITS steps walked up from a class to find the constructor it inherits
+
+
+def _with_ancestors(conn: Any, ids: list[int]) -> list[int]:
+    """``ids`` and their classes' project ancestors (resolved INHERITS edges, bounded)."""
+    seen = dict.fromkeys(ids)
+    frontier = list(ids)
+    for _ in range(MAX_ANCESTRY):
+        parents = [e.dst for e in edges_out_of(conn, frontier, ("INHERITS",), resolved_only=True)]
+        frontier = [p for p in parents if p is not None and p not in seen]
+        if not frontier:
+            break
+        seen.update(dict.fromkeys(frontier))
+    return list(seen)
+
+
 def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
     """The reference sites of ``targets``, best edge per site, in file order: resolved CALLS,
     REFERENCES, IMPORTS, INHERITS and IMPLEMENTS edges into them, and for a class also the calls that
@@ -291,7 +308,8 @@ def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
     types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]
     if types_:
         qualified = {t.qualified_name for t in types_}
-        inner = nodes_by_ids(conn, members(conn, [t.id for t in types_]))
+        # the constructor may be inherited (`Color()` runs `Property.__init__`, saying `instantiates: Color`)
+        inner = nodes_by_ids(conn, members(conn, _with_ancestors(conn, [t.id for t in types_])))
         constructors = [n.id for n in inner.values() if n.name in CONSTRUCTOR_NAMES]
         edges.extend(
             e

@@ -400,7 +400,11 @@ def call_parts(
     """``(callee, args)`` of a call-like node; ``args`` is ``None`` when the node has no argument list."""
     callee_node = _field(node, CALLEE_FIELDS)
     if callee_node is not None:
-        callee = expression(source, callee_node, depth + 1, memo)
+        # a method chain's spine (`q.filter().order_by().first()`): a call and the attribute it calls
+        # cost one level together, so fluent chains keep their receivers (seaborn's
+        # `Plot().pair().scale().plot()` was cut at MAX_DEPTH); arguments still cost one each
+        spine = depth if callee_node.type in ATTRIBUTE_TYPES else depth + 1
+        callee = expression(source, callee_node, spine, memo)
     else:
         member = _field(node, ("name", "method"))
         obj = _field(node, ("object", "receiver", "scope"))

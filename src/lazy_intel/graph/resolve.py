@@ -15,7 +15,7 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
 from lazy_intel.graph.implicit import implicit_edges
 from lazy_intel.graph.imports import import_bound_names
-from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, Ref, file_node_id, module_node_id
+from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, file_node_id, module_node_id
 from lazy_intel.graph.nodes import (
     CALLABLE_SCOPE_KINDS,
     defines_edges,
@@ -283,18 +283,6 @@ def _named_values(expr: Any) -> list[Any]:
     return []
 
 
-def _named_expr(ref: Ref) -> list[Any]:
-    """``name`` or ``a.b.name`` (a dotted receiver) as an expression to resolve."""
-    expr: list[Any] = ["n", ref.name]
-    if ref.receiver:
-        words = ref.receiver.split(".")
-        receiver: list[Any] = ["n", words[0]]
-        for word in words[1:]:
-            receiver = ["a", receiver, word]
-        expr = ["a", receiver, ref.name]
-    return expr
-
-
 def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     """REFERENCES for definitions used as values: passed as arguments, stored, returned, a
     parameter's default (``def g(factory=Box)``); for the names a module exports (``__all__``,
@@ -306,7 +294,7 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
         if ref.kind in ("export", "value") and ref.name:
             site, span = f"{model.path}:{ref.start_byte}", (ref.start_byte, ref.end_byte, ref.line)
             scope = model.scope_of(ref.scope, ref.start_byte)
-            out += _definition_uses(an, model, scope, _named_expr(ref), site=site, span=span, use=ref.kind)
+            out += _definition_uses(an, model, scope, ref.callee(), site=site, span=span, use=ref.kind)
         elif ref.kind in ("call", "instantiate") and ref.args_json is not None:
             scope = model.scope_of(ref.scope, ref.start_byte)
             sites += [(scope, arg, ref.start_byte, ref.end_byte, ref.line) for arg in ref.args()]

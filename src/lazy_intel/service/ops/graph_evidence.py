@@ -20,10 +20,10 @@ from lazy_intel.graph.queries import (
     Traversal,
     definition_node,
     edges_into,
-    edges_out_of,
     file_hashes,
     has_graph,
     nodes_by_ids,
+    traverse,
     unresolved_named,
 )
 from lazy_intel.service.ops.context import OperationContext
@@ -280,15 +280,8 @@ MAX_ANCESTRY = 12  # INHERITS steps walked up from a class to find the construct
 
 def _with_ancestors(conn: Any, ids: list[int]) -> list[int]:
     """``ids`` and their classes' project ancestors (resolved INHERITS edges, bounded)."""
-    seen = dict.fromkeys(ids)
-    frontier = list(ids)
-    for _ in range(MAX_ANCESTRY):
-        parents = [e.dst for e in edges_out_of(conn, frontier, ("INHERITS",), resolved_only=True)]
-        frontier = [p for p in parents if p is not None and p not in seen]
-        if not frontier:
-            break
-        seen.update(dict.fromkeys(frontier))
-    return list(seen)
+    walk = traverse(conn, ids, types=("INHERITS",), incoming=False, depth=MAX_ANCESTRY, hops=False)
+    return [*ids, *(r.node for r in walk.reached)]
 
 
 def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:

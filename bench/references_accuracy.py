@@ -10,6 +10,8 @@ Three answers are scored against it, in the same run:
 - ``server``: **jedi-language-server**'s references alone (asked as a user would: at the definition's
   name, no files opened for it);
 - ``fused``: lazy-intel's ``references`` with jedi-language-server configured (index and server fused);
+- ``fused + conflicts``: the fused answer plus the server sites the index resolved to another definition
+  (listed apart as conflicts since session 42): what the fusion answered before;
 - ``candidates`` (for reading, not a contender): the name-only sites (``ambiguous``, ``unique-name``)
   the index leaves out by default, scored alone — how often such a site is right.
 
@@ -279,7 +281,7 @@ def spans(answer: dict[str, Any]) -> list[tuple[str, int, int]]:
     for item in answer.get("items", ()):
         if item["kind"] not in ("reference", "candidate"):
             continue
-        match = item.get("match") if item.get("evidence") == "lsp" else None
+        match = item.get("match") if item.get("evidence") in ("lsp", "conflict") else None
         if match:
             out.append((item["anchor"]["path"], match["start_byte"], match["end_byte"]))
         else:
@@ -366,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jedi_layer = SemanticLayer(load_config_file(str(jedi_config)))
         fused_settings = load_settings(env={"LAZY_INTEL_LSP_CONFIG": str(jedi_config)})
         fused_layer = SemanticLayer.from_settings(fused_settings)
-        answers = ("index",) if typescript else ("index", "server", "fused")
+        answers = ("index",) if typescript else ("index", "server", "fused", "fused + conflicts")
         suffixes = tuple(TS_LANGUAGE_IDS) if typescript else (".py",)
         plain = load_settings(env={"LAZY_INTEL_HISTORY_COMMITS": "0"})
         ws = Workspace.open(root, settings=plain, state_dir=base / "state")
@@ -421,6 +423,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     predictions["server"] = [(p, s, s + 1) for p, s in sorted(jedi or set())]
                     fused_answer = all_pages(fused_run, request)
                     predictions["fused"] = spans(fused_answer)
+                    # the sites the index resolved elsewhere, added back: the fusion before conflicts
+                    listed = all_pages(fused_run, {**request, "includeCandidates": True})
+                    predictions["fused + conflicts"] = predictions["fused"] + [
+                        s
+                        for s, item in zip(spans(listed), _sites(listed), strict=True)
+                        if item.get("evidence") == "conflict"
+                    ]
                 for name, predicted in predictions.items():
                     scores[name].add(predicted, truth)
                     outside[name].add(_not_tests(predicted), _not_test_tokens(truth))

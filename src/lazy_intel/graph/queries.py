@@ -214,6 +214,24 @@ def edges_into(conn: sqlite3.Connection, ids: Iterable[int], types: Sequence[str
     return out
 
 
+def resolved_edges_in_files(
+    conn: sqlite3.Connection, paths: Iterable[str], types: Sequence[str]
+) -> list[GraphEdge]:
+    """The resolved ``types`` edges made from the facts of the files at ``paths`` (their sites are
+    in those files), by site."""
+    out: list[GraphEdge] = []
+    wanted = list(dict.fromkeys(paths))
+    for start in range(0, len(wanted), 500):
+        batch = wanted[start : start + 500]
+        sql = (
+            f"SELECT {EDGE_COLUMNS} FROM edges WHERE file_key IN "
+            f"(SELECT file_key FROM graph_files WHERE path IN ({_marks(len(batch))})) "
+            f"AND type IN ({_marks(len(types))}) AND dst IS NOT NULL ORDER BY path, start_byte, id"
+        )
+        out.extend(GraphEdge.from_row(r) for r in conn.execute(sql, [*batch, *types]))
+    return out
+
+
 def edges_out_of(
     conn: sqlite3.Connection, ids: Iterable[int], types: Sequence[str], *, resolved_only: bool = False
 ) -> list[GraphEdge]:

@@ -330,3 +330,54 @@ def test_a_property_s_getter_and_setter_are_fused_as_one_symbol(fused) -> None: 
     assert not any("only; the answer fuses that definition" in w for w in answer["warnings"])
     texts = {i["text"] for i in answer["items"] if i["kind"] == "reference"}
     assert "g.level" in texts, answer["items"]
+
+
+def test_server_sites_the_index_resolved_elsewhere_are_conflicts(fused) -> None:  # type: ignore[no-untyped-def]
+    """jedi infers an untyped parameter from its call sites and then lists, among the references of
+    `Left.spin`, the definition of `Other.spin` and `x.spin()` where only an `Other` is passed
+    (xarray: every aggregation class's `mean` among the references of one of them). The index
+    resolved both sites elsewhere: they are conflicts, left out unless candidates are asked for,
+    never graph misses."""
+    files = {
+        "inh.py": (
+            "class Left:\n    def spin(self) -> int:\n        return 1\n\n\n"
+            "class Sub(Left):\n    def spin(self) -> int:\n        return 3\n\n\n"
+            "class Other:\n    def spin(self) -> int:\n        return 4\n\n\n"
+            "def f(x):\n    return x.spin()\n\n\n"
+            "def g():\n    f(Other())\n    return Sub().spin()\n\n\n"
+            "def h(items):\n    return [i.spin() for i in items]\n\n\n"
+            "h([Left(), Other()])\n"
+        )
+    }
+    run, without, _, _ = fused(_server("jedi"), files)
+    args = {
+        "operation": "references",
+        "symbol": "Left.spin",
+        "relativePath": "inh.py",
+        "includeDeclaration": False,
+    }
+    answer = settled(run, **args)
+    assert answer["data"]["source"] == "fused"
+    listed = [(i["text"], i["evidence"]) for i in answer["items"]]
+    assert all(e != "conflict" for _, e in listed) and all("x.spin" not in t for t, _ in listed), listed
+    assert answer["data"]["counts"]["conflicts"] == 2, answer["data"]
+    line = next(c for c in answer["coverage"] if c.startswith("conflicts: 2 site(s)"))
+    assert "inh.py:12 -> Other.spin" in line and "inh.py:17 -> Other.spin" in line, line
+    assert "includeCandidates" in line
+    assert not any("inh.py:12" in m or "inh.py:17" in m for m in answer["data"]["graph_misses"])
+    both = [t for t, e in listed if e == "both"]
+    assert "i.spin()" in both, listed  # a call the index resolves to both classes is confirmed
+    # asked for candidates: the conflicts are listed last, with where the index puts them
+    full = settled(run, **args, includeCandidates=True)
+    conflicts = [i for i in full["items"] if i.get("evidence") == "conflict"]
+    assert [(i["kind"], i["anchor"]["start_line"]) for i in conflicts] == [
+        ("candidate", 12),
+        ("candidate", 17),
+    ]
+    assert [i["index_resolves_to"]["name"] for i in conflicts] == ["Other.spin", "Other.spin"]
+    assert conflicts[0]["index_edge"]["strategy"] == "definition"
+    assert conflicts[1]["index_edge"]["strategy"] not in ("ambiguous", "unique-name", "definition")
+    assert all("observation" in i for i in conflicts)
+    # the index alone never says a word about them
+    plain = without(**args)
+    assert "conflicts" not in plain["data"].get("counts", {})

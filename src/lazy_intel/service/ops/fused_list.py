@@ -23,6 +23,9 @@ NAME_ONLY_STRATEGIES = frozenset({"ambiguous", "unique-name"})
 MAX_MISSES_SHOWN = 5
 MAX_MISSES_IN_DATA = 20
 BOTH, INDEX, LSP = "both", "index", "lsp"
+# a site the server lists that the index resolved to another definition: the two disagree, so it is
+# neither a confirmed use nor a graph miss; listed with the candidates, saying where the index points
+CONFLICT = "conflict"
 
 
 @dataclass
@@ -99,6 +102,8 @@ def finish_fused(
     warnings: list[str],
     data: dict[str, Any],
     miss_lines: list[str],
+    conflicts: Sequence[Entry] = (),
+    conflict_lines: Sequence[str] = (),
 ) -> Answer:
     server = server_of(live)
     rows = sorted(entries, key=lambda e: (e.path, e.start, e.evidence))
@@ -106,7 +111,9 @@ def finish_fused(
     for entry in rows:
         counts[entry.evidence] += 1
     listed = rows + (
-        sorted(candidates, key=lambda e: (e.path, e.start)) if ctx.request.include_candidates else []
+        sorted([*candidates, *conflicts], key=lambda e: (e.path, e.start))
+        if ctx.request.include_candidates
+        else []
     )
     offset, cursor_for = fused_paging(ctx, len(listed), len(head), live)
     items = list(head)
@@ -135,6 +142,16 @@ def finish_fused(
                 else "confirm: left out; pass includeCandidates=true to list them"
             )
         )
+    if conflicts:
+        lines.append(
+            f"conflicts: {len(conflicts)} site(s) the server lists that the index resolved to another "
+            f"definition (e.g. {', '.join(conflict_lines[:MAX_MISSES_SHOWN])}): "
+            + (
+                "listed last with evidence conflict and the index's resolution"
+                if ctx.request.include_candidates
+                else "left out; pass includeCandidates=true to list them"
+            )
+        )
     lines.extend(line for line in coverage if line != GRAPH_COVERAGE)
     lines.extend(live.coverage)
     semantic = (live.data or {}).get("semantic")
@@ -142,8 +159,9 @@ def finish_fused(
         "source": "fused",
         **data,
         "total": len(listed),
-        "counts": {**counts, "candidates": len(candidates)},
+        "counts": {**counts, "candidates": len(candidates), "conflicts": len(conflicts)},
         "graph_misses": miss_lines[:MAX_MISSES_IN_DATA],
+        "conflicts": list(conflict_lines[:MAX_MISSES_IN_DATA]),
         "semantic": semantic,
     }
     return fit_answer(

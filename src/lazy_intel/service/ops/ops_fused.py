@@ -15,15 +15,24 @@ Which sites are the same use is :func:`lazy_intel.service.ops.site_match.match_s
 
 from __future__ import annotations
 
+import re
+from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from lazy_intel.evidence.model import Answer, Item
-from lazy_intel.graph.queries import CALL_TYPES, REFERENCE_TYPES, GraphEdge, GraphNode
+from lazy_intel.graph.queries import (
+    CALL_TYPES,
+    REFERENCE_TYPES,
+    GraphEdge,
+    GraphNode,
+    resolved_edges_in_files,
+)
 from lazy_intel.service.ops.confirmations import upgraded
 from lazy_intel.service.ops.context import OperationContext
 from lazy_intel.service.ops.fused_list import (
     BOTH,
+    CONFLICT,
     INDEX,
     LSP,
     NAME_ONLY_STRATEGIES,
@@ -36,6 +45,7 @@ from lazy_intel.service.ops.fused_list import (
     server_of,
 )
 from lazy_intel.service.ops.graph_evidence import (
+    UNWRITTEN_CALLS,
     GraphReader,
     describe,
     edge_info,
@@ -49,6 +59,75 @@ from lazy_intel.service.ops.graph_evidence import (
 from lazy_intel.service.ops.site_match import Site, match_sites
 
 # ---- references ----------------------------------------------------------------------------------
+
+_LAST_NAME = re.compile(r"[\w$]+")
+
+
+def _last_name(written: str | None) -> str | None:
+    names = _LAST_NAME.findall(written or "")
+    return names[-1] if names else None
+
+
+def _conflicts(
+    reader: GraphReader, targets: Sequence[GraphNode], live_only: Sequence[Site]
+) -> dict[Hashable, tuple[dict[str, Any] | None, dict[str, Any]]]:
+    """The live-only sites the index puts at another definition: live key -> (that definition,
+    how the index knows).
+
+    A site the server lists among the references of a target conflicts with the index when
+
+    - the index has a resolved edge there (its span holds the server's range; the smallest such)
+      that writes the target's name and goes somewhere else by a strategy that is not a name guess
+      (the edge's ``target``, what was written, ends with the name), or
+    - the server's range is the name of another definition of that name (a server that lists every
+      ``def max`` of the project among the references of one of them).
+
+    Not a conflict: an edge into a target or into a member of one (``Box()`` resolves to
+    ``Box.__init__``), a definition with a target's qualified name (a property's setter), a
+    name-only edge, a call the runtime makes where the source names something else.
+    """
+    if not live_only:
+        return {}
+    names = {t.name for t in targets}
+    qualified = {t.qualified_name for t in targets if t.qualified_name}
+    inside = tuple(q + "." for q in qualified)
+    target_ids = {t.id for t in targets}
+
+    def elsewhere(name: str) -> bool:
+        return name not in qualified and not name.startswith(inside)
+
+    out: dict[Hashable, tuple[dict[str, Any] | None, dict[str, Any]]] = {}
+    spans = {(s.path, s.start, s.end): s.key for s in live_only}
+    paths = {s.path for s in live_only}
+    for name in sorted(names):
+        for row in reader.view.symbols_by_name(name, limit=100_000):
+            key = spans.get((row.path, row.name_start_byte, row.name_start_byte + len(name.encode("utf-8"))))
+            if key is not None and row.path in paths and elsewhere(row.qualified_name):
+                out[key] = (
+                    {"name": row.qualified_name, "kind": row.kind, "path": row.path, "line": row.start_line},
+                    {"strategy": "definition", "confidence": 1.0},
+                )
+    named = [
+        e
+        for e in resolved_edges_in_files(reader.conn, paths, REFERENCE_TYPES)
+        if e.dst not in target_ids
+        and e.strategy not in NAME_ONLY_STRATEGIES
+        and e.properties.get("implicit") not in UNWRITTEN_CALLS
+        and _last_name(e.target) in names
+    ]
+    nodes = reader.nodes(e.dst for e in named if e.dst is not None)
+    others = [e for e in named if e.dst in nodes and elsewhere(nodes[e.dst].qualified_name)]
+    matching = match_sites(
+        [Site(n, e.path or "", e.start_byte or 0, e.end_byte or 0) for n, e in enumerate(others)],
+        [s for s in live_only if s.key not in out],
+    )
+    for index_key, live_key in matching.pairs:
+        edge = others[index_key]  # type: ignore[index]
+        out[live_key] = (
+            node_ref(reader.node(edge.dst)),
+            {"strategy": edge.strategy, "confidence": edge.confidence},
+        )
+    return out
 
 
 def fused_references(
@@ -140,12 +219,40 @@ def fused_references(
         else:
             entries.append(entry)
     declarations = {(s.path, s.start, s.end) for s in index_sites if s.key[0] == "decl"}  # type: ignore[index]
-    miss_lines: list[str] = []
+    live_only: list[Site] = []
     for live_key in matching.live_only:
         live_item, match = live_sites[live_key[1]]  # type: ignore[index]
         span = (live_item.anchor.path, match["start_byte"], match["end_byte"])
         if not ctx.request.include_declaration and span in declarations:
             continue  # the declaration, reported although we were asked to leave it out: not a miss
+        live_only.append(Site(live_key, *span))
+    conflicting = _conflicts(reader, targets, live_only)
+    miss_lines: list[str] = []
+    conflicts: list[Entry] = []
+    conflict_lines: list[str] = []
+    for site in live_only:
+        live_item, match = live_sites[site.key[1]]  # type: ignore[index]
+        conflict = conflicting.get(site.key)
+        if conflict is not None:
+            resolved, how = conflict
+            conflict_lines.append(
+                f"{site.path}:{match.get('start_line', '?')} -> {(resolved or {}).get('name', '?')}"
+            )
+            conflicts.append(
+                Entry(
+                    site.path,
+                    site.start,
+                    CONFLICT,
+                    lambda live_item=live_item, resolved=resolved, how=how: labelled(
+                        replace(live_item, kind="candidate"),
+                        CONFLICT,
+                        index_resolves_to=resolved,
+                        index_edge=how,
+                    ),
+                    candidate=True,
+                )
+            )
+            continue
         miss_lines.append(f"{live_item.anchor.path}:{match.get('start_line', '?')}")
         entries.append(
             Entry(
@@ -170,6 +277,8 @@ def fused_references(
         warnings=warnings,
         data=data,
         miss_lines=miss_lines,
+        conflicts=conflicts,
+        conflict_lines=conflict_lines,
     )
 
 

@@ -30,13 +30,18 @@ SOURCE = (
     "class Dial:\n"
     "    def level(self) -> int:\n"
     "        return 3\n\n\n"
+    "class Probe(Meter):\n"
+    "    def level(self) -> int:\n"
+    "        return 4\n\n\n"
     "class Box:\n"
     "    def __init__(self) -> None:\n"
     "        self.size = 0\n\n\n"
     "def read(g: Gauge, m: Meter, thing) -> int:\n"
     "    return g.level + m.level() + thing.level()\n\n\n"
     "def make() -> Box:\n"
-    "    return Box()\n"
+    "    return Box()\n\n\n"
+    "def probe() -> int:\n"
+    "    return Probe().level()\n"
 )
 
 
@@ -48,10 +53,14 @@ def _occurrences(name: str) -> list[Site]:
     ]
 
 
-def _line(site: Site) -> str:
+def _found(found: dict, sites: list[Site]) -> list[tuple[int, str, str]]:  # type: ignore[type-arg]
+    """(line, the index's strategy, the definition it names) of every conflict, in file order."""
     data = SOURCE.encode()
-    start = data.rfind(b"\n", 0, site.start) + 1
-    return data[start : data.find(b"\n", site.end)].decode().strip()
+    return [
+        (data.count(b"\n", 0, s.start) + 1, found[s.key][1]["strategy"], found[s.key][0]["name"])
+        for s in sites
+        if s.key in found
+    ]
 
 
 def _target(reader: GraphReader, qualified: str) -> GraphNode:
@@ -69,19 +78,31 @@ def test_only_sites_the_index_puts_at_another_definition_conflict(make_repo: Cal
         with ws.read() as view:
             reader = GraphReader(view)
             sites = _occurrences("level")
-            found = _conflicts(reader, [_target(reader, "Gauge.level")], sites)
-            by_line = {_line(s): found[s.key] for s in sites if s.key in found}
-            # Meter's and Dial's own definitions, and the call the index resolved through `m: Meter`
-            assert sorted(by_line) == [
-                "def level(self) -> int:",
-                "return g.level + m.level() + thing.level()",
-            ]
-            assert {r["name"] for r, _ in by_line.values()} <= {"Meter.level", "Dial.level"}
-            kinds = sorted(how["strategy"] for s in sites if s.key in found for _, how in [found[s.key]])
-            assert kinds.count("definition") == 2 and len(kinds) == 3, kinds
-            # the getter, `@level.setter`, the setter (the same qualified name), `g.level` (into the
-            # target) and `thing.level()` (nothing resolved, or by name only) are no conflicts
-            assert len(found) == 3
+            lines = SOURCE.splitlines()
+            at = {text: n + 1 for n, text in enumerate(lines)}
+            meter_def = lines.index("class Meter:") + 2
+            dial_def = lines.index("class Dial:") + 2
+            probe_def = lines.index("class Probe(Meter):") + 2
+            read = at["    return g.level + m.level() + thing.level()"]
+            probe_call = at["    return Probe().level()"]
+            found = _found(_conflicts(reader, [_target(reader, "Gauge.level")], sites), sites)
+            # other classes' own definitions, the call the index resolved through `m: Meter`, and
+            # `Probe().level()`; not the getter, `@level.setter`, the setter (the same qualified
+            # name), `g.level` (into the target) or `thing.level()` (nothing resolved, or by name only)
+            assert [(line, name) for line, _, name in found] == [
+                (meter_def, "Meter.level"),
+                (dial_def, "Dial.level"),
+                (probe_def, "Probe.level"),
+                (read, "Meter.level"),
+                (probe_call, "Probe.level"),
+            ], found
+            strategies = [strategy for _, strategy, _ in found]
+            assert strategies[:3] == ["definition"] * 3
+            assert all(s not in ("definition", "ambiguous", "unique-name") for s in strategies[3:])
+            # asked about Meter.level, `Probe().level()` runs its override: the same method family
+            found = _found(_conflicts(reader, [_target(reader, "Meter.level")], sites), sites)
+            assert probe_call not in [line for line, _, _ in found], found
+            assert probe_def in [line for line, _, _ in found]  # another definition all the same
             # a class: its constructor call and its annotation are uses of it, not of something else
             assert _conflicts(reader, [_target(reader, "Box")], _occurrences("Box")) == {}
             assert _conflicts(reader, [_target(reader, "Gauge.level")], []) == {}

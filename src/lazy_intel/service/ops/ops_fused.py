@@ -26,6 +26,7 @@ from lazy_intel.graph.queries import (
     REFERENCE_TYPES,
     GraphEdge,
     GraphNode,
+    edge_ends,
     resolved_edges_in_files,
 )
 from lazy_intel.service.ops.confirmations import upgraded
@@ -68,6 +69,21 @@ def _last_name(written: str | None) -> str | None:
     return names[-1] if names else None
 
 
+OVERRIDE_FAMILY_LIMIT = 256  # methods: a target's overrides and overridden methods, every level
+
+
+def _override_family(reader: GraphReader, ids: set[int]) -> set[int]:
+    """``ids`` and the methods they override or are overridden by, transitively (bounded)."""
+    family = set(ids)
+    frontier = set(ids)
+    while frontier and len(family) < OVERRIDE_FAMILY_LIMIT:
+        near = edge_ends(reader.conn, frontier, ("OVERRIDES",), incoming=True)
+        near |= edge_ends(reader.conn, frontier, ("OVERRIDES",), incoming=False)
+        frontier = near - family
+        family |= frontier
+    return family
+
+
 def _conflicts(
     reader: GraphReader, targets: Sequence[GraphNode], live_only: Sequence[Site]
 ) -> dict[Hashable, tuple[dict[str, Any] | None, dict[str, Any]]]:
@@ -83,8 +99,11 @@ def _conflicts(
       ``def max`` of the project among the references of one of them).
 
     Not a conflict: an edge into a target or into a member of one (``Box()`` resolves to
-    ``Box.__init__``), a definition with a target's qualified name (a property's setter), a
-    name-only edge, a call the runtime makes where the source names something else.
+    ``Box.__init__``), into a method that overrides a target or that a target overrides (flask's
+    ``self.json: JSONProvider`` holds a ``DefaultJSONProvider``: the index names the override a call
+    runs, a type checker the declared base's method, and both are that call's definition), a
+    definition with a target's qualified name (a property's setter), a name-only edge, a call the
+    runtime makes where the source names something else.
     """
     if not live_only:
         return {}
@@ -116,7 +135,10 @@ def _conflicts(
         and _last_name(e.target) in names
     ]
     nodes = reader.nodes(e.dst for e in named if e.dst is not None)
-    others = [e for e in named if e.dst in nodes and elsewhere(nodes[e.dst].qualified_name)]
+    family = _override_family(reader, target_ids)
+    others = [
+        e for e in named if e.dst in nodes and e.dst not in family and elsewhere(nodes[e.dst].qualified_name)
+    ]
     matching = match_sites(
         [Site(n, e.path or "", e.start_byte or 0, e.end_byte or 0) for n, e in enumerate(others)],
         [s for s in live_only if s.key not in out],

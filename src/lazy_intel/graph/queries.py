@@ -215,20 +215,24 @@ def edges_into(conn: sqlite3.Connection, ids: Iterable[int], types: Sequence[str
 
 
 def resolved_edges_in_files(
-    conn: sqlite3.Connection, paths: Iterable[str], types: Sequence[str]
+    conn: sqlite3.Connection, paths: Iterable[str], types: Sequence[str], ending: Collection[str] = ()
 ) -> list[GraphEdge]:
     """The resolved ``types`` edges made from the facts of the files at ``paths`` (their sites are
-    in those files), by site."""
+    in those files), by site; with ``ending``, only those whose written ``target`` may end with one
+    of those names (SQL ``LIKE``, a superset: the caller checks the name exactly)."""
     out: list[GraphEdge] = []
     wanted = list(dict.fromkeys(paths))
+    names = sorted(ending)
+    named = f" AND ({' OR '.join(['target LIKE ?'] * len(names))})" if names else ""
     for start in range(0, len(wanted), 500):
         batch = wanted[start : start + 500]
         sql = (
             f"SELECT {EDGE_COLUMNS} FROM edges WHERE file_key IN "
             f"(SELECT file_key FROM graph_files WHERE path IN ({_marks(len(batch))})) "
-            f"AND type IN ({_marks(len(types))}) AND dst IS NOT NULL ORDER BY path, start_byte, id"
+            f"AND type IN ({_marks(len(types))}) AND dst IS NOT NULL{named} ORDER BY path, start_byte, id"
         )
-        out.extend(GraphEdge.from_row(r) for r in conn.execute(sql, [*batch, *types]))
+        args = [*batch, *types, *("%" + n for n in names)]
+        out.extend(GraphEdge.from_row(r) for r in conn.execute(sql, args))
     return out
 
 

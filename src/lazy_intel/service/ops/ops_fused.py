@@ -128,7 +128,7 @@ def _conflicts(
                 )
     named = [
         e
-        for e in resolved_edges_in_files(reader.conn, paths, REFERENCE_TYPES)
+        for e in resolved_edges_in_files(reader.conn, paths, REFERENCE_TYPES, ending=names)
         if e.dst not in target_ids
         and e.strategy not in NAME_ONLY_STRATEGIES
         and e.properties.get("implicit") not in UNWRITTEN_CALLS

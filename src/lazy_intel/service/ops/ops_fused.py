@@ -5,7 +5,8 @@ Every site is labelled ``evidence``: ``both`` (an indexed edge the server report
 source item, its edge upgraded to ``lsp-confirmed`` with raised confidence, carrying the server's
 ``observation`` and its precise range as ``lsp_match``), ``index`` (only the graph has it) or ``lsp``
 (only the server has it: its own live item, unchanged, observation included). Sites only the server
-found are the graph's misses and coverage says so. Confirmations are kept beside the store
+found are the graph's misses and coverage says so — unless the index puts such a site at another
+definition (``references``: :func:`_conflicts`), which is a ``conflict``, listed with the candidates. Confirmations are kept beside the store
 (:mod:`lazy_intel.service.ops.confirmations`) so later index-only answers show them while both files are
 unchanged. Name-only index edges (``ambiguous``, ``unique-name``) that the server did not confirm are
 candidates, listed only when ``includeCandidates`` asks (see ``graph_references``).

@@ -70,11 +70,12 @@ def _last_name(written: str | None) -> str | None:
     return names[-1] if names else None
 
 
-OVERRIDE_FAMILY_LIMIT = 256  # methods: a target's overrides and overridden methods, every level
+OVERRIDE_FAMILY_LIMIT = 256  # methods joined to a target by OVERRIDES edges, either way, every level
 
 
 def _override_family(reader: GraphReader, ids: set[int]) -> set[int]:
-    """``ids`` and the methods they override or are overridden by, transitively (bounded)."""
+    """``ids`` and the methods joined to them by OVERRIDES edges followed either way, transitively
+    (bounded): what they override, what overrides them, and so siblings overriding the same method."""
     family = set(ids)
     frontier = set(ids)
     while frontier and len(family) < OVERRIDE_FAMILY_LIMIT:
@@ -100,7 +101,7 @@ def _conflicts(
       ``def max`` of the project among the references of one of them).
 
     Not a conflict: an edge into a target or into a member of one (``Box()`` resolves to
-    ``Box.__init__``), into a method that overrides a target or that a target overrides (flask's
+    ``Box.__init__``), into a method of a target's override family (:func:`_override_family`: flask's
     ``self.json: JSONProvider`` holds a ``DefaultJSONProvider``: the index names the override a call
     runs, a type checker the declared base's method, and both are that call's definition), a
     definition with a target's qualified name (a property's setter), a name-only edge, a call the
@@ -122,7 +123,7 @@ def _conflicts(
     for name in sorted(names):
         for row in reader.view.symbols_by_name(name, limit=100_000):
             key = spans.get((row.path, row.name_start_byte, row.name_start_byte + len(name.encode("utf-8"))))
-            if key is not None and row.path in paths and elsewhere(row.qualified_name):
+            if key is not None and elsewhere(row.qualified_name):  # a span key: in one of the files
                 out[key] = (
                     {"name": row.qualified_name, "kind": row.kind, "path": row.path, "line": row.start_line},
                     {"strategy": "definition", "confidence": 1.0},

@@ -20,6 +20,37 @@ settings.register_profile("suite", deadline=None, suppress_health_check=[HealthC
 settings.load_profile("suite")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give ``xdist_group`` tests their ``@group`` node-id suffix when pytest-xdist could not.
+
+    ``--dist loadgroup`` (scripts/test.sh) sends tests to workers by the part of the node id after
+    ``@``, which pytest-xdist 3.8 writes into ``item._nodeid``; pytest 9.2 keeps a node's id in
+    ``item._id`` and no longer reads ``_nodeid``, so no test was grouped: the two tests that build
+    the full static embedding table (~85 s each on a slow 2-core machine) built it on both workers,
+    and the Ray tests started a cluster on each. Here the suffix goes where this pytest reads it;
+    a no-op when the id already carries it (an xdist that writes ``_id`` itself) or when the run is
+    not ``loadgroup``. ``tests/test_xdist_groups.py`` checks that a group shares one worker.
+    """
+    if not config.getoption("loadgroup", default=False):
+        return
+    for item in items:
+        names = sorted({_group_name(mark) for mark in item.iter_markers("xdist_group")})
+        if not names or "@" in item.nodeid:
+            continue
+        grouped = f"{item.nodeid}@{'_'.join(names)}"
+        if hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(grouped)
+        else:
+            item._nodeid = grouped
+
+
+def _group_name(mark: pytest.Mark) -> str:
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+
+
 @pytest.fixture(autouse=True)
 def _interface_reads_are_recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every test that resolves in this process fails when a resolution reads another file's

@@ -171,6 +171,7 @@ def test_an_unwritable_cache_is_a_clear_error(tmp_path: Path) -> None:
     assert "LAZY_INTEL_CACHE_DIR" in (caught.value.next_step or "")
 
 
+@pytest.mark.xdist_group("static_table")
 @need_bundled
 @pytest.mark.slow
 def test_the_full_bundled_table_embeds_code_and_issues(static_table_cache: Path) -> None:

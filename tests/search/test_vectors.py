@@ -224,6 +224,7 @@ def test_embedding_runs_in_batches_and_reports_progress(
     assert not [s for s in again if s[0] == "embed"]  # nothing left to embed: no embedding progress
 
 
+@pytest.mark.xdist_group("static_table")
 @pytest.mark.slow
 def test_switching_between_the_torch_model_and_the_static_table_rebuilds_only_vectors(
     make_repo: Callable[..., Path], static_table_cache: Path

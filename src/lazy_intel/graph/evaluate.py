@@ -26,6 +26,7 @@ from lazy_intel.graph.builtin_calls import (
     literal_name,
 )
 from lazy_intel.graph.classes import ClassMixin
+from lazy_intel.graph.ecma_functions import is_constructor_function, member_assignments
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol, own_header_refs
@@ -48,55 +49,6 @@ VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 # elements; the methods that store elements are analysis.py's STORE_METHODS / MERGE_METHODS
 ELEMENT_METHODS = frozenset({"pop", "get", "setdefault", "popleft", "first", "last"})
 EMPTY: frozenset[Value] = frozenset()
-
-
-def member_assignments(model: FileModel) -> dict[Any, Any]:
-    """Functions assigned to a member (``res.send = function send() {…}``), once per model: by the
-    function's qualified name -> the object expression (``res``), and by (object name, member) ->
-    the functions (``("res", "send")`` -> ``send``)."""
-    memo = model._memo.get("member_assignments")
-    if memo is None:
-        memo = {}
-        for flow in model.flows:
-            target, value = flow.target, flow.value
-            if flow.kind != "assign" or not target or target[0] != "a" or not value or value[0] != "l":
-                continue
-            defined = _assigned_function(model, flow.scope, value)
-            if defined is None:
-                continue
-            memo.setdefault(defined.qualified, target[1])
-            if target[1][0] == "n":
-                memo.setdefault((target[1][1], target[2]), []).append(defined)
-        model._memo["member_assignments"] = memo
-    return memo
-
-
-def _assigned_function(model: FileModel, scope: str | None, value: Any) -> Symbol | None:
-    """The function definition a function expression ``value`` is: a Python lambda by position, a
-    JavaScript function expression as the function the assignment statement defines (its symbol
-    spans the statement, so the flow's scope is that function)."""
-    if len(value) < 4:
-        return None
-    defined = model.lambda_at(value[3])
-    if defined is None and scope:
-        symbol = model.by_qualified.get(scope)
-        if (
-            symbol is not None
-            and symbol.kind == "function"
-            and symbol.start_byte <= value[3] < symbol.end_byte
-        ):
-            defined = symbol
-    return defined
-
-
-def is_constructor_function(model: FileModel, symbol: Symbol) -> bool:
-    """A JavaScript function with methods of its own (``Router.prototype.handle = …``): what ``new``
-    of it gives is an instance whose members are those methods."""
-    return (
-        symbol.kind == "function"
-        and traits_of(model.lang).module_system == "ecma"
-        and any(c.kind == "method" for c in model.children.get(symbol.qualified, ()))
-    )
 
 
 # what a class allocates its instances with: `object.__new__(cls)` is an instance of `cls`

@@ -370,20 +370,27 @@ def test_context_is_one_budgeted_composite(python_repo) -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "classified", "first"),
+    ("query", "classified", "first", "frames"),
     [
         (
             'Traceback (most recent call last):\n  File "/srv/app/pkg/web.py", line 8, in list_items\n'
             '  File "/srv/app/pkg/core.py", line 22, in entry\nNameError: unknown_fn',
             "stack_trace",
             "entry",
+            ["pkg/core.py", "pkg/web.py"],
         ),
-        ("pkg/core.py:17", "path", "helper"),
-        ("Child.step", "symbol", "Child.step"),
-        ("why does list_items fail", "text", "list_items"),
+        # one pasted frame line, from Windows: a stack trace, read at its line (was: text)
+        ('  File "C:\\srv\\app\\pkg\\core.py", line 22, in entry', "stack_trace", "entry", ["pkg/core.py"]),
+        ("tests/test_core.py:5: in test_helper", "stack_trace", "test_helper", ["tests/test_core.py"]),
+        ("pkg/core.py:17", "path", "helper", None),
+        ("pkg/core.py:17:5", "path", "helper", None),  # a compiler's file:line:col
+        ("Child.step", "symbol", "Child.step", None),
+        ("why does list_items fail", "text", "list_items", None),
     ],
 )
-def test_auto_classifies_and_runs_one_stage(python_repo, query: str, classified: str, first: str) -> None:
+def test_auto_classifies_and_runs_one_stage(
+    python_repo, query: str, classified: str, first: str, frames: list[str] | None
+) -> None:
     _root, run = python_repo
     answer = run(operation="auto", query=query)
     assert answer["data"]["classified"] == classified
@@ -391,8 +398,8 @@ def test_auto_classifies_and_runs_one_stage(python_repo, query: str, classified:
     assert answer["coverage"][0].startswith(f"auto: classified as {classified}; ran ")
     definitions = [i for i in answer["items"] if i.get("role") == "definition"]
     assert definitions[0]["symbol"]["qualified_name"] == first
-    if classified == "stack_trace":
-        assert [f["path"] for f in answer["data"]["frames"]] == ["pkg/core.py", "pkg/web.py"]
+    if frames is not None:
+        assert [f["path"] for f in answer["data"]["frames"]] == frames
 
 
 def test_graph_errors_have_stable_codes_and_pages_continue(python_repo) -> None:

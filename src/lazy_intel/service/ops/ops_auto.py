@@ -58,8 +58,9 @@ MAX_IDENTIFIERS = 4
 AUTO_LIVE_REFERENCES = 10
 
 SYMBOL_QUERY = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$")
+# a whole query that is a location: `dir/file.ext`, `file.ext:line`, a compiler's `file.ext:line:col`
 PATH_QUERY = re.compile(
-    r"^(?P<path>[\w.@+\-/\\]+\.[A-Za-z0-9]+|[\w.@+\-]+(?:/[\w.@+\-]+)+/?)(?::(?P<line>\d+))?$"
+    r"^(?P<path>[\w.@+\-/\\]+\.[A-Za-z0-9]+|[\w.@+\-]+(?:/[\w.@+\-]+)+/?)(?::(?P<line>\d+)(?::\d+)?)?$"
 )
 PY_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)')
 JAVA_FRAME = re.compile(r"at [\w.$<>]+\((?P<path>[\w$]+\.\w+):(?P<line>\d+)\)")
@@ -78,14 +79,24 @@ class Frame:
 
 
 def classify(query: str) -> tuple[str, list[Frame]]:
-    """``stack_trace`` (with its frames, innermost last as written), ``path``, ``symbol`` or ``text``."""
+    """``stack_trace`` (with its frames, innermost last as written), ``path``, ``symbol`` or ``text``.
+
+    A Python (``File "…", line N``) or Java (``at a.B.c(B.java:12)``) frame is a stack trace even
+    alone: those formats are only ever written by a traceback, and an agent often pastes one line.
+    A query that is nothing but a location (``file.ext``, ``file.ext:line``, ``file.ext:line:col``)
+    is a path. Any other ``file.ext:line`` written in the query (a JavaScript ``at f (a.js:3:7)``,
+    pytest's ``t.py:12: in test_x``, Go's ``main.go:12 +0x1d``, or a line named in prose) is a frame
+    too: the definition at a line the query names is what it points at, and when no frame lands in
+    the index ``auto`` falls back to the text stage.
+    """
     text = query.strip()
     frames = [Frame(m["path"], line_number(m["line"])) for m in PY_FRAME.finditer(text)]
     if not frames:
         frames = [Frame(m["path"], line_number(m["line"])) for m in JAVA_FRAME.finditer(text)]
-    if not frames:
-        frames = [Frame(m["path"], line_number(m["line"])) for m in GENERIC_FRAME.finditer(text)]
-    if frames and ("Traceback" in text or len(frames) >= 2 or "\n" in text):
+    if frames:
+        return "stack_trace", frames
+    frames = [Frame(m["path"], line_number(m["line"])) for m in GENERIC_FRAME.finditer(text)]
+    if len(frames) >= 2 or (frames and ("Traceback" in text or "\n" in text)):
         return "stack_trace", frames
     if SYMBOL_QUERY.match(text) and not re.search(
         r"\.(py|js|ts|go|rs|java|rb|php|c|h|cpp|md|json|toml)$", text
@@ -95,6 +106,8 @@ def classify(query: str) -> tuple[str, list[Frame]]:
     if match:
         line = line_number(match["line"]) if match["line"] else 0
         return "path", [Frame(match["path"], line)]
+    if frames:
+        return "stack_trace", frames
     return "text", []
 
 

@@ -385,6 +385,7 @@ def test_context_is_one_budgeted_composite(python_repo) -> None:
         ("pkg/core.py:17", "path", "helper", None),
         ("pkg/core.py:17:5", "path", "helper", None),  # a compiler's file:line:col
         ("Child.step", "symbol", "Child.step", None),
+        ("pkg/core.py::Child::step", "symbol", "Child.step", None),  # a pytest node id's form
         ("why does list_items fail", "text", "list_items", None),
     ],
 )

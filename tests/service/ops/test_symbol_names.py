@@ -140,6 +140,17 @@ def test_every_extracted_symbol_is_found_by_its_own_name(make_repo) -> None:  # 
                 if answer["status"] == "error":
                     missed.append((operation, path, qualified, answer.get("code")))
         assert not missed, missed
+        # ... and by its qualified name written with its file, as a pytest node id or `file:name`
+        # (``requests.split_symbol_location``), without relativePath: the same definition
+        for path, qualified in rows:
+            for written in (f"{path}::{qualified}", f"{path}:{qualified}", f"./{path}::{qualified}"):
+                for operation in ("symbol", "references"):
+                    request = {"operation": operation, "symbol": written, "freshness": "fast"}
+                    answer = execute(request, lambda _r: ws, settings).to_dict()
+                    paths = {i["anchor"]["path"] for i in answer.get("items", ()) if i["kind"] == "symbol"}
+                    if answer["status"] == "error" or (operation == "symbol" and paths != {path}):
+                        missed.append((operation, written, answer.get("code"), sorted(paths)))
+        assert not missed, missed
         # Ruby's and JSDoc's `Class#method` still names `Class.method`
         answer = execute(
             {"operation": "symbol", "symbol": "Box#empty?", "freshness": "fast"}, lambda _r: ws, settings

@@ -47,6 +47,7 @@ from lazy_intel.service.ops.items import symbol_item
 from lazy_intel.service.ops.ops_references import why_not_live
 from lazy_intel.service.ops.ops_retrieval import resolve_symbol
 from lazy_intel.service.ops.ops_semantic import live_answer
+from lazy_intel.service.ops.requests import split_symbol_location
 from lazy_intel.store.reader import ReadView, SymbolRow
 
 CONTEXT_DEFINITIONS = 3
@@ -98,6 +99,8 @@ def classify(query: str) -> tuple[str, list[Frame]]:
     frames = [Frame(m["path"], line_number(m["line"])) for m in GENERIC_FRAME.finditer(text)]
     if len(frames) >= 2 or (frames and ("Traceback" in text or "\n" in text)):
         return "stack_trace", frames
+    if split_symbol_location(text)[0] is not None:
+        return "symbol", []  # `path/file.py::Class::method`, `path/file.py:Class.method`
     if SYMBOL_QUERY.match(text) and not re.search(
         r"\.(py|js|ts|go|rs|java|rb|php|c|h|cpp|md|json|toml)$", text
     ):
@@ -336,7 +339,9 @@ def op_auto(ctx: OperationContext) -> Answer:
             coverage.append(f"path {frames[0].path!r} is not an indexed file")
     elif kind == "symbol":
         try:
-            rows = resolve_symbol(view, text.strip().removesuffix("()"), None)[:CONTEXT_DEFINITIONS]
+            where, name = split_symbol_location(text)
+            rows = resolve_symbol(view, name.strip().removesuffix("()"), where or request.relative_path)
+            rows = rows[:CONTEXT_DEFINITIONS]
         except LazyIntelError:
             rows = []
         ran.append("context(symbol)")

@@ -6,11 +6,13 @@ agent can correct its call. Unknown fields are refused rather than silently igno
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from lazy_intel.errors import InvalidArgument
+from lazy_intel.parse.languages import is_parsed_language, language_for_path
 from lazy_intel.settings import Settings
 
 FRESHNESS_MODES: tuple[str, ...] = ("auto", "strict", "fast")
@@ -25,6 +27,13 @@ MIN_MAX_CHARS = 500
 MAX_ARGUMENT_DEPTH = 16  # nesting of lists/objects in a request's arguments (anchors need 2)
 MAX_QUERY_CHARS = 20_000
 MAX_ANCHORS = 100
+
+# a symbol written with where it lives: `path/to/file.py::Class::method` (a pytest node id, its
+# parametrisation `[…]` dropped), `path/to/file.py:Class.method`, `package.module:attr` (an entry
+# point, as `pyproject.toml` scripts write it)
+LOCATED_SYMBOL = re.compile(r"^(?P<where>[^\s:]+)(?P<sep>::|:)(?P<name>[^\s:\[\d].*)$")
+DOTTED_MODULE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+PYTEST_PARAMETERS = re.compile(r"\[[^\[\]]*\]$")
 
 # camelCase wire names -> Request attribute names
 WIRE_NAMES: dict[str, str] = {
@@ -243,7 +252,40 @@ def parse_request(args: Mapping[str, Any], settings: Settings, *, operations: tu
             if len(value) > MAX_ANCHORS:
                 raise InvalidArgument(f"anchors has {len(value)} entries; the limit is {MAX_ANCHORS}")
             values[attr] = tuple(value)
+    if values.get("symbol"):
+        _split_located_symbol(values)
     return Request(**values)
+
+
+def split_symbol_location(symbol: str) -> tuple[str | None, str]:
+    """``(file, name)`` of a symbol written with the source file it is defined in (``a/b.py::C::m``,
+    ``a/b.py:C.m``; a pytest node id's ``[params]`` dropped), ``(None, "pkg.mod.attr")`` for the
+    entry-point form ``pkg.mod:attr``, else ``(None, symbol)`` unchanged. Pure."""
+    match = LOCATED_SYMBOL.match(symbol.strip())
+    if match is None:
+        return None, symbol
+    where, name = match["where"].replace("\\", "/").removeprefix("./"), match["name"].strip()
+    language = language_for_path(where)
+    if is_parsed_language(language):
+        return where, PYTEST_PARAMETERS.sub("", name).replace("::", ".")
+    if language is None and match["sep"] == ":" and DOTTED_MODULE.match(where) and DOTTED_MODULE.match(name):
+        return None, f"{where}.{name}"
+    return None, symbol
+
+
+def _split_located_symbol(values: dict[str, Any]) -> None:
+    """``symbol`` written with its file: the file becomes ``relativePath`` (one given must agree)."""
+    where, name = split_symbol_location(values["symbol"])
+    if where is None:
+        values["symbol"] = name
+        return
+    given = values.get("relative_path")
+    if given is not None and given.replace("\\", "/").removeprefix("./") != where:
+        raise InvalidArgument(
+            f"symbol {values['symbol'][:200]!r} names the file {where!r} but relativePath is {given[:200]!r}",
+            next_step="pass the file once: in symbol or in relativePath",
+        )
+    values["symbol"], values["relative_path"] = name, given if given is not None else where
 
 
 def require(request: Request, *names: str) -> None:

@@ -38,7 +38,8 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "symbol": {
         "type": "string",
         "description": "symbol, callers, callees, references, implementations, impact, context: a name, "
-        "Class.method, or module.path.Name.",
+        "Class.method, module.path.Name, or with its file: path/file.py::Class::method (a pytest node id), "
+        "path/file.py:Class.method; an entry point package.module:attr.",
     },
     "relativePath": {
         "type": "string",

@@ -29,8 +29,8 @@ from lazy_intel.graph.queries import (
 from lazy_intel.service.ops.context import OperationContext
 from lazy_intel.service.ops.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.ops.items import slice_text
-from lazy_intel.service.ops.ops_retrieval import resolve_symbol
 from lazy_intel.service.ops.requests import require
+from lazy_intel.service.ops.symbol_lookup import resolve_symbol, symbol_not_found
 from lazy_intel.store.reader import ReadView
 from lazy_intel.workspace.root import contained_relative_path
 
@@ -234,11 +234,7 @@ def target_nodes(ctx: OperationContext, symbol: str, path: str | None) -> tuple[
     view = ctx.need_view()
     rows = resolve_symbol(view, symbol, path)
     if not rows:
-        where = f" in {path}" if path else ""
-        raise NotFound(
-            f"symbol {symbol!r} is not defined{where} in generation {view.generation}",
-            next_step="try operation=search with the name, or check the spelling",
-        )
+        raise symbol_not_found(view, symbol, path)
     name = symbol.strip().replace("::", ".").replace("#", ".")
     exact = [r for r in rows if r.qualified_name == name]
     chosen = exact or rows

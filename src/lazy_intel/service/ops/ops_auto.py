@@ -45,9 +45,9 @@ from lazy_intel.service.ops.graph_evidence import (
 from lazy_intel.service.ops.history import open_signals
 from lazy_intel.service.ops.items import symbol_item
 from lazy_intel.service.ops.ops_references import why_not_live
-from lazy_intel.service.ops.ops_retrieval import resolve_symbol
 from lazy_intel.service.ops.ops_semantic import live_answer
 from lazy_intel.service.ops.requests import split_symbol_location
+from lazy_intel.service.ops.symbol_lookup import resolve_symbol
 from lazy_intel.store.reader import ReadView, SymbolRow
 
 CONTEXT_DEFINITIONS = 3

@@ -46,8 +46,8 @@ from lazy_intel.service.ops.graph_evidence import (
     unresolved_lines,
 )
 from lazy_intel.service.ops.ops_fused import fused_implementations, fused_references
-from lazy_intel.service.ops.ops_retrieval import resolve_symbol
 from lazy_intel.service.ops.ops_semantic import live_answer
+from lazy_intel.service.ops.symbol_lookup import resolve_symbol
 from lazy_intel.workspace.capture import read_regular_file
 from lazy_intel.workspace.root import contained_relative_path
 

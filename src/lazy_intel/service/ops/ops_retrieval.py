@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -25,27 +24,10 @@ from lazy_intel.service.ops.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.ops.filters import check_filters
 from lazy_intel.service.ops.items import chunk_item, symbol_item
 from lazy_intel.service.ops.requests import require
-from lazy_intel.store.reader import ChunkRow, ReadView, SymbolRow
+from lazy_intel.service.ops.symbol_lookup import resolve_symbol, symbol_not_found
+from lazy_intel.store.reader import ChunkRow, ReadView
 from lazy_intel.text.tokens import IDENTIFIER
 from lazy_intel.workspace.root import contained_relative_path
-
-# Symbol kinds listed first when a name matches several definitions.
-DEFINITION_KIND_ORDER = {
-    "class": 0,
-    "struct": 0,
-    "interface": 0,
-    "trait": 0,
-    "enum": 0,
-    "protocol": 0,
-    "record": 0,
-    "object": 0,
-    "function": 1,
-    "method": 1,
-    "constructor": 1,
-    "module": 2,
-    "type": 2,
-    "macro": 2,
-}
 
 
 def _paging(ctx: OperationContext) -> tuple[int, Callable[[int, int], Callable[[int], str | None]]]:
@@ -195,59 +177,6 @@ def _file_item(view: ReadView, ranked: RankedFile, best: ChunkRow | None) -> Ite
     )
 
 
-def _module_of(path: str) -> str:
-    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    if stem.endswith("/__init__") or stem.endswith("/index") or stem.endswith("/mod"):
-        stem = stem.rsplit("/", 1)[0]
-    return stem.replace("/", ".")
-
-
-# `#` between a name and a member name: `Class#method` for `Class.method`
-INSTANCE_MEMBER_MARK = re.compile(r"(?<=[\w$?!=])#(?=[A-Za-z_$])")
-
-
-def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
-    """Definitions for ``name``, best first.
-
-    A dotted name is a qualified name (``Session.request``), else a module-qualified one
-    (``pkg.sessions.Session.request``), else a suffix of one. A bare name returns the definitions with
-    exactly that qualified name first, then every other definition with that short name (methods too).
-    """
-    name = name.strip().replace("::", ".")
-    if not name:
-        raise InvalidArgument("symbol is empty")
-    exact = view.symbols_by_qualified(name, path)
-    if not exact and INSTANCE_MEMBER_MARK.search(name):
-        # `Class#method` (Ruby's and JSDoc's notation) names `Class.method`; a `#` that is part of a
-        # name (JavaScript's `Ky.#private`, Rust's `r#type`) is looked up as written first
-        name = INSTANCE_MEMBER_MARK.sub(".", name)
-        exact = view.symbols_by_qualified(name, path)
-    if "." not in name:
-        seen = {s.id for s in exact}
-        others = [s for s in view.symbols_by_name(name, path) if s.id not in seen]
-        others.sort(key=lambda s: (DEFINITION_KIND_ORDER.get(s.kind, 3), s.path, s.start_byte))
-        return exact + others
-    found = exact
-    if not found:
-        parts = name.split(".")
-        for split in range(len(parts) - 1, 0, -1):
-            module, rest = ".".join(parts[:split]), ".".join(parts[split:])
-            candidates = [
-                s
-                for s in view.symbols_by_qualified(rest, path)
-                if _module_of(s.path) == module or _module_of(s.path).endswith("." + module)
-            ]
-            if candidates:
-                found = candidates
-                break
-    if not found:
-        found = view.symbols_with_suffix(name)
-        if path is not None:
-            found = [s for s in found if s.path == path]
-    found.sort(key=lambda s: (DEFINITION_KIND_ORDER.get(s.kind, 3), s.path, s.start_byte))
-    return found
-
-
 def op_symbol(ctx: OperationContext) -> Answer:
     request = ctx.request
     require(request, "symbol")
@@ -263,11 +192,7 @@ def op_symbol(ctx: OperationContext) -> Answer:
         )
     found = resolve_symbol(view, request.symbol, path)
     if not found:
-        where = f" in {path}" if path else ""
-        raise NotFound(
-            f"symbol {request.symbol!r} is not defined{where} in generation {view.generation}",
-            next_step="try operation=search with the name, or check the spelling",
-        )
+        raise symbol_not_found(view, request.symbol, path)
     offset, cursor_factory = _paging(ctx)
     page = found[offset : offset + request.limit]
     items = [symbol_item(view, row) for row in page]

@@ -13,8 +13,8 @@ from lazy_intel.errors import NotFound, Unsupported
 from lazy_intel.evidence.model import Answer
 from lazy_intel.semantic import SemanticRequest, semantic_answer
 from lazy_intel.service.ops.context import OperationContext
-from lazy_intel.service.ops.ops_retrieval import resolve_symbol
 from lazy_intel.service.ops.semantic_names import SEMANTIC_OPERATIONS
+from lazy_intel.service.ops.symbol_lookup import resolve_symbol
 from lazy_intel.workspace.root import contained_relative_path
 
 

@@ -38,8 +38,9 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "symbol": {
         "type": "string",
         "description": "symbol, callers, callees, references, implementations, impact, context: a name, "
-        "Class.method, module.path.Name, or with its file: path/file.py::Class::method (a pytest node id), "
-        "path/file.py:Class.method; an entry point package.module:attr.",
+        "Class.method, module.path.Name (a package's re-export too: django.db.models.QuerySet), or with "
+        "its file: path/file.py::Class::method (a pytest node id), path/file.py:Class.method; an entry "
+        "point package.module:attr.",
     },
     "relativePath": {
         "type": "string",

@@ -11,9 +11,10 @@ feature is added to ``function_rank``'s features by :func:`install_function_feat
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -91,3 +92,54 @@ def compare(evaluator: object, feature: str, external: Sequence[str] = ()) -> tu
                 f"  fitted on all: {feature} coefficient {dict(held.in_sample.coefficients).get(feature):+.2f}"
             )
     return held_scores[0], held_scores[1]
+
+
+def run_file_trial(
+    feature: str, add: Callable[[Iterable, Path], None], description: str, argv: Sequence[str] | None
+) -> int:
+    """The command of a trial second-stage feature computed from the repositories' git objects
+    (``loc_literal_trial.py``, ``loc_size_trial.py``): ``add(runs, repos)`` sets ``static[file][feature]``
+    for the dev runs, the history pairs and half B of the unseen issues; then :func:`compare`, and the
+    pre-registered rule's verdict on the dev held-out hits (``loc_more_issues.ships``)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--runs-cache", type=Path, required=True)
+    parser.add_argument("--synthetic", type=Path, required=True, help="history pairs (loc_synthetic.py)")
+    parser.add_argument(
+        "--unseen", type=Path, default=None, help="runs of loc_unseen.py collect (half B reported)"
+    )
+    parser.add_argument("--repos", type=Path, default=Path("/work/.mirror"))
+    args = parser.parse_args(argv)
+
+    install(feature)  # before the benchmark's modules read the feature list
+    import pickle
+
+    from loc_functions import load_runs
+    from loc_more_issues import hits, ships
+    from loc_rerank import Evaluator
+    from loc_synthetic import load_pairs
+    from loc_unseen import half_of
+
+    real = load_runs(args.runs_cache)
+    pairs = load_pairs(args.synthetic)
+    half_b: dict = {}
+    if args.unseen is not None:
+        with args.unseen.open("rb") as fh:
+            half_b = {r.issue.instance_id: r for r in pickle.load(fh) if half_of(r.issue.instance_id) == "B"}
+        for run in half_b.values():
+            run.tables.clear()
+    print(f"command: python {' '.join(sys.argv)}")
+    for runs in (real.values(), pairs, half_b.values()):
+        add(runs, args.repos)
+    evaluator = Evaluator(
+        {"default": real},
+        history={"default": {r.issue.instance_id: r for r in pairs}},
+        external={"default": half_b},
+    )
+    shipped, trial = compare(evaluator, feature, sorted(half_b))
+    (a1, a5), (b1, b5) = hits(shipped), hits(trial)
+    verdict = "ships" if ships(shipped, trial) else "not shipped"
+    print(
+        f"dev held out hits @1 / @5: shipped {a1} / {a5}, with {feature} {b1} / {b5} -> {feature} "
+        f"{verdict} (pre-registered rule)"
+    )
+    return 0

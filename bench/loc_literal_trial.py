@@ -29,7 +29,6 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import io
 import math
 import re
@@ -109,49 +108,9 @@ def add_literal(runs: Iterable, repos: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs-cache", type=Path, required=True)
-    parser.add_argument("--synthetic", type=Path, required=True, help="history pairs (loc_synthetic.py)")
-    parser.add_argument(
-        "--unseen", type=Path, default=None, help="runs of loc_unseen.py collect (half B reported)"
-    )
-    parser.add_argument("--repos", type=Path, default=Path("/work/.mirror"))
-    args = parser.parse_args(argv)
-
     import loc_feature_trial
 
-    loc_feature_trial.install("literal")  # before the benchmark's modules read the feature list
-    import pickle
-
-    from loc_functions import load_runs
-    from loc_more_issues import hits, ships
-    from loc_rerank import Evaluator
-    from loc_synthetic import load_pairs
-    from loc_unseen import half_of
-
-    real = load_runs(args.runs_cache)
-    pairs = load_pairs(args.synthetic)
-    half_b: dict = {}
-    if args.unseen is not None:
-        with args.unseen.open("rb") as fh:
-            half_b = {r.issue.instance_id: r for r in pickle.load(fh) if half_of(r.issue.instance_id) == "B"}
-        for run in half_b.values():
-            run.tables.clear()
-    print(f"command: python {' '.join(sys.argv)}")
-    for runs in (real.values(), pairs, half_b.values()):
-        add_literal(runs, args.repos)
-    evaluator = Evaluator(
-        {"default": real},
-        history={"default": {r.issue.instance_id: r for r in pairs}},
-        external={"default": half_b},
-    )
-    shipped, with_literal = loc_feature_trial.compare(evaluator, "literal", sorted(half_b))
-    (a1, a5), (b1, b5) = hits(shipped), hits(with_literal)
-    verdict = "ships" if ships(shipped, with_literal) else "not shipped"
-    print(
-        f"dev held out hits @1 / @5: shipped {a1} / {a5}, with literal {b1} / {b5} -> literal {verdict} (pre-registered rule)"
-    )
-    return 0
+    return loc_feature_trial.run_file_trial("literal", add_literal, __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -23,3 +24,27 @@ def load_bench(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def two_commits(root: Path, first: dict[str, str], second: dict[str, str]) -> str:
+    """A git repository at ``root`` with ``first`` committed, then ``second`` written over it and
+    committed; returns the first commit's id (what a trial reads ``commit:path`` blobs at)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+
+    git("init", "-q")
+    for name, text in first.items():
+        (root / name).write_text(text)
+    git("add", ".")
+    git("commit", "-qm", "one")
+    commit = git("rev-parse", "HEAD").strip()
+    for name, text in second.items():
+        (root / name).write_text(text)
+    git("commit", "-qam", "two")
+    return commit

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-from tests.bench import load_bench
+from tests.bench import load_bench, two_commits
 
 trial = load_bench("loc_literal_trial")
 
@@ -49,18 +48,8 @@ def test_the_value_saturates() -> None:
 
 
 def test_blobs_are_read_at_the_commit(tmp_path: Path) -> None:
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True
-        ).stdout
-
-    git("init", "-q")
-    (tmp_path / "a.py").write_text("X = 'first version here'\n")
-    (tmp_path / "b.py").write_text("")
-    git("add", ".")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
-    first = git("rev-parse", "HEAD").strip()
-    (tmp_path / "a.py").write_text("X = 'second version'\n")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two")
+    first = two_commits(
+        tmp_path, {"a.py": "X = 'first version here'\n", "b.py": ""}, {"a.py": "X = 'second version'\n"}
+    )
     blobs = trial.texts_at(tmp_path / ".git", first, ["a.py", "b.py", "gone.py"])
     assert blobs == {"a.py": "X = 'first version here'\n", "b.py": ""}

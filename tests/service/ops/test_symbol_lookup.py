@@ -2,8 +2,8 @@
 
 Found on Django: ``django.db.models.QuerySet`` (the import path the docs teach; the class is defined
 in ``django/db/models/query.py`` and re-exported by the package), ``forms.CharField`` (re-exported by
-``from django.forms.fields import *``) and ``QuerySet.filter()`` (a call written out) were all "not
-defined", and ``symbol django/db/models/query.py`` said to check the spelling. Each form is asked
+``from django.forms.fields import *``), ``CharField.clean`` (inherited from ``Field``) and
+``QuerySet.filter()`` (a call written out) were all "not defined", and ``symbol django/db/models/query.py`` said to check the spelling. Each form is asked
 of ``symbol`` and of a graph operation (``callers``) over a fixture with the same shapes, on both
 store backends.
 """
@@ -22,7 +22,11 @@ from lazy_intel.settings import load_settings
 
 FILES = {
     "pkg/__init__.py": "from pkg.core import Engine\nfrom .helpers import *\n",
-    "pkg/core.py": "class Engine:\n    def start(self):\n        return 1\n",
+    "pkg/core.py": (
+        "class Engine:\n    def start(self):\n        return 1\n\n\n"
+        "class Turbo(Engine):\n    pass\n\n\n"
+        "class Jet(Turbo):\n    def fly(self):\n        return self.start()\n"
+    ),
     "pkg/helpers.py": "def assist():\n    return 2\n",
     "pkg/sub/__init__.py": "from pkg.sub.deep import Widget\n",
     "pkg/sub/deep.py": "class Widget:\n    def draw(self):\n        return 3\n",
@@ -60,6 +64,8 @@ def ask(make_repo, backend_env) -> Any:  # type: ignore[no-untyped-def]
         ("Engine.start()", "pkg/core.py", "Engine.start"),  # a call written out
         ("assist(1, x=2)", "pkg/helpers.py", "assist"),
         ("pkg.core.Engine", "pkg/core.py", "Engine"),  # as before: the defining module
+        ("Turbo.start", "pkg/core.py", "Engine.start"),  # an inherited member: where it is defined
+        ("pkg.core.Jet.start", "pkg/core.py", "Engine.start"),  # two bases up
     ],
 )
 def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, qualified: str) -> None:
@@ -74,7 +80,7 @@ def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, 
 
 
 def test_names_that_are_not_there_stay_not_found(ask: Any) -> None:
-    for written in ("pkg.Nothing", "top.assist", "pkg.Engine.stop", "nosuch.Engine.start"):
+    for written in ("pkg.Nothing", "top.assist", "pkg.Engine.stop", "nosuch.Engine.start", "Jet.stop"):
         answer = ask(operation="symbol", symbol=written)
         assert answer["code"] == "NOT_FOUND", (written, answer)
 

@@ -14,7 +14,7 @@ import re
 
 from lazy_intel.errors import InvalidArgument, NotFound
 from lazy_intel.graph.model import file_key
-from lazy_intel.graph.queries import has_graph
+from lazy_intel.graph.queries import definition_node, edges_out_of, has_graph, nodes_by_ids
 from lazy_intel.store.reader import ReadView, SymbolRow
 
 # Symbol kinds listed first when a name matches several definitions.
@@ -35,6 +35,7 @@ DEFINITION_KIND_ORDER = {
     "macro": 2,
 }
 PACKAGE_STEMS = ("__init__", "index", "mod")  # a package's own file: its module is the directory
+INHERITANCE_DEPTH = 10  # base-class levels searched for an inherited member
 REEXPORT_DEPTH = 3  # packages followed through their imports (`pkg` -> `pkg.sub` -> the definition)
 MAX_REEXPORT_FILES = 20  # files of one module name read for re-exports (`models` names many)
 # a call written out after a name: `()`, `(x, y)` (not C++'s `operator()`, which is a name)
@@ -100,7 +101,36 @@ def _resolve(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
         found = view.symbols_with_suffix(name)
         if path is not None:
             found = [s for s in found if s.path == path]
+    if not found:
+        found = _inherited(view, name, path)
     return _ordered(found)
+
+
+def _inherited(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
+    """``Class.member`` that ``Class`` inherits (``CharField.clean`` is ``Field.clean``): the nearest
+    bases, by the graph's resolved ``INHERITS`` edges, that define ``member``; ``path`` is the class's
+    file. Breadth first, at most :data:`INHERITANCE_DEPTH` levels."""
+    owner, _, member = name.rpartition(".")
+    if not owner or not has_graph(view.conn):
+        return []
+    classes = [r for r in _resolve(view, owner, path) if DEFINITION_KIND_ORDER.get(r.kind) == 0]
+    level = [n for r in classes if (n := definition_node(view.conn, r.path, r.qualified_name, r.start_byte))]
+    seen = {n.id for n in level}
+    for _ in range(INHERITANCE_DEPTH):
+        edges = edges_out_of(view.conn, [n.id for n in level], ("INHERITS",), resolved_only=True)
+        ids = [e.dst for e in edges if e.dst is not None and e.dst not in seen]
+        seen.update(ids)
+        nodes = nodes_by_ids(view.conn, ids)
+        bases = [nodes[i] for i in dict.fromkeys(ids) if i in nodes and nodes[i].path is not None]
+        found = [
+            row
+            for base in bases
+            for row in view.symbols_by_qualified(f"{base.qualified_name}.{member}", base.path)
+        ]
+        if found or not bases:
+            return found
+        level = bases
+    return []
 
 
 def _ordered(rows: list[SymbolRow]) -> list[SymbolRow]:

@@ -3,7 +3,7 @@
 A name is looked up as written: a qualified name (``Session.request``), a module-qualified one
 (``pkg.sessions.Session.request``), a name re-exported by a package (``django.db.models.QuerySet``,
 defined in ``django/db/models/query.py`` and imported by the package's ``__init__``), else a suffix
-of one. A call written out (``QuerySet.filter()``, ``f(x, y)``) names the function. The file a
+of one, else a member the class inherits (``CharField.clean`` is ``Field.clean``). A call written out (``QuerySet.filter()``, ``f(x, y)``) names the function. The file a
 symbol may carry (``path/file.py::Class::method``) is split off earlier, into ``relativePath``
 (``requests.split_symbol_location``).
 """

@@ -16,7 +16,7 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lazy_intel.service.ops.ops_auto import Frame, classify
+from lazy_intel.service.ops.ops_auto import Frame, classify, mentioned_symbols
 
 NAME = st.text(string.ascii_lowercase + "_", min_size=1, max_size=8).filter(lambda n: n != "_")
 CLASS = st.from_regex(r"[A-Z][a-z]{1,6}", fullmatch=True)
@@ -93,3 +93,21 @@ def test_words_and_names_stay_text_and_symbols() -> None:
     assert classify("QuerySet.filter")[0] == "symbol"
     assert classify("pkg::mod::f")[0] == "symbol"
     assert classify("version 3.11 fails on line 12")[0] == "text"
+
+
+@given(
+    st.lists(st.tuples(relative_paths(), st.lists(NAME, min_size=1, max_size=3)), min_size=1, max_size=3),
+    st.sampled_from(("FAILED {} - AssertionError", "ERROR {}", "{} PASSED", "see {}, then")),
+)
+def test_node_ids_in_text_name_their_file_and_symbol(ids: list[tuple[str, list[str]]], line: str) -> None:
+    text = "\n".join(line.format(f"{path}::{'::'.join(names)}") for path, names in ids)
+    located, names = mentioned_symbols(text)
+    expected = list(dict.fromkeys((path, ".".join(parts)) for path, parts in ids))
+    assert located == expected[:4], text
+    stems = {p.rsplit("/", 1)[-1].split(".")[0] for p, _ in ids}
+    assert not stems & set(names), (text, names)  # a file's stem is not an identifier
+
+
+def test_dotted_names_are_read_whole() -> None:
+    assert mentioned_symbols("QuerySet.filter fails, e.g. with Q objects")[1] == ["QuerySet.filter"]
+    assert mentioned_symbols("in django/db/models/query.py the get_or_create call")[1] == ["get_or_create"]

@@ -387,6 +387,9 @@ def test_context_is_one_budgeted_composite(python_repo) -> None:
         ("Child.step", "symbol", "Child.step", None),
         ("pkg/core.py::Child::step", "symbol", "Child.step", None),  # a pytest node id's form
         ("why does list_items fail", "text", "list_items", None),
+        # pytest's summary line: the node id names the test, its file's stem is no identifier
+        ("FAILED tests/test_core.py::test_helper - AssertionError", "text", "test_helper", None),
+        ("why does pkg/core.py Child.step return 2", "text", "Child.step", None),  # a dotted name whole
     ],
 )
 def test_auto_classifies_and_runs_one_stage(

@@ -68,9 +68,34 @@ JAVA_FRAME = re.compile(r"at [\w.$<>]+\((?P<path>[\w$]+\.\w+):(?P<line>\d+)\)")
 GENERIC_FRAME = re.compile(
     r"(?P<path>(?:[A-Za-z]:)?[\w.@+\-/\\]*\.(?:py|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|scala|rb|php|c|cc|cpp|h|hpp|cs|swift)):(?P<line>\d+)"
 )
+# code-shaped words of a text: a dotted name first (`QuerySet.filter`, not `QuerySet` alone; parts of
+# two characters or more, so `e.g` is not one), then camelCase, PascalCase with two humps, snake_case
 IDENTIFIER = re.compile(
-    r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Za-z]\w*_\w+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b"
+    r"\b(?:[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Za-z]\w*_\w+)\b"
 )
+
+
+# a symbol written with its file inside other text: a pytest node id (`FAILED t.py::TestA::test_b - …`)
+# or `path/file.py:Class.method`
+LOCATED_IN_TEXT = re.compile(r"(?<![\w/.\\-])[\w.\-/\\]+\.[A-Za-z0-9]+::?[A-Za-z_$][^\s,;)]*")
+# a file path in text: its pieces (`test_mark` of `testing/test_mark.py`) are not identifiers
+PATH_IN_TEXT = re.compile(
+    r"[\w.\-]+(?:[/\\][\w.\-]+)+|\b\w+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|java|rb|php|c|h|cc|cpp|hpp|cs|kt|swift)\b"
+)
+
+
+def mentioned_symbols(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """What a text names: ``(file, name)`` of each symbol written with its file (a pytest node id, a
+    ``file:Class.method``), then up to :data:`MAX_IDENTIFIERS` identifiers found in the rest, file
+    paths left out (their stems are file names, not identifiers). Pure."""
+    located: list[tuple[str, str]] = []
+    for match in LOCATED_IN_TEXT.finditer(text):
+        where, name = split_symbol_location(match.group())
+        if where is not None and (where, name) not in located:
+            located.append((where, name))
+    rest = PATH_IN_TEXT.sub(" ", LOCATED_IN_TEXT.sub(" ", text))
+    names = list(dict.fromkeys(IDENTIFIER.findall(rest)))[: max(0, MAX_IDENTIFIERS - len(located))]
+    return located[:MAX_IDENTIFIERS], names
 
 
 @dataclass(frozen=True)
@@ -346,10 +371,14 @@ def op_auto(ctx: OperationContext) -> Answer:
             rows = []
         ran.append("context(symbol)")
     if kind == "text" or not rows:
-        identifiers = list(dict.fromkeys(IDENTIFIER.findall(text)))[:MAX_IDENTIFIERS]
-        for name in identifiers:
+        located, names = mentioned_symbols(text)
+        for where, name in located:
+            found = resolve_symbol(view, name, where)[:1]
+            rows.extend(r for r in found if r.id not in {x.id for x in rows})
+        for name in names:
             found = resolve_symbol(view, name, None)[:1]
             rows.extend(r for r in found if r.id not in {x.id for x in rows})
+        identifiers = [f"{where}::{name}" for where, name in located] + names
         if identifiers:
             data["identifiers"] = identifiers
             ran.append("symbol(identifiers)")

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from lazy_intel.graph.rows import CONFIDENCE
-from tests.graph.helpers import Graph, build_graph
+from tests.graph.helpers import Graph, build_graph, graph_of
 
 FILES = {
     "app/__init__.py": "from .core.engine import Engine as Engine\nfrom .util import helper\n",
@@ -253,3 +253,59 @@ def test_a_container_s_element_methods_give_its_elements(tmp_path) -> None:
     for caller in ("m.py::Site.show", "m.py::walk"):
         assert calls.get((caller, "m.py::Admin.render")) == "member", (caller, sorted(calls))
         assert (caller, "m.py::Other.render") not in calls
+
+
+VARIABLE_IMPORTS = {
+    "pkg/conf.py": (
+        "class Settings:\n    debug = False\n\n\n"
+        "settings = Settings()\nDEFAULT_ALIAS = 'default'\nhandler = lambda x: x\n"
+    ),
+    "pkg/__init__.py": "from pkg.conf import settings\nfrom .conf import DEFAULT_ALIAS as ALIAS\n",
+    "pkg/urls.py": "from .conf import DEFAULT_ALIAS\n",
+    "app.py": (
+        "from pkg import settings, ALIAS\nfrom pkg.urls import DEFAULT_ALIAS\nfrom pkg.conf import Settings\n"
+        "from pkg.conf import missing_name\n"
+    ),
+}
+
+
+def test_an_imported_variable_is_an_edge_to_its_definition(tmp_path) -> None:
+    """`from django.conf import settings` (an instance) and `from django.db import DEFAULT_DB_ALIAS`
+    (a string) were `external` IMPORTS edges with no target: what an import names was looked for
+    among the *values* the name holds, and an instance or a string is no definition. 993 imports of
+    module-level variables in Django were unresolved; `references DEFAULT_DB_ALIAS` found none."""
+    graph = build_graph(tmp_path, VARIABLE_IMPORTS)
+    imports = {(e.src, e.target): e.dst for e in graph.of("IMPORTS")}
+    assert imports[("pkg/__init__.py", "pkg.conf.settings")] == "pkg/conf.py::settings"
+    assert imports[("pkg/__init__.py", ".conf.DEFAULT_ALIAS")] == "pkg/conf.py::DEFAULT_ALIAS"
+    assert imports[("pkg/urls.py", ".conf.DEFAULT_ALIAS")] == "pkg/conf.py::DEFAULT_ALIAS"
+    # through the package's re-exports, under an alias and not
+    assert imports[("app.py", "pkg.settings")] == "pkg/conf.py::settings"
+    assert imports[("app.py", "pkg.ALIAS")] == "pkg/conf.py::DEFAULT_ALIAS"
+    assert imports[("app.py", "pkg.urls.DEFAULT_ALIAS")] == "pkg/conf.py::DEFAULT_ALIAS"
+    assert imports[("app.py", "pkg.conf.Settings")] == "pkg/conf.py::Settings"  # a class, as before
+    assert imports[("app.py", "pkg.conf.missing_name")] is None  # still no target
+
+
+def test_an_imported_variable_follows_edits_as_a_rebuild_would(tmp_path) -> None:
+    """Renaming the variable re-resolves its importers: the incremental store equals a clean build."""
+    from tests.conftest import write_tree
+    from tests.graph.helpers import dump_of, index_repo, rebuilt_dump
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, VARIABLE_IMPORTS)
+    ws = index_repo(root, tmp_path / "state")
+    try:
+        (root / "pkg/conf.py").write_text(
+            VARIABLE_IMPORTS["pkg/conf.py"].replace("DEFAULT_ALIAS", "OTHER_ALIAS"), encoding="utf-8"
+        )
+        ws.sync()
+        edited = dump_of(ws)
+        graph = graph_of(ws)
+    finally:
+        ws.close()
+    imports = {(e.src, e.target): e.dst for e in graph.of("IMPORTS")}
+    assert imports[("app.py", "pkg.urls.DEFAULT_ALIAS")] is None
+    assert imports[("app.py", "pkg.settings")] == "pkg/conf.py::settings"
+    assert edited == rebuilt_dump(root, tmp_path / "clean", ws.settings)

@@ -15,7 +15,15 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
 from lazy_intel.graph.implicit import implicit_edges
 from lazy_intel.graph.imports import import_bound_names
-from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel, file_node_id, module_node_id
+from lazy_intel.graph.model import (
+    CALLABLE_LABELS,
+    TYPE_LABELS,
+    FileModel,
+    Import,
+    Symbol,
+    file_node_id,
+    module_node_id,
+)
 from lazy_intel.graph.nodes import (
     CALLABLE_SCOPE_KINDS,
     defines_edges,
@@ -215,6 +223,32 @@ def _value_node(an: Analysis, value: tuple[Any, ...]) -> int | None:
     return None
 
 
+# packages an imported name is followed through to the variable that defines it (`from django.urls
+# import path` -> `django/urls/__init__.py` `from .conf import path` -> `path = partial(…)`)
+IMPORT_REEXPORT_DEPTH = 3
+
+
+def _imported_definitions(an: Analysis, model: Any, imp: Import, depth: int) -> set[int]:
+    """The definitions an import statement names when what they hold is no definition: a module-level
+    variable or constant (`from django.conf import settings`, `settings = LazySettings()`, whose value
+    is an instance; `DEFAULT_DB_ALIAS = "default"`) — the imported module's top-level declarations of
+    the name, and through its own imports of it up to ``depth`` modules. Read through the module's
+    declared names, so the importer depends on that name's facet only."""
+    out: set[int] = set()
+    for module in an.import_module_values(model, imp):
+        if module[0] != "mod":
+            continue
+        target = an.model_at(module[1], full_allowed=False)
+        if target is None:
+            continue
+        for entry in an.declared(target).get("", {}).get(imp.name) or ():
+            if isinstance(entry, Symbol) and not entry.parent:
+                out.add(entry.node_id)
+            elif isinstance(entry, Import) and depth > 1 and entry.name is not None and not entry.wildcard:
+                out |= _imported_definitions(an, target, entry, depth - 1)
+    return out
+
+
 def _import_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     out = []
     src = file_node_id(model.path)
@@ -225,6 +259,8 @@ def _import_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             bound = import_bound_names(imp, model.lang)
             values = an.import_values(model, imp, bound[0]) if bound else set()
         targets = sorted({n for v in values if (n := _value_node(an, v)) is not None})
+        if not targets and imp.name is not None and not imp.wildcard:
+            targets = sorted(_imported_definitions(an, model, imp, IMPORT_REEXPORT_DEPTH))
         text = imp.module + (f".{imp.name}" if imp.name else "")
         extra = {"module": imp.module, **({"name": imp.name} if imp.name else {})}
         if not targets:

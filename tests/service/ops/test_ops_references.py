@@ -234,3 +234,30 @@ def test_references_of_a_class_include_instantiations_through_an_inherited_const
         assert "Property()" in texts["Property"] and "Color('edge')" not in texts["Property"]
     finally:
         layer.close()
+
+
+def test_a_variable_s_references_are_its_imports_and_say_what_is_not_indexed(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """`references DEFAULT_DB_ALIAS` on Django answered "no references" for a constant imported in
+    hundreds of files: its imports were unresolved, and reads of a variable are no edges at all."""
+    root = make_repo(
+        {
+            "conf.py": "DEFAULT_ALIAS = 'default'\n",
+            "db.py": "from conf import DEFAULT_ALIAS\n\n\ndef using(alias=DEFAULT_ALIAS):\n    return alias\n",
+        }
+    )
+    settings = load_settings()
+    ws = Workspace.open(Path(root), settings=settings)
+    try:
+        ws.sync()
+        answer = execute(
+            {"operation": "references", "symbol": "DEFAULT_ALIAS", "freshness": "fast"},
+            lambda _r: ws,
+            settings,
+        ).to_dict()
+    finally:
+        ws.close()
+    sites = [
+        (i["anchor"]["path"], i["anchor"]["start_line"]) for i in answer["items"] if i["kind"] == "reference"
+    ]
+    assert ("db.py", 1) in sites
+    assert any(c.startswith("variable: its imports") for c in answer["coverage"])

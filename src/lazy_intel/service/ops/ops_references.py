@@ -61,6 +61,15 @@ DEFAULT_HIERARCHY_DEPTH = 3
 TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
 
 
+VARIABLE_LABEL = "Variable"
+# what the index holds of a variable or constant: where it is imported (and called, when it holds a
+# function), not each read or write of its name (no edge): said, so "no references" is not "unused"
+VARIABLE_READS_COVERAGE = (
+    "variable: its imports (and calls, when it holds a function) are indexed edges; reads and writes "
+    "of its name inside a file are not: search for the name, or configure a language server, for those"
+)
+
+
 def op_references(ctx: OperationContext) -> Answer:
     return _answer(ctx)
 
@@ -336,6 +345,8 @@ def graph_references(ctx: OperationContext, source_note: str) -> Answer:
     if confirmed:
         coverage.append(f"{confirmed} site(s) confirmed by a live language server earlier (lsp-confirmed)")
     coverage.extend(unresolved_lines(reader, targets, REFERENCE_TYPES))
+    if any(t.label == VARIABLE_LABEL for t in targets):
+        coverage.append(VARIABLE_READS_COVERAGE)
     coverage.extend(
         language_coverage([t.lang for t in targets] + [n.lang for n in reader.nodes([]).values()])
     )

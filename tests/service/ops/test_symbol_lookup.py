@@ -63,6 +63,7 @@ def ask(make_repo, backend_env) -> Any:  # type: ignore[no-untyped-def]
         ("pkg.sub.Widget", "pkg/sub/deep.py", "Widget"),
         ("Engine.start()", "pkg/core.py", "Engine.start"),  # a call written out
         ("assist(1, x=2)", "pkg/helpers.py", "assist"),
+        ("new Engine()", "pkg/core.py", "Engine"),  # a constructor call as JavaScript writes it
         ("pkg.core.Engine", "pkg/core.py", "Engine"),  # as before: the defining module
         ("Turbo.start", "pkg/core.py", "Engine.start"),  # an inherited member: where it is defined
         ("pkg.core.Jet.start", "pkg/core.py", "Engine.start"),  # two bases up

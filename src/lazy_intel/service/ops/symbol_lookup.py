@@ -3,7 +3,8 @@
 A name is looked up as written: a qualified name (``Session.request``), a module-qualified one
 (``pkg.sessions.Session.request``), a name re-exported by a package (``django.db.models.QuerySet``,
 defined in ``django/db/models/query.py`` and imported by the package's ``__init__``), else a suffix
-of one, else a member the class inherits (``CharField.clean`` is ``Field.clean``). A call written out (``QuerySet.filter()``, ``f(x, y)``) names the function. The file a
+of one, else a member the class inherits (``CharField.clean`` is ``Field.clean``). A call written
+out (``QuerySet.filter()``, ``f(x, y)``, ``new Widget()``) names the function or class. The file a
 symbol may carry (``path/file.py::Class::method``) is split off earlier, into ``relativePath``
 (``requests.split_symbol_location``).
 """
@@ -40,6 +41,7 @@ REEXPORT_DEPTH = 3  # packages followed through their imports (`pkg` -> `pkg.sub
 MAX_REEXPORT_FILES = 20  # files of one module name read for re-exports (`models` names many)
 # a call written out after a name: `()`, `(x, y)` (not C++'s `operator()`, which is a name)
 CALL_SUFFIX = re.compile(r"(?<!operator)\([^()]*\)$")
+NEW_PREFIX = re.compile(r"^new\s+")  # `new Widget()` (JavaScript, TypeScript, Java, C#) names the class
 
 
 def module_of(path: str) -> str:
@@ -70,7 +72,7 @@ def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRo
         raise InvalidArgument("symbol is empty")
     found = _resolve(view, name, path)
     if not found and CALL_SUFFIX.search(name):
-        called = CALL_SUFFIX.sub("", name).strip()
+        called = NEW_PREFIX.sub("", CALL_SUFFIX.sub("", name).strip())
         if called:
             found = _resolve(view, called, path)
     return found

@@ -25,6 +25,7 @@ from lazy_intel.graph.queries import (
     has_graph,
     innermost_definition,
 )
+from lazy_intel.parse.languages import language_for_path
 from lazy_intel.search.lexical import build_lexical_query
 from lazy_intel.search.query import line_number
 from lazy_intel.service.ops.cochange import (
@@ -78,10 +79,16 @@ IDENTIFIER = re.compile(
 # a symbol written with its file inside other text: a pytest node id (`FAILED t.py::TestA::test_b - …`)
 # or `path/file.py:Class.method`
 LOCATED_IN_TEXT = re.compile(r"(?<![\w/.\\-])[\w.\-/\\]+\.[A-Za-z0-9]+::?[A-Za-z_$][^\s,;)]*")
-# a file path in text: its pieces (`test_mark` of `testing/test_mark.py`) are not identifiers
-PATH_IN_TEXT = re.compile(
-    r"[\w.\-]+(?:[/\\][\w.\-]+)+|\b\w+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|java|rb|php|c|h|cc|cpp|hpp|cs|kt|swift)\b"
-)
+# a file path in text (`testing/test_mark.py`, `query.py`): its pieces are not identifiers
+PATH_IN_TEXT = re.compile(r"[\w.\-]+(?:[/\\][\w.\-]+)+|\b\w+(?:\.\w+)+\b")
+
+
+def _without_paths(text: str) -> str:
+    """``text`` with its file paths blanked: anything with a separator, or a name whose extension is a
+    file type the index knows (``language_for_path``); ``QuerySet.filter`` and ``os.path`` stay."""
+    return PATH_IN_TEXT.sub(
+        lambda m: " " if "/" in m[0] or "\\" in m[0] or language_for_path(m[0]) else m[0], text
+    )
 
 
 def mentioned_symbols(text: str) -> tuple[list[tuple[str, str]], list[str]]:
@@ -93,7 +100,7 @@ def mentioned_symbols(text: str) -> tuple[list[tuple[str, str]], list[str]]:
         where, name = split_symbol_location(match.group())
         if where is not None and (where, name) not in located:
             located.append((where, name))
-    rest = PATH_IN_TEXT.sub(" ", LOCATED_IN_TEXT.sub(" ", text))
+    rest = _without_paths(LOCATED_IN_TEXT.sub(" ", text))
     names = list(dict.fromkeys(IDENTIFIER.findall(rest)))[: max(0, MAX_IDENTIFIERS - len(located))]
     return located[:MAX_IDENTIFIERS], names
 
@@ -365,18 +372,15 @@ def op_auto(ctx: OperationContext) -> Answer:
     elif kind == "symbol":
         try:
             where, name = split_symbol_location(text)
-            rows = resolve_symbol(view, name.strip().removesuffix("()"), where or request.relative_path)
+            rows = resolve_symbol(view, name, where or request.relative_path)  # `f()` read as `f` there
             rows = rows[:CONTEXT_DEFINITIONS]
         except LazyIntelError:
             rows = []
         ran.append("context(symbol)")
     if kind == "text" or not rows:
         located, names = mentioned_symbols(text)
-        for where, name in located:
+        for where, name in [*located, *((None, n) for n in names)]:
             found = resolve_symbol(view, name, where)[:1]
-            rows.extend(r for r in found if r.id not in {x.id for x in rows})
-        for name in names:
-            found = resolve_symbol(view, name, None)[:1]
             rows.extend(r for r in found if r.id not in {x.id for x in rows})
         identifiers = [f"{where}::{name}" for where, name in located] + names
         if identifiers:

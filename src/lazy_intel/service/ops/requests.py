@@ -264,13 +264,17 @@ def split_symbol_location(symbol: str) -> tuple[str | None, str]:
     match = LOCATED_SYMBOL.match(symbol.strip())
     if match is None:
         return None, symbol
-    where, name = match["where"].replace("\\", "/").removeprefix("./"), match["name"].strip()
+    where, name = _normal_path(match["where"]), match["name"].strip()
     language = language_for_path(where)
     if is_parsed_language(language):
         return where, PYTEST_PARAMETERS.sub("", name).replace("::", ".")
     if language is None and match["sep"] == ":" and DOTTED_MODULE.match(where) and DOTTED_MODULE.match(name):
         return None, f"{where}.{name}"
     return None, symbol
+
+
+def _normal_path(path: str) -> str:
+    return path.replace("\\", "/").removeprefix("./")
 
 
 def _split_located_symbol(values: dict[str, Any]) -> None:
@@ -280,7 +284,7 @@ def _split_located_symbol(values: dict[str, Any]) -> None:
         values["symbol"] = name
         return
     given = values.get("relative_path")
-    if given is not None and given.replace("\\", "/").removeprefix("./") != where:
+    if given is not None and _normal_path(given) != where:
         raise InvalidArgument(
             f"symbol {values['symbol'][:200]!r} names the file {where!r} but relativePath is {given[:200]!r}",
             next_step="pass the file once: in symbol or in relativePath",

@@ -193,11 +193,12 @@ def _wildcard_sources(view: ReadView, module: str) -> list[str]:
     """The files a package file of ``module`` imports every public name of (``from .fields import *``
     in ``django/forms/__init__.py``): resolved ``IMPORTS`` edges to a file node with no imported
     name. Package files (``__init__``, ``index``, ``mod``) first, at most :data:`MAX_REEXPORT_FILES`."""
+    patterns = _module_patterns(module)
     rows = view.conn.execute(
         "SELECT path FROM files WHERE status='indexed' AND ("
-        + " OR ".join("path LIKE ?" for _ in _module_patterns(module))
+        + " OR ".join("path LIKE ?" for _ in patterns)
         + ")",
-        _module_patterns(module),
+        patterns,
     ).fetchall()
     files = sorted(
         (p for (p,) in rows if _in_module(p, module)),

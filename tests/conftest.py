@@ -131,16 +131,16 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture
 def gated(monkeypatch) -> Iterator[threading.Event]:
     """Syncs block until the returned event is set (a slow sync the test controls)."""
-    from lazy_intel.service import workspace as workspace_module
+    from lazy_intel.service.indexing import sync as sync_module  # the workspace imports it per sync
 
     gate = threading.Event()
-    real = workspace_module.run_sync
+    real = sync_module.run_sync
 
     def slow(*args: Any, **kwargs: Any) -> Any:
         assert gate.wait(60), "test gate never opened"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(workspace_module, "run_sync", slow)
+    monkeypatch.setattr(sync_module, "run_sync", slow)
     yield gate
     gate.set()
 

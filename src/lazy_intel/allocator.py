@@ -39,12 +39,14 @@ import gc
 import logging
 import os
 import sys
-import tempfile
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lazy_intel.settings import Settings
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 logger = logging.getLogger(__name__)
 
@@ -204,6 +206,9 @@ def _size(node: ET.Element, tag: str, kind: str) -> int:
 
 def arena_usage() -> ArenaUsage | None:
     """What this process's arenas hold now, from ``malloc_info``; ``None`` without glibc."""
+    import tempfile  # with the XML parser: imports only the processes that measure pay for
+    import xml.etree.ElementTree as ET
+
     libc = _glibc()
     if libc is None:
         return None

@@ -1,5 +1,6 @@
 """The CLI imports a command's module only when it runs, and light commands never load the heavy
-dependencies (language-server types, the MCP SDK, NumPy, the parsers and resolver): issue 14."""
+dependencies (language-server types, the MCP SDK, NumPy, the parsers and resolver, the sync
+machinery and its watcher): issue 14."""
 
 from __future__ import annotations
 
@@ -17,6 +18,15 @@ HEAVY = (
     "tree_sitter_python",
     "lazy_intel.graph.resolve",
     "lazy_intel.semantic",
+    # the sync machinery and what only it needs: a read of a published view never syncs
+    "lazy_intel.service.indexing.sync",
+    "lazy_intel.service.indexing.watcher",
+    "watchfiles",
+    "pathspec",
+    "importlib.metadata",  # the parsers' version table
+    # an HTTP embedder's client, and PostgreSQL's vector code for a SQLite store
+    "urllib.request",
+    "lazy_intel.store.pg.vectors",
 )
 
 PROBE = """

@@ -8,7 +8,7 @@ import sqlite3
 import threading
 from typing import Any
 
-from lazy_intel.service import workspace as workspace_module
+from lazy_intel.service.indexing import sync as sync_module
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.readiness import VERDICTS
 from lazy_intel.service.workspace import Workspace
@@ -58,7 +58,7 @@ def test_building_reports_its_progress(make_repo, monkeypatch) -> None:
     root = make_repo(FILES)
     gate = threading.Event()
     reached = threading.Event()
-    real = workspace_module.run_sync
+    real = sync_module.run_sync
 
     def paused_mid_parse(*args: Any, **kwargs: Any) -> Any:
         report = kwargs["progress"]
@@ -72,7 +72,7 @@ def test_building_reports_its_progress(make_repo, monkeypatch) -> None:
         kwargs["progress"] = progress
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(workspace_module, "run_sync", paused_mid_parse)
+    monkeypatch.setattr(sync_module, "run_sync", paused_mid_parse)
     ws = Workspace.open(root, settings=load_settings(env={}, parse_workers=1))
     try:
         ws.submit_sync()

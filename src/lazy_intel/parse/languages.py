@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
-import importlib.metadata
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,6 +212,8 @@ def tag_query(lang: str) -> tree_sitter.Query:
 @functools.cache
 def parser_versions() -> dict[str, str]:
     """Versions of everything that decides parse output: bindings, grammars, queries, extractor."""
+    import importlib.metadata  # ~30 ms of imports a CLI read that never parses should not pay
+
     versions = {"tree-sitter": importlib.metadata.version("tree-sitter"), "extractor": str(EXTRACTOR_VERSION)}
     for spec in LANGUAGES:
         try:

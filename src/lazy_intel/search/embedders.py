@@ -28,9 +28,7 @@ import json
 import logging
 import os
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -341,6 +339,9 @@ class HttpEmbedder:
             url, body = self.spec.target + "/embeddings", {"model": self.model, "input": list(texts)}
         else:
             url, body = self.spec.target + "/api/embed", {"model": self.model, "input": list(texts)}
+        import urllib.error  # http.client and ssl: ~15 ms no CLI read without an endpoint should pay
+        import urllib.request
+
         headers = {"Content-Type": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from lazy_intel.lazy_import import lazy_module
 from lazy_intel.search.vectors import load_vector_index, nearest
-from lazy_intel.store.pg import vectors as pg_vectors
 from lazy_intel.store.reader import ReadView
 
 np = lazy_module("numpy")
+pg_vectors = lazy_module("lazy_intel.store.pg.vectors")  # a SQLite store's reads never load it
 
 IN_SERVER = "exact cosine, pgvector in PostgreSQL"
 IN_NUMPY = "exact cosine"

@@ -29,20 +29,8 @@ from typing import TYPE_CHECKING
 from lazy_intel.allocator import release_free_memory
 from lazy_intel.errors import IndexBuilding, InvalidArgument, LazyIntelError, StoreCorrupt
 from lazy_intel.service.indexing import check_memo
-from lazy_intel.service.indexing.recovery import RecoveryResult, recover
+from lazy_intel.service.indexing.dirty import FAILED, RUNNING, DirtyTracker
 from lazy_intel.service.indexing.scheduler import SyncScheduler, Ticket
-from lazy_intel.service.indexing.sync import (
-    SCOPED_MAX_PATHS,
-    Progress,
-    SyncReport,
-    collect_retired_stores,
-    mark_retired,
-    reclaim_free_pages,
-    run_sync,
-    store_profile,
-)
-from lazy_intel.service.indexing.watcher import FAILED, RUNNING, DirtyTracker, SourceWatcher
-from lazy_intel.service.warm_up import EditWarmUp
 from lazy_intel.settings import Settings, load_settings
 from lazy_intel.store.integrity import check_store, header_problem
 from lazy_intel.store.journal import PublicationJournal
@@ -50,15 +38,20 @@ from lazy_intel.store.reader import MIB, ReadView, open_view
 from lazy_intel.store.schema import connect
 from lazy_intel.timestamps import iso_utc
 from lazy_intel.vcs.binding import BindingSource, RepositoryBinding
-from lazy_intel.workspace.capture import StatKey, recorded_kind, stat_changed, stat_key
 from lazy_intel.workspace.lock import shared_writer_lock
 from lazy_intel.workspace.root import canonical_root
-from lazy_intel.workspace.scope import list_scope, load_policy
 from lazy_intel.workspace.state import StateDir
 
-if TYPE_CHECKING:  # the dense modules (NumPy) are imported by the methods that embed
+# Imported by the methods that use them, so that a CLI read (``search --freshness fast``) does not
+# load the sync machinery (capture, scope listing, parsers' language table, the watcher) or the
+# dense modules (NumPy): issue 14, CLI start-up; tests/cli/test_startup.py keeps it so.
+if TYPE_CHECKING:
     from lazy_intel.search.embedders import Embedder, ProviderSpec
     from lazy_intel.search.vectors import VectorReport
+    from lazy_intel.service.indexing.recovery import RecoveryResult
+    from lazy_intel.service.indexing.sync import Progress, SyncReport
+    from lazy_intel.service.indexing.watcher import SourceWatcher
+    from lazy_intel.service.warm_up import EditWarmUp
 
 logger = logging.getLogger(__name__)
 
@@ -238,6 +231,8 @@ class Workspace:
     def start_serving(self) -> None:
         """Watch the source (or reconcile periodically) and catch up with what changed while closed."""
         if self.settings.watch:
+            from lazy_intel.service.indexing.watcher import SourceWatcher
+
             self._caught_up.clear()
             self._reconciled.clear()
             self.watcher = SourceWatcher(
@@ -343,6 +338,8 @@ class Workspace:
         try:
             if self.watcher is not None and not self._prepared_for_edits and self.has_view():
                 if self._warm_up is None:
+                    from lazy_intel.service.warm_up import EditWarmUp
+
                     self._warm_up = EditWarmUp(self.read, self.settings.max_file_bytes)
                 # in steps that give way to a wanted sync: a watched edit never waits for it all
                 warm = self._prepared_for_edits = self._warm_up.step(self.scheduler.wanted)
@@ -444,6 +441,7 @@ class Workspace:
     def _refresh_vectors(self, previous: Path | None, progress: Progress | None) -> None:
         """Bring the dense projection up to date after a publication; failures never undo the sync."""
         from lazy_intel.search.vectors import refresh_vectors
+        from lazy_intel.service.indexing.sync import reclaim_free_pages
 
         path = self.store_path()
         if path is None:
@@ -512,6 +510,9 @@ class Workspace:
 
     def _on_lock_taken(self) -> bool:
         """Under the fresh writer lock: recover what a dead writer left. True if a rebuild is needed."""
+        from lazy_intel.service.indexing.recovery import recover
+        from lazy_intel.service.indexing.sync import store_profile
+
         self.recovery = recover(self.state, store_profile(self.root, self.settings.max_file_bytes))
         return self.recovery.needs_rebuild
 
@@ -532,6 +533,13 @@ class Workspace:
         return [p.to_dict() for p in problems]
 
     def _run_sync(self, rebuild: bool, repair: bool, progress: Progress, cancel: object) -> SyncReport:
+        from lazy_intel.service.indexing.sync import (
+            SCOPED_MAX_PATHS,
+            collect_retired_stores,
+            mark_retired,
+            run_sync,
+        )
+
         live = self.store_path()
         faulty = self.store_fault is not None
         findings: list[dict[str, str]] = []
@@ -646,6 +654,9 @@ class Workspace:
         """Paths whose entry on disk differs from the published record (:func:`stat_changed`: entries
         the scope lists but capture never records, and symlinks, are not changes), then published
         paths the scope no longer lists."""
+        from lazy_intel.workspace.capture import StatKey, recorded_kind, stat_changed, stat_key
+        from lazy_intel.workspace.scope import list_scope, load_policy
+
         listing = list_scope(load_policy(self.root))
         known = {
             path: StatKey(recorded_kind(status, reason), size, mtime)

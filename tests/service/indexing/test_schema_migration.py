@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from lazy_intel.service import workspace as workspace_module
 from lazy_intel.service.indexing import sync as sync_module
 from lazy_intel.service.indexing.sync import current_store_path
 from lazy_intel.service.ops.operations import execute
@@ -78,13 +77,13 @@ def test_the_old_store_answers_while_the_rebuild_runs_then_the_new_one_does(
 ) -> None:
     ws, old = old_store
     gate = threading.Event()
-    real = workspace_module.run_sync
+    real = sync_module.run_sync
 
     def held(*args: Any, **kwargs: Any) -> Any:
         assert gate.wait(60), "test gate never opened"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(workspace_module, "run_sync", held)
+    monkeypatch.setattr(sync_module, "run_sync", held)
     before = ws.scheduler.syncs
     answer = _run(ws, operation="search", query=QUERY, freshness="auto")
     # served from the old store: results, the reason, and a rebuild under way

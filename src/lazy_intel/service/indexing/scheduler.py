@@ -22,10 +22,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lazy_intel.errors import LazyIntelError, Timeout, WorkspaceOwned
-from lazy_intel.service.indexing.sync import Progress, SyncReport
 from lazy_intel.workspace.lock import WriterLock
+
+if TYPE_CHECKING:  # the sync machinery is the runner's: a CLI read never imports it (issue 14)
+    from lazy_intel.service.indexing.sync import Progress, SyncReport
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +71,7 @@ class _Deadline:
         return self.closing.is_set() or time.monotonic() > self.deadline
 
 
-SyncRunner = Callable[[bool, bool, Progress, _Deadline], SyncReport]  # (rebuild, repair, …)
+SyncRunner = Callable[[bool, bool, "Progress", _Deadline], "SyncReport"]  # (rebuild, repair, …)
 LockHook = Callable[[], bool]  # called right after the lock is taken; returns "rebuild needed"
 
 

@@ -1,4 +1,5 @@
-"""The source watcher (``watchfiles``, recursive) and the set of paths it saw change.
+"""The source watcher (``watchfiles``, recursive); the set of paths it saw change is
+:class:`~lazy_intel.service.indexing.dirty.DirtyTracker`.
 
 Events pass through the same scope policy as indexing (derived directories — the state directory
 among them — lockfiles, ``.lazy-intel-ignore``); the ignore file itself always passes, and reloads
@@ -22,56 +23,13 @@ from pathlib import Path
 
 import watchfiles
 
+from lazy_intel.service.indexing.dirty import FAILED, RUNNING, STARTING, STOPPED
 from lazy_intel.workspace.scope import IGNORE_FILE, ScopePolicy, load_policy
 
 logger = logging.getLogger(__name__)
 
 RUST_TIMEOUT_MS = 250
 STEP_MS = 25
-MAX_TRACKED_PATHS = 10_000
-
-STARTING = "starting"
-RUNNING = "running"
-FAILED = "failed"
-STOPPED = "stopped"
-
-
-class DirtyTracker:
-    """Paths seen changing since the last sync that started after them (bounded; overflow = "many")."""
-
-    def __init__(self, limit: int = MAX_TRACKED_PATHS) -> None:
-        self._limit = limit
-        self._lock = threading.Lock()
-        self._paths: dict[str, int] = {}
-        self._seq = 0
-        self._overflow_seq = 0
-
-    def record(self, paths: list[str]) -> int:
-        with self._lock:
-            self._seq += 1
-            for rel in paths:
-                self._paths[rel] = self._seq
-            if len(self._paths) > self._limit:
-                self._paths.clear()
-                self._overflow_seq = self._seq
-            return self._seq
-
-    @property
-    def seq(self) -> int:
-        with self._lock:
-            return self._seq
-
-    def synced_through(self, seq: int) -> None:
-        """A sync that started at ``seq`` published: forget what it captured."""
-        with self._lock:
-            self._paths = {p: s for p, s in self._paths.items() if s > seq}
-            if self._overflow_seq <= seq:
-                self._overflow_seq = 0
-
-    def pending(self, limit: int) -> tuple[tuple[str, ...], bool]:
-        """(up to ``limit`` paths, whether more changed than were tracked)."""
-        with self._lock:
-            return tuple(sorted(self._paths)[:limit]), bool(self._overflow_seq)
 
 
 class SourceWatcher:

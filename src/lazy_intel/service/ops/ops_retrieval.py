@@ -24,7 +24,6 @@ from lazy_intel.service.ops.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.ops.filters import check_filters
 from lazy_intel.service.ops.items import chunk_item, symbol_item
 from lazy_intel.service.ops.requests import require
-from lazy_intel.service.ops.symbol_lookup import resolve_symbol, symbol_not_found
 from lazy_intel.store.reader import ChunkRow, ReadView
 from lazy_intel.text.tokens import IDENTIFIER
 from lazy_intel.workspace.root import contained_relative_path
@@ -190,6 +189,8 @@ def op_symbol(ctx: OperationContext) -> Answer:
             f"file {path} is not in the index (generation {view.generation})",
             next_step="check the path, or run sync if it is new",
         )
+    from lazy_intel.service.ops.symbol_lookup import resolve_symbol, symbol_not_found  # not on search's path
+
     found = resolve_symbol(view, request.symbol, path)
     if not found:
         raise symbol_not_found(view, request.symbol, path)

@@ -31,6 +31,20 @@ FILES = {
     "pkg/sub/__init__.py": "from pkg.sub.deep import Widget\n",
     "pkg/sub/deep.py": "class Widget:\n    def draw(self):\n        return 3\n",
     "top/__init__.py": "from pkg import Engine\n",
+    "aliases.py": (
+        "import pkg.sub.deep as dp\nfrom pkg import helpers as hp\n\n\n"
+        "def use():\n    return dp.Widget().draw() + hp.assist()\n"
+    ),
+    # zod's shape: `import * as z from "./lib/external"; export { z }`, the names re-exported by
+    # `export * from` and a namespace re-exported by `export * as coerce from`
+    "web/lib/schemas.ts": (
+        "export function string(): number {\n  return 1;\n}\n\n"
+        "export class Shape {\n  parse(): number {\n    return 2;\n  }\n}\n"
+    ),
+    "web/lib/coerce.ts": "export function bool(): boolean {\n  return true;\n}\n",
+    "web/lib/external.ts": 'export * from "./schemas";\nexport * as coerce from "./coerce";\n',
+    "web/index.ts": 'import * as z from "./lib/external";\nexport { z };\n',
+    "web/app.ts": 'import { z } from "./index";\n\nexport const s = z.string() + new z.Shape().parse();\n',
     "app.py": (
         "from top import Engine\nfrom pkg import assist\nfrom pkg.sub import Widget\n\n\n"
         "def main():\n    Engine().start()\n    Widget().draw()\n    return assist()\n"
@@ -67,6 +81,12 @@ def ask(make_repo, backend_env) -> Any:  # type: ignore[no-untyped-def]
         ("pkg.core.Engine", "pkg/core.py", "Engine"),  # as before: the defining module
         ("Turbo.start", "pkg/core.py", "Engine.start"),  # an inherited member: where it is defined
         ("pkg.core.Jet.start", "pkg/core.py", "Engine.start"),  # two bases up
+        ("dp.Widget.draw", "pkg/sub/deep.py", "Widget.draw"),  # `import pkg.sub.deep as dp`
+        ("hp.assist", "pkg/helpers.py", "assist"),  # `from pkg import helpers as hp`
+        ("z.string", "web/lib/schemas.ts", "string"),  # `import * as z`, then `export *`
+        ("z.Shape.parse", "web/lib/schemas.ts", "Shape.parse"),
+        ("z.coerce.bool", "web/lib/coerce.ts", "bool"),  # `export * as coerce from`
+        ("lib.external.Shape", "web/lib/schemas.ts", "Shape"),  # `export *` as before
     ],
 )
 def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, qualified: str) -> None:
@@ -81,7 +101,18 @@ def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, 
 
 
 def test_names_that_are_not_there_stay_not_found(ask: Any) -> None:
-    for written in ("pkg.Nothing", "top.assist", "pkg.Engine.stop", "nosuch.Engine.start", "Jet.stop"):
+    for written in (
+        "pkg.Nothing",
+        "top.assist",
+        "pkg.Engine.stop",
+        "nosuch.Engine.start",
+        "Jet.stop",
+        "z.nothing",
+        "dp.Nothing",
+        "z.coerce.string",  # `string` is in schemas, not in the `coerce` namespace
+        "lib.external.bool",  # `export * as coerce` binds a name: `bool` is `coerce.bool`
+        "s.string",  # `s` is a constant, not a module
+    ):
         answer = ask(operation="symbol", symbol=written)
         assert answer["code"] == "NOT_FOUND", (written, answer)
 
@@ -99,3 +130,52 @@ def test_module_names_of_package_files() -> None:
     assert module_of("src/mod.rs") == "src"
     assert module_of("a/b/c.py") == "a.b.c"
     assert module_of("__init__.py") == "__init__"
+
+
+def test_every_definition_of_an_aliased_module_is_found_through_its_alias(make_repo) -> None:
+    """The class behind ``z.string``: for every import that binds a project module to a local name
+    (each resolved ``IMPORTS`` edge to a file from an aliased, non-wildcard import of the fixture),
+    every definition of that module written ``<alias>.<qualified name>`` names that definition."""
+    from lazy_intel.graph.model import file_key
+    from lazy_intel.service.ops.symbol_lookup import resolve_symbol
+
+    ws = Workspace.open(Path(make_repo(FILES)), settings=load_settings(env={}))
+    try:
+        ws.sync()
+        with ws.read() as view:
+            aliased = set()
+            for site, start, alias in view.conn.execute(
+                "SELECT f.path, i.start_byte, i.alias FROM imports i JOIN files f ON f.id = i.file_id "
+                "WHERE i.alias IS NOT NULL AND i.wildcard = 0"
+            ).fetchall():
+                for (target,) in view.conn.execute(
+                    "SELECT n.path FROM edges e JOIN nodes n ON n.id = e.dst WHERE e.file_key = ? "
+                    "AND e.start_byte = ? AND e.type = 'IMPORTS' AND n.kind = 'file'",
+                    (file_key(site), start),
+                ):
+                    aliased.add((alias, target))
+            assert {a for a, _ in aliased} >= {"dp", "hp", "z"}  # the fixture's aliases all resolve
+            checked = 0
+            for alias, target in sorted(aliased):
+                # its own definitions and those of the files it re-exports whole (`export * from`)
+                exporting = [target] + [
+                    path
+                    for (path,) in view.conn.execute(
+                        "SELECT n.path FROM edges e JOIN nodes n ON n.id = e.dst JOIN imports i "
+                        "ON i.start_byte = e.start_byte AND i.wildcard = 1 JOIN files f ON f.id = i.file_id "
+                        "AND f.path = e.path WHERE e.file_key = ? AND e.type = 'IMPORTS' AND n.kind = 'file'",
+                        (file_key(target),),
+                    )
+                ]
+                for symbol_id, qualified in view.conn.execute(
+                    "SELECT s.id, s.qualified_name FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path IN ("
+                    + ", ".join("?" for _ in exporting)
+                    + ")",
+                    exporting,
+                ).fetchall():
+                    found = resolve_symbol(view, f"{alias}.{qualified}", None)
+                    assert symbol_id in {s.id for s in found}, (alias, target, qualified)
+                    checked += 1
+            assert checked >= 7  # deep.py 2, helpers.py 1, schemas.ts 3 (z), coerce.ts 1 (coerce)
+    finally:
+        ws.close()

@@ -39,6 +39,7 @@ PACKAGE_STEMS = ("__init__", "index", "mod")  # a package's own file: its module
 INHERITANCE_DEPTH = 10  # base-class levels searched for an inherited member
 REEXPORT_DEPTH = 3  # packages followed through their imports (`pkg` -> `pkg.sub` -> the definition)
 MAX_REEXPORT_FILES = 20  # files of one module name read for re-exports (`models` names many)
+MAX_ALIAS_SITES = 400  # import sites binding one local name read (`z` is bound in hundreds of tests)
 # a call written out after a name: `()`, `(x, y)` (not C++'s `operator()`, which is a name)
 CALL_SUFFIX = re.compile(r"(?<!operator)\([^()]*\)$")
 NEW_PREFIX = re.compile(r"^new\s+")  # `new Widget()` (JavaScript, TypeScript, Java, C#) names the class
@@ -97,6 +98,8 @@ def _resolve(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
             found = [s for s in view.symbols_by_qualified(rest, path) if _in_module(s.path, module)]
             if not found:
                 found = _reexported(view, module, rest, path, REEXPORT_DEPTH)
+            if not found and split == 1:
+                found = _through_alias(view, module, rest, path)
             if found:
                 break
     if not found:
@@ -181,18 +184,69 @@ def _reexported(view: ReadView, module: str, rest: str, path: str | None, depth:
             rows = _reexported(view, module_of(where), rest, None, depth - 1)
         found.update((r.id, r) for r in rows if path is None or r.path == path)
     if not found:
-        for module_path in _wildcard_sources(view, module):
-            rows = view.symbols_by_qualified(rest, module_path)
-            if not rows:
-                rows = _reexported(view, module_of(module_path), rest, None, depth - 1)
-            found.update((r.id, r) for r in rows if path is None or r.path == path)
+        found.update(
+            (r.id, r) for r in _in_modules(view, _wildcard_sources(view, module), rest, path, depth - 1)
+        )
+    if not found and tail:  # `export * as coerce from "./coerce"`: `pkg.coerce.string`
+        targets = _alias_targets(view, head, _module_files(view, module))
+        found.update((r.id, r) for r in _in_modules(view, targets, tail, path, depth - 1))
     return list(found.values())
 
 
-def _wildcard_sources(view: ReadView, module: str) -> list[str]:
-    """The files a package file of ``module`` imports every public name of (``from .fields import *``
-    in ``django/forms/__init__.py``): resolved ``IMPORTS`` edges to a file node with no imported
-    name. Package files (``__init__``, ``index``, ``mod``) first, at most :data:`MAX_REEXPORT_FILES`."""
+def _through_alias(view: ReadView, alias: str, rest: str, path: str | None) -> list[SymbolRow]:
+    """``alias.rest`` where ``alias`` is the local name some file binds a project module to
+    (``import * as z from "./v4/classic/external.js"``, ``import pkg.deep as dp``, ``from pkg import
+    helpers as hp``, ``const u = require("./u")``): ``rest`` in the files the graph resolved those
+    imports to (:func:`_in_modules`)."""
+    if not has_graph(view.conn):
+        return []
+    return _in_modules(view, _alias_targets(view, alias, None), rest, path, REEXPORT_DEPTH)
+
+
+def _in_modules(
+    view: ReadView, modules: list[str], rest: str, path: str | None, depth: int
+) -> list[SymbolRow]:
+    """``rest`` defined in each of the files ``modules``, or re-exported by it (:func:`_reexported`)."""
+    found: dict[int, SymbolRow] = {}
+    for module_path in modules[:MAX_REEXPORT_FILES]:
+        rows = view.symbols_by_qualified(rest, module_path)
+        if not rows:
+            rows = _reexported(view, module_of(module_path), rest, None, depth)
+        found.update((r.id, r) for r in rows if path is None or r.path == path)
+    return list(found.values())
+
+
+def _alias_targets(view: ReadView, alias: str, files: list[str] | None) -> list[str]:
+    """The files the graph resolved imports binding a module to the local name ``alias`` to (in
+    ``files`` only, when given; at most :data:`MAX_ALIAS_SITES` import sites read). Imports of a
+    name under an alias (their edge goes to a definition, not a file) and unresolved ones are not
+    followed; neither is a wildcard import (it binds no name)."""
+    where, params = "", [alias]
+    if files is not None:
+        if not files:
+            return []
+        where = " AND f.path IN (" + ", ".join("?" for _ in files) + ")"
+        params.extend(files)
+    sites = view.conn.execute(
+        "SELECT f.path, i.start_byte FROM imports i JOIN files f ON f.id = i.file_id "
+        f"WHERE i.alias = ? AND i.wildcard = 0{where} ORDER BY f.path, i.start_byte LIMIT ?",
+        (*params, MAX_ALIAS_SITES),
+    ).fetchall()
+    targets: list[str] = []
+    for site, start in sites:
+        for (target,) in view.conn.execute(
+            "SELECT n.path FROM edges e JOIN nodes n ON n.id = e.dst WHERE e.file_key = ? AND e.path = ? "
+            "AND e.start_byte = ? AND e.type = 'IMPORTS' AND n.kind = 'file' AND n.path IS NOT NULL",
+            (file_key(site), site, start),
+        ):
+            if target not in targets and target != site:
+                targets.append(target)
+    return targets
+
+
+def _module_files(view: ReadView, module: str) -> list[str]:
+    """The indexed files whose module is ``module``: package files (``__init__``, ``index``, ``mod``)
+    first, at most :data:`MAX_REEXPORT_FILES`."""
     patterns = _module_patterns(module)
     rows = view.conn.execute(
         "SELECT path FROM files WHERE status='indexed' AND ("
@@ -200,17 +254,26 @@ def _wildcard_sources(view: ReadView, module: str) -> list[str]:
         + ")",
         patterns,
     ).fetchall()
-    files = sorted(
+    return sorted(
         (p for (p,) in rows if _in_module(p, module)),
         key=lambda p: (p.rsplit("/", 1)[-1].split(".")[0] not in PACKAGE_STEMS, len(p), p),
     )[:MAX_REEXPORT_FILES]
+
+
+def _wildcard_sources(view: ReadView, module: str) -> list[str]:
+    """The files a package file of ``module`` imports every public name of (``from .fields import *``
+    in ``django/forms/__init__.py``, ``export * from "./schemas"``): resolved ``IMPORTS`` edges to a
+    file node from a wildcard import (a module bound to a name, ``export * as coerce from
+    "./coerce"`` or ``import pkg.sub``, exports nothing into the package's names). Package files (``__init__``, ``index``, ``mod``) first, at most :data:`MAX_REEXPORT_FILES`."""
     sources: list[str] = []
-    for file in files:
+    for file in _module_files(view, module):
         for (target,) in view.conn.execute(
             "SELECT n.path FROM edges e JOIN nodes n ON n.id = e.dst WHERE e.file_key = ? AND e.path = ? "
             "AND e.type = 'IMPORTS' AND n.kind = 'file' AND n.path IS NOT NULL "
-            "AND json_extract(e.properties, '$.name') IS NULL ORDER BY n.path",
-            (file_key(file), file),
+            "AND json_extract(e.properties, '$.name') IS NULL AND e.start_byte IN ("
+            "SELECT i.start_byte FROM imports i JOIN files f ON f.id = i.file_id WHERE f.path = ? AND i.wildcard = 1"
+            ") ORDER BY n.path",
+            (file_key(file), file, file),
         ):
             if target != file and target not in sources:
                 sources.append(target)

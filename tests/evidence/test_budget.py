@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lazy_intel.errors import InvalidArgument
-from lazy_intel.evidence.budget import fit_answer, serialize
+from lazy_intel.evidence.budget import LOCATIONS_AHEAD, fit_answer, serialize
 from lazy_intel.evidence.model import TEXT_SOURCE, Anchor, Item, View
 
 VIEW = View(generation=3, published_at="2026-01-01T00:00:00.000Z", freshness="auto")
@@ -84,3 +84,34 @@ def test_budget_is_exact_and_never_splits(bodies: list[str], max_chars: int) -> 
     assert answer.omitted == len(items) - len(answer.items)
     whole = [i for i in answer.items if not i.body_omitted]
     assert answer.status == ("ok" if whole else "partial")
+    # breadth before depth: no item is left off while one of the LOCATIONS_AHEAD before it has a body
+    if answer.omitted:
+        first_lost = len(answer.items)
+        before = answer.items[max(0, first_lost - LOCATIONS_AHEAD) : first_lost]
+        assert all(i.body_omitted for i in before), [i.body_omitted for i in answer.items]
+
+
+def test_one_long_definition_does_not_hide_the_other_matches() -> None:
+    """``symbol ZodString`` on zod: four definitions, the first a 600-line class that filled the
+    page, so the other three were not even named."""
+    # the longest body that fits alone beside the budget warning: too little room is left for a location
+    warned = ["some items did not fit maxChars: raise maxChars or follow next_cursor"]
+
+    def fits_whole(lines: int) -> bool:
+        body = item(0, "    check(x);\n" * lines)
+        return (
+            not fit_answer("symbol", [body], max_chars=20_000, view=VIEW, warnings=warned)
+            .items[0]
+            .body_omitted
+        )
+
+    lines = 1_400
+    while not fits_whole(lines):
+        lines -= 1
+    long = item(0, "    check(x);\n" * lines)
+    others = [item(i, f"interface Z{i} {{}}\n") for i in range(1, 4)]
+    answer = fit_answer("symbol", [long, *others], max_chars=20_000, view=VIEW)
+    assert [i.anchor for i in answer.items] == [i.anchor for i in [long, *others]]
+    assert answer.items[0].body_omitted and answer.items[0].needed_chars > 19_000
+    assert all(not i.body_omitted for i in answer.items[1:])
+    assert answer.status == "ok" and answer.omitted == 0

@@ -4,6 +4,12 @@ The budget counts the whole serialized answer (compact JSON, characters): status
 warnings, view, anchors, observations, data. Items are taken in rank order; an item whose body does
 not fit is kept as its location (``body_omitted`` with ``needed_chars``); when not even that fits,
 the rest are counted in ``budget.omitted`` and the caller's cursor points at the first of them.
+
+Breadth before depth: an item takes its body only if the locations of the next
+:data:`LOCATIONS_AHEAD` items still fit after it. Without that, one long definition (a 600-line
+class that ``symbol`` returns first of four) filled the page and the other three matches were not
+even named; now the long one comes back as its location (with ``needed_chars``) and the others
+whole.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ from lazy_intel.evidence.model import (
     Item,
     View,
 )
+
+# the following items whose locations a body may not push off the page
+LOCATIONS_AHEAD = 10
 
 
 def serialize(answer: Answer) -> str:
@@ -73,6 +82,13 @@ def fit_answer(
     whose result is ``data`` rather than evidence (status, sync): they are ``ok`` when it all fit.
     """
     budget_warning = "some items did not fit maxChars: raise maxChars or follow next_cursor"
+    fulls = [_item_chars(item) for item in items]
+    # the least room each item takes on the page (its location, or itself without a body), plus
+    # the separator before it
+    least = [
+        (_item_chars(item.without_body(needed_chars=full)) if item.text is not None else full) + 1
+        for item, full in zip(items, fulls, strict=True)
+    ]
     for with_budget_warning in (False, True):
         all_warnings = [*warnings, budget_warning] if with_budget_warning else list(warnings)
         widest_cursor = _widest_cursor(cursor_for, len(items))
@@ -99,18 +115,18 @@ def fit_answer(
             )
         chosen: list[Item] = []
         whole = 0
-        for item in items:
+        for index, item in enumerate(items):
             separator = 1 if chosen else 0
-            full = _item_chars(item)
-            if full + separator <= room:
+            full = fulls[index]
+            ahead = sum(least[index + 1 : index + 1 + LOCATIONS_AHEAD])  # each with its separator
+            if full + separator <= room and (item.text is None or full + separator + ahead <= room):
                 chosen.append(item)
                 room -= full + separator
                 whole += 1
                 continue
-            located = item.without_body(needed_chars=full)
-            size = _item_chars(located)
+            size = least[index] - 1
             if item.text is not None and size + separator <= room:
-                chosen.append(located)
+                chosen.append(item.without_body(needed_chars=full))
                 room -= size + separator
                 continue
             break

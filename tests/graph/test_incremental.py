@@ -105,6 +105,17 @@ VERSIONS: dict[str, list[str | None]] = {
         '{ "compilerOptions": { "baseUrl": "." } }\n',
         None,
     ],
+    # a workspace package imported by its name: the name changes, the manifest goes and comes back
+    # with another entry (`main` instead of `exports`)
+    "pk/package.json": [
+        '{ "name": "@t/pk", "exports": { ".": "./src/index.ts" } }\n',
+        '{ "name": "@t/other", "exports": { ".": "./src/index.ts" } }\n',
+        None,
+        '{ "name": "@t/pk", "main": "./src/alt.ts" }\n',
+    ],
+    "pk/src/index.ts": ["export function pk() { return 1; }\n"],
+    "pk/src/alt.ts": ["export function pk() { return 2; }\n", None],
+    "web/pkuse.ts": ["import { pk } from '@t/pk';\nexport function u() { pk(); }\n"],
     "web/mapped.ts": [
         "import { f } from 'a';\nimport { make } from '@w/factory';\nexport function m() { f(); make(); }\n"
     ],

@@ -611,6 +611,42 @@ def test_typescript_imports_follow_a_mapping_the_tsconfig_extends(tmp_path) -> N
     assert calls.get(("apps/web/main.ts::main", "libs/shared/format.ts::pretty")) == "import", sorted(calls)
 
 
+MONOREPO = {
+    "package.json": '{ "name": "acme-root", "private": true, "workspaces": ["packages/*"] }\n',
+    "packages/core/package.json": (
+        '{ "name": "@acme/core", "exports": { ".": { "source": "./src/index.ts", "import": "./dist/index.js" },'
+        ' "./util/*": "./dist/util/*.js" } }\n'
+    ),
+    "packages/core/src/index.ts": "export function boot() { return 1; }\n",
+    "packages/core/src/util/fmt.ts": "export function pretty() { return 2; }\n",
+    "packages/legacy/package.json": '{ "name": "legacy", "main": "lib/main.js" }\n',
+    "packages/legacy/src/main.ts": "export function old() { return 3; }\n",
+    "apps/web/main.ts": (
+        "import { boot } from '@acme/core';\nimport { pretty } from '@acme/core/util/fmt';\n"
+        "import { old } from 'legacy';\nimport express from 'express';\n\n"
+        "export function main() {\n  boot();\n  pretty();\n  old();\n  express();\n}\n"
+    ),
+}
+
+
+def test_typescript_imports_of_the_tree_s_own_packages_by_name(tmp_path) -> None:
+    """A monorepo's app imports its packages by the names their package.json declares (zod's tests
+    import `zod/v4`): `exports` with conditions (the source condition's file exists, the built one
+    does not), a `./util/*` pattern onto a build directory (found under `src/`), a `main` without
+    `exports`. External before; a package of node_modules (`express`) stays external."""
+    graph = build_graph(tmp_path, MONOREPO)
+    calls = graph.resolved("CALLS")
+    for dst in (
+        "packages/core/src/index.ts::boot",
+        "packages/core/src/util/fmt.ts::pretty",
+        "packages/legacy/src/main.ts::old",
+    ):
+        assert calls.get(("apps/web/main.ts::main", dst)) == "import", (dst, sorted(calls))
+    assert [(e.target, e.strategy) for e in graph.unresolved("CALLS", "apps/web/main.ts::main")] == [
+        ("express", "external")
+    ]
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -52,12 +52,14 @@ from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.row_diff import INSERT_EDGE, INSERT_NODE, replace_file_edges, replace_file_nodes
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, NodeRow, labels_text
 from lazy_intel.graph.tsconfig import TS_CONFIGS_TOKEN, is_config_name
+from lazy_intel.graph.workspace_packages import MANIFEST, PACKAGES_TOKEN
 from lazy_intel.parse.languages import is_parsed_language
 from lazy_intel.store.schema import index_statements
 
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 50: imports of the tree's own JavaScript/TypeScript packages by name (package.json `name`/`exports`);
 # 49: an import of a module-level variable or constant is an edge to its definition (through re-exports);
 # 48: only a concrete builtin or a project class narrows a parameter; 47: `import { default as X }` is a default import; 46: ECMAScript exports, `typeof x`, JSX closing tags referenced; 45: TypeScript's global types are builtins; 44: `object.__new__(cls)` is an instance of cls, `__new__`'s first parameter is the class;
 # 43: a declared parameter type narrows what call sites pass; 42: names a module exports (`__all__`) referenced; 41: a parameter's default referenced; 40: receivers referenced, a subscripted class is the class,
@@ -71,16 +73,19 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "49"
+RESOLVER_VERSION = "50"
 MODULE_KEY = 0
 
 
 # text files whose content resolution reads (not in the listing), and the token their readers record
 def config_file_token(name: str) -> str | None:
     """The dependency token a change of the config file named ``name`` dirties (None: not a config
-    resolution reads): go.mod's module paths, tsconfig/jsconfig path mappings (and their bases)."""
+    resolution reads): go.mod's module paths, tsconfig/jsconfig path mappings (and their bases),
+    package.json's package names and exports."""
     if name == "go.mod":
         return GO_MODULES_TOKEN
+    if name == MANIFEST:
+        return PACKAGES_TOKEN
     return TS_CONFIGS_TOKEN if is_config_name(name) else None
 
 

@@ -22,6 +22,7 @@ from lazy_intel.graph.modules import (
 from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.tsconfig import mapped_bases
 from lazy_intel.graph.values import Value, module_value, ordered
+from lazy_intel.graph.workspace_packages import package_bases
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import Program
@@ -197,7 +198,12 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
         return python_resolve(index, model.path, module, deps)
     if system == "ecma":
         relative = module.startswith((".", "/"))
-        mapped = [] if relative else mapped_bases(program.ts_configs(), model.path, module)
+        mapped = (
+            []
+            if relative
+            else mapped_bases(program.ts_configs(), model.path, module)
+            + package_bases(program.workspace_packages(), module)
+        )
         return ecma_resolve(index, model.path, module, deps, mapped)
     if system == "go":
         # a package of the tree's own module, by the module path its go.mod declares (a single-level

@@ -26,6 +26,13 @@ from lazy_intel.graph.tsconfig import (
     is_config_name,
     read_config_file,
 )
+from lazy_intel.graph.workspace_packages import (
+    MANIFEST,
+    PACKAGES_TOKEN,
+    WorkspacePackage,
+    by_name,
+    read_package,
+)
 from lazy_intel.parse.languages import GO_MODULE_LANG
 from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
@@ -170,6 +177,17 @@ def read_ts_configs(conn: sqlite3.Connection) -> dict[str, PathMapping]:
     return effective_mappings(files)
 
 
+def read_workspace_packages(conn: sqlite3.Connection) -> dict[str, WorkspacePackage]:
+    """The tree's own packages by name, from every indexed ``package.json`` (graph/workspace_packages.py)."""
+    found: dict[str, WorkspacePackage] = {}
+    for path, data in _captured(conn, "json"):
+        if path.rpartition("/")[2] == MANIFEST:
+            package = read_package(path, data)
+            if package is not None:
+                found[path] = package
+    return by_name(found)
+
+
 class FactStore:
     """Models of the files in one store, loaded on demand and kept in bounded caches."""
 
@@ -184,6 +202,7 @@ class FactStore:
         self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
         self._go_modules: dict[str, str] | None = None
         self._ts_configs: dict[str, PathMapping] | None = None
+        self._packages: dict[str, WorkspacePackage] | None = None
         # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
         # files whose content the result read)
         self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
@@ -241,6 +260,12 @@ class FactStore:
         if self._ts_configs is None:
             self._ts_configs = read_ts_configs(self.conn)
         return self._ts_configs
+
+    def workspace_packages(self) -> dict[str, WorkspacePackage]:
+        """The view's own JavaScript/TypeScript packages by name (read once)."""
+        if self._packages is None:
+            self._packages = read_workspace_packages(self.conn)
+        return self._packages
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Every definition called ``name`` (symbol nodes of the current view), in a stable order."""
@@ -395,6 +420,12 @@ class Program:
         re-resolves the files that read them (``tc:``)."""
         self.deps.add(TS_CONFIGS_TOKEN)
         return self.store.ts_configs()
+
+    def workspace_packages(self) -> dict[str, WorkspacePackage]:
+        """The tree's own packages by name (``package.json``); a change of any of those files
+        re-resolves the files that read them (``pj:``)."""
+        self.deps.add(PACKAGES_TOKEN)
+        return self.store.workspace_packages()
 
     def lang(self, path: str) -> str | None:
         return self.index.files.get(path)

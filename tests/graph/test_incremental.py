@@ -105,6 +105,11 @@ VERSIONS: dict[str, list[str | None]] = {
         '{ "compilerOptions": { "baseUrl": "." } }\n',
         None,
     ],
+    # C: a header's prototype and a source file's definition (the call is the definition's while it
+    # exists, the declaration's when it goes)
+    "cproj/api.h": ["int api(int x);\n", "int api(int x);\nint more(void);\n"],
+    "cproj/api.c": ['#include "api.h"\n\nint api(int x) {\n  return x;\n}\n', None],
+    "cproj/use.c": ['#include "api.h"\n\nint use(void) {\n  return api(1);\n}\n'],
     # a workspace package imported by its name: the name changes, the manifest goes and comes back
     # with another entry (`main` instead of `exports`)
     "pk/package.json": [

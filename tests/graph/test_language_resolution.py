@@ -647,6 +647,41 @@ def test_typescript_imports_of_the_tree_s_own_packages_by_name(tmp_path) -> None
     ]
 
 
+C_PROTOTYPES = {
+    "include/buf.h": "int buf_len(const char *b);\nvoid usage(void);\nint only_declared(int x);\n",
+    "src/buf.c": '#include "buf.h"\n\nint buf_len(const char *b) {\n  return b ? 1 : 0;\n}\n',
+    "src/tool_a.c": '#include "buf.h"\n\nstatic void usage(void) {}\n\nint a(void) {\n  usage();\n  return buf_len("x");\n}\n',
+    "src/tool_b.c": "static void usage(void) {}\n\nint b(void) {\n  usage();\n  return only_declared(2);\n}\n",
+    "src/main.c": '#include "buf.h"\n\nint main(void) {\n  usage();\n  return 0;\n}\n',
+    "cpp/shape.hpp": "double area(double r);\n",
+    "cpp/shape.cpp": '#include "shape.hpp"\n\ndouble area(double r) { return r * r; }\n',
+    "cpp/main.cpp": '#include "shape.hpp"\n\nint main() {\n  return (int)area(2.0);\n}\n',
+}
+
+
+def test_a_c_call_of_a_function_declared_in_a_header_is_its_definition(tmp_path) -> None:
+    """The prototype in a header and the definition in a source file are one function: the call is
+    the definition's, not "ambiguous" between the two at half confidence (jq's `jv_free`: 1,234 edges
+    for 651 calls). Two `static` definitions of one name in two source files stay ambiguous between
+    those two (a file's own is its own); a function only a header declares is the declaration's."""
+    graph = build_graph(tmp_path, C_PROTOTYPES)
+    calls = graph.of("CALLS")
+
+    def targets(src: str, name: str) -> list[tuple[str | None, str]]:
+        return sorted((e.dst, e.strategy) for e in calls if e.src == src and e.target == name)
+
+    assert targets("src/tool_a.c::a", "buf_len") == [("src/buf.c::buf_len", "unique-name")]
+    assert targets("cpp/main.cpp::main", "area") == [("cpp/shape.cpp::area", "unique-name")]
+    assert targets("src/tool_a.c::a", "usage") == [("src/tool_a.c::usage", "local")]
+    assert targets("src/main.c::main", "usage") == [
+        ("src/tool_a.c::usage", "ambiguous"),
+        ("src/tool_b.c::usage", "ambiguous"),
+    ]
+    assert targets("src/tool_b.c::b", "only_declared") == [("include/buf.h::only_declared", "unique-name")]
+    dropped = [e.props for e in calls if e.src == "src/tool_a.c::a" and e.target == "buf_len"]
+    assert dropped == [{"header_declarations": 1}]
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.builtin_calls import CALL_METHOD
@@ -18,6 +18,9 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, last_name, ordered
+
+if TYPE_CHECKING:
+    from lazy_intel.graph.program import NamedDefinition
 
 HOW_TO_STRATEGY = {
     "local": "local",
@@ -389,12 +392,47 @@ def by_unique_name(
     base = CONFIDENCE["unique-name"]
     if model.lang in IMPORT_AWARE and not member:
         base -= 0.1  # an import-aware language should have found it through scopes or imports
+    prototypes = 0
+    if model.lang in C_FAMILY and len(candidates) > 1:
+        candidates, prototypes = _without_header_prototypes(candidates)
     if len(candidates) == 1:
-        return [Resolution(candidates[0].node_id, "unique-name", base, name)]
+        return [Resolution(candidates[0].node_id, "unique-name", base, name, _declared(prototypes))]
     share = round(CONFIDENCE["ambiguous"] / len(candidates), 4)
     return [
-        Resolution(c.node_id, "ambiguous", share, name, {"candidates": len(candidates)}) for c in candidates
+        Resolution(
+            c.node_id,
+            "ambiguous",
+            share,
+            name,
+            {"candidates": len(candidates), **(_declared(prototypes) or {})},
+        )
+        for c in candidates
     ]
+
+
+# C and C++: a function declared in a header (a prototype, `int add(int, int);`) and defined in a
+# source file is one function, not two candidates. The tag queries capture both as functions, so a
+# call by name had two "ambiguous" edges at half confidence each (jq: every call of `jv_free`, 583
+# edges to `src/jv.h` beside the 651 to `src/jv.c`). When some candidates of a name are functions in
+# source files and the others functions in headers, the header ones are dropped: a header's
+# definition of the name (an inline function) cannot coexist with a source file's in one program.
+C_FAMILY = frozenset({"c", "cpp"})
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
+
+
+def _without_header_prototypes(candidates: list[NamedDefinition]) -> tuple[list[NamedDefinition], int]:
+    """(the candidates without the header functions, how many were dropped) when both kinds are
+    there, else (``candidates``, 0)."""
+    if any(c.kind != "function" for c in candidates):
+        return candidates, 0
+    sources = [c for c in candidates if not c.path.endswith(HEADER_SUFFIXES)]
+    if not sources or len(sources) == len(candidates):
+        return candidates, 0
+    return sources, len(candidates) - len(sources)
+
+
+def _declared(prototypes: int) -> dict[str, object] | None:
+    return {"header_declarations": prototypes} if prototypes else None
 
 
 def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: str) -> list[Resolution]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.builtin_calls import CALL_METHOD
-from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
+from lazy_intel.graph.model import CALLABLE_LABELS, HEADER_SUFFIXES, TYPE_LABELS, FileModel
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
 from lazy_intel.graph.traits import (
@@ -417,7 +417,6 @@ def by_unique_name(
 # source files and the others functions in headers, the header ones are dropped: a header's
 # definition of the name (an inline function) cannot coexist with a source file's in one program.
 C_FAMILY = frozenset({"c", "cpp"})
-HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 
 
 def _without_header_prototypes(candidates: list[NamedDefinition]) -> tuple[list[NamedDefinition], int]:

@@ -60,6 +60,10 @@ def stable_id(*parts: str) -> int:
     return (int.from_bytes(digest, "big") & 0x7FFF_FFFF_FFFF_FFFF) or 1
 
 
+# C and C++ headers: their functions are declarations when a source file defines the same name
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
+
+
 def file_key(path: str) -> int:
     return stable_id("file", path)
 

@@ -45,6 +45,8 @@ FILES = {
     "web/lib/external.ts": 'export * from "./schemas";\nexport * as coerce from "./coerce";\n',
     "web/index.ts": 'import * as z from "./lib/external";\nexport { z };\n',
     "web/app.ts": 'import { z } from "./index";\n\nexport const s = z.string() + new z.Shape().parse();\n',
+    "csrc/a_api.h": "int api_call(int x);\n",
+    "csrc/impl.c": '#include "a_api.h"\n\nint api_call(int x) {\n  return x;\n}\n',
     "app.py": (
         "from top import Engine\nfrom pkg import assist\nfrom pkg.sub import Widget\n\n\n"
         "def main():\n    Engine().start()\n    Widget().draw()\n    return assist()\n"
@@ -115,6 +117,11 @@ def test_names_that_are_not_there_stay_not_found(ask: Any) -> None:
     ):
         answer = ask(operation="symbol", symbol=written)
         assert answer["code"] == "NOT_FOUND", (written, answer)
+
+
+def test_a_c_function_s_definition_comes_before_its_header_prototype(ask: Any) -> None:
+    answer = ask(operation="symbol", symbol="api_call")
+    assert [i["anchor"]["path"] for i in answer["items"]] == ["csrc/impl.c", "csrc/a_api.h"]
 
 
 def test_a_file_given_as_the_symbol_says_it_is_a_file(ask: Any) -> None:

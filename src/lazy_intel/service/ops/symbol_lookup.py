@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from lazy_intel.errors import InvalidArgument, NotFound
-from lazy_intel.graph.model import file_key
+from lazy_intel.graph.model import HEADER_SUFFIXES, file_key
 from lazy_intel.graph.queries import definition_node, edges_out_of, has_graph, nodes_by_ids
 from lazy_intel.store.reader import ReadView, SymbolRow
 
@@ -89,7 +89,7 @@ def _resolve(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
     if "." not in name:
         seen = {s.id for s in exact}
         others = [s for s in view.symbols_by_name(name, path) if s.id not in seen]
-        return exact + _ordered(others)
+        return _ordered(exact) + _ordered(others)
     found = exact
     if not found:
         parts = name.split(".")
@@ -139,7 +139,17 @@ def _inherited(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
 
 
 def _ordered(rows: list[SymbolRow]) -> list[SymbolRow]:
-    return sorted(rows, key=lambda s: (DEFINITION_KIND_ORDER.get(s.kind, 3), s.path, s.start_byte))
+    """Types, then functions, then the rest; a C/C++ header's function (a prototype, mostly) after
+    the source files' (`jv_parse` is defined in `src/jv_parse.c` and declared in `src/jv.h`)."""
+    return sorted(
+        rows,
+        key=lambda s: (
+            DEFINITION_KIND_ORDER.get(s.kind, 3),
+            s.kind == "function" and s.path.endswith(HEADER_SUFFIXES),
+            s.path,
+            s.start_byte,
+        ),
+    )
 
 
 def _module_patterns(module: str) -> list[str]:

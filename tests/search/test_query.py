@@ -53,11 +53,30 @@ def test_js_and_java_stack_lines() -> None:
     js = analyze_query(
         "TypeError: x is undefined\n    at renderList (src/ui/list.js:12:5)\n    at node_modules/react/index.js:3:1"
     )
-    assert (js.frames[0].path, js.frames[0].function) == ("src/ui/list.js", "renderList")
-    assert js.frames[1].foreign
+    # innermost last, as for a Python traceback: these formats write it first
+    assert (js.frames[-1].path, js.frames[-1].function) == ("src/ui/list.js", "renderList")
+    assert js.frames[0].foreign
     java = analyze_query("Exception in thread main\n\tat com.acme.core.Parser.parseLine(Parser.java:88)")
     frame = java.frames[0]
     assert frame.path == "com/acme/core/Parser.java" and frame.function == "parseLine" and frame.line == 88
+
+
+def test_frames_written_innermost_first_weigh_the_innermost_most() -> None:
+    """JavaScript and Java write the failing call first; read as a Python traceback (innermost
+    last), the outermost caller (`main`) weighed most."""
+    js = analyze_query(
+        "Error: boom\n    at inner (src/a.js:1:1)\n    at middle (src/b.js:2:2)\n    at outer (src/c.js:3:3)"
+    )
+    assert [f.function for f in js.frames] == ["outer", "middle", "inner"]
+    names = dict(js.identifiers)
+    assert names["inner"] > names["middle"] > names["outer"]
+    java = analyze_query(
+        "java.lang.IllegalStateException: no\n\tat com.acme.Core.check(Core.java:10)\n"
+        "\tat com.acme.App.main(App.java:3)"
+    )
+    assert [f.function for f in java.frames] == ["main", "check"]
+    names = dict(java.identifiers)
+    assert names["check"] > names["main"]
 
 
 def test_paths_modules_and_dotted_names() -> None:

@@ -209,14 +209,16 @@ def normalise_path(path: str) -> str:
 
 
 def _frames(text: str) -> list[Frame]:
-    """Stack frames in the order the text lists them (a Python traceback: innermost last)."""
-    found: list[tuple[int, Frame]] = []
+    """Stack frames, innermost last: a Python traceback's as written; Java's and JavaScript's
+    (``at …``), which write the innermost first, each run of them reversed (the frame weights below
+    and ``path_mentions`` count the last frame as where the failure surfaced)."""
+    found: list[tuple[int, Frame, bool]] = []  # (offset, frame, written innermost first)
     seen: set[int] = set()
 
-    def add(pos: int, frame: Frame) -> None:
+    def add(pos: int, frame: Frame, innermost_first: bool = False) -> None:
         if pos not in seen:
             seen.add(pos)
-            found.append((pos, frame))
+            found.append((pos, frame, innermost_first))
 
     for regex in (PY_FRAME_RE, IPYTHON_FRAME_RE, PYTEST_FRAME_RE):
         for m in regex.finditer(text):
@@ -241,6 +243,7 @@ def _frames(text: str) -> list[Frame]:
                 dotted.rsplit(".", 1)[-1],
                 dotted.startswith("java."),
             ),
+            True,
         )
     for m in JS_FRAME_RE.finditer(text):
         if m.group(2).endswith((".java", ".kt", ".scala", ".py")) or (
@@ -254,9 +257,20 @@ def _frames(text: str) -> list[Frame]:
             Frame(
                 normalise_path(path), line_number(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))
             ),
+            True,
         )
     found.sort(key=lambda pf: pf[0])
-    return [frame for _, frame in found]
+    out: list[Frame] = []
+    run: list[Frame] = []  # the current run of frames written innermost first
+    for _, frame, innermost_first in found:
+        if innermost_first:
+            run.append(frame)
+            continue
+        out.extend(reversed(run))
+        run = []
+        out.append(frame)
+    out.extend(reversed(run))
+    return out
 
 
 def without_version_lines(text: str) -> str:

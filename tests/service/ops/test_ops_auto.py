@@ -46,21 +46,34 @@ def frames(draw: st.DrawFn, style: str) -> tuple[str, str, int]:
         "javascript": f"    at {function} ({prefix}{path}:{line}:{draw(LINE)})",
         "pytest": f"{path}:{line}: in {function}",
         "go": f"\t{prefix}{path}:{line} +0x{draw(st.integers(1, 4095)):x}",
+        "gdb": f"#1  0x000055555{draw(st.integers(0, 4095)):03x} in {function} (j=...) at {prefix}{path}:{line}",
+        "asan": f"    #1 0x4c2b{draw(st.integers(0, 4095)):03x} in {function} {prefix}{path}:{line}:{draw(LINE)}",
     }[style]
     return written, path, line
 
 
-STYLES = ("python", "java", "javascript", "pytest", "go")
+STYLES = ("python", "java", "javascript", "pytest", "go", "gdb", "asan")
+INNERMOST_LAST = ("python", "pytest")  # as written; every other format writes the innermost first
 
 
-@given(st.sampled_from(STYLES).flatmap(lambda s: st.lists(frames(s), min_size=1, max_size=5)), st.booleans())
-def test_every_written_frame_is_read_in_order(written: list[tuple[str, str, int]], header: bool) -> None:
+@given(
+    st.sampled_from(STYLES).flatmap(
+        lambda s: st.tuples(st.just(s), st.lists(frames(s), min_size=1, max_size=5))
+    ),
+    st.booleans(),
+)
+def test_every_written_frame_is_read_innermost_last(
+    styled: tuple[str, list[tuple[str, str, int]]], header: bool
+) -> None:
+    style, written = styled
     lines = [w for w, _, _ in written]
+    header = header and style in INNERMOST_LAST
     query = "\n".join((["Traceback (most recent call last):"] if header else []) + lines)
     kind, found = classify(query)
     assert kind == "stack_trace", query
     assert len(found) == len(written), (query, found)
-    for frame, (_, path, line) in zip(found, written, strict=True):
+    expected = written if style in INNERMOST_LAST else list(reversed(written))
+    for frame, (_, path, line) in zip(found, expected, strict=True):
         assert frame.path.replace("\\", "/").endswith(path) and frame.line == line, (query, frame)
 
 

@@ -111,8 +111,23 @@ class Frame:
     line: int
 
 
+def innermost_last(text: str, ends: list[int]) -> bool:
+    """Whether the frames of ``text`` (the offsets where each written ``file:line`` ends) list the
+    innermost call last.
+
+    Python's tracebacks (``Traceback (most recent call last)``) and pytest's (``t.py:12: in
+    test_x``, a location followed by ``": "``) do; every other common format writes the innermost
+    first: JavaScript and Java (``at …``), Go panics, Rust backtraces, gdb and lldb (``#0 … at
+    src/jv.c:2020``), AddressSanitizer, Ruby, C#, PHP. Read in the wrong order, ``auto`` led with
+    ``main`` instead of the crash site."""
+    if "most recent call last" in text:
+        return True
+    return bool(ends) and all(text.startswith(": ", end) for end in ends)
+
+
 def classify(query: str) -> tuple[str, list[Frame]]:
-    """``stack_trace`` (with its frames, innermost last as written), ``path``, ``symbol`` or ``text``.
+    """``stack_trace`` (with its frames, innermost last whatever order the format writes them in:
+    :func:`innermost_last`), ``path``, ``symbol`` or ``text``.
 
     A Python (``File "…", line N``) or Java (``at a.B.c(B.java:12)``) frame is a stack trace even
     alone: those formats are only ever written by a traceback, and an agent often pastes one line.
@@ -124,11 +139,14 @@ def classify(query: str) -> tuple[str, list[Frame]]:
     """
     text = query.strip()
     frames = [Frame(m["path"], line_number(m["line"])) for m in PY_FRAME.finditer(text)]
-    if not frames:
-        frames = [Frame(m["path"], line_number(m["line"])) for m in JAVA_FRAME.finditer(text)]
+    if not frames:  # Java writes the innermost frame first
+        frames = [Frame(m["path"], line_number(m["line"])) for m in reversed(list(JAVA_FRAME.finditer(text)))]
     if frames:
         return "stack_trace", frames
-    frames = [Frame(m["path"], line_number(m["line"])) for m in GENERIC_FRAME.finditer(text)]
+    matches = list(GENERIC_FRAME.finditer(text))
+    frames = [Frame(m["path"], line_number(m["line"])) for m in matches]
+    if not innermost_last(text, [m.end() for m in matches]):
+        frames.reverse()
     if len(frames) >= 2 or (frames and ("Traceback" in text or "\n" in text)):
         return "stack_trace", frames
     if split_symbol_location(text)[0] is not None:

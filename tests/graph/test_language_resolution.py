@@ -653,9 +653,15 @@ C_PROTOTYPES = {
     "src/tool_a.c": '#include "buf.h"\n\nstatic void usage(void) {}\n\nint a(void) {\n  usage();\n  return buf_len("x");\n}\n',
     "src/tool_b.c": "static void usage(void) {}\n\nint b(void) {\n  usage();\n  return only_declared(2);\n}\n",
     "src/main.c": '#include "buf.h"\n\nint main(void) {\n  usage();\n  return 0;\n}\n',
-    "cpp/shape.hpp": "double area(double r);\n",
     "cpp/shape.cpp": '#include "shape.hpp"\n\ndouble area(double r) { return r * r; }\n',
-    "cpp/main.cpp": '#include "shape.hpp"\n\nint main() {\n  return (int)area(2.0);\n}\n',
+    "cpp/main.cpp": (
+        '#include "shape.hpp"\n#include "circle.hpp"\n\nint main() {\n  Shape s;\n  s.scale(2.0);\n'
+        "  Circle c;\n  return (int)area(2.0) + (int)c.perimeter();\n}\n"
+    ),
+    # a method declared in its class and defined out of line, beside another class's inline one
+    "cpp/shape.hpp": "double area(double r);\n\nclass Shape {\n public:\n  void scale(double k);\n};\n",
+    "cpp/shape_impl.cpp": '#include "shape.hpp"\n\nvoid Shape::scale(double k) {}\n',
+    "cpp/circle.hpp": "class Circle {\n public:\n  double perimeter() const { return 1.0; }\n  void scale(double k) {}\n};\n",
 }
 
 
@@ -672,6 +678,15 @@ def test_a_c_call_of_a_function_declared_in_a_header_is_its_definition(tmp_path)
 
     assert targets("src/tool_a.c::a", "buf_len") == [("src/buf.c::buf_len", "unique-name")]
     assert targets("cpp/main.cpp::main", "area") == [("cpp/shape.cpp::area", "unique-name")]
+    # `s.scale()`: Shape's out-of-line definition, not its declaration; Circle's inline one stays a
+    # candidate (the receiver's type is not read for C++)
+    assert targets("cpp/main.cpp::main", "s.scale") == [
+        ("cpp/circle.hpp::Circle.scale", "ambiguous"),
+        ("cpp/shape_impl.cpp::Shape.scale", "ambiguous"),
+    ]
+    assert targets("cpp/main.cpp::main", "c.perimeter") == [
+        ("cpp/circle.hpp::Circle.perimeter", "unique-name")
+    ]
     assert targets("src/tool_a.c::a", "usage") == [("src/tool_a.c::usage", "local")]
     assert targets("src/main.c::main", "usage") == [
         ("src/tool_a.c::usage", "ambiguous"),

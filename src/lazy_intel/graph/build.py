@@ -59,6 +59,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 52: … and of a method declared in its class in a header and defined out of line;
 # 51: a C/C++ call by name of a function declared in a header and defined in a source file is the definition;
 # 50: imports of the tree's own JavaScript/TypeScript packages by name (package.json `name`/`exports`);
 # 49: an import of a module-level variable or constant is an edge to its definition (through re-exports);
@@ -74,7 +75,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "51"
+RESOLVER_VERSION = "52"
 MODULE_KEY = 0
 
 

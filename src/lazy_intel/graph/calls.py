@@ -411,23 +411,28 @@ def by_unique_name(
 
 
 # C and C++: a function declared in a header (a prototype, `int add(int, int);`) and defined in a
-# source file is one function, not two candidates. The tag queries capture both as functions, so a
-# call by name had two "ambiguous" edges at half confidence each (jq: every call of `jv_free`, 583
-# edges to `src/jv.h` beside the 651 to `src/jv.c`). When some candidates of a name are functions in
-# source files and the others functions in headers, the header ones are dropped: a header's
-# definition of the name (an inline function) cannot coexist with a source file's in one program.
+# source file is one function, not two candidates; so is a method declared in its class in a header
+# (`double area() const;`) and defined out of line (`double Shape::area() const {…}` in a .cpp). The
+# tag queries capture both as definitions, so a call by name had two "ambiguous" edges at half
+# confidence each (jq: every call of `jv_free`, 583 edges to `src/jv.h` beside the 651 to
+# `src/jv.c`). A header's function or method is dropped from the candidates when a source file
+# defines one with the same qualified name (an inline definition in the header could not coexist
+# with it in one program); others of the name (`Circle::area` defined inline) stay.
 C_FAMILY = frozenset({"c", "cpp"})
+DECLARED_KINDS = frozenset({"function", "method"})
 
 
 def _without_header_prototypes(candidates: list[NamedDefinition]) -> tuple[list[NamedDefinition], int]:
-    """(the candidates without the header functions, how many were dropped) when both kinds are
-    there, else (``candidates``, 0)."""
-    if any(c.kind != "function" for c in candidates):
-        return candidates, 0
-    sources = [c for c in candidates if not c.path.endswith(HEADER_SUFFIXES)]
-    if not sources or len(sources) == len(candidates):
-        return candidates, 0
-    return sources, len(candidates) - len(sources)
+    """(the candidates without the header declarations a source file defines, how many were dropped)."""
+    defined = {
+        c.qualified for c in candidates if c.kind in DECLARED_KINDS and not c.path.endswith(HEADER_SUFFIXES)
+    }
+    kept = [
+        c
+        for c in candidates
+        if not (c.kind in DECLARED_KINDS and c.path.endswith(HEADER_SUFFIXES) and c.qualified in defined)
+    ]
+    return kept, len(candidates) - len(kept)
 
 
 def _declared(prototypes: int) -> dict[str, object] | None:

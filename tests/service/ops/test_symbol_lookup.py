@@ -47,6 +47,8 @@ FILES = {
     "web/app.ts": 'import { z } from "./index";\n\nexport const s = z.string() + new z.Shape().parse();\n',
     "csrc/a_api.h": "int api_call(int x);\n",
     "csrc/impl.c": '#include "a_api.h"\n\nint api_call(int x) {\n  return x;\n}\n',
+    "csrc/a_shape.hpp": "class Shape {\n public:\n  double area() const;\n};\n",
+    "csrc/shape.cpp": '#include "a_shape.hpp"\n\ndouble Shape::area() const {\n  return 1.0;\n}\n',
     "app.py": (
         "from top import Engine\nfrom pkg import assist\nfrom pkg.sub import Widget\n\n\n"
         "def main():\n    Engine().start()\n    Widget().draw()\n    return assist()\n"
@@ -122,6 +124,8 @@ def test_names_that_are_not_there_stay_not_found(ask: Any) -> None:
 def test_a_c_function_s_definition_comes_before_its_header_prototype(ask: Any) -> None:
     answer = ask(operation="symbol", symbol="api_call")
     assert [i["anchor"]["path"] for i in answer["items"]] == ["csrc/impl.c", "csrc/a_api.h"]
+    answer = ask(operation="symbol", symbol="Shape::area")  # a method defined out of line
+    assert [i["anchor"]["path"] for i in answer["items"]] == ["csrc/shape.cpp", "csrc/a_shape.hpp"]
 
 
 def test_a_file_given_as_the_symbol_says_it_is_a_file(ask: Any) -> None:

@@ -139,13 +139,14 @@ def _inherited(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
 
 
 def _ordered(rows: list[SymbolRow]) -> list[SymbolRow]:
-    """Types, then functions, then the rest; a C/C++ header's function (a prototype, mostly) after
-    the source files' (`jv_parse` is defined in `src/jv_parse.c` and declared in `src/jv.h`)."""
+    """Types, then functions, then the rest; a C/C++ header's function or method (a declaration,
+    mostly) after the source files' (`jv_parse` is defined in `src/jv_parse.c` and declared in
+    `src/jv.h`; `Shape::area` defined in `shape.cpp`, declared in its class in `shape.hpp`)."""
     return sorted(
         rows,
         key=lambda s: (
             DEFINITION_KIND_ORDER.get(s.kind, 3),
-            s.kind == "function" and s.path.endswith(HEADER_SUFFIXES),
+            s.kind in ("function", "method") and s.path.endswith(HEADER_SUFFIXES),
             s.path,
             s.start_byte,
         ),

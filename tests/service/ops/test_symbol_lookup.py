@@ -49,6 +49,14 @@ FILES = {
     "csrc/impl.c": '#include "a_api.h"\n\nint api_call(int x) {\n  return x;\n}\n',
     "csrc/a_shape.hpp": "class Shape {\n public:\n  double area() const;\n};\n",
     "csrc/shape.cpp": '#include "a_shape.hpp"\n\ndouble Shape::area() const {\n  return 1.0;\n}\n',
+    # Go and Java: the package is the directory (a Go module's root package is its module path's last
+    # element)
+    "go.mod": "module example.com/acme/shop\n\ngo 1.21\n",
+    "cart.go": "package shop\n\nfunc Checkout() int {\n\treturn 1\n}\n",
+    "render/json.go": "package render\n\ntype JSON struct{}\n\nfunc (r JSON) Render() int {\n\treturn 2\n}\n",
+    "src/main/java/com/acme/Parser.java": (
+        "package com.acme;\n\npublic class Parser {\n  public int parseLine() {\n    return 3;\n  }\n}\n"
+    ),
     "app.py": (
         "from top import Engine\nfrom pkg import assist\nfrom pkg.sub import Widget\n\n\n"
         "def main():\n    Engine().start()\n    Widget().draw()\n    return assist()\n"
@@ -91,6 +99,11 @@ def ask(make_repo, backend_env) -> Any:  # type: ignore[no-untyped-def]
         ("z.Shape.parse", "web/lib/schemas.ts", "Shape.parse"),
         ("z.coerce.bool", "web/lib/coerce.ts", "bool"),  # `export * as coerce from`
         ("lib.external.Shape", "web/lib/schemas.ts", "Shape"),  # `export *` as before
+        ("render.JSON", "render/json.go", "JSON"),  # a Go package is its directory
+        ("render.JSON.Render", "render/json.go", "JSON.Render"),
+        ("shop.Checkout", "cart.go", "Checkout"),  # the module's root package
+        ("com.acme.Parser.parseLine", "src/main/java/com/acme/Parser.java", "Parser.parseLine"),
+        ("acme.Parser", "src/main/java/com/acme/Parser.java", "Parser"),
     ],
 )
 def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, qualified: str) -> None:
@@ -116,6 +129,9 @@ def test_names_that_are_not_there_stay_not_found(ask: Any) -> None:
         "z.coerce.string",  # `string` is in schemas, not in the `coerce` namespace
         "lib.external.bool",  # `export * as coerce` binds a name: `bool` is `coerce.bool`
         "s.string",  # `s` is a constant, not a module
+        "render.Checkout",  # Checkout is package shop's
+        "shop.JSON",  # JSON is package render's, below the root
+        "com.other.Parser",
     ):
         answer = ask(operation="symbol", symbol=written)
         assert answer["code"] == "NOT_FOUND", (written, answer)

@@ -1,7 +1,8 @@
 """Which definitions a ``symbol`` argument names (every operation that takes one asks here).
 
 A name is looked up as written: a qualified name (``Session.request``), a module-qualified one
-(``pkg.sessions.Session.request``), a name re-exported by a package (``django.db.models.QuerySet``,
+(``pkg.sessions.Session.request``; in Go, Java, Kotlin and Scala the package is the directory:
+``render.JSON``, ``com.acme.Parser``), a name re-exported by a package (``django.db.models.QuerySet``,
 defined in ``django/db/models/query.py`` and imported by the package's ``__init__``), else a suffix
 of one, else a member the class inherits (``CharField.clean`` is ``Field.clean``). A call written
 out (``QuerySet.filter()``, ``f(x, y)``, ``new Widget()``) names the function or class. The file a
@@ -16,6 +17,7 @@ import re
 from lazy_intel.errors import InvalidArgument, NotFound
 from lazy_intel.graph.model import HEADER_SUFFIXES, file_key
 from lazy_intel.graph.queries import definition_node, edges_out_of, has_graph, nodes_by_ids
+from lazy_intel.parse.languages import language_for_path
 from lazy_intel.store.reader import ReadView, SymbolRow
 
 # Symbol kinds listed first when a name matches several definitions.
@@ -53,9 +55,32 @@ def module_of(path: str) -> str:
     return stem.replace("/", ".")
 
 
+# languages whose package is the directory: every file of `render/` is package `render` (Go), of
+# `com/acme/` package `com.acme` (Java, Kotlin, Scala), so `render.JSON` is `JSON` of `render/json.go`
+DIRECTORY_PACKAGES = frozenset({"go", "java", "kotlin", "scala"})
+
+
+def _go_module_roots(view: ReadView, name: str) -> set[str]:
+    """The directories of the go.mod files whose module path ends with the package ``name``: a Go
+    package at a module's root is named by its module path (``gin.Context`` is ``Context`` of
+    ``context.go`` at the root of ``github.com/gin-gonic/gin``), not by a directory."""
+    from lazy_intel.graph.program import read_go_modules
+
+    return {
+        directory
+        for directory, module in read_go_modules(view.conn).items()
+        if module.rsplit("/", 1)[-1] == name
+    }
+
+
 def _in_module(path: str, module: str) -> bool:
     own = module_of(path)
-    return own == module or own.endswith("." + module)
+    if own == module or own.endswith("." + module):
+        return True
+    if "/" not in path or language_for_path(path) not in DIRECTORY_PACKAGES:
+        return False
+    package = path.rsplit("/", 1)[0].replace("/", ".")
+    return package == module or package.endswith("." + module)
 
 
 # `#` between a name and a member name: `Class#method` for `Class.method`
@@ -95,7 +120,13 @@ def _resolve(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
         parts = name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, rest = ".".join(parts[:split]), ".".join(parts[split:])
-            found = [s for s in view.symbols_by_qualified(rest, path) if _in_module(s.path, module)]
+            roots = _go_module_roots(view, module) if split == 1 else set()
+            found = [
+                s
+                for s in view.symbols_by_qualified(rest, path)
+                if _in_module(s.path, module)
+                or (s.path.rpartition("/")[0] in roots and s.path.endswith(".go"))
+            ]
             if not found:
                 found = _reexported(view, module, rest, path, REEXPORT_DEPTH)
             if not found and split == 1:

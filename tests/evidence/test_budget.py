@@ -13,6 +13,10 @@ from lazy_intel.evidence.model import TEXT_SOURCE, Anchor, Item, View
 VIEW = View(generation=3, published_at="2026-01-01T00:00:00.000Z", freshness="auto")
 
 
+def _chars(item: Item) -> int:
+    return len(json.dumps(item.to_dict(), ensure_ascii=False, separators=(",", ":")))
+
+
 def item(n: int, body: str) -> Item:
     return Item(
         kind="chunk",
@@ -84,11 +88,14 @@ def test_budget_is_exact_and_never_splits(bodies: list[str], max_chars: int) -> 
     assert answer.omitted == len(items) - len(answer.items)
     whole = [i for i in answer.items if not i.body_omitted]
     assert answer.status == ("ok" if whole else "partial")
-    # breadth before depth: no item is left off while one of the LOCATIONS_AHEAD before it has a body
+    # breadth before depth: no item is left off while one of the LOCATIONS_AHEAD before it carries a
+    # body that cost more than one more location would
     if answer.omitted:
         first_lost = len(answer.items)
-        before = answer.items[max(0, first_lost - LOCATIONS_AHEAD) : first_lost]
-        assert all(i.body_omitted for i in before), [i.body_omitted for i in answer.items]
+        for got in answer.items[max(0, first_lost - LOCATIONS_AHEAD) : first_lost]:
+            if not got.body_omitted:
+                extra = _chars(got) - _chars(got.without_body(needed_chars=_chars(got)))
+                assert extra <= _chars(got.without_body(needed_chars=_chars(got))), got
 
 
 def test_one_long_definition_does_not_hide_the_other_matches() -> None:
@@ -115,3 +122,12 @@ def test_one_long_definition_does_not_hide_the_other_matches() -> None:
     assert answer.items[0].body_omitted and answer.items[0].needed_chars > 19_000
     assert all(not i.body_omitted for i in answer.items[1:])
     assert answer.status == "ok" and answer.omitted == 0
+
+
+def test_short_bodies_are_kept_rather_than_traded_for_one_more_name() -> None:
+    """``architecture`` on zod: thirty entries of ~450 characters each, a body ~50 of them. Reserving
+    room for ten locations ahead located every entry to name one more; short bodies stay."""
+    items = [item(i, f"def f{i}(): pass  # {'x' * 40}\n") for i in range(30)]
+    answer = fit_answer("architecture", items, max_chars=4_000, view=VIEW, cursor_for=lambda n: f"c{n}")
+    assert answer.omitted > 0
+    assert all(not i.body_omitted for i in answer.items[:-1])  # the last may fit only as its location

@@ -5,11 +5,13 @@ warnings, view, anchors, observations, data. Items are taken in rank order; an i
 not fit is kept as its location (``body_omitted`` with ``needed_chars``); when not even that fits,
 the rest are counted in ``budget.omitted`` and the caller's cursor points at the first of them.
 
-Breadth before depth: an item takes its body only if the locations of the next
-:data:`LOCATIONS_AHEAD` items still fit after it. Without that, one long definition (a 600-line
-class that ``symbol`` returns first of four) filled the page and the other three matches were not
-even named; now the long one comes back as its location (with ``needed_chars``) and the others
-whole.
+Breadth before depth: an item whose body costs more than one more location would takes it only if
+the locations of the next :data:`LOCATIONS_AHEAD` items still fit after it. Without that, one long
+definition (a 600-line class that ``symbol`` returns first of four) filled the page and the other
+three matches were not even named; now the long one comes back as its location (with
+``needed_chars``) and the others whole. Small bodies are taken as before: giving up a body that
+costs less than a location to name one more item would trade many bodies for one name
+(``architecture``'s short entries).
 """
 
 from __future__ import annotations
@@ -119,15 +121,16 @@ def fit_answer(
             separator = 1 if chosen else 0
             full = fulls[index]
             ahead = sum(least[index + 1 : index + 1 + LOCATIONS_AHEAD])  # each with its separator
-            if full + separator <= room and (item.text is None or full + separator + ahead <= room):
+            location = least[index] - 1
+            small = full - location <= location  # its body costs no more than one more location
+            if full + separator <= room and (item.text is None or small or full + separator + ahead <= room):
                 chosen.append(item)
                 room -= full + separator
                 whole += 1
                 continue
-            size = least[index] - 1
-            if item.text is not None and size + separator <= room:
+            if item.text is not None and location + separator <= room:
                 chosen.append(item.without_body(needed_chars=full))
-                room -= size + separator
+                room -= location + separator
                 continue
             break
         lost = len(items) - len(chosen)

@@ -697,6 +697,38 @@ def test_a_c_call_of_a_function_declared_in_a_header_is_its_definition(tmp_path)
     assert dropped == [{"header_declarations": 1}]
 
 
+ARRAYS = {
+    "go.mod": "module example.com/g\n\ngo 1.21\n",
+    "e.go": (
+        "package g\n\ntype Error struct{}\n\nfunc (e *Error) JSON() int { return 1 }\n\n"
+        "type Other struct{}\n\nfunc (o *Other) JSON() int { return 2 }\n\n"
+        "func ranged(list []*Error) int {\n\tn := 0\n\tfor i, e := range list {\n\t\tn += i + e.JSON()\n\t}\n\treturn n\n}\n\n"
+        "func fixed(list [4]Error) int {\n\treturn list[0].JSON()\n}\n"
+    ),
+    "a.ts": (
+        "export class Foo {\n  bar(): number { return 1; }\n}\n\nexport class Baz {\n  bar(): number { return 2; }\n}\n\n"
+        "export function f(xs: Foo[]): number {\n  let n = 0;\n  for (const x of xs) {\n    n += x.bar();\n  }\n"
+        "  return n + xs[0].bar();\n}\n"
+    ),
+}
+
+
+def test_declared_array_and_slice_types_hold_their_element_type(tmp_path) -> None:
+    """`list []*Error` / `[4]Error` (Go) and `xs: Foo[]` (TypeScript): ranging over or indexing them
+    gives the element type, so `e.JSON()` is `Error.JSON`, not a guess among every `JSON` method;
+    Go's `for i, e := range` gives the element to `e` only. Before, all four were "ambiguous"."""
+    graph = build_graph(tmp_path, ARRAYS)
+    calls = graph.of("CALLS")
+
+    def targets(src: str, name: str) -> list[tuple[str | None, str]]:
+        return sorted((e.dst, e.strategy) for e in calls if e.src == src and e.target == name)
+
+    assert targets("e.go::ranged", "e.JSON") == [("e.go::Error.JSON", "member")]
+    assert targets("e.go::fixed", "list[…].JSON") == [("e.go::Error.JSON", "member")]
+    assert targets("a.ts::f", "x.bar") == [("a.ts::Foo.bar", "member")]
+    assert targets("a.ts::f", "xs[…].bar") == [("a.ts::Foo.bar", "member")]
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

@@ -16,7 +16,7 @@ from lazy_intel.graph.evaluate import Evaluator
 from lazy_intel.graph.model import TYPE_LABELS, FileModel, Flow, Ref, Symbol
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import traits_of
-from lazy_intel.graph.values import MAX_VALUES, Value, bounded, pattern_names
+from lazy_intel.graph.values import MAX_VALUES, Value, bounded, iterated_target, pattern_names
 
 # container methods that store their argument / the elements of their argument
 STORE_METHODS = frozenset({"append", "add", "insert", "appendleft", "push", "unshift", "put", "set"})
@@ -185,7 +185,8 @@ class Analysis(Evaluator):
             if flow.annotation is not None:
                 values |= self.declared_type(model, scope, flow.annotation, site)
             if flow.target is not None:
-                self.assign(scope, flow.target, flow.value if flow.kind == "assign" else None, values, site)
+                target = iterated_target(model.lang, flow.target) if flow.kind == "iterate" else flow.target
+                self.assign(scope, target, flow.value if flow.kind == "assign" else None, values, site)
         elif flow.kind == "parameter":
             names = pattern_names(flow.target)
             if len(names) == 1:

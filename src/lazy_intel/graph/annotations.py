@@ -34,6 +34,7 @@ RUST_TRANSPARENT = frozenset({"Option", "Box", "Rc", "Arc", "Result", "Cow"})
 # collections whose arguments are the types of their elements
 COLLECTIONS = frozenset(
     {
+        "[]",  # a declared array or slice type (parse/expressions.py ARRAY_BASE): `[]*Foo`, `Foo[]`
         "list",
         "List",
         "set",

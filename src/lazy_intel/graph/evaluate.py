@@ -41,7 +41,7 @@ from lazy_intel.graph.traits import (
     opaque_type,
     traits_of,
 )
-from lazy_intel.graph.values import Value, bounded, ordered, pattern_names
+from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pattern_names
 from lazy_intel.text.paths import is_test_path
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
@@ -362,9 +362,8 @@ class Evaluator(ClassMixin, ImportMixin):
                     assigned = self.entered(assigned)
                 if flow.annotation is not None:
                     assigned |= self.declared_type(model, scope, flow.annotation, site)
-                values |= self.destructure(
-                    model, scope, flow.target, flow.value, assigned, name=name, site=site
-                )
+                target = iterated_target(model.lang, flow.target) if flow.kind == "iterate" else flow.target
+                values |= self.destructure(model, scope, target, flow.value, assigned, name=name, site=site)
         return frozenset(bounded(values))
 
     def destructure(

@@ -72,6 +72,14 @@ def last_name(expr: Any) -> str | None:
     return None
 
 
+def iterated_target(lang: str, target: Any) -> Any:
+    """What receives the elements of an iteration's value: the whole target, except Go's ``for i, e
+    := range xs``, whose first name is the index (or a map's key) and whose second the element."""
+    if lang == "go" and target and target[0] == "t" and len(target[1]) == 2:
+        return target[1][1]
+    return target
+
+
 def pattern_names(target: Any) -> list[str]:
     """The plain names an assignment target binds (``a, (b, *c)`` -> a, b, c)."""
     if not target:

@@ -135,6 +135,10 @@ SEQUENCE_TYPES = frozenset(
     }
 )
 MAP_TYPES = frozenset({"dictionary", "object", "dictionary_comprehension"})
+# a declared array or slice type reads as a subscript of this name (no language's identifier), which
+# graph/annotations.py counts among the collections: its elements are instances of the element type
+ARRAY_TYPES = frozenset({"slice_type", "array_type"})
+ARRAY_BASE = "[]"
 PAIR_TYPES = frozenset({"pair"})
 LAMBDA_TYPES = frozenset(
     {
@@ -326,6 +330,11 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["t", [expression(source, node.child_by_field_name("body"), depth + 1, memo)]]
     if kind in SEQUENCE_TYPES:
         return ["t", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
+    if (
+        kind in ARRAY_TYPES
+    ):  # Go's `[]*Foo` / `[4]Foo`, Java's `Foo[]`, TypeScript's `Foo[]`, Rust's `[Foo; 4]`
+        element = node.child_by_field_name("element") or (named[0] if named else None)
+        return ["k", ["n", ARRAY_BASE], expression(source, element, depth + 1, memo)]
     if kind == "generic_type":  # `Optional[Foo]`, `List<Foo>`, `Repo[T]`: a subscript of the base type
         base = node.child_by_field_name("type") or (named[0] if named else None)
         arguments = next((c for c in named if c.type in ("type_parameter", "type_arguments")), None)

@@ -79,6 +79,10 @@ class Graph:
         """(src, dst) -> strategy, for resolved edges of ``type_``."""
         return {(e.src, e.dst): e.strategy for e in self.of(type_) if e.dst is not None}
 
+    def call_targets(self, src: str, written: str) -> list[tuple[str | None, str]]:
+        """(target, strategy) of every CALLS edge of ``src`` at a site written ``written``, sorted."""
+        return sorted((e.dst, e.strategy) for e in self.of("CALLS", src) if e.target == written)
+
     def unresolved(self, type_: str, src: str | None = None) -> list[Edge]:
         return [e for e in self.of(type_, src) if e.dst is None]
 

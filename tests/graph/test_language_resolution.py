@@ -587,12 +587,17 @@ def test_typescript_imports_follow_the_tsconfig_path_mapping(tmp_path) -> None:
     `paths` (a tsconfig with comments and trailing commas): the tree's files; before, all external.
     A package (`express`) stays external."""
     graph = build_graph(tmp_path, TS_PATHS)
+    targets = ("src/components/Button.ts::render", "src/app/core.ts::boot", "src/lib/index.ts::util")
+    _assert_imported_calls(graph, "src/main.ts::main", targets)
+
+
+def _assert_imported_calls(graph: Graph, caller: str, targets: tuple[str, ...]) -> None:
+    """``caller`` calls each of ``targets`` through an import; its one other call, of the npm package
+    ``express``, stays external."""
     calls = graph.resolved("CALLS")
-    for dst in ("src/components/Button.ts::render", "src/app/core.ts::boot", "src/lib/index.ts::util"):
-        assert calls.get(("src/main.ts::main", dst)) == "import", (dst, sorted(calls))
-    assert [(e.target, e.strategy) for e in graph.unresolved("CALLS", "src/main.ts::main")] == [
-        ("express", "external")
-    ]
+    for dst in targets:
+        assert calls.get((caller, dst)) == "import", (dst, sorted(calls))
+    assert [(e.target, e.strategy) for e in graph.unresolved("CALLS", caller)] == [("express", "external")]
 
 
 TS_EXTENDS = {
@@ -635,16 +640,12 @@ def test_typescript_imports_of_the_tree_s_own_packages_by_name(tmp_path) -> None
     does not), a `./util/*` pattern onto a build directory (found under `src/`), a `main` without
     `exports`. External before; a package of node_modules (`express`) stays external."""
     graph = build_graph(tmp_path, MONOREPO)
-    calls = graph.resolved("CALLS")
-    for dst in (
+    targets = (
         "packages/core/src/index.ts::boot",
         "packages/core/src/util/fmt.ts::pretty",
         "packages/legacy/src/main.ts::old",
-    ):
-        assert calls.get(("apps/web/main.ts::main", dst)) == "import", (dst, sorted(calls))
-    assert [(e.target, e.strategy) for e in graph.unresolved("CALLS", "apps/web/main.ts::main")] == [
-        ("express", "external")
-    ]
+    )
+    _assert_imported_calls(graph, "apps/web/main.ts::main", targets)
 
 
 C_PROTOTYPES = {
@@ -671,10 +672,7 @@ def test_a_c_call_of_a_function_declared_in_a_header_is_its_definition(tmp_path)
     for 651 calls). Two `static` definitions of one name in two source files stay ambiguous between
     those two (a file's own is its own); a function only a header declares is the declaration's."""
     graph = build_graph(tmp_path, C_PROTOTYPES)
-    calls = graph.of("CALLS")
-
-    def targets(src: str, name: str) -> list[tuple[str | None, str]]:
-        return sorted((e.dst, e.strategy) for e in calls if e.src == src and e.target == name)
+    targets = graph.call_targets
 
     assert targets("src/tool_a.c::a", "buf_len") == [("src/buf.c::buf_len", "unique-name")]
     assert targets("cpp/main.cpp::main", "area") == [("cpp/shape.cpp::area", "unique-name")]
@@ -693,7 +691,7 @@ def test_a_c_call_of_a_function_declared_in_a_header_is_its_definition(tmp_path)
         ("src/tool_b.c::usage", "ambiguous"),
     ]
     assert targets("src/tool_b.c::b", "only_declared") == [("include/buf.h::only_declared", "unique-name")]
-    dropped = [e.props for e in calls if e.src == "src/tool_a.c::a" and e.target == "buf_len"]
+    dropped = [e.props for e in graph.of("CALLS", "src/tool_a.c::a") if e.target == "buf_len"]
     assert dropped == [{"header_declarations": 1}]
 
 
@@ -718,10 +716,7 @@ def test_declared_array_and_slice_types_hold_their_element_type(tmp_path) -> Non
     gives the element type, so `e.JSON()` is `Error.JSON`, not a guess among every `JSON` method;
     Go's `for i, e := range` gives the element to `e` only. Before, all four were "ambiguous"."""
     graph = build_graph(tmp_path, ARRAYS)
-    calls = graph.of("CALLS")
-
-    def targets(src: str, name: str) -> list[tuple[str | None, str]]:
-        return sorted((e.dst, e.strategy) for e in calls if e.src == src and e.target == name)
+    targets = graph.call_targets
 
     assert targets("e.go::ranged", "e.JSON") == [("e.go::Error.JSON", "member")]
     assert targets("e.go::fixed", "list[…].JSON") == [("e.go::Error.JSON", "member")]

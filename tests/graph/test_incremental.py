@@ -110,6 +110,16 @@ VERSIONS: dict[str, list[str | None]] = {
     "cproj/api.h": ["int api(int x);\n", "int api(int x);\nint more(void);\n"],
     "cproj/api.c": ['#include "api.h"\n\nint api(int x) {\n  return x;\n}\n', None],
     "cproj/use.c": ['#include "api.h"\n\nint use(void) {\n  return api(1);\n}\n'],
+    # Go: a named slice type's element type changes under a file of the package that ranges over it
+    "gotypes/t.go": [
+        "package gotypes\n\ntype E struct{}\n\nfunc (e *E) J() int { return 1 }\n\n"
+        "type F struct{}\n\nfunc (f *F) J() int { return 2 }\n\ntype list []*E\n",
+        "package gotypes\n\ntype E struct{}\n\nfunc (e *E) J() int { return 1 }\n\n"
+        "type F struct{}\n\nfunc (f *F) J() int { return 2 }\n\ntype list []*F\n",
+    ],
+    "gotypes/use.go": [
+        "package gotypes\n\nfunc use(l list) int {\n\tfor _, x := range l {\n\t\treturn x.J()\n\t}\n\treturn 0\n}\n"
+    ],
     # a workspace package imported by its name: the name changes, the manifest goes and comes back
     # with another entry (`main` instead of `exports`)
     "pk/package.json": [

@@ -701,8 +701,11 @@ ARRAYS = {
         "package g\n\ntype Error struct{}\n\nfunc (e *Error) JSON() int { return 1 }\n\n"
         "type Other struct{}\n\nfunc (o *Other) JSON() int { return 2 }\n\n"
         "func ranged(list []*Error) int {\n\tn := 0\n\tfor i, e := range list {\n\t\tn += i + e.JSON()\n\t}\n\treturn n\n}\n\n"
-        "func fixed(list [4]Error) int {\n\treturn list[0].JSON()\n}\n"
+        "func fixed(list [4]Error) int {\n\treturn list[0].JSON()\n}\n\n"
+        "type errorMsgs []*Error\n\nfunc (a errorMsgs) each() int {\n\tn := 0\n\tfor _, err := range a {\n"
+        "\t\tn += err.JSON()\n\t}\n\treturn n\n}\n"
     ),
+    "use.go": "package g\n\nfunc first(m errorMsgs) int {\n\treturn m[0].JSON()\n}\n",
     "a.ts": (
         "export class Foo {\n  bar(): number { return 1; }\n}\n\nexport class Baz {\n  bar(): number { return 2; }\n}\n\n"
         "export function f(xs: Foo[]): number {\n  let n = 0;\n  for (const x of xs) {\n    n += x.bar();\n  }\n"
@@ -712,7 +715,7 @@ ARRAYS = {
 
 
 def test_declared_array_and_slice_types_hold_their_element_type(tmp_path) -> None:
-    """`list []*Error` / `[4]Error` (Go) and `xs: Foo[]` (TypeScript): ranging over or indexing them
+    """`list []*Error` / `[4]Error` / `type errorMsgs []*Error` (Go) and `xs: Foo[]` (TypeScript): ranging over or indexing them
     gives the element type, so `e.JSON()` is `Error.JSON`, not a guess among every `JSON` method;
     Go's `for i, e := range` gives the element to `e` only. Before, all four were "ambiguous"."""
     graph = build_graph(tmp_path, ARRAYS)
@@ -720,6 +723,9 @@ def test_declared_array_and_slice_types_hold_their_element_type(tmp_path) -> Non
 
     assert targets("e.go::ranged", "e.JSON") == [("e.go::Error.JSON", "member")]
     assert targets("e.go::fixed", "list[…].JSON") == [("e.go::Error.JSON", "member")]
+    # a named slice type (gin's `type errorMsgs []*Error`), in its file and in another of the package
+    assert targets("e.go::errorMsgs.each", "err.JSON") == [("e.go::Error.JSON", "member")]
+    assert targets("use.go::first", "m[…].JSON") == [("e.go::Error.JSON", "member")]
     assert targets("a.ts::f", "x.bar") == [("a.ts::Foo.bar", "member")]
     assert targets("a.ts::f", "xs[…].bar") == [("a.ts::Foo.bar", "member")]
 

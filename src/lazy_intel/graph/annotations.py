@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from lazy_intel.graph.values import last_name
+from lazy_intel.parse.expressions import ARRAY_BASE
 
 Expr = list[Any]
 
@@ -34,7 +35,7 @@ RUST_TRANSPARENT = frozenset({"Option", "Box", "Rc", "Arc", "Result", "Cow"})
 # collections whose arguments are the types of their elements
 COLLECTIONS = frozenset(
     {
-        "[]",  # a declared array or slice type (parse/expressions.py ARRAY_BASE): `[]*Foo`, `Foo[]`
+        ARRAY_BASE,  # a declared array or slice type: `[]*Foo`, `Foo[]`
         "list",
         "List",
         "set",

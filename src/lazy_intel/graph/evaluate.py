@@ -458,7 +458,7 @@ class Evaluator(ClassMixin, ImportMixin):
                 classes = {v for v in found if v[0] == "ext" and not opaque_type(v[1])}
                 if model.lang == "go" and name[0] == "n" and name[1] in GO_BUILTIN_TYPES:
                     classes.add(("ext", name[1]))
-            out |= classes
+            out |= classes | self.named_collection(found, site)
         if elements:
             items = {
                 ("inst", v[1])
@@ -468,6 +468,27 @@ class Evaluator(ClassMixin, ImportMixin):
             }
             if items:
                 out.add(("cont", f"{site}:declared", frozenset(bounded(items))))
+        return out
+
+    def named_collection(self, found: set[Value], site: str) -> set[Value]:
+        """The collection a named slice or array type declares (Go's ``type errorMsgs []*Error``, its
+        declaration's flow in ``go.scm``), for the type definitions among ``found``."""
+        out: set[Value] = set()
+        for value in found:
+            entry = self.p.symbol(value[1]) if value[0] == "def" else None
+            if entry is None or entry[1].kind != "type":
+                continue
+            model, symbol = entry
+            for flow in model.flows_binding(symbol.qualified, symbol.name):
+                annotation = flow.annotation
+                if (
+                    flow.kind == "assign"
+                    and annotation
+                    and annotation[0] == "k"
+                    and annotation[1] == ["n", "[]"]
+                ):
+                    scope = model.scope_of(symbol.parent)
+                    out |= self.declared_type(model, scope, annotation, f"{site}/{symbol.name}")
         return out
 
     def type_variable(self, model: FileModel, scope: str, args: list[Any], site: str) -> set[Value]:

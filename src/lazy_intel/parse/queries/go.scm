@@ -222,6 +222,12 @@
   left: (expression_list (_) . (_)) @flow.target
   right: (expression_list . (_) @flow.value .)) @flow.assign
 
+; `type errorMsgs []*Error`: a named slice or array type is a collection of its element type, read
+; where a value is declared with it (graph/evaluate.py `declared_type`)
+(type_spec
+  name: (type_identifier) @flow.target
+  type: [(slice_type) (array_type)] @flow.type) @flow.assign
+
 ; `var x T`, `var x = v`, `var x T = v` (one value: itself, not a tuple of one)
 (var_spec
   name: (_) @flow.target

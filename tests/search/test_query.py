@@ -62,8 +62,8 @@ def test_js_and_java_stack_lines() -> None:
 
 
 def test_frames_written_innermost_first_weigh_the_innermost_most() -> None:
-    """JavaScript and Java write the failing call first; read as a Python traceback (innermost
-    last), the outermost caller (`main`) weighed most."""
+    """JavaScript, Java and the sanitizers write the failing call first; read as a Python traceback
+    (innermost last), the outermost caller (`main`) weighed most; a sanitizer's frames were no frames."""
     js = analyze_query(
         "Error: boom\n    at inner (src/a.js:1:1)\n    at middle (src/b.js:2:2)\n    at outer (src/c.js:3:3)"
     )
@@ -77,6 +77,16 @@ def test_frames_written_innermost_first_weigh_the_innermost_most() -> None:
     assert [f.function for f in java.frames] == ["main", "check"]
     names = dict(java.identifiers)
     assert names["check"] > names["main"]
+    asan = analyze_query(
+        "==1==ERROR: AddressSanitizer: heap-use-after-free\n    #0 0x4c2b1f in jv_free /src/jq/src/jv.c:2020:7\n"
+        "    #1 0x4012ab in main /src/jq/src/main.c:700:12"
+    )
+    assert [(f.path, f.line, f.function) for f in asan.frames] == [
+        ("src/jq/src/main.c", 700, "main"),
+        ("src/jq/src/jv.c", 2020, "jv_free"),
+    ]
+    names = dict(asan.identifiers)
+    assert names["jv_free"] > names["main"]
 
 
 def test_paths_modules_and_dotted_names() -> None:

@@ -77,6 +77,11 @@ JS_FRAME_RE = re.compile(
     r"\bat (?:(?:async )?([\w$.<>\[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?"
 )
 JAVA_FRAME_RE = re.compile(r"\bat ([\w$]+(?:\.[\w$]+)+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)")
+# AddressSanitizer and friends: ``#0 0x4c2b1f in jv_free /src/jq/src/jv.c:2020:7`` (gdb's ``… at
+# src/jv.c:2020`` reads as a JavaScript frame)
+SANITIZER_FRAME_RE = re.compile(
+    r"#\d+ +0x[0-9a-fA-F]+ in ([\w:~<>$.]+) ((?:[A-Za-z]:)?[^\s:()]+):(\d+)(?::\d+)?"
+)
 ERROR_RE = re.compile(
     r"\b([A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|Interrupt))\b(?::\s*([^\n]{0,200}))?"
 )
@@ -209,8 +214,9 @@ def normalise_path(path: str) -> str:
 
 
 def _frames(text: str) -> list[Frame]:
-    """Stack frames, innermost last: a Python traceback's as written; Java's and JavaScript's
-    (``at …``), which write the innermost first, each run of them reversed (the frame weights below
+    """Stack frames, innermost last: a Python traceback's as written; Java's, JavaScript's (``at
+    …``) and the sanitizers' (``#0 0x… in f file:line``), which write the innermost first, each run
+    of them reversed (the frame weights below
     and ``path_mentions`` count the last frame as where the failure surfaced)."""
     found: list[tuple[int, Frame, bool]] = []  # (offset, frame, written innermost first)
     seen: set[int] = set()
@@ -242,6 +248,16 @@ def _frames(text: str) -> list[Frame]:
                 line_number(m.group(3)),
                 dotted.rsplit(".", 1)[-1],
                 dotted.startswith("java."),
+            ),
+            True,
+        )
+    for m in SANITIZER_FRAME_RE.finditer(text):
+        path = m.group(2)
+        function = m.group(1).replace("::", ".").rsplit(".", 1)[-1] or None
+        add(
+            m.start(),
+            Frame(
+                normalise_path(path), line_number(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))
             ),
             True,
         )

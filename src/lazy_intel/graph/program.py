@@ -165,6 +165,33 @@ def read_go_modules(conn: sqlite3.Connection) -> dict[str, str]:
     return out
 
 
+def read_rust_crates(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Crate name (``-`` read as ``_``, as Rust code writes it) -> the root files of that package's
+    library and binaries, from every indexed ``Cargo.toml``: ``[lib] path`` else ``src/lib.rs``,
+    ``[[bin]] path`` else ``src/main.rs`` (the paths need not exist; callers look them up)."""
+    import tomllib
+
+    out: dict[str, list[str]] = {}
+    for path, data in _captured(conn, "toml"):
+        if path.rpartition("/")[2] != "Cargo.toml":
+            continue
+        try:
+            manifest = tomllib.loads(data.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            continue
+        package = manifest.get("package")
+        if not isinstance(package, dict) or not isinstance(package.get("name"), str):
+            continue
+        directory = path.rpartition("/")[0]
+        lib = manifest.get("lib") if isinstance(manifest.get("lib"), dict) else {}
+        roots = [lib.get("path") if isinstance(lib.get("path"), str) else "src/lib.rs", "src/main.rs"]
+        bins = manifest.get("bin") if isinstance(manifest.get("bin"), list) else []
+        roots += [b["path"] for b in bins if isinstance(b, dict) and isinstance(b.get("path"), str)]
+        files = [f"{directory}/{r}" if directory else r for r in roots]
+        out.setdefault(package["name"].replace("-", "_"), []).extend(files)
+    return out
+
+
 def read_ts_configs(conn: sqlite3.Connection) -> dict[str, PathMapping]:
     """The directory of every indexed tsconfig.json / jsconfig.json -> the path mapping it declares
     or inherits through ``extends`` (graph/tsconfig.py)."""

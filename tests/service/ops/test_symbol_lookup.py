@@ -57,6 +57,14 @@ FILES = {
     "src/main/java/com/acme/Parser.java": (
         "package com.acme;\n\npublic class Parser {\n  public int parseLine() {\n    return 3;\n  }\n}\n"
     ),
+    # Rust: a crate by its Cargo.toml name (`-` written `_`), `crate::` paths of a binary crate
+    "rs/Cargo.toml": '[package]\nname = "grep-searcher"\nversion = "0.1.0"\n',
+    "rs/src/lib.rs": "pub mod searcher;\npub use crate::searcher::Searcher;\n",
+    "rs/src/searcher/mod.rs": "pub struct Searcher {}\n\nimpl Searcher {\n    pub fn search(&self) -> u8 {\n        1\n    }\n}\n",
+    "tool/Cargo.toml": '[package]\nname = "tool"\nversion = "0.1.0"\n\n[[bin]]\nname = "t"\npath = "cli/main.rs"\n',
+    "tool/cli/main.rs": "mod flags;\n\nfn main() {}\n",
+    "tool/cli/flags/mod.rs": "pub mod hiargs;\n",
+    "tool/cli/flags/hiargs.rs": "pub struct HiArgs {}\n\nimpl HiArgs {\n    pub fn parse() -> u8 {\n        2\n    }\n}\n",
     "app.py": (
         "from top import Engine\nfrom pkg import assist\nfrom pkg.sub import Widget\n\n\n"
         "def main():\n    Engine().start()\n    Widget().draw()\n    return assist()\n"
@@ -104,6 +112,10 @@ def ask(make_repo, backend_env) -> Any:  # type: ignore[no-untyped-def]
         ("shop.Checkout", "cart.go", "Checkout"),  # the module's root package
         ("com.acme.Parser.parseLine", "src/main/java/com/acme/Parser.java", "Parser.parseLine"),
         ("acme.Parser", "src/main/java/com/acme/Parser.java", "Parser"),
+        ("grep_searcher::searcher::Searcher", "rs/src/searcher/mod.rs", "Searcher"),  # a crate's name
+        ("grep_searcher::searcher::Searcher::search", "rs/src/searcher/mod.rs", "Searcher.search"),
+        ("grep_searcher::Searcher", "rs/src/searcher/mod.rs", "Searcher"),  # the crate root's `pub use`
+        ("crate::flags::hiargs::HiArgs::parse", "tool/cli/flags/hiargs.rs", "HiArgs.parse"),
     ],
 )
 def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, qualified: str) -> None:
@@ -132,6 +144,8 @@ def test_names_that_are_not_there_stay_not_found(ask: Any) -> None:
         "render.Checkout",  # Checkout is package shop's
         "shop.JSON",  # JSON is package render's, below the root
         "com.other.Parser",
+        "grep_searcher::Nothing",
+        "tool::Searcher",  # another crate's
     ):
         answer = ask(operation="symbol", symbol=written)
         assert answer["code"] == "NOT_FOUND", (written, answer)
@@ -204,5 +218,60 @@ def test_every_definition_of_an_aliased_module_is_found_through_its_alias(make_r
                     assert symbol_id in {s.id for s in found}, (alias, target, qualified)
                     checked += 1
             assert checked >= 7  # deep.py 2, helpers.py 1, schemas.ts 3 (z), coerce.ts 1 (coerce)
+    finally:
+        ws.close()
+
+
+def test_no_name_built_from_the_fixture_s_own_parts_breaks_the_lookup(make_repo) -> None:
+    """The class behind a RecursionError found while adding Rust crates (`tool::Searcher`: the crate
+    `tool`'s root module `tool.cli` starts with its own name): every name of one or two parts, and
+    400 seeded ones of three or four, built from the fixture's crate, module, alias and symbol names
+    with `.` or `::`, resolves without raising."""
+    import random
+
+    from lazy_intel.service.ops.symbol_lookup import resolve_symbol
+
+    parts = [
+        "tool",
+        "grep_searcher",
+        "crate",
+        "self",
+        "super",
+        "z",
+        "dp",
+        "hp",
+        "pkg",
+        "sub",
+        "cli",
+        "flags",
+        "hiargs",
+        "HiArgs",
+        "parse",
+        "Searcher",
+        "searcher",
+        "search",
+        "render",
+        "JSON",
+        "shop",
+        "Engine",
+        "start",
+        "com",
+        "acme",
+        "Parser",
+        "lib",
+        "external",
+        "coerce",
+        "src",
+        "rs",
+    ]
+    names = [a for a in parts] + [f"{a}{sep}{b}" for a in parts for b in parts for sep in (".", "::")]
+    rng = random.Random(44)
+    names += ["::".join(rng.choice(parts) for _ in range(rng.choice((3, 4)))) for _ in range(400)]
+    ws = Workspace.open(Path(make_repo(FILES)), settings=load_settings(env={}))
+    try:
+        ws.sync()
+        with ws.read() as view:
+            for name in names:
+                resolve_symbol(view, name, None)  # raises on a loop or a bad query
     finally:
         ws.close()

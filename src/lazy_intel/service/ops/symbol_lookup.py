@@ -38,6 +38,8 @@ DEFINITION_KIND_ORDER = {
     "macro": 2,
 }
 PACKAGE_STEMS = ("__init__", "index", "mod")  # a package's own file: its module is the directory
+RUST_ROOT_STEMS = ("lib", "main")  # a Rust crate's root file (`src/lib.rs`): its module is the directory
+RUST_PATH_ROOTS = ("crate.", "self.", "super.")  # `crate::flags::HiArgs`: a module path from a crate root
 INHERITANCE_DEPTH = 10  # base-class levels searched for an inherited member
 REEXPORT_DEPTH = 3  # packages followed through their imports (`pkg` -> `pkg.sub` -> the definition)
 MAX_REEXPORT_FILES = 20  # files of one module name read for re-exports (`models` names many)
@@ -48,9 +50,11 @@ NEW_PREFIX = re.compile(r"^new\s+")  # `new Widget()` (JavaScript, TypeScript, J
 
 
 def module_of(path: str) -> str:
-    """The module name a file path gives (``a/b/__init__.py``, ``a/b/index.ts``, ``a/b/mod.rs`` -> ``a.b``)."""
+    """The module name a file path gives (``a/b/__init__.py``, ``a/b/index.ts``, ``a/b/mod.rs``,
+    ``a/b/lib.rs`` -> ``a.b``)."""
     stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    if stem.rsplit("/", 1)[-1] in PACKAGE_STEMS and "/" in stem:
+    own = stem.rsplit("/", 1)[-1]
+    if "/" in stem and (own in PACKAGE_STEMS or (own in RUST_ROOT_STEMS and path.endswith(".rs"))):
         stem = stem.rsplit("/", 1)[0]
     return stem.replace("/", ".")
 
@@ -94,6 +98,8 @@ def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRo
     definition with that short name (methods too).
     """
     name = name.strip().replace("::", ".")
+    while name.startswith(RUST_PATH_ROOTS) and name.partition(".")[2]:
+        name = name.partition(".")[2]  # `crate::flags::HiArgs` is `flags.HiArgs` of some crate
     if not name:
         raise InvalidArgument("symbol is empty")
     found = _resolve(view, name, path)
@@ -104,7 +110,9 @@ def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRo
     return found
 
 
-def _resolve(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
+def _resolve(view: ReadView, name: str, path: str | None, *, crates: bool = True) -> list[SymbolRow]:
+    """:func:`resolve_symbol` of a cleaned name; ``crates``: may read a Rust crate's name (not
+    again inside that reading: a crate whose root module starts with its own name would loop)."""
     exact = view.symbols_by_qualified(name, path)
     if not exact and INSTANCE_MEMBER_MARK.search(name):
         # `Class#method` (Ruby's and JSDoc's notation) names `Class.method`; a `#` that is part of a
@@ -131,6 +139,8 @@ def _resolve(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
                 found = _reexported(view, module, rest, path, REEXPORT_DEPTH)
             if not found and split == 1:
                 found = _through_alias(view, module, rest, path)
+            if not found and split == 1 and crates:
+                found = _in_crate(view, module, rest, path)
             if found:
                 break
     if not found:
@@ -138,18 +148,20 @@ def _resolve(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
         if path is not None:
             found = [s for s in found if s.path == path]
     if not found:
-        found = _inherited(view, name, path)
+        found = _inherited(view, name, path, crates=crates)
     return _ordered(found)
 
 
-def _inherited(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
+def _inherited(view: ReadView, name: str, path: str | None, *, crates: bool = True) -> list[SymbolRow]:
     """``Class.member`` that ``Class`` inherits (``CharField.clean`` is ``Field.clean``): the nearest
     bases, by the graph's resolved ``INHERITS`` edges, that define ``member``; ``path`` is the class's
     file. Breadth first, at most :data:`INHERITANCE_DEPTH` levels."""
     owner, _, member = name.rpartition(".")
     if not owner or not has_graph(view.conn):
         return []
-    classes = [r for r in _resolve(view, owner, path) if DEFINITION_KIND_ORDER.get(r.kind) == 0]
+    classes = [
+        r for r in _resolve(view, owner, path, crates=crates) if DEFINITION_KIND_ORDER.get(r.kind) == 0
+    ]
     level = [n for r in classes if (n := definition_node(view.conn, r.path, r.qualified_name, r.start_byte))]
     seen = {n.id for n in level}
     for _ in range(INHERITANCE_DEPTH):
@@ -187,7 +199,7 @@ def _ordered(rows: list[SymbolRow]) -> list[SymbolRow]:
 def _module_patterns(module: str) -> list[str]:
     """SQL ``LIKE`` patterns of the files whose module may be ``module`` (checked by ``_in_module``)."""
     base = module.replace(".", "/")
-    return [f"%{base}.%", *(f"%{base}/{stem}.%" for stem in PACKAGE_STEMS)]
+    return [f"%{base}.%", *(f"%{base}/{stem}.%" for stem in PACKAGE_STEMS + RUST_ROOT_STEMS)]
 
 
 def _reexported(view: ReadView, module: str, rest: str, path: str | None, depth: int) -> list[SymbolRow]:
@@ -232,6 +244,22 @@ def _reexported(view: ReadView, module: str, rest: str, path: str | None, depth:
     if not found and tail:  # `export * as coerce from "./coerce"`: `pkg.coerce.string`
         targets = _alias_targets(view, head, _module_files(view, module))
         found.update((r.id, r) for r in _in_modules(view, targets, tail, path, depth - 1))
+    return list(found.values())
+
+
+def _in_crate(view: ReadView, crate: str, rest: str, path: str | None) -> list[SymbolRow]:
+    """``crate.rest`` where ``crate`` is a Rust package of the tree by the name its ``Cargo.toml``
+    declares (``grep_searcher::searcher::Searcher``): ``rest`` as a module path below the crate's
+    root files (``crates/searcher/src/lib.rs`` is module ``crates.searcher.src``)."""
+    from lazy_intel.graph.program import read_rust_crates
+
+    found: dict[int, SymbolRow] = {}
+    for root in read_rust_crates(view.conn).get(crate, []):
+        if view.file(root) is None:
+            continue
+        module = module_of(root)
+        rows = _resolve(view, f"{module}.{rest}", path, crates=False) if module else []
+        found.update((r.id, r) for r in rows)
     return list(found.values())
 
 

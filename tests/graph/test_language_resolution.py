@@ -730,6 +730,27 @@ def test_declared_array_and_slice_types_hold_their_element_type(tmp_path) -> Non
     assert targets("a.ts::f", "xs[…].bar") == [("a.ts::Foo.bar", "member")]
 
 
+RUST_USE_TREES = {
+    "Cargo.toml": '[package]\nname = "x"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub mod a;\npub mod b;\npub mod app;\n",
+    "src/a.rs": "pub struct Foo;\n\nimpl Foo {\n    pub fn go(&self) -> u8 {\n        1\n    }\n}\n\npub fn bar() -> u8 {\n    2\n}\n",
+    "src/b.rs": "pub fn baz() -> u8 {\n    3\n}\n",
+    "src/app.rs": (
+        "use crate::{a::{Foo, bar}, b::baz as qux};\n\n"
+        "pub fn run() -> u8 {\n    let f = Foo;\n    f.go() + bar() + qux()\n}\n"
+    ),
+}
+
+
+def test_rust_use_trees_with_nested_groups_import_every_leaf(tmp_path) -> None:
+    """`use crate::{a::{Foo, bar}, b::baz as qux};` (ripgrep's crate roots re-export this way) was no
+    import at all: a group inside a group matched no pattern. Every leaf is an import now."""
+    graph = build_graph(tmp_path, RUST_USE_TREES)
+    assert graph.call_targets("src/app.rs::run", "bar") == [("src/a.rs::bar", "import")]
+    assert graph.call_targets("src/app.rs::run", "qux") == [("src/b.rs::baz", "import")]
+    assert graph.call_targets("src/app.rs::run", "f.go") == [("src/a.rs::Foo.go", "member")]
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

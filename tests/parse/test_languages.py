@@ -24,6 +24,7 @@ PLAIN_CAPTURES = {
     "import.alias",
     "import.wildcard",
     "import.path",
+    "import.tree",  # a Rust use tree read whole
     "callee",
     "flow.target",
     "flow.value",

@@ -39,6 +39,8 @@ capture names:
     an import statement. ``@import.path`` is a dotted ``a.b.C`` whose last part is the imported name
     and the rest its module (Kotlin keeps the path in one node); a module captured as several nodes
     (Scala's ``path: (identifier)`` children) is the text from the first to the last.
+    ``@import.tree`` is a Rust use tree read whole (``use crate::{a::{B, C}, d::E as F}``): every
+    path it names at any depth (:func:`_use_tree`).
 """
 
 from __future__ import annotations
@@ -586,6 +588,50 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
     )
 
 
+MAX_USE_TREE_LEAVES = 256  # leaves read of one Rust use tree
+
+
+def _use_tree(
+    source: bytes, node: tree_sitter.Node, prefix: str
+) -> list[tuple[str, str | None, str | None, bool]]:
+    """(module, name, alias, wildcard) of every leaf of a Rust use tree under the path ``prefix``:
+    ``crate::{lines::{LineIter, LineStep}, searcher::Searcher as S, sink::*}``."""
+    out: list[tuple[str, str | None, str | None, bool]] = []
+
+    def joined(path: str) -> str:
+        return f"{prefix}::{path}" if prefix and path else prefix or path
+
+    def leaf(path: str, alias: str | None) -> None:
+        module, _, name = joined(path).rpartition("::")
+        if name == "self":  # `a::{self}` imports the module `a`
+            out.append((module, None, alias, False))
+        elif module:
+            out.append((module, name, alias, False))
+        else:
+            out.append((name, None, alias, False))
+
+    kind = node.type
+    if kind in ("identifier", "scoped_identifier", "self", "crate", "super"):
+        leaf(_text(source, node), None)
+    elif kind == "use_as_clause":
+        path, alias = node.child_by_field_name("path"), node.child_by_field_name("alias")
+        if path is not None:
+            leaf(_text(source, path), _text(source, alias) if alias is not None else None)
+    elif kind == "use_wildcard":
+        inner = node.named_children[0] if node.named_children else None
+        out.append((joined(_text(source, inner) if inner is not None else ""), None, None, True))
+    elif kind == "scoped_use_list":
+        path, items = node.child_by_field_name("path"), node.child_by_field_name("list")
+        if items is not None:
+            out += _use_tree(source, items, joined(_text(source, path)) if path is not None else prefix)
+    elif kind == "use_list":
+        for child in node.named_children:
+            out += _use_tree(source, child, prefix)
+            if len(out) >= MAX_USE_TREE_LEAVES:
+                break
+    return out[:MAX_USE_TREE_LEAVES]
+
+
 def _imports(
     source: bytes, defs: list[_Def], raw: list[tuple[tree_sitter.Node, dict[str, list[tree_sitter.Node]]]]
 ) -> tuple[ImportFact, ...]:
@@ -601,6 +647,11 @@ def _imports(
         alias = _text(source, alias_node) if alias_node is not None else None
         wildcard = "import.wildcard" in caps
         names = [_text(source, n) for n in caps.get("import.name") or []]
+        tree_node = _first(caps, "import.tree")
+        if tree_node is not None:  # a nested Rust use tree: every leaf, module and name apart
+            for module, name, alias, wildcard in _use_tree(source, tree_node, ""):
+                rows.append((node, module, name, alias, wildcard))
+            continue
         path_node = _first(caps, "import.path")
         if path_node is not None:  # `a.b.C`: module `a.b`, name `C`
             module, _, last = _strip_module(_text(source, path_node)).rpartition(".")

@@ -18,7 +18,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 21  # 21: Go named slice and array types (`type errs []*E`); 20: declared array and slice types (`[]*Foo`, `Foo[]`) are collections of their element type; 19: a method chain's spine costs one level per call; 18: ECMAScript exports, typeof, JSX closing tags; 17: every TypeScript type name a reference (not a definition's own, nor a type parameter's), instanceof; 16: backquoted names unquoted, Scala and Swift operator methods; 15: Python annotations read at any depth (parse/type_names.py), a union with a generic in it declares its members; 14: Python annotation types in unions, subscripts and strings, except clauses; 13: Rust macro invocations as ["m", name]; 12: reference scopes in any order; 11: go.mod indexed; 10: Go unnamed results; …
+EXTRACTOR_VERSION = 22  # 22: Rust use trees with nested groups; 21: Go named slice and array types (`type errs []*E`); 20: declared array and slice types (`[]*Foo`, `Foo[]`) are collections of their element type; 19: a method chain's spine costs one level per call; 18: ECMAScript exports, typeof, JSX closing tags; 17: every TypeScript type name a reference (not a definition's own, nor a type parameter's), instanceof; 16: backquoted names unquoted, Scala and Swift operator methods; 15: Python annotations read at any depth (parse/type_names.py), a union with a generic in it declares its members; 14: Python annotation types in unions, subscripts and strings, except clauses; 13: Rust macro invocations as ["m", name]; 12: reference scopes in any order; 11: go.mod indexed; 10: Go unnamed results; …
 
 
 @dataclass(frozen=True)

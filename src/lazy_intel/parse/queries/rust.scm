@@ -181,6 +181,12 @@
     list: (use_list
       (self)))) @import
 
+; a use tree with a group inside a group (`use crate::{lines::{A, B}, searcher::C}`): read whole by
+; the extractor (`@import.tree`); the patterns above take the flat groups
+(use_declaration
+  argument: (scoped_use_list
+    list: (use_list (scoped_use_list))) @import.tree) @import
+
 (use_declaration
   argument: (use_list
     [

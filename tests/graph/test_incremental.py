@@ -120,6 +120,14 @@ VERSIONS: dict[str, list[str | None]] = {
     "gotypes/use.go": [
         "package gotypes\n\nfunc use(l list) int {\n\tfor _, x := range l {\n\t\treturn x.J()\n\t}\n\treturn 0\n}\n"
     ],
+    # Rust: a workspace crate imported by its Cargo name, which changes and comes back
+    "rsws/a/Cargo.toml": [
+        '[package]\nname = "alpha"\nversion = "0.1.0"\n',
+        '[package]\nname = "beta"\nversion = "0.1.0"\n',
+    ],
+    "rsws/a/src/lib.rs": ["pub fn go() -> u8 {\n    1\n}\n"],
+    "rsws/b/Cargo.toml": ['[package]\nname = "user"\nversion = "0.1.0"\n'],
+    "rsws/b/src/lib.rs": ["use alpha::go;\n\npub fn run() -> u8 {\n    go()\n}\n"],
     # a workspace package imported by its name: the name changes, the manifest goes and comes back
     # with another entry (`main` instead of `exports`)
     "pk/package.json": [

@@ -751,6 +751,35 @@ def test_rust_use_trees_with_nested_groups_import_every_leaf(tmp_path) -> None:
     assert graph.call_targets("src/app.rs::run", "f.go") == [("src/a.rs::Foo.go", "member")]
 
 
+RUST_WORKSPACE = {
+    "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+    "crates/searcher/Cargo.toml": '[package]\nname = "grep-searcher"\nversion = "0.1.0"\n',
+    "crates/searcher/src/lib.rs": "mod searcher;\n\npub use crate::searcher::{Searcher, SearcherBuilder};\n",
+    "crates/searcher/src/searcher.rs": (
+        "pub struct Searcher;\n\npub struct SearcherBuilder;\n\n"
+        "impl SearcherBuilder {\n    pub fn build(&self) -> Searcher {\n        Searcher\n    }\n}\n"
+    ),
+    "crates/printer/Cargo.toml": '[package]\nname = "grep-printer"\nversion = "0.1.0"\n',
+    "crates/printer/src/lib.rs": (
+        "use grep_searcher::SearcherBuilder;\n\npub fn print(b: SearcherBuilder) {\n    b.build();\n}\n"
+    ),
+}
+
+
+def test_rust_imports_of_a_workspace_crate_by_its_cargo_name(tmp_path) -> None:
+    """ripgrep's crates import each other by package name (`use grep_searcher::SearcherBuilder;`,
+    `grep-searcher` in its Cargo.toml): 48 such imports were external. The crate's root file is where
+    such a path starts; the import and the method called through it resolve."""
+    graph = build_graph(tmp_path, RUST_WORKSPACE)
+    imports = [e for e in graph.of("IMPORTS") if e.target == "grep_searcher.SearcherBuilder"]
+    assert [(e.dst, e.strategy) for e in imports] == [
+        ("crates/searcher/src/searcher.rs::SearcherBuilder", "import")
+    ], imports
+    assert graph.call_targets("crates/printer/src/lib.rs::print", "b.build") == [
+        ("crates/searcher/src/searcher.rs::SearcherBuilder.build", "member")
+    ]
+
+
 RUST_PRELUDE = {
     "Cargo.toml": '[package]\nname = "a"\n',
     "src/lib.rs": (

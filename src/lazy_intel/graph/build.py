@@ -45,7 +45,7 @@ from lazy_intel.graph.invalidation import (
 )
 from lazy_intel.graph.listing import carried_names, keep_listing, read_listing
 from lazy_intel.graph.model import FileModel, file_key, file_node_id, load_model, module_node_id
-from lazy_intel.graph.modules import GO_MODULES_TOKEN, PathIndex, dirty_tokens_for_paths
+from lazy_intel.graph.modules import GO_MODULES_TOKEN, RUST_CRATES_TOKEN, PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import definition_lines, file_nodes
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
@@ -59,6 +59,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 53: a Rust path that starts with a package of the tree by its Cargo name (`grep_searcher::Searcher`);
 # 52: … and of a method declared in its class in a header and defined out of line;
 # 51: a C/C++ call by name of a function declared in a header and defined in a source file is the definition;
 # 50: imports of the tree's own JavaScript/TypeScript packages by name (package.json `name`/`exports`);
@@ -75,7 +76,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "52"
+RESOLVER_VERSION = "53"
 MODULE_KEY = 0
 
 
@@ -83,11 +84,13 @@ MODULE_KEY = 0
 def config_file_token(name: str) -> str | None:
     """The dependency token a change of the config file named ``name`` dirties (None: not a config
     resolution reads): go.mod's module paths, tsconfig/jsconfig path mappings (and their bases),
-    package.json's package names and exports."""
+    package.json's package names and exports, Cargo.toml's crate names."""
     if name == "go.mod":
         return GO_MODULES_TOKEN
     if name == MANIFEST:
         return PACKAGES_TOKEN
+    if name == "Cargo.toml":
+        return RUST_CRATES_TOKEN
     return TS_CONFIGS_TOKEN if is_config_name(name) else None
 
 

@@ -162,7 +162,7 @@ class ImportMixin:
 
     def rust_import(self, model: FileModel, imp: Import) -> set[Value]:
         path = imp.module if imp.name is None else f"{imp.module}::{imp.name}"
-        found = rust_resolve(self.p.index, model.path, path, self.p.deps)
+        found = rust_resolve(self.p.index, model.path, path, self.p.deps, self.p.rust_crates)
         if found is None:
             return {("ext", path.replace("::", "."))}
         target, rest = found
@@ -214,6 +214,6 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
         found = java_resolve(index, model.path, module, None, deps)
         return found[0] if found else None
     if system == "rust":
-        rust_found = rust_resolve(index, model.path, module, deps)
+        rust_found = rust_resolve(index, model.path, module, deps, program.rust_crates)
         return rust_found[0] if rust_found else None
     return None

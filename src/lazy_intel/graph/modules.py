@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -338,8 +338,20 @@ def _rust_module_dir(importer: str) -> str:
     return posixpath.join(directory, base[: -len(".rs")])
 
 
-def rust_resolve(index: PathIndex, importer: str, path: str, deps: Deps) -> tuple[Target, list[str]] | None:
-    """``crate::a::b::C`` -> (the file of the deepest module found, the remaining item path)."""
+RUST_CRATES_TOKEN = "rc:"  # a resolution that read the tree's Cargo package names (any Cargo.toml changed)
+
+
+def rust_resolve(
+    index: PathIndex,
+    importer: str,
+    path: str,
+    deps: Deps,
+    crates: Callable[[], Mapping[str, Sequence[str]]] | None = None,
+) -> tuple[Target, list[str]] | None:
+    """``crate::a::b::C`` -> (the file of the deepest module found, the remaining item path). A path
+    that starts with no local module but with the name of a package of the tree (``crates()``: crate
+    name -> its root files, ``graph/program.py`` ``read_rust_crates``; a workspace's
+    ``grep_searcher::SearcherBuilder``) starts at that crate's root file."""
     segments = [s for s in path.replace(".", "::").split("::") if s]
     if not segments:
         return None
@@ -368,6 +380,11 @@ def rust_resolve(index: PathIndex, importer: str, path: str, deps: Deps) -> tupl
             break
         directory = posixpath.join(directory, segment)
         consumed += 1
+    if current is None and consumed == 0 and head not in ("crate", "self", "super") and crates is not None:
+        for root in crates().get(head, ()):
+            if index.exists(root, deps):
+                found = rust_resolve(index, root, "crate::" + "::".join(segments[1:]), deps)
+                return found if found is not None else (Target(root), segments[1:])
     if current is None:
         return None
     return Target(current), rest[consumed:]

@@ -17,7 +17,7 @@ from itertools import islice
 
 from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
-from lazy_intel.graph.modules import GO_MODULES_TOKEN, Deps, PathIndex, go_module_path
+from lazy_intel.graph.modules import GO_MODULES_TOKEN, RUST_CRATES_TOKEN, Deps, PathIndex, go_module_path
 from lazy_intel.graph.tsconfig import (
     TS_CONFIGS_TOKEN,
     ConfigFile,
@@ -230,6 +230,7 @@ class FactStore:
         self._go_modules: dict[str, str] | None = None
         self._ts_configs: dict[str, PathMapping] | None = None
         self._packages: dict[str, WorkspacePackage] | None = None
+        self._crates: dict[str, list[str]] | None = None
         # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
         # files whose content the result read)
         self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
@@ -287,6 +288,12 @@ class FactStore:
         if self._ts_configs is None:
             self._ts_configs = read_ts_configs(self.conn)
         return self._ts_configs
+
+    def rust_crates(self) -> dict[str, list[str]]:
+        """The view's Rust packages by crate name -> their root files (read once)."""
+        if self._crates is None:
+            self._crates = read_rust_crates(self.conn)
+        return self._crates
 
     def workspace_packages(self) -> dict[str, WorkspacePackage]:
         """The view's own JavaScript/TypeScript packages by name (read once)."""
@@ -447,6 +454,12 @@ class Program:
         re-resolves the files that read them (``tc:``)."""
         self.deps.add(TS_CONFIGS_TOKEN)
         return self.store.ts_configs()
+
+    def rust_crates(self) -> dict[str, list[str]]:
+        """The tree's Rust packages by crate name (``Cargo.toml``); a change of any of those files
+        re-resolves the files that read them (``rc:``)."""
+        self.deps.add(RUST_CRATES_TOKEN)
+        return self.store.rust_crates()
 
     def workspace_packages(self) -> dict[str, WorkspacePackage]:
         """The tree's own packages by name (``package.json``); a change of any of those files

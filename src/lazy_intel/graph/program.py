@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any, TypeVar
 
 from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
@@ -36,6 +37,7 @@ from lazy_intel.graph.workspace_packages import (
 from lazy_intel.parse.languages import GO_MODULE_LANG
 from lazy_intel.store.schema import NAMED_DEFINITION_WHERE
 
+T = TypeVar("T")
 MODEL_CACHE = 64  # full models: the focus file and a few recent ones
 # interfaces kept per process (a resolve worker of the Django build reads ~1,100 of 2,900): each
 # holds ~0.09 MB (flows above all) and a reload costs ~1 ms. 256 keeps a worker's peak at 153 MB
@@ -227,10 +229,9 @@ class FactStore:
         self._named_held = 0  # definitions held in _names
         self._dear: set[str] = set()  # names whose lookup took CARRIED_LOOKUP_MIN_S or more
         self.where = NodePaths(conn, WHERE_ENTRIES)  # node id -> path
-        self._go_modules: dict[str, str] | None = None
-        self._ts_configs: dict[str, PathMapping] | None = None
-        self._packages: dict[str, WorkspacePackage] | None = None
-        self._crates: dict[str, list[str]] | None = None
+        # what the view's manifests and configs declare (go.mod, tsconfig, Cargo.toml, package.json),
+        # each read once: reader -> its table
+        self._manifests: dict[Callable[[sqlite3.Connection], Any], Any] = {}
         # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
         # files whose content the result read)
         self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
@@ -277,29 +278,26 @@ class FactStore:
         self._models.pop(path, None)
         self._interfaces.pop(path, None)
 
+    def _manifest(self, reader: Callable[[sqlite3.Connection], T]) -> T:
+        if reader not in self._manifests:
+            self._manifests[reader] = reader(self.conn)
+        return self._manifests[reader]  # type: ignore[no-any-return]
+
     def go_modules(self) -> dict[str, str]:
         """The directory of every go.mod of the view -> the module path it declares (read once)."""
-        if self._go_modules is None:
-            self._go_modules = read_go_modules(self.conn)
-        return self._go_modules
+        return self._manifest(read_go_modules)
 
     def ts_configs(self) -> dict[str, PathMapping]:
         """The path mappings of the view's tsconfig/jsconfig files, by directory (read once)."""
-        if self._ts_configs is None:
-            self._ts_configs = read_ts_configs(self.conn)
-        return self._ts_configs
+        return self._manifest(read_ts_configs)
 
     def rust_crates(self) -> dict[str, list[str]]:
         """The view's Rust packages by crate name -> their root files (read once)."""
-        if self._crates is None:
-            self._crates = read_rust_crates(self.conn)
-        return self._crates
+        return self._manifest(read_rust_crates)
 
     def workspace_packages(self) -> dict[str, WorkspacePackage]:
         """The view's own JavaScript/TypeScript packages by name (read once)."""
-        if self._packages is None:
-            self._packages = read_workspace_packages(self.conn)
-        return self._packages
+        return self._manifest(read_workspace_packages)
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Every definition called ``name`` (symbol nodes of the current view), in a stable order."""

@@ -19,6 +19,7 @@ from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.ops.symbol_lookup import module_of
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
+from tests.conftest import pg_env, write_tree
 
 FILES = {
     "pkg/__init__.py": "from pkg.core import Engine\nfrom .helpers import *\n",
@@ -72,11 +73,14 @@ FILES = {
 }
 
 
-@pytest.fixture
-def ask(make_repo, backend_env) -> Any:  # type: ignore[no-untyped-def]
-    root = make_repo(FILES)
-    settings = load_settings(env=backend_env)
-    ws = Workspace.open(Path(root), settings=settings)
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def ask(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One indexed workspace of FILES per backend for the module (its tests only read it)."""
+    env = {} if request.param == "sqlite" else pg_env(request.getfixturevalue("pg_dsn"))
+    root = tmp_path_factory.mktemp("symbols")
+    write_tree(root, FILES)
+    settings = load_settings(env=env)
+    ws = Workspace.open(root, settings=settings)
     ws.sync()
 
     def run(**args: Any) -> dict[str, Any]:

@@ -392,11 +392,12 @@ def by_unique_name(
     base = CONFIDENCE["unique-name"]
     if model.lang in IMPORT_AWARE and not member:
         base -= 0.1  # an import-aware language should have found it through scopes or imports
-    prototypes = 0
+    declared: dict[str, Any] = {}  # the header declarations dropped (C, C++), said on the edge
     if model.lang in C_FAMILY and len(candidates) > 1:
-        candidates, prototypes = _without_header_prototypes(candidates)
+        candidates, dropped = _without_header_prototypes(candidates)
+        declared = {"header_declarations": dropped} if dropped else {}
     if len(candidates) == 1:
-        return [Resolution(candidates[0].node_id, "unique-name", base, name, _declared(prototypes))]
+        return [Resolution(candidates[0].node_id, "unique-name", base, name, declared or None)]
     share = round(CONFIDENCE["ambiguous"] / len(candidates), 4)
     return [
         Resolution(
@@ -404,7 +405,7 @@ def by_unique_name(
             "ambiguous",
             share,
             name,
-            {"candidates": len(candidates), **(_declared(prototypes) or {})},
+            {"candidates": len(candidates), **declared},
         )
         for c in candidates
     ]
@@ -433,10 +434,6 @@ def _without_header_prototypes(candidates: list[NamedDefinition]) -> tuple[list[
         if not (c.kind in DECLARED_KINDS and c.path.endswith(HEADER_SUFFIXES) and c.qualified in defined)
     ]
     return kept, len(candidates) - len(kept)
-
-
-def _declared(prototypes: int) -> dict[str, object] | None:
-    return {"header_declarations": prototypes} if prototypes else None
 
 
 def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: str) -> list[Resolution]:

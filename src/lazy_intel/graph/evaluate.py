@@ -42,6 +42,7 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pattern_names
+from lazy_intel.parse.expressions import ARRAY_BASE
 from lazy_intel.text.paths import is_test_path
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
@@ -479,16 +480,16 @@ class Evaluator(ClassMixin, ImportMixin):
             if entry is None or entry[1].kind != "type":
                 continue
             model, symbol = entry
+            scope = model.scope_of(symbol.parent)
             for flow in model.flows_binding(symbol.qualified, symbol.name):
-                annotation = flow.annotation
+                declared = flow.annotation
                 if (
                     flow.kind == "assign"
-                    and annotation
-                    and annotation[0] == "k"
-                    and annotation[1] == ["n", "[]"]
+                    and declared
+                    and declared[0] == "k"
+                    and declared[1] == ["n", ARRAY_BASE]
                 ):
-                    scope = model.scope_of(symbol.parent)
-                    out |= self.declared_type(model, scope, annotation, f"{site}/{symbol.name}")
+                    out |= self.declared_type(model, scope, declared, f"{site}/{symbol.name}")
         return out
 
     def type_variable(self, model: FileModel, scope: str, args: list[Any], site: str) -> set[Value]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import tomllib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -171,8 +172,6 @@ def read_rust_crates(conn: sqlite3.Connection) -> dict[str, list[str]]:
     """Crate name (``-`` read as ``_``, as Rust code writes it) -> the root files of that package's
     library and binaries, from every indexed ``Cargo.toml``: ``[lib] path`` else ``src/lib.rs``,
     ``[[bin]] path`` else ``src/main.rs`` (the paths need not exist; callers look them up)."""
-    import tomllib
-
     out: dict[str, list[str]] = {}
     for path, data in _captured(conn, "toml"):
         if path.rpartition("/")[2] != "Cargo.toml":

@@ -330,9 +330,8 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["t", [expression(source, node.child_by_field_name("body"), depth + 1, memo)]]
     if kind in SEQUENCE_TYPES:
         return ["t", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
-    if (
-        kind in ARRAY_TYPES
-    ):  # Go's `[]*Foo` / `[4]Foo`, Java's `Foo[]`, TypeScript's `Foo[]`, Rust's `[Foo; 4]`
+    # Go's `[]*Foo` / `[4]Foo`, Java's `Foo[]`, TypeScript's `Foo[]`, Rust's `[Foo; 4]`
+    if kind in ARRAY_TYPES:
         element = node.child_by_field_name("element") or (named[0] if named else None)
         return ["k", ["n", ARRAY_BASE], expression(source, element, depth + 1, memo)]
     if kind == "generic_type":  # `Optional[Foo]`, `List<Foo>`, `Repo[T]`: a subscript of the base type

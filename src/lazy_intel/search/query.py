@@ -216,8 +216,8 @@ def normalise_path(path: str) -> str:
 def _frames(text: str) -> list[Frame]:
     """Stack frames, innermost last: a Python traceback's as written; Java's, JavaScript's (``at
     …``) and the sanitizers' (``#0 0x… in f file:line``), which write the innermost first, each run
-    of them reversed (the frame weights below
-    and ``path_mentions`` count the last frame as where the failure surfaced)."""
+    of them reversed (the frame weights below and ``path_mentions`` count the last frame as where
+    the failure surfaced)."""
     found: list[tuple[int, Frame, bool]] = []  # (offset, frame, written innermost first)
     seen: set[int] = set()
 

@@ -128,13 +128,12 @@ def _resolve(view: ReadView, name: str, path: str | None, *, crates: bool = True
         parts = name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, rest = ".".join(parts[:split]), ".".join(parts[split:])
-            roots = _go_module_roots(view, module) if split == 1 else set()
-            found = [
-                s
-                for s in view.symbols_by_qualified(rest, path)
-                if _in_module(s.path, module)
-                or (s.path.rpartition("/")[0] in roots and s.path.endswith(".go"))
-            ]
+            candidates = view.symbols_by_qualified(rest, path)
+            found = [s for s in candidates if _in_module(s.path, module)]
+            go = [s for s in candidates if s.path.endswith(".go") and s not in found] if split == 1 else []
+            if go:  # a Go module's root package is named by its module path, not a directory
+                roots = _go_module_roots(view, module)
+                found += [s for s in go if s.path.rpartition("/")[0] in roots]
             if not found:
                 found = _reexported(view, module, rest, path, REEXPORT_DEPTH)
             if not found and split == 1:
@@ -334,7 +333,8 @@ def _wildcard_sources(view: ReadView, module: str) -> list[str]:
     """The files a package file of ``module`` imports every public name of (``from .fields import *``
     in ``django/forms/__init__.py``, ``export * from "./schemas"``): resolved ``IMPORTS`` edges to a
     file node from a wildcard import (a module bound to a name, ``export * as coerce from
-    "./coerce"`` or ``import pkg.sub``, exports nothing into the package's names). Package files (``__init__``, ``index``, ``mod``) first, at most :data:`MAX_REEXPORT_FILES`."""
+    "./coerce"`` or ``import pkg.sub``, exports nothing into the package's names), read from the
+    module's files as :func:`_module_files` orders them."""
     sources: list[str] = []
     for file in _module_files(view, module):
         for (target,) in view.conn.execute(

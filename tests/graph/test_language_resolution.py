@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lazy_intel.graph.modules import go_module_path
+from lazy_intel.graph.modules import go_module_path, jvm_package_path
 from lazy_intel.graph.rows import CONFIDENCE
 from lazy_intel.parse.languages import GO_MODULE_LANG, language_for_path
 from tests.graph.helpers import Graph, build_graph
@@ -258,6 +258,116 @@ def test_java_packages_imports_and_hierarchy(tmp_path) -> None:
     strings = [e for e in graph.of("REFERENCES") if e.target == "String"]
     assert strings and {e.strategy for e in strings} == {"builtin"}
     assert ("src/main/java/com/acme/App.java", f"<module {MODEL}>") in graph.pairs("IMPORTS")  # wildcard
+
+
+JAVA_SOURCE_ROOTS = {
+    "core/src/main/java/com/acme/Parser.java": (
+        "package com.acme;\n\npublic class Parser {\n    public int parse() { return 1; }\n}\n"
+    ),
+    "core/src/main/java/com/acme/io/Reader.java": (
+        "package com.acme.io;\n\npublic class Reader {\n    public int parse() { return 2; }\n}\n"
+    ),
+    "core/src/test/java/com/acme/ParserTest.java": (
+        "package com.acme;\n\npublic class ParserTest {\n    void go() {\n"
+        "        Parser p = new Parser();\n        p.parse();\n    }\n}\n"
+    ),
+    # another module's test root with the same package: its own module's class comes first
+    "app/src/main/java/com/acme/Parser.java": (
+        "package com.acme;\n\npublic class Parser {\n    public int parse() { return 3; }\n}\n"
+    ),
+    "app/src/test/kotlin/com/acme/Unused.java": "package com.acme;\n\nclass Unused {}\n",
+    # a package of the same name outside any source root, and another package: neither sees Parser
+    "lib/com/acme/Loose.java": (
+        "package com.acme;\n\nclass Loose {\n    void go() {\n        new Parser().parse();\n    }\n}\n"
+    ),
+    "core/src/test/java/com/acme/io/ReaderTest.java": (
+        "package com.acme.io;\n\nclass ReaderTest {\n    void go() {\n        new Parser();\n    }\n}\n"
+    ),
+}
+
+
+def test_java_package_spans_its_source_roots(tmp_path) -> None:
+    """A test in `src/test/java/com/acme/` uses `Parser` of `src/main/java/com/acme/` without an import
+    (gson: its tests' `new JsonTreeReader(…)` was unbound, each call on it a guess among four classes):
+    the package's directories under the module's other source roots are its siblings, the same
+    module's first; a directory outside a `src/<set>/<lang>` root, and another package, do not."""
+    graph = build_graph(tmp_path, JAVA_SOURCE_ROOTS)
+    calls = graph.resolved("CALLS")
+    test = "core/src/test/java/com/acme/ParserTest.java::ParserTest.go"
+    assert {(dst, how) for (src, dst), how in calls.items() if src == test} == {
+        ("core/src/main/java/com/acme/Parser.java::Parser", "package"),
+        ("core/src/main/java/com/acme/Parser.java::Parser.parse", "member"),
+    }
+    for outside in (
+        "lib/com/acme/Loose.java::Loose.go",
+        "core/src/test/java/com/acme/io/ReaderTest.java::ReaderTest.go",
+    ):
+        found = {how for (src, dst), how in calls.items() if src == outside and dst.endswith("::Parser")}
+        assert found <= {"ambiguous"}, outside  # a guess among both modules' classes, not the package
+
+
+KOTLIN = {
+    # okio's layout: one package under the common and platform source sets, several declarations per file
+    "okio/src/commonMain/kotlin/okio/Buffer.kt": (
+        "package okio\n\nclass Buffer {\n    fun write(b: Int): Buffer = this\n}\n\n"
+        "fun buffer(): Buffer = Buffer()\n"
+    ),
+    "okio/src/commonMain/kotlin/okio/internal/Codec.kt": (
+        "package okio.internal\n\nimport okio.Buffer\nimport okio.buffer as make\n\n"
+        "class Codec {\n    fun go() {\n        val b = Buffer()\n        b.write(1)\n        make()\n"
+        "        Sink.flushAll()\n    }\n}\n\nobject Sink {\n    fun flushAll() {}\n}\n"
+    ),
+    "okio/src/commonTest/kotlin/okio/BufferTest.kt": (
+        "package okio\n\nimport okio.internal.Sink\nimport okio.internal.*\n\nclass BufferTest {\n"
+        "    fun test() {\n        Buffer().write(2)\n        Sink.flushAll()\n        Codec().go()\n"
+        '        println("x")\n    }\n}\n'
+    ),
+    # a class of the same name elsewhere: never a target of the calls above
+    "samples/src/main/kotlin/sample/Buffer.kt": (
+        "package sample\n\nclass Buffer {\n    fun write(b: Int) {}\n    fun flushAll() {}\n}\n"
+    ),
+}
+
+
+def test_kotlin_imports_and_packages(tmp_path) -> None:
+    """Kotlin imports name a package's member (a file declares any number of them), the package's files
+    under every source root see each other without an import, `import … as` renames, `import p.*`
+    brings a package: okio had 11,307 ambiguous call edges, every import external (1 resolved)."""
+    graph = build_graph(tmp_path, KOTLIN)
+    calls = graph.resolved("CALLS")
+    common = "okio/src/commonMain/kotlin/okio"
+    codec = f"{common}/internal/Codec.kt::Codec.go"
+    test = "okio/src/commonTest/kotlin/okio/BufferTest.kt::BufferTest.test"
+    assert {(dst, how) for (src, dst), how in calls.items() if src == codec} == {
+        (f"{common}/Buffer.kt::Buffer", "import"),
+        (f"{common}/Buffer.kt::Buffer.write", "member"),
+        (f"{common}/Buffer.kt::buffer", "import"),
+        (f"{common}/internal/Codec.kt::Sink.flushAll", "member"),
+    }
+    assert {(dst, how) for (src, dst), how in calls.items() if src == test} == {
+        (f"{common}/Buffer.kt::Buffer", "package"),  # the same package under another source root
+        (f"{common}/Buffer.kt::Buffer.write", "member"),
+        (f"{common}/internal/Codec.kt::Sink.flushAll", "member"),
+        (f"{common}/internal/Codec.kt::Codec", "import"),  # through `import okio.internal.*`
+        (f"{common}/internal/Codec.kt::Codec.go", "member"),
+    }
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", test)}
+    assert ("println", "builtin") in outside
+
+
+@pytest.mark.parametrize(
+    ("directory", "package"),
+    [
+        ("core/src/test/java/com/acme", "com/acme"),
+        ("src/main/java/org/java/util", "org/java/util"),  # a `java` segment inside the package
+        ("okio/src/jvmMain/kotlin/okio", "okio"),
+        ("src/main/java", None),  # the default package
+        ("lib/com/acme", None),  # no source root
+        ("java/com/acme", None),
+    ],
+)
+def test_jvm_package_path(directory: str, package: str | None) -> None:
+    assert jvm_package_path(directory) == package
 
 
 RUST = {

@@ -5,6 +5,8 @@ Each test is a class of defect found on a real repository (docs/design.md names 
 
 from __future__ import annotations
 
+from lazy_intel.graph import builtin_methods
+from lazy_intel.parse.languages import language_for_path
 from tests.graph.helpers import build_graph
 
 PY_GENERICS = {
@@ -608,3 +610,56 @@ def test_an_allocation_by_dunder_new_is_an_instance_of_the_class_passed(tmp_path
     assert calls.get(("pkg/p.py::go", "pkg/p.py::P.ensure")) == "member"
     assert ("pkg/p.py::P.__new__", "pkg/p.py::P.ensure") in calls
     assert not [e for e in graph.of("CALLS") if (e.target or "").startswith("object.__new__.")]
+
+
+EXTENSIONS = {"python": "py", "ruby": "rb", "javascript": "js", "typescript": "ts", "tsx": "tsx"}
+EXTENSIONS |= {"java": "java", "csharp": "cs", "kotlin": "kt"}
+
+
+def _own_and_use(lang: str, names: list[str]) -> dict[str, str]:
+    """``<ext>/own.<ext>``: a class ``Own`` with a method of every name; ``<ext>/use.<ext>``: a function
+    ``go`` calling each on a receiver the index cannot type (what an unknown function returns)."""
+    if lang == "python":
+        own = "class Own:\n" + "".join(f"    def {n}(self):\n        pass\n" for n in names)
+        use = "def go():\n" + "".join(f"    mystery().{n}()\n" for n in names)
+    elif lang == "ruby":
+        own = "class Own\n" + "".join(f"  def {n}\n  end\n" for n in names) + "end\n"
+        use = "def go\n" + "".join(f"  mystery().{n}()\n" for n in names) + "end\n"
+    elif lang in ("javascript", "typescript", "tsx"):
+        own = "export class Own {\n" + "".join(f"  {n}() {{}}\n" for n in names) + "}\n"
+        use = "export function go() {\n" + "".join(f"  mystery().{n}();\n" for n in names) + "}\n"
+    elif lang in ("java", "csharp"):
+        own = "class Own {\n" + "".join(f"  void {n}() {{}}\n" for n in names) + "}\n"
+        use = "class Use {\n  void go() {\n" + "".join(f"    mystery().{n}();\n" for n in names) + "  }\n}\n"
+    else:
+        assert lang == "kotlin", lang
+        own = "class Own {\n" + "".join(f"  fun {n}() {{}}\n" for n in names) + "}\n"
+        use = "fun go() {\n" + "".join(f"  mystery().{n}()\n" for n in names) + "}\n"
+    ext = EXTENSIONS[lang]
+    return {f"{ext}/own.{ext}": own, f"{ext}/use.{ext}": use}
+
+
+# names no builtin type has, each defined in several languages (under the guess's count cap)
+CONTROL = {"python": "paint", "ruby": "paint", "kotlin": "paint", "java": "draw", "csharp": "Draw"}
+CONTROL |= {"javascript": "draw", "typescript": "draw", "tsx": "draw"}
+
+
+def test_no_language_guesses_its_builtin_methods_or_across_languages(tmp_path) -> None:
+    """For every language with a table of builtin methods (graph/builtin_methods.py), a project method
+    named like one is never the guessed target of a call on a receiver of unknown type (okio's
+    Windows-only `LARGE_INTEGER.toLong` was the "callee" of 657 `Int.toLong` calls, sinatra's
+    `Rack::Builder#include?` of 96 `Array#include?` calls), while a name no builtin type has is still
+    guessed: among the methods of the caller's own language family only (a Ruby call was guessed
+    among every language's method of the name)."""
+    files: dict[str, str] = {}
+    for lang, names in builtin_methods.BY_LANGUAGE.items():
+        files |= _own_and_use(lang, [*sorted(names), CONTROL[lang]])
+    graph = build_graph(tmp_path, files)
+    calls = graph.resolved("CALLS")
+    for lang in builtin_methods.BY_LANGUAGE:
+        use = f"{EXTENSIONS[lang]}/use.{EXTENSIONS[lang]}"
+        targets = [dst.split("::") for src, dst in calls if src.startswith(use + "::")]
+        assert {qualified for _, qualified in targets} == {f"Own.{CONTROL[lang]}"}, lang
+        ecma = {"javascript", "typescript", "tsx"}
+        expected = ecma if lang in ecma else {lang}  # `draw` of Java is not Kotlin's `paint`
+        assert {language_for_path(path) for path, _ in targets} == expected, lang

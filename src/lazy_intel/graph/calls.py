@@ -18,6 +18,7 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, last_name, ordered
+from lazy_intel.parse.languages import language_for_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import NamedDefinition
@@ -355,6 +356,19 @@ def call_targets(
     return [Resolution(None, "unresolved", 0.0, text, {"reason": _reported(reason)})]
 
 
+# Languages whose code calls each other's definitions: a name is guessed among its own family's only
+# (a Ruby call `x.render` was guessed among the Python and TypeScript `render`s of the same tree). The
+# family filter applies after the count cap, which counts every language's definitions (so the cap's
+# dependency token, graph/invalidation.py, stays the same).
+GUESS_FAMILIES = {"javascript": "ecma", "typescript": "ecma", "tsx": "ecma", "c": "c", "cpp": "c"}
+GUESS_FAMILIES |= {"java": "jvm", "kotlin": "jvm", "scala": "jvm"}
+
+
+def guess_family(lang: str | None) -> str:
+    """The family of languages a name guess from ``lang`` stays within (the language itself if alone)."""
+    return GUESS_FAMILIES.get(lang or "", lang or "")
+
+
 # The name-table filters of :func:`by_unique_name` (kinds, member: a definition with a parent), each
 # with the code of its over-the-cap dependency ``c:<code>:<name>``
 UNIQUE_NAME_FILTERS: dict[str, tuple[frozenset[str], bool]] = {
@@ -387,6 +401,8 @@ def by_unique_name(
             )
         ]
     an.p.deps.add("n:" + name)  # which candidates, and whether any: every definition of the name
+    family = guess_family(model.lang)
+    candidates = [d for d in candidates if guess_family(language_for_path(d.path)) == family]
     if not candidates:
         return []
     base = CONFIDENCE["unique-name"]

@@ -29,7 +29,15 @@ from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.ecma_functions import is_constructor_function, member_assignments
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
-from lazy_intel.graph.model import SCOPE_KINDS, TYPE_LABELS, FileModel, Import, Symbol, own_header_refs
+from lazy_intel.graph.model import (
+    LABEL_OF_KIND,
+    SCOPE_KINDS,
+    TYPE_LABELS,
+    FileModel,
+    Import,
+    Symbol,
+    own_header_refs,
+)
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
@@ -317,7 +325,11 @@ class Evaluator(ClassMixin, ImportMixin):
                 members = self.member(("inst", cls.node_id), name)
                 if members:
                     return {v for v, _ in members}, "self"
-        if name in traits.builtins:
+        if name in traits.builtins and (
+            # without imports to say which, a type of the tree's own named like a runtime one wins
+            traits.module_system != "none"
+            or not any(LABEL_OF_KIND.get(d.kind) in TYPE_LABELS for d in self.p.named(name))
+        ):
             return {("ext", name)}, "builtin"
         if traits.module_system == "ecma" and name in TEST_RUNNER_GLOBALS and is_test_path(model.path):
             return {("ext", name)}, "external"  # `describe(…)`, `it(…)`: the test runner's

@@ -15,6 +15,8 @@ from lazy_intel.graph.modules import (
     go_module_resolve,
     go_resolve,
     java_resolve,
+    jvm_package_dirs,
+    kotlin_resolve,
     python_resolve,
     python_submodule,
     rust_resolve,
@@ -68,8 +70,18 @@ class ImportMixin:
         return set()
 
     def package_binding(self, model: FileModel, name: str) -> set[Value]:
-        """A top-level name defined by a sibling file of the same package (Go)."""
-        return self.package_member(directory_of(model.path), name, exclude=model.path)
+        """A top-level name defined by a sibling file of the same package (Go, Java, Kotlin): in the
+        file's directory, else (Java, Kotlin) in the package's directories under other source roots,
+        nearest first."""
+        directory = directory_of(model.path)
+        found = self.package_member(directory, name, exclude=model.path)
+        if found or traits_of(model.lang).module_system not in ("java", "kotlin"):
+            return found
+        for other in jvm_package_dirs(self.p.index, directory, self.p.deps):
+            found = self.package_member(other, name)
+            if found:
+                return found
+        return found
 
     def package_models(self, directory: str, exclude: str | None = None) -> Iterator[FileModel]:
         """The models of the files of ``directory`` (but ``exclude``), as other files see them."""
@@ -136,6 +148,8 @@ class ImportMixin:
             return self.import_module_values(model, imp)
         if system == "rust":
             return self.rust_import(model, imp)
+        if system == "kotlin" and imp.name is not None:
+            return self.kotlin_import(model, imp)
         if system == "java" and imp.name is not None:
             found = java_resolve(self.p.index, model.path, imp.module, imp.name, self.p.deps)
             if found is None:
@@ -159,6 +173,19 @@ class ImportMixin:
         for module in modules:
             out |= {v for v, _ in self.member(module, imp.name)}
         return out
+
+    def kotlin_import(self, model: FileModel, imp: Import) -> set[Value]:
+        """``import a.b.C``: ``C`` of the nearest directory of package ``a.b`` that has it."""
+        dotted = f"{imp.module}.{imp.name}"
+        found = kotlin_resolve(self.p.index, model.path, imp.module, imp.name, self.p.deps)
+        targets, path = found if found is not None else ([], [])
+        for target in targets:
+            values = {module_value(target)}
+            for part in path:
+                values = {v for value in values for v, _ in self.member(value, part)}
+            if values:
+                return values
+        return {("ext", dotted)}
 
     def rust_import(self, model: FileModel, imp: Import) -> set[Value]:
         path = imp.module if imp.name is None else f"{imp.module}::{imp.name}"
@@ -213,6 +240,9 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
     if system == "java":
         found = java_resolve(index, model.path, module, None, deps)
         return found[0] if found else None
+    if system == "kotlin":
+        kotlin_found = kotlin_resolve(index, model.path, module, None, deps)
+        return kotlin_found[0][0] if kotlin_found else None
     if system == "rust":
         rust_found = rust_resolve(index, model.path, module, deps, program.rust_crates)
         return rust_found[0] if rust_found else None

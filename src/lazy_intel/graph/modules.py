@@ -23,7 +23,7 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 ECMA_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 ECMA_LANGS = frozenset({"javascript", "typescript", "tsx"})
 # Languages whose imports name files or packages we can find; the rest resolve by unique names.
-IMPORT_AWARE = frozenset({"python", "go", "java", "rust"} | ECMA_LANGS)
+IMPORT_AWARE = frozenset({"python", "go", "java", "kotlin", "rust"} | ECMA_LANGS)
 
 
 @dataclass
@@ -313,6 +313,67 @@ def java_resolve(
         if directory is not None and name is None:
             return Target(directory, is_dir=True), None
     return None
+
+
+# A JVM package is a directory under a source root, and one package may sit under several roots: the
+# tests of `src/main/java/com/acme/Parser.java` are in `src/test/java/com/acme/` and use `Parser`
+# without an import (gson: every `new JsonTreeReader(…)` of its tests was unbound, so each call on it
+# was a guess among four classes' methods). A source root is Maven's and Gradle's `src/<set>/<lang>`
+# (`src/main/java`, `src/test/kotlin`, `src/jvmMain/kotlin`); a tree laid out otherwise keeps the
+# package to its directory.
+JVM_SOURCE_LANGS = frozenset({"java", "kotlin", "scala", "groovy"})
+
+
+def jvm_package_path(directory: str) -> str | None:
+    """The package part of a directory under a ``src/<set>/<lang>`` source root (the last such root),
+    else None (also for the default package, the root itself)."""
+    parts = directory.split("/")
+    for i in range(len(parts) - 1, 1, -1):
+        if parts[i] in JVM_SOURCE_LANGS and parts[i - 2] == "src":
+            return "/".join(parts[i + 1 :]) or None
+    return None
+
+
+def jvm_package_dirs(index: PathIndex, directory: str, deps: Deps) -> list[str]:
+    """The other directories of ``directory``'s package under other source roots, nearest first (the
+    longest path shared with ``directory``: the same module's test or main root before another's)."""
+    package = jvm_package_path(directory)
+    if package is None:
+        return []
+    found = [
+        d for d in index.dirs_with_suffix(package, deps) if d != directory and jvm_package_path(d) == package
+    ]
+    return sorted(found, key=lambda d: (-len(posixpath.commonpath([d, directory])), d))
+
+
+# ---- Kotlin
+def kotlin_resolve(
+    index: PathIndex, importer: str, module: str, name: str | None, deps: Deps
+) -> tuple[list[Target], list[str]] | None:
+    """``import a.b.C`` (module ``a.b``, name ``C``) -> the directories of package ``a.b``, nearest
+    first, and the member path ``[C]``; ``import a.b.C.D`` -> ``a.b``'s, ``[C, D]`` (a nested class, an
+    object's member); ``import a.b.*`` -> ``a.b``'s, ``[]``. A Kotlin file may declare any number of
+    classes and functions, so an import names a package's member, not a file: the package is the
+    longest prefix of the path with a directory of JVM sources (a ``src/<set>/<lang>`` root's first,
+    then the nearest to the importer); None when no prefix has one (a library's package)."""
+    parts = [p for p in module.split(".") if p]
+    for cut in range(len(parts), 0, -1):
+        package = "/".join(parts[:cut])
+        dirs = [d for d in index.dirs_with_suffix(package, deps) if _has_jvm_files(index, d, deps)]
+        if dirs:
+            near = posixpath.dirname(importer)
+            dirs.sort(
+                key=lambda d: (jvm_package_path(d) != package, -len(posixpath.commonpath([d, near])), d)
+            )
+            return [Target(d, is_dir=True) for d in dirs], parts[cut:] + ([name] if name else [])
+    return None
+
+
+def _has_jvm_files(index: PathIndex, directory: str, deps: Deps) -> bool:
+    return any(p.endswith(JVM_SUFFIXES) for p in index.dir_files(directory, deps))
+
+
+JVM_SUFFIXES = (".kt", ".kts", ".java")
 
 
 # ---- Rust

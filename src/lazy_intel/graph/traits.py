@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from lazy_intel.graph import builtin_methods
+
 PYTHON_BUILTINS = frozenset(
     [
         "abs",
@@ -649,27 +651,43 @@ JAVA_LANG = frozenset(
 )
 
 
-# Methods of a language's builtin types that projects rarely define and code calls on builtin values
-# all the time (``line.strip()``, ``errors.append(e)``): a call of one on a receiver whose value is
-# unknown is not guessed among the project's same-named methods (``calls.by_unique_name``; pytest's
-# ``Source.strip`` was the "callee" of 25 ``str.strip`` calls). Names projects often define as well
-# (``join``, ``get``, ``update``, ``format``, ``replace``, ``add``, ``map``, ``then``) are not listed:
-# for those the guess is as often right.
-PYTHON_BUILTIN_METHODS = frozenset(
+# Kotlin's default imports (kotlin.*, kotlin.collections.*, kotlin.io.*, …) that code calls by bare name
+KOTLIN_BUILTINS = frozenset(
     {
-        *("strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith"),
-        *("lower", "upper", "casefold", "capitalize", "title", "zfill", "ljust", "rjust", "center"),
-        *("isdigit", "isalpha", "isalnum", "isspace", "isidentifier", "isupper", "islower"),
-        *("partition", "rpartition", "removeprefix", "removesuffix", "encode", "decode", "expandtabs"),
-        *("append", "extend", "insert", "items", "keys", "values", "setdefault", "popitem"),
+        *("println", "print", "readLine", "require", "requireNotNull", "check", "checkNotNull", "error"),
+        *("TODO", "run", "let", "apply", "also", "with", "takeIf", "repeat", "lazy", "synchronized"),
+        *("listOf", "mutableListOf", "arrayListOf", "emptyList", "setOf", "mutableSetOf", "emptySet"),
+        *("mapOf", "mutableMapOf", "hashMapOf", "emptyMap", "arrayOf", "emptyArray", "byteArrayOf"),
+        *("intArrayOf", "longArrayOf", "charArrayOf", "buildString", "buildList", "sequence", "Pair"),
+        *("String", "Int", "Long", "Short", "Byte", "Char", "Boolean", "Double", "Float", "Unit", "Any"),
+        *("Nothing", "Array", "ByteArray", "IntArray", "List", "MutableList", "Map", "MutableMap", "Set"),
+        *("Exception", "RuntimeException", "IllegalArgumentException", "IllegalStateException"),
+        *("IndexOutOfBoundsException", "UnsupportedOperationException", "NullPointerException"),
+        *("Throwable", "Error", "AssertionError", "StringBuilder", "Comparable", "Iterable", "Sequence"),
+        *("JvmStatic", "JvmField", "JvmName", "JvmOverloads", "Throws", "Deprecated", "Suppress"),
     }
 )
-ECMA_BUILTIN_METHODS = frozenset(
+
+
+# Ruby's Kernel and Module methods that code calls by bare name (a method of the enclosing class of
+# the same name is found first: ``implicit_members``)
+RUBY_KERNEL = frozenset(
     {
-        *("push", "unshift", "forEach", "splice", "indexOf", "lastIndexOf", "includes"),
-        *("startsWith", "endsWith", "trim", "trimStart", "trimEnd", "toLowerCase", "toUpperCase"),
-        *("padStart", "padEnd", "charAt", "charCodeAt", "substring", "substr", "hasOwnProperty"),
-        *("toFixed", "localeCompare"),
+        *("puts", "print", "p", "pp", "require", "require_relative", "raise", "fail", "warn", "format"),
+        *("sprintf", "loop", "lambda", "proc", "sleep", "attr_reader", "attr_writer", "attr_accessor"),
+        *("include", "extend", "prepend", "private", "protected", "public", "module_function"),
+        *("block_given?", "catch", "throw", "rand", "exit", "abort", "at_exit", "caller", "binding"),
+        *("Integer", "Float", "String", "Array", "Hash", "private_constant", "alias_method"),
+    }
+)
+# .NET types C# code names without a namespace import it can see (``using System;`` is external)
+CSHARP_SYSTEM = frozenset(
+    {
+        *("Console", "Math", "String", "Object", "Exception", "ArgumentException", "Task", "Guid"),
+        *("ArgumentNullException", "InvalidOperationException", "NotSupportedException", "TimeSpan"),
+        *("DateTime", "DateTimeOffset", "Environment", "Thread", "CancellationToken", "Action", "Func"),
+        *("List", "Dictionary", "HashSet", "IEnumerable", "IList", "IDictionary", "Nullable", "Type"),
+        *("nameof", "typeof", "sizeof", "default", "Convert", "Enum", "Array", "GC", "Interlocked"),
     }
 )
 
@@ -693,7 +711,7 @@ ECMA_TRAITS = Traits(
     "ecma",
     constructors=frozenset({"constructor"}),
     builtins=ECMA_GLOBALS,
-    builtin_methods=ECMA_BUILTIN_METHODS,
+    builtin_methods=builtin_methods.ECMA,
 )
 TYPESCRIPT_TRAITS = replace(ECMA_TRAITS, builtins=ECMA_GLOBALS | TYPESCRIPT_TYPE_GLOBALS)
 TRAITS: dict[str, Traits] = {
@@ -705,27 +723,51 @@ TRAITS: dict[str, Traits] = {
         builtins=PYTHON_BUILTINS,
         iteration=("__iter__", "__next__"),
         subscript="__getitem__",
-        builtin_methods=PYTHON_BUILTIN_METHODS,
+        builtin_methods=builtin_methods.PYTHON,
     ),
     "javascript": ECMA_TRAITS,
     "typescript": TYPESCRIPT_TRAITS,
     "tsx": TYPESCRIPT_TRAITS,
     "go": Traits("go", self_names=frozenset(), package_scope=True, builtins=GO_BUILTINS),
     # a Java package is a directory: its other classes are visible without an import
-    "java": Traits("java", implicit_members=True, package_scope=True, builtins=JAVA_LANG),
+    "java": Traits(
+        "java",
+        implicit_members=True,
+        package_scope=True,
+        builtins=JAVA_LANG,
+        builtin_methods=builtin_methods.JAVA,
+    ),
     "rust": Traits("rust", self_names=frozenset({"self", "Self"}), builtins=RUST_BUILTINS),
     "c": Traits("none", self_names=frozenset()),
     "cpp": Traits("none", implicit_members=True),
-    "csharp": Traits("none", implicit_members=True, super_names=frozenset({"base"})),
+    "csharp": Traits(
+        "none",
+        implicit_members=True,
+        super_names=frozenset({"base"}),
+        builtins=CSHARP_SYSTEM,
+        builtin_methods=builtin_methods.CSHARP,
+    ),
     "ruby": Traits(
-        "none", self_names=frozenset({"self"}), implicit_members=True, constructors=frozenset({"initialize"})
+        "none",
+        self_names=frozenset({"self"}),
+        implicit_members=True,
+        constructors=frozenset({"initialize"}),
+        builtins=RUBY_KERNEL,
+        builtin_methods=builtin_methods.RUBY,
     ),
     "php": Traits(
         "none",
         self_names=frozenset({"$this", "this", "self", "static"}),
         constructors=frozenset({"__construct"}),
     ),
-    "kotlin": Traits("none", implicit_members=True),
+    # a Kotlin package is a directory too (graph/modules.py `kotlin_resolve`)
+    "kotlin": Traits(
+        "kotlin",
+        implicit_members=True,
+        package_scope=True,
+        builtins=KOTLIN_BUILTINS | JAVA_LANG,  # java.lang is imported on the JVM
+        builtin_methods=builtin_methods.KOTLIN,
+    ),
     "swift": Traits(
         "none", self_names=frozenset({"self"}), implicit_members=True, constructors=frozenset({"init"})
     ),

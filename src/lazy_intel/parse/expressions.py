@@ -114,6 +114,7 @@ NUMBER_TYPES = frozenset(
         "float_literal",
         "integer_literal",
         "decimal_integer_literal",
+        "number_literal",
     }
 )
 SEQUENCE_TYPES = frozenset(
@@ -159,6 +160,8 @@ WRAPPER_TYPES = frozenset(
         "await_expression",
         "as_pattern_target",
         "non_null_expression",
+        "value_argument",
+        "user_type",
         "try_expression",
         "expression_statement",
         "type",
@@ -177,6 +180,9 @@ SPLAT_TYPES = frozenset(
     }
 )
 KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
+# the argument list of a call whose node has no fields (Kotlin `f(a, b)`, Swift's `call_suffix`
+# holds `value_arguments`), and each argument's wrapper
+POSITIONAL_ARGUMENT_TYPES = frozenset({"value_arguments", "call_suffix"})
 # `a = b = f` and `(a := f)`: the value of an assignment expression is its right-hand side
 ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expression"})
 SLICE_TYPES = frozenset({"slice", "range_expression"})
@@ -416,6 +422,14 @@ def call_parts(
     else:
         member = _field(node, ("name", "method"))
         obj = _field(node, ("object", "receiver", "scope"))
+        named = _named(node)
+        if member is None and named and named[0].type not in POSITIONAL_ARGUMENT_TYPES:
+            # Kotlin's and Swift's calls have no fields: the callee, then its arguments
+            callee = expression(
+                source, named[0], depth if named[0].type in ATTRIBUTE_TYPES else depth + 1, memo
+            )
+            args = [a for c in named[1:] if c.type in POSITIONAL_ARGUMENT_TYPES for a in _named(c)]
+            return callee, [expression(source, a, depth + 1, memo) for a in args[:MAX_ITEMS]]
         if member is None:
             callee = UNKNOWN
         elif obj is None:

@@ -131,3 +131,47 @@
 (import
   (qualified_identifier) @import.module
   "*" @import.wildcard) @import
+
+; ---- value flow (declarations, assignments, for loops, parameters, returns)
+(property_declaration
+  (variable_declaration
+    (identifier) @flow.target
+    (user_type)? @flow.type)
+  "="
+  .
+  (_) @flow.value) @flow.assign
+
+(property_declaration
+  (variable_declaration
+    (identifier) @flow.target
+    (user_type) @flow.type)) @flow.assign
+
+(class_parameter
+  ["val" "var"]
+  (identifier) @flow.target
+  (user_type) @flow.type) @flow.assign
+
+(assignment
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(for_statement
+  (variable_declaration
+    (identifier) @flow.target
+    (user_type)? @flow.type)
+  .
+  (_) @flow.value) @flow.iterate
+
+(function_value_parameters
+  (parameter
+    (identifier) @flow.target
+    (user_type) @flow.type) @flow.parameter)
+
+(return_expression
+  (_) @flow.value) @flow.return
+
+; a declared return type: a call returns an instance of it (beside what the body returns)
+(function_declaration
+  (function_value_parameters)
+  .
+  (user_type) @flow.type @flow.return)

@@ -1,0 +1,94 @@
+"""Methods of each language's builtin types that a call on a receiver of unknown type is not guessed
+by (pure tables; ``traits.Traits.builtin_methods``, applied in ``calls.call_targets``).
+
+A call ``x.m()`` whose receiver the index cannot type is guessed by name among the project's methods
+``m`` (``calls.by_unique_name``, low confidence). For the names below that guess is nearly always
+wrong: code calls them on strings, numbers, collections and the runtime's objects all the time, and a
+project defines one only now and then (pytest's ``Source.strip`` was the "callee" of 25 ``str.strip``
+calls; okio's ``LARGE_INTEGER.toLong``, a Windows-only extension, of 657 ``Int.toLong`` calls;
+sinatra's test helper ``Rack::Builder#include?`` of 96 ``Array#include?`` calls). So those calls stay
+unresolved, and ``references``/``callers`` of the project's own method count only the calls that reach
+it by type. Names projects define as often as they call them on builtin values (``get``, ``add``,
+``update``, ``join``, ``map``, ``format``, ``replace``, ``close``, ``size``, ``getName``) are not
+listed: for those the guess is as often right. Bare names a language resolves to its runtime
+(``println``, ``puts``) are ``traits``' builtins, not these.
+"""
+
+from __future__ import annotations
+
+PYTHON = frozenset(
+    {
+        *("strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith"),
+        *("lower", "upper", "casefold", "capitalize", "title", "zfill", "ljust", "rjust", "center"),
+        *("isdigit", "isalpha", "isalnum", "isspace", "isidentifier", "isupper", "islower"),
+        *("partition", "rpartition", "removeprefix", "removesuffix", "encode", "decode", "expandtabs"),
+        *("append", "extend", "insert", "items", "keys", "values", "setdefault", "popitem"),
+    }
+)
+ECMA = frozenset(
+    {
+        *("push", "unshift", "forEach", "splice", "indexOf", "lastIndexOf", "includes"),
+        *("startsWith", "endsWith", "trim", "trimStart", "trimEnd", "toLowerCase", "toUpperCase"),
+        *("padStart", "padEnd", "charAt", "charCodeAt", "substring", "substr", "hasOwnProperty"),
+        *("toFixed", "localeCompare"),
+    }
+)
+# java.lang.String / Object / boxed numbers / Class, java.util collections and streams
+JAVA = frozenset(
+    {
+        *("length", "charAt", "substring", "startsWith", "endsWith", "trim", "strip", "isBlank"),
+        *("toLowerCase", "toUpperCase", "equalsIgnoreCase", "indexOf", "lastIndexOf", "toCharArray"),
+        *("intValue", "longValue", "doubleValue", "floatValue", "booleanValue", "charValue"),
+        *("getClass", "isAssignableFrom", "isInstance", "getSimpleName", "getDeclaredFields"),
+        *("getDeclaredMethods", "getDeclaredConstructor", "getActualTypeArguments", "getAnnotation"),
+        *("entrySet", "keySet", "containsKey", "containsValue", "putIfAbsent", "computeIfAbsent"),
+        *("stream", "collect", "forEach", "printStackTrace", "ordinal"),
+    }
+)
+# kotlin.* conversions, scope functions, strings and collections
+KOTLIN = frozenset(
+    {
+        *("toLong", "toInt", "toShort", "toByte", "toChar", "toDouble", "toFloat", "toUInt", "toULong"),
+        *("toUByte", "toUShort", "toList", "toMutableList", "toSet", "toMutableSet", "toTypedArray"),
+        *("toCharArray", "toRegex", "let", "also", "apply", "takeIf", "takeUnless", "use"),
+        *("forEach", "forEachIndexed", "isEmpty", "isNotEmpty", "isNullOrEmpty", "isBlank"),
+        *("isNotBlank", "orEmpty", "trim", "trimEnd", "trimStart", "startsWith", "endsWith"),
+        *("substring", "lowercase", "uppercase", "padStart", "padEnd", "joinToString"),
+        *("coerceAtLeast", "coerceAtMost", "coerceIn", "getOrNull", "getOrElse", "indexOf"),
+        *("lastIndexOf", "mapIndexed", "filterNot", "firstOrNull", "lastOrNull", "single"),
+    }
+)
+# Object / Kernel / String / Array / Hash / Enumerable / Integer / Symbol
+RUBY = frozenset(
+    {
+        *("include?", "respond_to?", "is_a?", "kind_of?", "instance_of?", "nil?", "empty?", "any?"),
+        *("all?", "none?", "each", "each_with_index", "each_with_object", "each_pair", "map!"),
+        *("select!", "reject!", "collect", "inject", "reduce", "to_s", "to_sym", "to_i", "to_f"),
+        *("to_a", "to_h", "to_str", "to_proc", "inspect", "freeze", "frozen?", "dup", "merge"),
+        *("merge!", "fetch", "key?", "has_key?", "keys", "values", "shift", "unshift", "compact"),
+        *("flatten", "uniq", "sort_by", "group_by", "gsub", "gsub!", "sub!", "start_with?"),
+        *("end_with?", "downcase", "upcase", "strip", "chomp", "split", "length", "tap", "then"),
+        *("send", "public_send", "instance_variable_get", "instance_variable_set", "class_eval"),
+        *("instance_eval", "define_method", "rassoc", "assoc", "dig", "slice", "putc"),
+    }
+)
+# System.Object / String / LINQ / Task / collections
+CSHARP = frozenset(
+    {
+        *("ToString", "Equals", "GetHashCode", "GetType", "ContainsKey", "TryGetValue", "AddRange"),
+        *("Any", "Where", "Select", "SelectMany", "First", "FirstOrDefault", "Single"),
+        *("SingleOrDefault", "ToList", "ToArray", "ToDictionary", "OrderBy", "ConfigureAwait"),
+        *("GetAwaiter", "StartsWith", "EndsWith", "Substring", "Trim", "ToLower", "ToUpper"),
+        *("ToLowerInvariant", "ToUpperInvariant", "WriteLine", "AsSpan"),
+    }
+)
+BY_LANGUAGE: dict[str, frozenset[str]] = {
+    "python": PYTHON,
+    "javascript": ECMA,
+    "typescript": ECMA,
+    "tsx": ECMA,
+    "java": JAVA,
+    "kotlin": KOTLIN,
+    "ruby": RUBY,
+    "csharp": CSHARP,
+}

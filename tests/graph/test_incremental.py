@@ -138,6 +138,20 @@ VERSIONS: dict[str, list[str | None]] = {
     ],
     "pk/src/index.ts": ["export function pk() { return 1; }\n"],
     "pk/src/alt.ts": ["export function pk() { return 2; }\n", None],
+    # PHP: a PSR-4 prefix's directory changes and goes (composer.json); the imported class moves
+    "phpc/composer.json": [
+        '{"autoload": {"psr-4": {"Ph\\\\": "src/"}}}\n',
+        '{"autoload": {"psr-4": {"Ph\\\\": "lib/"}}}\n',
+        None,
+    ],
+    "phpc/src/Jar.php": ["<?php\nnamespace Ph;\n\nclass Jar {\n    public function add() {}\n}\n", None],
+    "phpc/lib/Jar.php": [None, "<?php\nnamespace Ph;\n\nclass Jar {\n    public function add() {}\n}\n"],
+    "phpc/use.php": ["<?php\nuse Ph\\Jar;\n\nfunction go() {\n    $j = new Jar();\n    $j->add();\n}\n"],
+    # Kotlin and Java: a package's class under another source root comes and goes
+    "jv/src/main/kotlin/p/Box.kt": ["package p\n\nclass Box {\n    fun open() {}\n}\n", None],
+    "jv/src/test/kotlin/p/BoxTest.kt": ["package p\n\nimport p.Box\n\nfun t() {\n    Box().open()\n}\n"],
+    "jv/src/main/java/p/Lid.java": ["package p;\n\nclass Lid {\n    void close() {}\n}\n", None],
+    "jv/src/test/java/p/Use.java": ["package p;\n\nclass Use {\n    void go() { new Lid().close(); }\n}\n"],
     "web/pkuse.ts": ["import { pk } from '@t/pk';\nexport function u() { pk(); }\n"],
     "web/mapped.ts": [
         "import { f } from 'a';\nimport { make } from '@w/factory';\nexport function m() { f(); make(); }\n"

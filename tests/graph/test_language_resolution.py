@@ -355,6 +355,67 @@ def test_kotlin_imports_and_packages(tmp_path) -> None:
     assert ("println", "builtin") in outside
 
 
+PHP = {
+    "composer.json": '{"autoload": {"psr-4": {"Acme\\\\": "src/"}}, "autoload-dev": {"psr-4": {"Acme\\\\Tests\\\\": "tests/"}}}',
+    "src/Client.php": (
+        "<?php\nnamespace Acme;\n\nuse Acme\\Cookie\\CookieJar;\nuse Acme\\Cookie;\n\nclass Client {\n"
+        "    private CookieJar $jar;\n"
+        "    public function __construct(private Stack $stack) {\n        $this->jar = new CookieJar();\n    }\n"
+        "    public function send(): int {\n        $this->jar->add(1);\n        $this->stack->push();\n"
+        "        $s = Stack::create();\n        $s->push();\n        Cookie\\SetCookie::parse('x');\n"
+        "        return count([1]);\n    }\n}\n"
+    ),
+    "src/Stack.php": (
+        "<?php\nnamespace Acme;\n\nclass Stack {\n    public static function create(): Stack { return new Stack(); }\n"
+        "    public function push() {}\n    public function count(): int { return 0; }\n}\n"
+    ),
+    "src/Cookie/CookieJar.php": (
+        "<?php\nnamespace Acme\\Cookie;\n\nclass CookieJar {\n    public function add($c) {}\n}\n"
+    ),
+    "src/Cookie/SetCookie.php": (
+        "<?php\nnamespace Acme\\Cookie;\n\nclass SetCookie {\n    public static function parse($s) {}\n}\n"
+    ),
+    # another namespace's class of the same name: never a target of the calls above
+    "src/Other/CookieJar.php": (
+        "<?php\nnamespace Acme\\Other;\n\nclass CookieJar {\n    public function add($c) {}\n}\n"
+    ),
+    "tests/ClientTest.php": (
+        "<?php\nnamespace Acme\\Tests;\n\nuse Acme\\Client;\nuse Acme\\Stack as S;\n"
+        "require_once __DIR__ . '/helpers.php';\n\nclass ClientTest {\n    public function testSend() {\n"
+        "        $c = new Client(S::create());\n        $c->send();\n        helper();\n    }\n}\n"
+    ),
+    "tests/helpers.php": "<?php\nfunction helper() {}\n",
+}
+
+
+def test_php_namespaces_imports_and_members(tmp_path) -> None:
+    """PHP namespaces map to directories by composer.json's PSR-4 prefixes; `use` imports (aliases,
+    namespaces) bind classes, a namespace's classes see each other, `$this->prop` has its declared
+    type (typed and promoted properties), `X::create()` returns its declared type, `count()` is PHP's
+    (not the project's `Stack::count`), `require_once __DIR__ . '/x.php'` is an import of the file:
+    guzzle had no resolved call but by name (770 ambiguous, 937 unique-name edges)."""
+    graph = build_graph(tmp_path, PHP)
+    calls = graph.resolved("CALLS")
+    send = "src/Client.php::Client.send"
+    assert {(dst, how) for (src, dst), how in calls.items() if src == send} == {
+        ("src/Cookie/CookieJar.php::CookieJar.add", "member"),
+        ("src/Stack.php::Stack.push", "member"),
+        ("src/Stack.php::Stack.create", "member"),
+        ("src/Cookie/SetCookie.php::SetCookie.parse", "member"),
+    }
+    construct = "src/Client.php::Client.__construct"
+    assert calls[(construct, "src/Cookie/CookieJar.php::CookieJar")] == "import"
+    test = "tests/ClientTest.php::ClientTest.testSend"
+    assert {(dst, how) for (src, dst), how in calls.items() if src == test} == {
+        ("src/Client.php::Client.__construct", "import"),
+        ("src/Stack.php::Stack.create", "member"),
+        ("src/Client.php::Client.send", "member"),
+        ("tests/helpers.php::helper", "package"),  # a function of the same directory
+    }
+    assert ("tests/ClientTest.php", "tests/helpers.php") in graph.pairs("IMPORTS")
+    assert ("count", "builtin") in {(e.target, e.strategy) for e in graph.unresolved("CALLS", send)}
+
+
 @pytest.mark.parametrize(
     ("directory", "package"),
     [

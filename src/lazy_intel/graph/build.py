@@ -47,6 +47,8 @@ from lazy_intel.graph.listing import carried_names, keep_listing, read_listing
 from lazy_intel.graph.model import FileModel, file_key, file_node_id, load_model, module_node_id
 from lazy_intel.graph.modules import GO_MODULES_TOKEN, RUST_CRATES_TOKEN, PathIndex, dirty_tokens_for_paths
 from lazy_intel.graph.nodes import definition_lines, file_nodes
+from lazy_intel.graph.php_autoload import MANIFEST_NAME as PHP_MANIFEST
+from lazy_intel.graph.php_autoload import PHP_AUTOLOAD_TOKEN
 from lazy_intel.graph.program import FactStore
 from lazy_intel.graph.resolve import FileGraph, resolve_file
 from lazy_intel.graph.row_diff import INSERT_EDGE, INSERT_NODE, replace_file_edges, replace_file_nodes
@@ -59,6 +61,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 57: PHP namespaces (composer.json PSR-4, `php_resolve`), `use` imports, includes, global functions;
 # 56: builtin methods of Java, Kotlin, Ruby and C# not guessed, runtime names of Ruby and C#, name
 # guesses within the caller's language family (graph/builtin_methods.py, calls.guess_family);
 # 55: Kotlin imports, packages and default imports (`kotlin_resolve`);
@@ -80,7 +83,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "56"
+RESOLVER_VERSION = "57"
 MODULE_KEY = 0
 
 
@@ -88,13 +91,16 @@ MODULE_KEY = 0
 def config_file_token(name: str) -> str | None:
     """The dependency token a change of the config file named ``name`` dirties (None: not a config
     resolution reads): go.mod's module paths, tsconfig/jsconfig path mappings (and their bases),
-    package.json's package names and exports, Cargo.toml's crate names."""
+    package.json's package names and exports, Cargo.toml's crate names, composer.json's PSR-4
+    namespaces."""
     if name == "go.mod":
         return GO_MODULES_TOKEN
     if name == MANIFEST:
         return PACKAGES_TOKEN
     if name == "Cargo.toml":
         return RUST_CRATES_TOKEN
+    if name == PHP_MANIFEST:
+        return PHP_AUTOLOAD_TOKEN
     return TS_CONFIGS_TOKEN if is_config_name(name) else None
 
 

@@ -11,7 +11,8 @@ unresolved, and ``references``/``callers`` of the project's own method count onl
 it by type. Names projects define as often as they call them on builtin values (``get``, ``add``,
 ``update``, ``join``, ``map``, ``format``, ``replace``, ``close``, ``size``, ``getName``) are not
 listed: for those the guess is as often right. Bare names a language resolves to its runtime
-(``println``, ``puts``) are ``traits``' builtins, not these.
+(``println``, ``puts``) are ``traits``' builtins, not these; PHP's global functions are kept here
+(``PHP_FUNCTIONS``) beside its table of methods to be.
 """
 
 from __future__ import annotations
@@ -80,6 +81,26 @@ CSHARP = frozenset(
         *("SingleOrDefault", "ToList", "ToArray", "ToDictionary", "OrderBy", "ConfigureAwait"),
         *("GetAwaiter", "StartsWith", "EndsWith", "Substring", "Trim", "ToLower", "ToUpper"),
         *("ToLowerInvariant", "ToUpperInvariant", "WriteLine", "AsSpan"),
+    }
+)
+# PHP's global functions code calls by bare name (a function of the file's namespace is found first)
+PHP_FUNCTIONS = frozenset(
+    {
+        *("count", "isset", "unset", "empty", "is_array", "is_string", "is_int", "is_callable", "is_null"),
+        *("is_object", "is_numeric", "is_bool", "is_float", "is_resource", "array_map", "array_filter"),
+        *("array_keys", "array_values", "array_merge", "array_key_exists", "in_array", "array_search"),
+        *("array_shift", "array_pop", "array_push", "array_slice", "array_splice", "implode", "explode"),
+        *("sprintf", "printf", "strlen", "strtolower", "strtoupper", "substr", "strpos", "str_replace"),
+        *("trim", "rtrim", "ltrim", "json_encode", "json_decode", "preg_match", "preg_replace"),
+        *("preg_split", "function_exists", "class_exists", "method_exists", "get_class", "gettype"),
+        *("var_export", "var_dump", "print_r", "microtime", "time", "usleep", "sleep", "min", "max"),
+        *("fopen", "fclose", "fwrite", "fread", "feof", "file_get_contents", "file_put_contents"),
+        *("call_user_func", "call_user_func_array", "func_get_args", "iterator_to_array", "define"),
+        *("defined", "constant", "trigger_error", "array_key_first", "array_key_last", "ucfirst"),
+        *("str_contains", "str_starts_with", "str_ends_with", "intval", "strval", "floatval", "is_a"),
+        *("Exception", "InvalidArgumentException", "RuntimeException", "LogicException", "Closure"),
+        *("ArrayIterator", "Generator", "Iterator", "IteratorAggregate", "Countable", "ArrayAccess"),
+        *("Throwable", "Error", "TypeError", "JsonSerializable", "Stringable", "stdClass", "DateTime"),
     }
 )
 BY_LANGUAGE: dict[str, frozenset[str]] = {

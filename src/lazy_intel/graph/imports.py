@@ -17,6 +17,8 @@ from lazy_intel.graph.modules import (
     java_resolve,
     jvm_package_dirs,
     kotlin_resolve,
+    php_include,
+    php_resolve,
     python_resolve,
     python_submodule,
     rust_resolve,
@@ -150,6 +152,8 @@ class ImportMixin:
             return self.rust_import(model, imp)
         if system == "kotlin" and imp.name is not None:
             return self.kotlin_import(model, imp)
+        if system == "php" and imp.name is not None:
+            return self.php_import(model, imp)
         if system == "java" and imp.name is not None:
             found = java_resolve(self.p.index, model.path, imp.module, imp.name, self.p.deps)
             if found is None:
@@ -173,6 +177,17 @@ class ImportMixin:
         for module in modules:
             out |= {v for v, _ in self.member(module, imp.name)}
         return out
+
+    def php_import(self, model: FileModel, imp: Import) -> set[Value]:
+        """``use A\\B\\C``: class ``C`` of the file that declares it (or namespace ``A\\B\\C``)."""
+        name = f"{imp.module}\\{imp.name}" if imp.module else imp.name or ""
+        target = php_resolve(self.p.index, model.path, name, self.p.deps, self.p.php_autoload())
+        if target is None:
+            return {("ext", name.strip("\\").replace("\\", "."))}
+        if target.is_dir:
+            return {module_value(target)}
+        found = {v for v, _ in self.member(module_value(target), name.rsplit("\\", 1)[-1])}
+        return found or {module_value(target)}
 
     def kotlin_import(self, model: FileModel, imp: Import) -> set[Value]:
         """``import a.b.C``: ``C`` of the nearest directory of package ``a.b`` that has it."""
@@ -204,7 +219,7 @@ def import_bound_names(imp: Import, lang: str) -> list[str]:
     if imp.alias:
         return [imp.alias]
     if imp.name:
-        return [imp.name.split("::")[-1].split(".")[-1]]
+        return [imp.name.split("::")[-1].split(".")[-1].split("\\")[-1]]
     module = imp.module.strip("./")
     if not module:
         return []
@@ -240,6 +255,11 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
     if system == "java":
         found = java_resolve(index, model.path, module, None, deps)
         return found[0] if found else None
+    if system == "php":
+        if imp.name is None:  # `require 'x.php'`
+            return php_include(index, model.path, module, deps)
+        name = f"{module}\\{imp.name}" if module else imp.name
+        return php_resolve(index, model.path, name, deps, program.php_autoload())
     if system == "kotlin":
         kotlin_found = kotlin_resolve(index, model.path, module, None, deps)
         return kotlin_found[0][0] if kotlin_found else None

@@ -19,11 +19,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from lazy_intel.graph.php_autoload import candidate_paths
+
 PYTHON_SUFFIXES = (".py", ".pyi")
 ECMA_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 ECMA_LANGS = frozenset({"javascript", "typescript", "tsx"})
 # Languages whose imports name files or packages we can find; the rest resolve by unique names.
-IMPORT_AWARE = frozenset({"python", "go", "java", "kotlin", "rust"} | ECMA_LANGS)
+IMPORT_AWARE = frozenset({"python", "go", "java", "kotlin", "php", "rust"} | ECMA_LANGS)
 
 
 @dataclass
@@ -374,6 +376,40 @@ def _has_jvm_files(index: PathIndex, directory: str, deps: Deps) -> bool:
 
 
 JVM_SUFFIXES = (".kt", ".kts", ".java")
+
+
+# ---- PHP
+def php_resolve(
+    index: PathIndex, importer: str, name: str, deps: Deps, psr4: list[tuple[str, str]]
+) -> Target | None:
+    """A fully qualified name (``A\\B\\C``, graph/php_autoload.py): the file that declares it, or
+    the namespace's directory; through the PSR-4 prefixes first, else by the path's trailing
+    segments (at least two when the name has two or more), the nearest to the importer."""
+    for base in candidate_paths(name, psr4):
+        if index.exists(base + ".php", deps):
+            return Target(base + ".php")
+        if index.is_dir(base, deps):
+            return Target(base, is_dir=True)
+    parts = [p for p in name.strip("\\").split("\\") if p]
+    for k in range(len(parts), min(2, len(parts)) - 1, -1):
+        suffix = "/".join(parts[-k:])
+        best = _rank(index.with_suffix(suffix + ".php", deps), suffix + ".php", importer)
+        if best is not None:
+            return Target(best)
+        directory = _rank(index.dirs_with_suffix(suffix, deps), suffix, importer)
+        if directory is not None and any(p.endswith(".php") for p in index.dir_files(directory, deps)):
+            return Target(directory, is_dir=True)
+    return None
+
+
+def php_include(index: PathIndex, importer: str, spec: str, deps: Deps) -> Target | None:
+    """``require 'x.php'`` / ``require __DIR__ . '/x.php'``: relative to the including file's
+    directory, else to the top of the tree."""
+    for base in (posixpath.dirname(importer), ""):
+        path = posixpath.normpath(posixpath.join(base, spec.lstrip("/")))
+        if not path.startswith("..") and index.exists(path, deps):
+            return Target(path)
+    return None
 
 
 # ---- Rust

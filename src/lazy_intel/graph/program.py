@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 from lazy_intel.graph.interface_view import InterfaceView, top
 from lazy_intel.graph.model import FileModel, Symbol, load_interface, load_model
 from lazy_intel.graph.modules import GO_MODULES_TOKEN, RUST_CRATES_TOKEN, Deps, PathIndex, go_module_path
+from lazy_intel.graph.php_autoload import MANIFEST_NAME as PHP_MANIFEST
+from lazy_intel.graph.php_autoload import PHP_AUTOLOAD_TOKEN, read_psr4
 from lazy_intel.graph.tsconfig import (
     TS_CONFIGS_TOKEN,
     ConfigFile,
@@ -193,6 +195,16 @@ def read_rust_crates(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return out
 
 
+def read_php_autoload(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Every PSR-4 ``(namespace prefix, directory)`` the indexed composer.json files declare."""
+    return [
+        pair
+        for path, data in _captured(conn, "json")
+        if path.rpartition("/")[2] == PHP_MANIFEST
+        for pair in read_psr4(path, data)
+    ]
+
+
 def read_ts_configs(conn: sqlite3.Connection) -> dict[str, PathMapping]:
     """The directory of every indexed tsconfig.json / jsconfig.json -> the path mapping it declares
     or inherits through ``extends`` (graph/tsconfig.py)."""
@@ -297,6 +309,10 @@ class FactStore:
     def workspace_packages(self) -> dict[str, WorkspacePackage]:
         """The view's own JavaScript/TypeScript packages by name (read once)."""
         return self._manifest(read_workspace_packages)
+
+    def php_autoload(self) -> list[tuple[str, str]]:
+        """The view's PSR-4 namespace prefixes and their directories (read once)."""
+        return self._manifest(read_php_autoload)
 
     def named(self, name: str) -> list[NamedDefinition]:
         """Every definition called ``name`` (symbol nodes of the current view), in a stable order."""
@@ -463,6 +479,12 @@ class Program:
         re-resolves the files that read them (``pj:``)."""
         self.deps.add(PACKAGES_TOKEN)
         return self.store.workspace_packages()
+
+    def php_autoload(self) -> list[tuple[str, str]]:
+        """The tree's PSR-4 namespace prefixes (``composer.json``); a change of any of those files
+        re-resolves the files that read them (``pa:``)."""
+        self.deps.add(PHP_AUTOLOAD_TOKEN)
+        return self.store.php_autoload()
 
     def lang(self, path: str) -> str | None:
         return self.index.files.get(path)

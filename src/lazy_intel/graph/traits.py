@@ -755,10 +755,14 @@ TRAITS: dict[str, Traits] = {
         builtins=RUBY_KERNEL,
         builtin_methods=builtin_methods.RUBY,
     ),
+    # a PHP namespace is a directory (PSR-4, graph/php_autoload.py)
     "php": Traits(
-        "none",
+        "php",
         self_names=frozenset({"$this", "this", "self", "static"}),
         constructors=frozenset({"__construct"}),
+        super_names=frozenset({"parent"}),
+        package_scope=True,
+        builtins=builtin_methods.PHP_FUNCTIONS,
     ),
     # a Kotlin package is a directory too (graph/modules.py `kotlin_resolve`)
     "kotlin": Traits(

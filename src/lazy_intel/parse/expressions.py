@@ -161,6 +161,9 @@ WRAPPER_TYPES = frozenset(
         "as_pattern_target",
         "non_null_expression",
         "value_argument",
+        "argument",
+        "named_type",
+        "optional_type",
         "user_type",
         "try_expression",
         "expression_statement",
@@ -179,10 +182,13 @@ SPLAT_TYPES = frozenset(
         "rest_pattern",
     }
 )
+# leaf names that are identifiers: PHP's `name` (`$x` is `variable_name` holding a `name`), its
+# `self::` / `parent::` scope
+NAME_TYPES = frozenset({"name", "relative_scope"})
 KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
 # the argument list of a call whose node has no fields (Kotlin `f(a, b)`, Swift's `call_suffix`
 # holds `value_arguments`), and each argument's wrapper
-POSITIONAL_ARGUMENT_TYPES = frozenset({"value_arguments", "call_suffix"})
+POSITIONAL_ARGUMENT_TYPES = frozenset({"value_arguments", "call_suffix", "arguments"})
 # `a = b = f` and `(a := f)`: the value of an assignment expression is its right-hand side
 ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expression"})
 SLICE_TYPES = frozenset({"slice", "range_expression"})
@@ -229,6 +235,12 @@ def _text(source: bytes, node: tree_sitter.Node) -> str:
 
 def _named(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [c for c in node.named_children if "comment" not in c.type]
+
+
+def _leaves(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    if not node.named_child_count:
+        return [node]
+    return [leaf for child in _named(node) for leaf in _leaves(child)]
 
 
 def _field(node: tree_sitter.Node, names: tuple[str, ...]) -> tree_sitter.Node | None:
@@ -304,8 +316,17 @@ def expression(
 def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMemo | None) -> Expr:
     kind = node.type
     named = _named(node) if node.named_child_count else []  # most nodes here are leaves
-    if not named and (kind.endswith("identifier") or kind in SELF_TYPES):
+    if not named and (kind.endswith("identifier") or kind in SELF_TYPES or kind in NAME_TYPES):
         return ["n", _text(source, node)]
+    if kind == "qualified_name" and named:  # PHP `Psr7\Utils`, C# `A.B`: a member path
+        parts = [
+            _text(source, n) for n in _leaves(node) if n.type in NAME_TYPES or n.type.endswith("identifier")
+        ]
+        if parts:
+            path: Expr = ["n", parts[0]]
+            for part in parts[1:]:
+                path = ["a", path, part]
+            return path
     if kind in STRING_TYPES:
         return ["s", _literal(source, node)]
     if kind in NUMBER_TYPES:

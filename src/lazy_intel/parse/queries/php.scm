@@ -105,3 +105,35 @@
   (include_once_expression (string (string_content) @import.module))
   (include_once_expression (binary_expression right: (string (string_content) @import.module)))
 ] @import
+
+; ---- value flow (assignments, typed parameters and properties, promoted constructor parameters,
+; returns, declared return types)
+(assignment_expression
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(formal_parameters
+  [
+    (simple_parameter
+      type: (_) @flow.type
+      name: (_) @flow.target)
+    (property_promotion_parameter
+      type: (_) @flow.type
+      name: (_) @flow.target)
+  ] @flow.parameter)
+
+; `private Client $client;` and `public function __construct(private Client $client)`: the
+; property holds an instance of its type (`$this->client->send()`)
+(property_declaration
+  type: (_) @flow.type
+  (property_element
+    name: (_) @flow.target)) @flow.assign
+
+(return_statement
+  (_) @flow.value) @flow.return
+
+(method_declaration
+  return_type: (_) @flow.type @flow.return)
+
+(function_definition
+  return_type: (_) @flow.type @flow.return)

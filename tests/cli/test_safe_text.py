@@ -51,7 +51,7 @@ def trees(draw: st.DrawFn) -> tuple[str, str]:
 
 
 @settings(
-    max_examples=20,
+    max_examples=10,  # derandomized; each example indexes and runs six commands (CI's budget)
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -416,6 +416,48 @@ def test_php_namespaces_imports_and_members(tmp_path) -> None:
     assert ("count", "builtin") in {(e.target, e.strategy) for e in graph.unresolved("CALLS", send)}
 
 
+GLOBAL_TYPES = {
+    "cs/Models/Builder.cs": (
+        "namespace Acme.Models;\n\npublic class Builder {\n    public Builder Add(int x) { return this; }\n"
+        "    public Pipeline Build() { return new Pipeline(); }\n}\n"
+    ),
+    "cs/Pipeline.cs": "namespace Acme;\n\npublic class Pipeline {\n    public void Execute() {}\n}\n",
+    "cs/Other.cs": (
+        "namespace Acme.Other;\n\npublic class Other {\n    public Other Add(int x) { return this; }\n"
+        "    public void Execute() {}\n    public Other Build() { return this; }\n}\n"
+    ),
+    "cs/Use.cs": (
+        "using Acme.Models;\n\nnamespace Acme;\n\npublic class Use {\n    private readonly Pipeline _p;\n"
+        "    public void Go(Builder b) {\n        var x = new Builder();\n        x.Add(1).Build().Execute();\n"
+        "        b.Add(2);\n        _p.Execute();\n    }\n}\n"
+    ),
+    "rb/greeter.rb": "module Acme\n  class Greeter\n    def hi\n    end\n  end\nend\n",
+    "rb/other.rb": "class Other\n  def hi\n  end\nend\n",
+    "rb/use.rb": "def go\n  g = Acme::Greeter.new\n  g.hi\n  Greeter.new.hi\nend\n",
+}
+
+
+def test_types_by_name_where_every_file_sees_them(tmp_path) -> None:
+    """C# (namespaces) and Ruby (constants) see the tree's types without an import: a type named once
+    is that type, so `var x = new Builder()`, a `Builder b` parameter, a `Pipeline _p` field and
+    declared return types type their values, and `Greeter.new` is an instance (Polly had 2 member
+    call edges; a call on any of those was a guess among every class's method of the name)."""
+    graph = build_graph(tmp_path, GLOBAL_TYPES)
+    calls = graph.resolved("CALLS")
+    go = "cs/Use.cs::Use.Go"
+    member = {dst for (src, dst), how in calls.items() if src == go and how == "member"}
+    assert member == {
+        "cs/Models/Builder.cs::Builder.Add",
+        "cs/Models/Builder.cs::Builder.Build",
+        "cs/Pipeline.cs::Pipeline.Execute",
+    }
+    assert not [dst for src, dst in calls if src == go and dst.startswith("cs/Other.cs")]
+    assert calls[(go, "cs/Models/Builder.cs::Builder")] == "unique-name"
+    ruby = {(dst, how) for (src, dst), how in calls.items() if src == "rb/use.rb::go"}
+    assert ("rb/greeter.rb::Acme.Greeter.hi", "member") in ruby
+    assert not [dst for dst, _ in ruby if dst.startswith("rb/other.rb")]
+
+
 @pytest.mark.parametrize(
     ("directory", "package"),
     [
@@ -485,7 +527,8 @@ def test_a_language_without_import_resolution_uses_unique_names(tmp_path) -> Non
     edges = {(e.target, e.dst): e for e in graph.of("CALLS", run)}
     assert edges[("solo", "lib/b.rb::solo")].strategy == "unique-name"
     assert edges[("solo", "lib/b.rb::solo")].confidence == CONFIDENCE["unique-name"]
-    assert edges[("g.greet", "lib/greeter.rb::Greeter.greet")].strategy == "unique-name"
+    # `g = Greeter.new` holds an instance of the one class named Greeter (session 45: a guess by name)
+    assert edges[("g.greet", "lib/greeter.rb::Greeter.greet")].strategy == "member"
     assert edges[("Greeter", "lib/greeter.rb::Greeter")].strategy == "unique-name"  # Greeter.new
     shared = [e for (target, _), e in edges.items() if target == "shared"]
     assert {e.dst for e in shared} == {"lib/a.rb::shared", "lib/b.rb::shared"}

@@ -111,7 +111,9 @@ def _open(root: Path, env: dict[str, str], state: Path) -> Workspace:
     )
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+# one seed: the random edit classes are the SQLite incremental tests' (three seeds there); this one
+# checks that the PostgreSQL store follows them as SQLite does (CI's 20-minute budget)
+@pytest.mark.parametrize("seed", [1])
 def test_incremental_equals_clean_on_postgresql(make_repo, pg_dsn: str, tmp_path: Path, seed: int) -> None:
     """Random edits (files and the graph's callee files), each synced incrementally into PostgreSQL,
     give the store a clean PostgreSQL rebuild gives — and the store a clean SQLite build gives."""

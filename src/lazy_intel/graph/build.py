@@ -61,9 +61,12 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 61, 60: a wildcard import binds after the package, the class's members and the tree's types;
+# 59, 58: types by their name alone where every file sees them (C#, Ruby, Swift, Scala: `global_type`),
+# Ruby's `X.new` an instance;
 # 57: PHP namespaces (composer.json PSR-4, `php_resolve`), `use` imports, includes, global functions;
 # 56: builtin methods of Java, Kotlin, Ruby and C# not guessed, runtime names of Ruby and C#, name
-# guesses within the caller's language family (graph/builtin_methods.py, calls.guess_family);
+# guesses within the caller's language family (graph/builtin_methods.py, parse.languages.guess_family);
 # 55: Kotlin imports, packages and default imports (`kotlin_resolve`);
 # 54: a Java package spans its source roots (`src/main/java`, `src/test/java`: `jvm_package_dirs`);
 # 53: a Rust path that starts with a package of the tree by its Cargo name (`grep_searcher::Searcher`);
@@ -83,7 +86,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "57"
+RESOLVER_VERSION = "61"
 MODULE_KEY = 0
 
 

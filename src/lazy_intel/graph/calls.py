@@ -18,7 +18,7 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, last_name, ordered
-from lazy_intel.parse.languages import language_for_path
+from lazy_intel.parse.languages import guess_family, language_for_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import NamedDefinition
@@ -32,6 +32,7 @@ HOW_TO_STRATEGY = {
     "builtin": "builtin",
     "external": "external",
     "unbound": "unresolved",
+    "global": "unique-name",  # a type found by its name alone (``Traits.global_types``)
 }
 # When one site reaches targets by several routes, the edge reports the most direct one.
 STRATEGY_ORDER = ("local", "self", "import", "package", "member", "inheritance", "dataflow")
@@ -354,19 +355,6 @@ def call_targets(
             if fallback:
                 return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
     return [Resolution(None, "unresolved", 0.0, text, {"reason": _reported(reason)})]
-
-
-# Languages whose code calls each other's definitions: a name is guessed among its own family's only
-# (a Ruby call `x.render` was guessed among the Python and TypeScript `render`s of the same tree). The
-# family filter applies after the count cap, which counts every language's definitions (so the cap's
-# dependency token, graph/invalidation.py, stays the same).
-GUESS_FAMILIES = {"javascript": "ecma", "typescript": "ecma", "tsx": "ecma", "c": "c", "cpp": "c"}
-GUESS_FAMILIES |= {"java": "jvm", "kotlin": "jvm", "scala": "jvm"}
-
-
-def guess_family(lang: str | None) -> str:
-    """The family of languages a name guess from ``lang`` stays within (the language itself if alone)."""
-    return GUESS_FAMILIES.get(lang or "", lang or "")
 
 
 # The name-table filters of :func:`by_unique_name` (kinds, member: a definition with a parent), each

@@ -39,6 +39,7 @@ from lazy_intel.graph.model import (
     own_header_refs,
 )
 from lazy_intel.graph.program import Program
+from lazy_intel.graph.protocols import ProtocolMixin
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
     TEST_RUNNER_GLOBALS,
@@ -67,7 +68,7 @@ ALLOCATE_METHOD = "__new__"
 IMPLICIT_CLASS_METHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
 
-class Evaluator(ClassMixin, ImportMixin):
+class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
     def __init__(self, program: Program) -> None:
         self.p = program
         self.focus = program.focus
@@ -312,9 +313,10 @@ class Evaluator(ClassMixin, ImportMixin):
             cls = self.enclosing_class(model, scope)
             if cls is not None:
                 return {("super", cls.node_id)}, "self"
-        found = self.wildcard_binding(model, name)
-        if found:
-            return found, "import"
+        # what a wildcard import brings comes after the package, the class's own members and the
+        # tree's types (Java's on-demand imports are the last scope; C#'s `using System;` named every
+        # unbound name `System.<name>`, a field `_p` too). A member before a type: a bare call is far
+        # more often a method of the class (Polly's `Timeout(…)` overloads) than a type's name.
         if traits.package_scope:
             found = self.package_binding(model, name)
             if found:
@@ -325,6 +327,13 @@ class Evaluator(ClassMixin, ImportMixin):
                 members = self.member(("inst", cls.node_id), name)
                 if members:
                     return {v for v, _ in members}, "self"
+        if traits.global_types:
+            found = self.global_type(model, name)
+            if found:
+                return found, "global"
+        found = self.wildcard_binding(model, name)
+        if found:
+            return found, "import"
         if name in traits.builtins and (
             # without imports to say which, a type of the tree's own named like a runtime one wins
             traits.module_system != "none"
@@ -598,6 +607,11 @@ class Evaluator(ClassMixin, ImportMixin):
                 }
                 if made:
                     return bounded(made)
+            if callee[0] == "a" and callee[2] == "new" and model.lang == "ruby":
+                # Ruby's `Greeter.new(…)`: an instance of the class (resolve.py links the call to it)
+                made = {("inst", v[1]) for v in self.eval(model, scope, callee[1], site) if self.is_class(v)}
+                if made:
+                    return bounded(made)
             for value, receivers in self._callees(model, scope, callee, site):
                 if receivers:  # a method called on instances (or class objects) of these classes
                     result = self.call_result(model, scope, value, args, site)
@@ -698,38 +712,6 @@ class Evaluator(ClassMixin, ImportMixin):
             return results
         return (results - {mine}) | {("inst", r) for r in receivers}
 
-    def elements(self, values: set[Value]) -> set[Value]:
-        """What iterating ``values`` gives: a container's elements; for an instance, what its iteration
-        protocol returns (an ``__iter__`` that is a generator or returns a container: its elements)."""
-        out: set[Value] = set()
-        for value in values:
-            if value[0] == "cont":
-                out |= value[2] if len(value) > 2 else self.read(("elt", value[1]))
-            elif value[0] == "inst":
-                for _, produced in self.iteration(value):
-                    containers = {v for v in produced if v[0] == "cont"}
-                    out |= (produced - containers) | self.elements(containers)
-        return out
-
-    def entered(self, values: set[Value]) -> set[Value]:
-        """What ``with cm as x`` binds: for an instance of a class with a context-manager entry method
-        (Python's ``__enter__``, else ``__aenter__``), what that method returns — ``self`` for most,
-        which is the instance itself, also when the method is inherited (a ``TemporaryUploadedFile``
-        entered through ``File.__enter__`` stays one); any other value (one from outside the
-        project, ``open(…)``) as it is."""
-        out: set[Value] = set()
-        for value in values:
-            got: set[Value] = set()
-            if value[0] == "inst":
-                for method in ("__enter__", "__aenter__"):
-                    for found, _ in self.member(value, method):
-                        if found[0] in ("def", "bm"):  # read against the instance entered
-                            got |= self._as_receivers(found, frozenset({value[1]}), self.returns(found[1]))
-                    if got:
-                        break
-            out |= got or {value}
-        return out
-
     def _owner_instance(self, method_id: int) -> Value | None:
         """An instance of the class that defines the method ``method_id`` (what its ``self`` is)."""
         entry = self.p.symbol(method_id)
@@ -737,29 +719,6 @@ class Evaluator(ClassMixin, ImportMixin):
             self.enclosing_class(entry[0], entry[1].parent) if entry is not None and entry[1].parent else None
         )
         return ("inst", cls.node_id) if cls is not None else None
-
-    def subscripted(self, values: set[Value]) -> set[Value]:
-        """``obj[key]``: for an instance of a class with a subscript method (Python's ``__getitem__``),
-        what that method returns; else (or when it returns nothing known) the elements; a class
-        subscripted, :meth:`class_subscripted`."""
-        out: set[Value] = set()
-        rest: set[Value] = set()
-        for value in values:
-            got: set[Value] = set()
-            if self.is_class(value) and (item := self.class_subscripted(value[1])) is not None:
-                out.add(item)
-                continue
-            entry = self.p.symbol(value[1]) if value[0] == "inst" else None
-            method = traits_of(entry[0].lang).subscript if entry is not None else None
-            if method:
-                for found, _ in self.member(value, method):
-                    if found[0] in ("def", "bm"):
-                        got |= self.returns(found[1])
-            if got:
-                out |= got
-            else:
-                rest.add(value)
-        return out | self.elements(rest)
 
     def call_result(
         self, model: FileModel, scope: str, value: Value, args: list[Any], site: str

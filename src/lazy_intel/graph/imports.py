@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from lazy_intel.graph.model import FileModel, Import, Symbol
+from lazy_intel.graph.model import LABEL_OF_KIND, TYPE_LABELS, FileModel, Import, Symbol
 from lazy_intel.graph.modules import (
     ECMA_LANGS,
     Target,
@@ -23,10 +23,12 @@ from lazy_intel.graph.modules import (
     python_submodule,
     rust_resolve,
 )
+from lazy_intel.graph.rows import MAX_AMBIGUOUS
 from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.tsconfig import mapped_bases
 from lazy_intel.graph.values import Value, module_value, ordered
 from lazy_intel.graph.workspace_packages import package_bases
+from lazy_intel.parse.languages import guess_family, language_for_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import Program
@@ -84,6 +86,22 @@ class ImportMixin:
             if found:
                 return found
         return found
+
+    def global_type(self, model: FileModel, name: str) -> set[Value]:
+        """A type named ``name`` in a language whose types every file sees without an import (C#'s
+        namespaces, Ruby's constants, Swift's module, Scala's package): the one type of that name in
+        the caller's language family (also one a namespace or module holds: `Sinatra::Request`), or every part of one type declared in several places
+        (a C# partial class, a reopened Ruby class); nothing when two different types share it."""
+        family = guess_family(model.lang)
+        found = [
+            d
+            for d in self.p.named(name)
+            if (LABEL_OF_KIND.get(d.kind) in TYPE_LABELS or d.kind == "module")  # Ruby's `Acme::`
+            and guess_family(language_for_path(d.path)) == family
+        ]
+        if not found or len({d.qualified for d in found}) > 1 or len(found) > MAX_AMBIGUOUS:
+            return set()
+        return {("def", d.node_id) for d in found}
 
     def package_models(self, directory: str, exclude: str | None = None) -> Iterator[FileModel]:
         """The models of the files of ``directory`` (but ``exclude``), as other files see them."""

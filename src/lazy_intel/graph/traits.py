@@ -705,6 +705,7 @@ class Traits:
     iteration: tuple[str, ...] = ()  # methods a for loop calls on an object (Python: __iter__, __next__)
     subscript: str | None = None  # the method ``obj[key]`` calls on an object (Python: __getitem__)
     builtin_methods: frozenset[str] = frozenset()  # not guessed by name on an unknown receiver
+    global_types: bool = False  # every file sees the tree's types without an import (C#, Ruby, Swift, Scala)
 
 
 ECMA_TRAITS = Traits(
@@ -744,6 +745,7 @@ TRAITS: dict[str, Traits] = {
         "none",
         implicit_members=True,
         super_names=frozenset({"base"}),
+        global_types=True,
         builtins=CSHARP_SYSTEM,
         builtin_methods=builtin_methods.CSHARP,
     ),
@@ -752,6 +754,7 @@ TRAITS: dict[str, Traits] = {
         self_names=frozenset({"self"}),
         implicit_members=True,
         constructors=frozenset({"initialize"}),
+        global_types=True,
         builtins=RUBY_KERNEL,
         builtin_methods=builtin_methods.RUBY,
     ),
@@ -773,9 +776,13 @@ TRAITS: dict[str, Traits] = {
         builtin_methods=builtin_methods.KOTLIN,
     ),
     "swift": Traits(
-        "none", self_names=frozenset({"self"}), implicit_members=True, constructors=frozenset({"init"})
+        "none",
+        self_names=frozenset({"self"}),
+        implicit_members=True,
+        constructors=frozenset({"init"}),
+        global_types=True,
     ),
-    "scala": Traits("none", implicit_members=True),
+    "scala": Traits("none", implicit_members=True, global_types=True),
 }
 DEFAULT_TRAITS = Traits("none")
 

@@ -53,6 +53,7 @@ ATTRIBUTE_TYPES = frozenset(
         "member_access",
         "qualified_type",
         "nested_identifier",
+        "scope_resolution",
     }
 )
 OBJECT_FIELDS = (

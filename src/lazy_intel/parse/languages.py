@@ -18,7 +18,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 24  # 24: PHP value flows, names, qualified names, `new` arguments; 23: Kotlin value flows, calls without fields (Kotlin, Swift) read by position; 22: Rust use trees with nested groups; 21: Go named slice and array types (`type errs []*E`); 20: declared array and slice types (`[]*Foo`, `Foo[]`) are collections of their element type; 19: a method chain's spine costs one level per call; 18: ECMAScript exports, typeof, JSX closing tags; 17: every TypeScript type name a reference (not a definition's own, nor a type parameter's), instanceof; 16: backquoted names unquoted, Scala and Swift operator methods; 15: Python annotations read at any depth (parse/type_names.py), a union with a generic in it declares its members; 14: Python annotation types in unions, subscripts and strings, except clauses; 13: Rust macro invocations as ["m", name]; 12: reference scopes in any order; 11: go.mod indexed; 10: Go unnamed results; …
+EXTRACTOR_VERSION = 26  # 26, 25: C# and Ruby value flows, Ruby `A::B` paths; 24: PHP value flows, names, qualified names, `new` arguments; 23: Kotlin value flows, calls without fields (Kotlin, Swift) read by position; 22: Rust use trees with nested groups; 21: Go named slice and array types (`type errs []*E`); 20: declared array and slice types (`[]*Foo`, `Foo[]`) are collections of their element type; 19: a method chain's spine costs one level per call; 18: ECMAScript exports, typeof, JSX closing tags; 17: every TypeScript type name a reference (not a definition's own, nor a type parameter's), instanceof; 16: backquoted names unquoted, Scala and Swift operator methods; 15: Python annotations read at any depth (parse/type_names.py), a union with a generic in it declares its members; 14: Python annotation types in unions, subscripts and strings, except clauses; 13: Rust macro invocations as ["m", name]; 12: reference scopes in any order; 11: go.mod indexed; 10: Go unnamed results; …
 
 
 @dataclass(frozen=True)
@@ -253,3 +253,16 @@ def definition_kinds() -> tuple[str, ...]:
 
 
 DEFINITION_CAPTURE = re.compile(r"@definition\.([a-z_]+)")
+
+
+# Languages whose code calls each other's definitions: a name is guessed among its own family's only
+# (a Ruby call `x.render` was guessed among the Python and TypeScript `render`s of the same tree). The
+# family filter applies after the count cap, which counts every language's definitions (so the cap's
+# dependency token, lazy_intel.graph.invalidation, stays the same).
+GUESS_FAMILIES = {"javascript": "ecma", "typescript": "ecma", "tsx": "ecma", "c": "c", "cpp": "c"}
+GUESS_FAMILIES |= {"java": "jvm", "kotlin": "jvm", "scala": "jvm"}
+
+
+def guess_family(lang: str | None) -> str:
+    """The family of languages a name guess from ``lang`` stays within (the language itself if alone)."""
+    return GUESS_FAMILIES.get(lang or "", lang or "")

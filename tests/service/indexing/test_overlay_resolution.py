@@ -166,7 +166,7 @@ def _model(model: FileModel | None) -> object:
     )
 
 
-@pytest.mark.parametrize("seed", [5, 17])
+@pytest.mark.parametrize("seed", [5])  # one seed (CI's 20-minute budget); 17 passed as well
 def test_a_large_change_resolved_in_workers_equals_the_serial_sync_and_a_rebuild(
     tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -169,3 +169,41 @@
   name: (identifier) @import.alias
   [(identifier) (qualified_name) (generic_name)] @import.module
   .) @import
+
+; ---- value flow (declarations, fields, properties, assignments, foreach, parameters, returns)
+(variable_declaration
+  type: (_) @flow.type
+  (variable_declarator
+    name: (identifier) @flow.target
+    .
+    (_) @flow.value)) @flow.assign
+
+(variable_declaration
+  type: (_) @flow.type
+  (variable_declarator
+    name: (identifier) @flow.target)) @flow.assign
+
+(property_declaration
+  type: (_) @flow.type
+  name: (identifier) @flow.target) @flow.assign
+
+(assignment_expression
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(foreach_statement
+  type: (_) @flow.type
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.iterate
+
+(parameter_list
+  (parameter
+    type: (_) @flow.type
+    name: (identifier) @flow.target) @flow.parameter)
+
+(return_statement
+  (_) @flow.value) @flow.return
+
+; a declared return type: a call returns an instance of it (beside what the body returns)
+(method_declaration
+  returns: (_) @flow.type @flow.return)

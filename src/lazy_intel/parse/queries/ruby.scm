@@ -68,3 +68,13 @@
     (string (string_content) @import.module)
     .)) @import
   (#any-of? @_require "require" "require_relative" "load"))
+
+; ---- value flow (local assignments, returns; a method's last expression is not read)
+(assignment
+  left: (identifier) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(return
+  (argument_list
+    .
+    (_) @flow.value .)) @flow.return

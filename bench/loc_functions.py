@@ -339,11 +339,13 @@ def cross_validate_stage(
 
 # ---- reading the facts from the indexes (read-only)
 def store_path(work: Path, repo: str, commit: str) -> Path:
-    """The store of ``swebench_loc``'s index slot of ``repo`` at ``commit`` (one per slot)."""
-    profiles = sorted(work.glob(f"*/{repo.replace('/', '+')}/{commit[:12]}/state/stores/store-*.sqlite"))
-    if len(profiles) != 1:
-        raise FileNotFoundError(f"expected one store for {repo}@{commit[:12]} under {work}, got {profiles}")
-    return profiles[0]
+    """The store of ``swebench_loc``'s index slot of ``repo`` at ``commit``: the one the slot's
+    catalog publishes (a rebuilt slot keeps its previous store file beside it for a while)."""
+    states = sorted(work.glob(f"*/{repo.replace('/', '+')}/{commit[:12]}/state"))
+    if len(states) != 1:
+        raise FileNotFoundError(f"expected one index slot for {repo}@{commit[:12]} under {work}, got {states}")
+    catalog = json.loads((states[0] / "catalog.json").read_text())
+    return states[0] / catalog["store"]
 
 
 def read_issue_facts(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lazy_intel.search.query import (
     STOP_WORDS,
     WEIGHT_FRAME,
@@ -87,6 +89,58 @@ def test_frames_written_innermost_first_weigh_the_innermost_most() -> None:
     ]
     names = dict(asan.identifiers)
     assert names["jv_free"] > names["main"]
+
+
+@pytest.mark.parametrize(
+    ("trace", "written"),
+    [
+        (  # C#: innermost first; generic arity and type arguments are not the name
+            "System.InvalidOperationException: open\n"
+            "   at Acme.Breaker`1.OnExecuteAsync[T](Context c) in /src/Acme/Breaker.cs:line 120\n"
+            "   at Acme.Pipeline.ExecuteCore(Func`3 cb) in /src/Acme/Pipeline.cs:line 28\n"
+            "   at Program.Main() in C:\\app\\Program.cs:line 10",
+            [
+                ("src/Acme/Breaker.cs", 120, "OnExecuteAsync"),
+                ("src/Acme/Pipeline.cs", 28, "ExecuteCore"),
+                ("app/Program.cs", 10, "Main"),
+            ],
+        ),
+        (  # PHP: `#0` is the innermost
+            "PHP Fatal error:  Uncaught RuntimeException: boom\nStack trace:\n"
+            "#0 /app/src/Handler/CurlFactory.php(158): Acme\\Handler\\CurlFactory::createRejection()\n"
+            "#1 /app/src/Client.php(333): Acme\\Handler\\CurlHandler->__invoke()\n#2 {main}",
+            [
+                ("app/src/Handler/CurlFactory.php", 158, "createRejection"),
+                ("app/src/Client.php", 333, "__invoke"),
+            ],
+        ),
+        (  # Ruby: innermost first, `block in` dropped
+            "NoMethodError: undefined method `each' for nil\n\t/app/lib/acme/base.rb:1195:in `compile!'\n"
+            "\t/app/lib/acme/base.rb:1160:in `block in route'\n\tapp.rb:3:in `<main>'",
+            [
+                ("app/lib/acme/base.rb", 1195, "compile!"),
+                ("app/lib/acme/base.rb", 1160, "route"),
+                ("app.rb", 3, "<main>"),
+            ],
+        ),
+        (  # Go: the function's line, then its location
+            "panic: runtime error: index out of range\n\ngoroutine 1 [running]:\n"
+            "github.com/acme/web.(*Context).Next(0xc000)\n\t/go/src/web/context.go:185 +0x2b\n"
+            "main.main()\n\t/app/main.go:12 +0x1d\nexit status 2",
+            [("go/src/web/context.go", 185, "Next"), ("app/main.go", 12, "main")],
+        ),
+    ],
+    ids=["csharp", "php", "ruby", "go"],
+)
+def test_frames_of_csharp_php_ruby_and_go_are_read_innermost_last(
+    trace: str, written: list[tuple[str, int, str]]
+) -> None:
+    """These traces were no frames at all for search (and C#'s and PHP's none for `auto` either):
+    their files, lines and functions now read as frames, the innermost (written first) weighed most."""
+    analysis = analyze_query(trace)
+    assert [(f.path, f.line, f.function) for f in analysis.frames] == list(reversed(written))
+    names = dict(analysis.identifiers)
+    assert names[written[0][2]] > names[written[1][2]]
 
 
 def test_paths_modules_and_dotted_names() -> None:

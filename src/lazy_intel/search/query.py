@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from lazy_intel.search.compounds import compound_terms
 from lazy_intel.search.stopwords import BUG_WORDS, STOP_WORDS
+from lazy_intel.text.frames import innermost_last, read_frames
 from lazy_intel.text.stems import stem
 from lazy_intel.text.tokens import IDENTIFIER, identifier_tokens
 
@@ -68,20 +69,6 @@ DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0
 CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
 FENCE_RE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 INLINE_CODE_RE = re.compile(r"`([^`\n]{1,200})`")
-PY_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?')
-# IPython / Jupyter: ``File ~/code/pkg/mod.py:41, in Class.method(self, x)``
-IPYTHON_FRAME_RE = re.compile(r"File (~?[^\s:\"]+\.pyx?):(\d+)(?:, in ([A-Za-z_<][\w<>.]*))?")
-# pytest's long tracebacks: ``src/pkg/mod.py:29: in helper`` / ``pkg/mod.py:12: ValueError``
-PYTEST_FRAME_RE = re.compile(r"(?m)^\s*([^\s:\"'(]+\.py):(\d+): (?:in ([A-Za-z_<][\w<>.]*)|[A-Z]\w*)")
-JS_FRAME_RE = re.compile(
-    r"\bat (?:(?:async )?([\w$.<>\[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?"
-)
-JAVA_FRAME_RE = re.compile(r"\bat ([\w$]+(?:\.[\w$]+)+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)")
-# AddressSanitizer and friends: ``#0 0x4c2b1f in jv_free /src/jq/src/jv.c:2020:7`` (gdb's ``… at
-# src/jv.c:2020`` reads as a JavaScript frame)
-SANITIZER_FRAME_RE = re.compile(
-    r"#\d+ +0x[0-9a-fA-F]+ in ([\w:~<>$.]+) ((?:[A-Za-z]:)?[^\s:()]+):(\d+)(?::\d+)?"
-)
 ERROR_RE = re.compile(
     r"\b([A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|Interrupt))\b(?::\s*([^\n]{0,200}))?"
 )
@@ -181,19 +168,6 @@ class _Weights:
         return out
 
 
-# A line number written in a query (a stack frame, ``path:line``) is positional text, not a request
-# argument: any digit string is read, and one past every real file is clamped here, so nothing
-# downstream sees a number SQLite cannot bind (or Python refuses to parse: over 4,300 digits).
-MAX_LINE_NUMBER = 10_000_000
-
-
-def line_number(digits: str) -> int:
-    """The line a run of digits names, clamped to ``MAX_LINE_NUMBER``."""
-    if len(digits) > len(str(MAX_LINE_NUMBER)):
-        return MAX_LINE_NUMBER
-    return min(int(digits), MAX_LINE_NUMBER)
-
-
 def is_code_shaped(word: str) -> bool:
     """``snake_case``, ``camelCase``, ``PascalCase`` with two humps, ``__dunder__``, ``CONSTANT_NAME``."""
     core = word.strip("_")
@@ -214,79 +188,18 @@ def normalise_path(path: str) -> str:
 
 
 def _frames(text: str) -> list[Frame]:
-    """Stack frames, innermost last: a Python traceback's as written; Java's, JavaScript's (``at
-    …``) and the sanitizers' (``#0 0x… in f file:line``), which write the innermost first, each run
-    of them reversed (the frame weights below and ``path_mentions`` count the last frame as where
-    the failure surfaced)."""
-    found: list[tuple[int, Frame, bool]] = []  # (offset, frame, written innermost first)
-    seen: set[int] = set()
-
-    def add(pos: int, frame: Frame, innermost_first: bool = False) -> None:
-        if pos not in seen:
-            seen.add(pos)
-            found.append((pos, frame, innermost_first))
-
-    for regex in (PY_FRAME_RE, IPYTHON_FRAME_RE, PYTEST_FRAME_RE):
-        for m in regex.finditer(text):
-            path = m.group(1)
-            add(
-                m.start(1),
-                Frame(
-                    normalise_path(path),
-                    line_number(m.group(2)),
-                    m.group(3),
-                    bool(FOREIGN_PATH_RE.search(path)),
-                ),
-            )
-    for m in JAVA_FRAME_RE.finditer(text):
-        dotted, file_name = m.group(1), m.group(2)
-        package = dotted.rsplit(".", 2)[0].replace(".", "/")
-        add(
-            m.start(),
-            Frame(
-                f"{package}/{file_name}",
-                line_number(m.group(3)),
-                dotted.rsplit(".", 1)[-1],
-                dotted.startswith("java."),
-            ),
-            True,
+    """Stack frames, innermost last (``text/frames.py``: every format it reads, each run written
+    innermost first reversed; the frame weights below and ``path_mentions`` count the last frame as
+    where the failure surfaced)."""
+    return [
+        Frame(
+            normalise_path(f.path),
+            f.line,
+            f.function,
+            bool(FOREIGN_PATH_RE.search(f.path)) or (f.path.startswith("java/") and f.path.endswith(".java")),
         )
-    for m in SANITIZER_FRAME_RE.finditer(text):
-        path = m.group(2)
-        function = m.group(1).replace("::", ".").rsplit(".", 1)[-1] or None
-        add(
-            m.start(),
-            Frame(
-                normalise_path(path), line_number(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))
-            ),
-            True,
-        )
-    for m in JS_FRAME_RE.finditer(text):
-        if m.group(2).endswith((".java", ".kt", ".scala", ".py")) or (
-            "/" not in m.group(2) and "." not in m.group(2)
-        ):
-            continue
-        function = (m.group(1) or "").strip().rsplit(".", 1)[-1] or None
-        path = re.sub(r"^(?:file|webpack|https?)://[^/]*", "", m.group(2))
-        add(
-            m.start(),
-            Frame(
-                normalise_path(path), line_number(m.group(3)), function, bool(FOREIGN_PATH_RE.search(path))
-            ),
-            True,
-        )
-    found.sort(key=lambda pf: pf[0])
-    out: list[Frame] = []
-    run: list[Frame] = []  # the current run of frames written innermost first
-    for _, frame, innermost_first in found:
-        if innermost_first:
-            run.append(frame)
-            continue
-        out.extend(reversed(run))
-        run = []
-        out.append(frame)
-    out.extend(reversed(run))
-    return out
+        for f in innermost_last(read_frames(text))
+    ]
 
 
 def without_version_lines(text: str) -> str:

@@ -41,6 +41,22 @@ def frames(draw: st.DrawFn, style: str) -> tuple[str, str, int]:
         return f"\tat com.acme.{cls}.{function}({cls}.java:{line})", f"{cls}.java", line
     path = draw(relative_paths())
     prefix = draw(st.sampled_from(PREFIXES))
+    # formats that name their runtime's files only (a JavaScript `at f (x.py:1:1)` is none)
+    own = {"csharp": ("cs",), "php": ("php",), "ruby": ("rb",), "javascript": ("js", "ts", "tsx", "mjs")}
+    own |= {"gdb": ("c", "cpp", "rs", "go"), "asan": ("c", "cpp", "rs", "go"), "pytest": ("py",)}
+    if style in own:
+        path = path.rsplit(".", 1)[0] + "." + draw(st.sampled_from(own[style]))
+    if style in ("csharp", "php", "ruby"):
+        cls = draw(CLASS)
+        return (
+            {
+                "csharp": f"   at Acme.{cls}`1.{function}[T](Int32 x) in {prefix}{path}:line {line}",
+                "php": f"#{draw(st.integers(0, 99))} {prefix}{path}({line}): Acme\\{cls}->{function}()",
+                "ruby": f"\t{prefix}{path}:{line}:in `{function}'",
+            }[style],
+            path,
+            line,
+        )
     written = {
         "python": f'  File "{prefix}{path}", line {line}, in {function}',
         "javascript": f"    at {function} ({prefix}{path}:{line}:{draw(LINE)})",
@@ -52,7 +68,7 @@ def frames(draw: st.DrawFn, style: str) -> tuple[str, str, int]:
     return written, path, line
 
 
-STYLES = ("python", "java", "javascript", "pytest", "go", "gdb", "asan")
+STYLES = ("python", "java", "javascript", "pytest", "go", "gdb", "asan", "csharp", "php", "ruby")
 INNERMOST_LAST = ("python", "pytest")  # as written; every other format writes the innermost first
 
 
@@ -77,8 +93,8 @@ def test_every_written_frame_is_read_innermost_last(
         assert frame.path.replace("\\", "/").endswith(path) and frame.line == line, (query, frame)
 
 
-@given(frames("python") | frames("java"))
-def test_one_python_or_java_frame_alone_is_a_stack_trace(frame: tuple[str, str, int]) -> None:
+@given(st.sampled_from(("python", "java", "asan", "csharp", "php", "ruby")).flatmap(frames))
+def test_one_frame_of_a_known_format_alone_is_a_stack_trace(frame: tuple[str, str, int]) -> None:
     written, path, line = frame
     for query in (written, written.strip(), f"why does this fail: {written.strip()}"):
         kind, found = classify(query)

@@ -27,7 +27,6 @@ from lazy_intel.graph.queries import (
 )
 from lazy_intel.parse.languages import language_for_path
 from lazy_intel.search.lexical import build_lexical_query
-from lazy_intel.search.query import line_number
 from lazy_intel.service.ops.cochange import (
     co_change_coverage,
     co_changed_files,
@@ -50,6 +49,7 @@ from lazy_intel.service.ops.ops_semantic import live_answer
 from lazy_intel.service.ops.requests import split_symbol_location
 from lazy_intel.service.ops.symbol_lookup import resolve_symbol
 from lazy_intel.store.reader import ReadView, SymbolRow
+from lazy_intel.text.frames import innermost_last, line_number, read_frames
 
 CONTEXT_DEFINITIONS = 3
 CONTEXT_CALLS = 4
@@ -64,8 +64,6 @@ SYMBOL_QUERY = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:
 PATH_QUERY = re.compile(
     r"^(?P<path>[\w.@+\-/\\]+\.[A-Za-z0-9]+|[\w.@+\-]+(?:/[\w.@+\-]+)+/?)(?::(?P<line>\d+)(?::\d+)?)?$"
 )
-PY_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)')
-JAVA_FRAME = re.compile(r"at [\w.$<>]+\((?P<path>[\w$]+\.\w+):(?P<line>\d+)\)")
 GENERIC_FRAME = re.compile(
     r"(?P<path>(?:[A-Za-z]:)?[\w.@+\-/\\]*\.(?:py|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|scala|rb|php|c|cc|cpp|h|hpp|cs|swift)):(?P<line>\d+)"
 )
@@ -111,15 +109,10 @@ class Frame:
     line: int
 
 
-def innermost_last(text: str, ends: list[int]) -> bool:
-    """Whether the frames of ``text`` (the offsets where each written ``file:line`` ends) list the
-    innermost call last.
-
-    Python's tracebacks (``Traceback (most recent call last)``) and pytest's (``t.py:12: in
-    test_x``, a location followed by ``": "``) do; every other common format writes the innermost
-    first: JavaScript and Java (``at …``), Go panics, Rust backtraces, gdb and lldb (``#0 … at
-    src/jv.c:2020``), AddressSanitizer, Ruby, C#, PHP. Read in the wrong order, ``auto`` led with
-    ``main`` instead of the crash site."""
+def innermost_last_by_text(text: str, ends: list[int]) -> bool:
+    """Whether locations written in no known frame format (``file:line`` in prose, a compiler's
+    message) list the innermost call last: a Python traceback's text or pytest's ``t.py:12: …``
+    layout says so; every other common format writes the innermost first."""
     if "most recent call last" in text:
         return True
     return bool(ends) and all(text.startswith(": ", end) for end in ends)
@@ -127,25 +120,23 @@ def innermost_last(text: str, ends: list[int]) -> bool:
 
 def classify(query: str) -> tuple[str, list[Frame]]:
     """``stack_trace`` (with its frames, innermost last whatever order the format writes them in:
-    :func:`innermost_last`), ``path``, ``symbol`` or ``text``.
+    ``text/frames.py``), ``path``, ``symbol`` or ``text``.
 
-    A Python (``File "…", line N``) or Java (``at a.B.c(B.java:12)``) frame is a stack trace even
-    alone: those formats are only ever written by a traceback, and an agent often pastes one line.
-    A query that is nothing but a location (``file.ext``, ``file.ext:line``, ``file.ext:line:col``)
-    is a path. Any other ``file.ext:line`` written in the query (a JavaScript ``at f (a.js:3:7)``,
-    pytest's ``t.py:12: in test_x``, Go's ``main.go:12 +0x1d``, or a line named in prose) is a frame
-    too: the definition at a line the query names is what it points at, and when no frame lands in
-    the index ``auto`` falls back to the text stage.
+    A frame in a known format (Python, pytest, Java, JavaScript, C#, PHP, Ruby, Go, the sanitizers:
+    ``text/frames.py``) is a stack trace even alone: those formats are only ever written by a
+    traceback, and an agent often pastes one line. A query that is nothing but a location
+    (``file.ext``, ``file.ext:line``, ``file.ext:line:col``) is a path. Any other ``file.ext:line``
+    written in the query (a line named in prose, a compiler's message) is a frame too when there are
+    two or the query has several lines: the definition at a line the query names is what it points
+    at, and when no frame lands in the index ``auto`` falls back to the text stage.
     """
     text = query.strip()
-    frames = [Frame(m["path"], line_number(m["line"])) for m in PY_FRAME.finditer(text)]
-    if not frames:  # Java writes the innermost frame first
-        frames = [Frame(m["path"], line_number(m["line"])) for m in reversed(list(JAVA_FRAME.finditer(text)))]
-    if frames:
-        return "stack_trace", frames
+    written = innermost_last(read_frames(text))  # text/frames.py: every known format, in order
+    if written:
+        return "stack_trace", [Frame(f.path, f.line) for f in written]
     matches = list(GENERIC_FRAME.finditer(text))
     frames = [Frame(m["path"], line_number(m["line"])) for m in matches]
-    if not innermost_last(text, [m.end() for m in matches]):
+    if not innermost_last_by_text(text, [m.end() for m in matches]):
         frames.reverse()
     if len(frames) >= 2 or (frames and ("Traceback" in text or "\n" in text)):
         return "stack_trace", frames

@@ -83,6 +83,15 @@ CSHARP = frozenset(
         *("ToLowerInvariant", "ToUpperInvariant", "WriteLine", "AsSpan"),
     }
 )
+# Swift's standard library, Foundation and XCTest (`expectation.fulfill()`, `continuation.resume()`)
+SWIFT = frozenset(
+    {
+        *("fulfill", "resume", "append", "removeAll", "removeFirst", "removeLast", "contains"),
+        *("compactMap", "forEach", "sorted", "hasPrefix", "hasSuffix", "lowercased", "uppercased"),
+        *("components", "joined", "appending", "appendingPathComponent", "replacingOccurrences"),
+        *("dropFirst", "dropLast", "enumerated", "reversed", "firstIndex", "lastIndex", "allSatisfy"),
+    }
+)
 # PHP's global functions code calls by bare name (a function of the file's namespace is found first)
 PHP_FUNCTIONS = frozenset(
     {
@@ -112,4 +121,5 @@ BY_LANGUAGE: dict[str, frozenset[str]] = {
     "kotlin": KOTLIN,
     "ruby": RUBY,
     "csharp": CSHARP,
+    "swift": SWIFT,
 }

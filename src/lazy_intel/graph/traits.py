@@ -781,6 +781,7 @@ TRAITS: dict[str, Traits] = {
         implicit_members=True,
         constructors=frozenset({"init"}),
         global_types=True,
+        builtin_methods=builtin_methods.SWIFT,
     ),
     "scala": Traits("none", implicit_members=True, global_types=True),
 }

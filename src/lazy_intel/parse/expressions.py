@@ -39,7 +39,9 @@ MAX_LITERAL_CHARS = 200
 Expr = list[Any]
 UNKNOWN: Expr = ["x"]
 
-SELF_TYPES = frozenset({"this", "self", "super", "base", "variable_name", "simple_identifier", "constant"})
+SELF_TYPES = frozenset(
+    {"this", "self", "super", "base", "variable_name", "simple_identifier", "constant", "self_expression"}
+)
 ATTRIBUTE_TYPES = frozenset(
     {
         "attribute",
@@ -66,6 +68,7 @@ OBJECT_FIELDS = (
     "path",
     "scope",
     "package",
+    "target",  # Swift's navigation_expression
 )
 MEMBER_FIELDS = ("attribute", "property", "field", "name", "method", "suffix")
 CALL_TYPES = frozenset(
@@ -161,7 +164,6 @@ WRAPPER_TYPES = frozenset(
         "await_expression",
         "as_pattern_target",
         "non_null_expression",
-        "value_argument",
         "argument",
         "named_type",
         "optional_type",
@@ -334,6 +336,8 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["i", _text(source, node)[:MAX_LITERAL_CHARS]]
     if kind == "reference_expression":  # Rust `&x` / `&mut x`: the same object
         return expression(source, node.child_by_field_name("value"), depth + 1, memo)
+    if kind == "value_argument":  # Kotlin `x = 1`, Swift `configuration: .default`: the value is last
+        return expression(source, named[-1], depth + 1, memo) if named else UNKNOWN
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
         return expression(source, named[0], depth + 1, memo) if named else UNKNOWN
     if kind in CALL_TYPES:
@@ -345,6 +349,8 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     if kind in ATTRIBUTE_TYPES:
         obj = _field(node, OBJECT_FIELDS)
         member = _field(node, MEMBER_FIELDS)
+        if member is not None and member.type == "navigation_suffix":  # Swift `.name`: the name
+            member = member.child_by_field_name("suffix")
         if member is None and len(named) >= 2:
             obj, member = named[0], named[-1]
         if member is None:
@@ -450,7 +456,9 @@ def call_parts(
             callee = expression(
                 source, named[0], depth if named[0].type in ATTRIBUTE_TYPES else depth + 1, memo
             )
-            args = [a for c in named[1:] if c.type in POSITIONAL_ARGUMENT_TYPES for a in _named(c)]
+            lists = [c for c in named[1:] if c.type in POSITIONAL_ARGUMENT_TYPES]
+            lists = [n for c in lists for n in (_named(c) if c.type == "call_suffix" else [c])]
+            args = [a for c in lists if c.type in POSITIONAL_ARGUMENT_TYPES for a in _named(c)]
             return callee, [expression(source, a, depth + 1, memo) for a in args[:MAX_ITEMS]]
         if member is None:
             callee = UNKNOWN

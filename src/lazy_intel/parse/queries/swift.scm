@@ -121,3 +121,38 @@
 ((import_declaration
   (identifier) @import.path) @import
   (#match? @import "import\\s+(typealias|struct|class|enum|protocol|let|var|func)\\s"))
+
+; ---- value flow (let/var with a value or a type, assignments, for-in, parameters, returns)
+(property_declaration
+  name: (pattern
+    bound_identifier: (simple_identifier) @flow.target)
+  value: (_) @flow.value) @flow.assign
+
+(property_declaration
+  name: (pattern
+    bound_identifier: (simple_identifier) @flow.target)
+  (type_annotation
+    (_) @flow.type)) @flow.assign
+
+(assignment
+  target: (directly_assignable_expression
+    (_) @flow.target)
+  result: (_) @flow.value) @flow.assign
+
+(for_statement
+  item: (pattern
+    bound_identifier: (simple_identifier) @flow.target)
+  collection: (_) @flow.value) @flow.iterate
+
+(parameter
+  (simple_identifier) @flow.target
+  .
+  (user_type) @flow.type) @flow.parameter
+
+(control_transfer_statement
+  "return"
+  result: (_) @flow.value) @flow.return
+
+; a declared return type: a call returns an instance of it (beside what the body returns)
+(function_declaration
+  (user_type) @flow.type @flow.return)

@@ -487,6 +487,29 @@ def test_swift_members_through_values_and_declared_types(tmp_path) -> None:
     assert not [dst for src, dst in calls if src == go and dst.startswith("Source/Other.swift")]
 
 
+CPP_VALUES = {
+    "src/shape.hpp": "namespace geo {\nclass Shape {\n public:\n  double area() const { return 1; }\n};\n}\n",
+    "src/circle.hpp": "class Circle {\n public:\n  double area() const { return 2; }\n};\n",
+    "src/use.cpp": (
+        '#include "shape.h"\n\ndouble go(geo::Shape& s, const geo::Shape* p) {\n  geo::Shape local;\n'
+        "  auto q = geo::Shape();\n  geo::Shape* n = new geo::Shape();\n"
+        "  return s.area() + p->area() + local.area() + q.area() + n->area();\n}\n"
+    ),
+}
+
+
+def test_cpp_values_of_declared_types(tmp_path) -> None:
+    """C and C++ had no value flows: `s.area()` on a `Shape&` parameter, a local `Shape`, `auto q =
+    Shape()` and `new Shape()` were guesses between `Shape::area` and `Circle::area`. Now declared
+    types (also namespace-qualified ones) and constructions type the values."""
+    graph = build_graph(tmp_path, CPP_VALUES)
+    calls = graph.resolved("CALLS")
+    go = "src/use.cpp::go"
+    assert {(dst, how) for (src, dst), how in calls.items() if src == go and dst.endswith(".area")} == {
+        ("src/shape.hpp::geo.Shape.area", "member")
+    }
+
+
 @pytest.mark.parametrize(
     ("directory", "package"),
     [
@@ -919,15 +942,10 @@ def test_a_c_call_of_a_function_declared_in_a_header_is_its_definition(tmp_path)
 
     assert targets("src/tool_a.c::a", "buf_len") == [("src/buf.c::buf_len", "unique-name")]
     assert targets("cpp/main.cpp::main", "area") == [("cpp/shape.cpp::area", "unique-name")]
-    # `s.scale()`: Shape's out-of-line definition, not its declaration; Circle's inline one stays a
-    # candidate (the receiver's type is not read for C++)
-    assert targets("cpp/main.cpp::main", "s.scale") == [
-        ("cpp/circle.hpp::Circle.scale", "ambiguous"),
-        ("cpp/shape_impl.cpp::Shape.scale", "ambiguous"),
-    ]
-    assert targets("cpp/main.cpp::main", "c.perimeter") == [
-        ("cpp/circle.hpp::Circle.perimeter", "unique-name")
-    ]
+    # `Shape s; s.scale()`: by the declared type (session 45), Shape's out-of-line definition, not
+    # its declaration in the class, nor Circle's inline `scale`
+    assert targets("cpp/main.cpp::main", "s.scale") == [("cpp/shape_impl.cpp::Shape.scale", "member")]
+    assert targets("cpp/main.cpp::main", "c.perimeter") == [("cpp/circle.hpp::Circle.perimeter", "member")]
     assert targets("src/tool_a.c::a", "usage") == [("src/tool_a.c::usage", "local")]
     assert targets("src/main.c::main", "usage") == [
         ("src/tool_a.c::usage", "ambiguous"),

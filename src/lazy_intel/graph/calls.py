@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.builtin_calls import CALL_METHOD
-from lazy_intel.graph.model import CALLABLE_LABELS, HEADER_SUFFIXES, TYPE_LABELS, FileModel
+from lazy_intel.graph.model import CALLABLE_LABELS, HEADER_SUFFIXES, TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import IMPORT_AWARE
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
 from lazy_intel.graph.traits import (
@@ -302,6 +302,8 @@ def call_targets(
                 continue  # a variable whose value is unknown: reported unresolved below
             elif symbol.kind == "macro" and expr[0] != "m":
                 continue  # `check(…)` is never the macro `check!` (Rust keeps their names apart)
+            elif model.lang in C_FAMILY and entry[0].path.endswith(HEADER_SUFFIXES):
+                dst = _defined_out_of_line(an, symbol) or dst
             _keep_most_direct(out, dst, Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra))
         elif value[0] == "ext":
             if strategy == "builtin" and not call_syntax:
@@ -425,6 +427,22 @@ def by_unique_name(
 # with it in one program); others of the name (`Circle::area` defined inline) stay.
 C_FAMILY = frozenset({"c", "cpp"})
 DECLARED_KINDS = frozenset({"function", "method"})
+
+
+def _defined_out_of_line(an: Analysis, symbol: Symbol) -> int | None:
+    """The source file's definition of a function or method a header declares (``void scale(double
+    k);`` in its class, ``void Shape::scale(double k) {…}`` in a .cpp): a call the receiver's type
+    leads to the declaration runs that definition (the one, if exactly one source file has it)."""
+    if symbol.kind not in DECLARED_KINDS:
+        return None
+    found = [
+        d.node_id
+        for d in an.p.named(symbol.name)
+        if d.qualified == symbol.qualified
+        and d.kind in DECLARED_KINDS
+        and not d.path.endswith(HEADER_SUFFIXES)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _without_header_prototypes(candidates: list[NamedDefinition]) -> tuple[list[NamedDefinition], int]:

@@ -705,7 +705,7 @@ class Traits:
     iteration: tuple[str, ...] = ()  # methods a for loop calls on an object (Python: __iter__, __next__)
     subscript: str | None = None  # the method ``obj[key]`` calls on an object (Python: __getitem__)
     builtin_methods: frozenset[str] = frozenset()  # not guessed by name on an unknown receiver
-    global_types: bool = False  # every file sees the tree's types without an import (C#, Ruby, Swift, Scala)
+    global_types: bool = False  # the tree's types are seen without an import (C#, Ruby, Swift, Scala, C++)
 
 
 ECMA_TRAITS = Traits(
@@ -740,7 +740,7 @@ TRAITS: dict[str, Traits] = {
     ),
     "rust": Traits("rust", self_names=frozenset({"self", "Self"}), builtins=RUST_BUILTINS),
     "c": Traits("none", self_names=frozenset()),
-    "cpp": Traits("none", implicit_members=True),
+    "cpp": Traits("none", implicit_members=True, global_types=True),
     "csharp": Traits(
         "none",
         implicit_members=True,

@@ -185,6 +185,10 @@ SPLAT_TYPES = frozenset(
         "rest_pattern",
     }
 )
+# a name qualified by namespaces or classes (PHP, C#, C++), and the generic forms whose own name is
+# their first part (`vector<Shape>`, C#'s `List<T>`)
+QUALIFIED_TYPES = frozenset({"qualified_name", "qualified_identifier"})
+TEMPLATE_TYPES = frozenset({"template_type", "template_function", "generic_name"})
 # leaf names that are identifiers: PHP's `name` (`$x` is `variable_name` holding a `name`), its
 # `self::` / `parent::` scope
 NAME_TYPES = frozenset({"name", "relative_scope"})
@@ -240,10 +244,17 @@ def _named(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [c for c in node.named_children if "comment" not in c.type]
 
 
-def _leaves(node: tree_sitter.Node) -> list[tree_sitter.Node]:
-    if not node.named_child_count:
-        return [node]
-    return [leaf for child in _named(node) for leaf in _leaves(child)]
+def _path_parts(source: bytes, node: tree_sitter.Node) -> list[str]:
+    """The names of a qualified name in order (``std::vector<Shape>`` -> std, vector: a template's or
+    generic's own name, not its arguments)."""
+    if node.type in QUALIFIED_TYPES or node.type == "namespace_name":
+        return [part for child in _named(node) for part in _path_parts(source, child)]
+    if node.type in TEMPLATE_TYPES:
+        name = node.child_by_field_name("name") or (_named(node) or [None])[0]
+        return _path_parts(source, name) if name is not None else []
+    if not node.named_child_count and (node.type in NAME_TYPES or node.type.endswith("identifier")):
+        return [_text(source, node)]
+    return []
 
 
 def _field(node: tree_sitter.Node, names: tuple[str, ...]) -> tree_sitter.Node | None:
@@ -321,10 +332,8 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     named = _named(node) if node.named_child_count else []  # most nodes here are leaves
     if not named and (kind.endswith("identifier") or kind in SELF_TYPES or kind in NAME_TYPES):
         return ["n", _text(source, node)]
-    if kind == "qualified_name" and named:  # PHP `Psr7\Utils`, C# `A.B`: a member path
-        parts = [
-            _text(source, n) for n in _leaves(node) if n.type in NAME_TYPES or n.type.endswith("identifier")
-        ]
+    if kind in QUALIFIED_TYPES and named:  # PHP `Psr7\Utils`, C# `A.B`, C++ `fmt::buffer`: a path
+        parts = _path_parts(source, node)
         if parts:
             path: Expr = ["n", parts[0]]
             for part in parts[1:]:

@@ -138,3 +138,58 @@
     scope: (_) @import.module
     name: (_) @import.name)) @import
   (#not-match? @import "^using\\s+namespace"))
+
+; ---- value flow (declarations, parameters, fields, assignments, range-for, returns)
+(declaration
+  type: (_) @flow.type
+  declarator: [
+    (identifier) @flow.target
+    (pointer_declarator declarator: (identifier) @flow.target)
+    (reference_declarator (identifier) @flow.target)
+  ]) @flow.assign
+
+(declaration
+  type: (_) @flow.type
+  declarator: (init_declarator
+    declarator: [
+      (identifier) @flow.target
+      (pointer_declarator declarator: (identifier) @flow.target)
+      (reference_declarator (identifier) @flow.target)
+    ]
+    value: (_) @flow.value)) @flow.assign
+
+(parameter_list
+  (parameter_declaration
+    type: (_) @flow.type
+    declarator: [
+      (identifier) @flow.target
+      (pointer_declarator declarator: (identifier) @flow.target)
+      (reference_declarator (identifier) @flow.target)
+    ]) @flow.parameter)
+
+(field_declaration
+  type: (_) @flow.type
+  declarator: [
+    (field_identifier) @flow.target
+    (pointer_declarator declarator: (field_identifier) @flow.target)
+    (reference_declarator (field_identifier) @flow.target)
+  ]) @flow.assign
+
+(assignment_expression
+  left: (_) @flow.target
+  right: (_) @flow.value) @flow.assign
+
+(for_range_loop
+  type: (_) @flow.type
+  declarator: [
+    (identifier) @flow.target
+    (reference_declarator (identifier) @flow.target)
+  ]
+  right: (_) @flow.value) @flow.iterate
+
+(return_statement
+  (_) @flow.value) @flow.return
+
+; a declared return type: a call returns an instance of it (beside what the body returns)
+(function_definition
+  type: [(type_identifier) (qualified_identifier)] @flow.type @flow.return)

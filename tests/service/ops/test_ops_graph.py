@@ -479,3 +479,26 @@ def test_routes_across_frameworks_with_their_handlers(make_repo, backend_env) ->
     assert coverage_with(answer, "every route has a resolved handler")
     only_api = run(operation="routes", path="pages/*")
     assert [r["pattern"] for r in of_kind(only_api, "route")] == ["/api/hello"]
+
+
+OVERLOADS = {
+    "src/main/kotlin/okio/Buffer.kt": (
+        "package okio\n\nclass Buffer {\n    fun write(b: Int): Buffer = this\n"
+        "    fun write(s: String): Buffer = this\n    fun write(b: ByteArray, n: Int): Buffer = this\n}\n"
+    ),
+    "src/main/kotlin/okio/Use.kt": (
+        'package okio\n\nfun use(b: Buffer) {\n    b.write(1)\n    b.write("x")\n}\n'
+    ),
+}
+
+
+def test_a_call_site_of_overloads_is_listed_once(make_repo) -> None:
+    """`callers Buffer.write` targets the three overloads; each site has an edge to every one (its
+    arguments are not matched), and was listed three times (okio: every site five times)."""
+    _root, run = open_repo(make_repo, OVERLOADS)
+    answer = run(operation="callers", symbol="Buffer.write")
+    assert len(of_kind(answer, "target")) == 3
+    calls = of_kind(answer, "call")
+    assert sorted(c["text"] for c in calls) == ['b.write("x")', "b.write(1)"]
+    assert answer["data"]["total"] == 2
+    assert coverage_with(answer, "2 call site(s) reach several of the targets")

@@ -79,6 +79,26 @@ def _constructors(view: Any, types_: Sequence[GraphNode]) -> list[int]:
 # ---- callers / callees -------------------------------------------------------------------------
 
 
+def one_per_site(
+    entries: list[tuple[GraphEdge, int, float]],
+) -> tuple[list[tuple[GraphEdge, int, float]], int]:
+    """``entries`` (best first) with each call site once, and how many sites were listed more than
+    once: a site's edges to several targets (Kotlin's five `Buffer.write` overloads, a C# method's
+    overloads) are one call, and okio's `callers Buffer.write` listed every site five times."""
+    seen: set[tuple[int, str | None, int | None, int | None]] = set()
+    repeated: set[tuple[int, str | None, int | None, int | None]] = set()
+    out: list[tuple[GraphEdge, int, float]] = []
+    for entry in entries:
+        edge = entry[0]
+        site = (edge.src, edge.path, edge.start_byte, edge.end_byte)
+        if site in seen:
+            repeated.add(site)
+            continue
+        seen.add(site)
+        out.append(entry)
+    return out, len(repeated)
+
+
 def op_callers(ctx: OperationContext) -> Answer:
     return _calls(ctx, incoming=True)
 
@@ -119,6 +139,13 @@ def _calls(ctx: OperationContext, *, incoming: bool) -> Answer:
             )
     entries: list[tuple[GraphEdge, int, float]] = [(h.edge, h.distance, h.confidence) for h in hops]
     entries.extend((e, 1, 0.0) for e in open_calls)
+    if incoming:
+        entries, repeated = one_per_site(entries)
+        if repeated:
+            coverage.append(
+                f"{repeated} call site(s) reach several of the targets (overloads, or one name's several "
+                "definitions): each is listed once, with the edge of highest confidence"
+            )
     reader.nodes([e.src for e, _, _ in entries] + [e.dst for e, _, _ in entries if e.dst is not None])
     reader.prefetch_paths(e.path for e, _, _ in entries)
     items = target_items(reader, targets)

@@ -343,7 +343,9 @@ def store_path(work: Path, repo: str, commit: str) -> Path:
     catalog publishes (a rebuilt slot keeps its previous store file beside it for a while)."""
     states = sorted(work.glob(f"*/{repo.replace('/', '+')}/{commit[:12]}/state"))
     if len(states) != 1:
-        raise FileNotFoundError(f"expected one index slot for {repo}@{commit[:12]} under {work}, got {states}")
+        raise FileNotFoundError(
+            f"expected one index slot for {repo}@{commit[:12]} under {work}, got {states}"
+        )
     catalog = json.loads((states[0] / "catalog.json").read_text())
     return states[0] / catalog["store"]
 

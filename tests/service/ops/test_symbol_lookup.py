@@ -66,6 +66,12 @@ FILES = {
     "tool/cli/main.rs": "mod flags;\n\nfn main() {}\n",
     "tool/cli/flags/mod.rs": "pub mod hiargs;\n",
     "tool/cli/flags/hiargs.rs": "pub struct HiArgs {}\n\nimpl HiArgs {\n    pub fn parse() -> u8 {\n        2\n    }\n}\n",
+    # PHP: a namespace maps to a directory by composer.json's PSR-4 prefix
+    "composer.json": '{"autoload": {"psr-4": {"Acme\\\\Http\\\\": "php/src/"}}}\n',
+    "php/src/Client.php": "<?php\nnamespace Acme\\Http;\n\nclass Client {\n    public function send() {}\n}\n",
+    "php/src/Handler/Curl.php": (
+        "<?php\nnamespace Acme\\Http\\Handler;\n\nclass Curl {\n    public function finish() {}\n}\n"
+    ),
     "app.py": (
         "from top import Engine\nfrom pkg import assist\nfrom pkg.sub import Widget\n\n\n"
         "def main():\n    Engine().start()\n    Widget().draw()\n    return assist()\n"
@@ -120,6 +126,9 @@ def ask(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         ("grep_searcher::searcher::Searcher::search", "rs/src/searcher/mod.rs", "Searcher.search"),
         ("grep_searcher::Searcher", "rs/src/searcher/mod.rs", "Searcher"),  # the crate root's `pub use`
         ("crate::flags::hiargs::HiArgs::parse", "tool/cli/flags/hiargs.rs", "HiArgs.parse"),
+        ("Acme\\Http\\Client", "php/src/Client.php", "Client"),  # PHP, by the PSR-4 prefix
+        ("\\Acme\\Http\\Handler\\Curl::finish", "php/src/Handler/Curl.php", "Curl.finish"),
+        ("Handler\\Curl", "php/src/Handler/Curl.php", "Curl"),  # a namespace's last segment
     ],
 )
 def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, qualified: str) -> None:

@@ -87,6 +87,21 @@ def _in_module(path: str, module: str) -> bool:
     return package == module or package.endswith("." + module)
 
 
+def _in_php_namespace(view: ReadView, namespace: str, symbol: SymbolRow) -> bool:
+    """Whether ``symbol``'s class (or function) is ``namespace``'s by the file it lives in: under a
+    PSR-4 prefix's directory as the name maps there, else by the path's trailing segments."""
+    from lazy_intel.graph.php_autoload import candidate_paths
+    from lazy_intel.graph.program import read_php_autoload
+
+    head = symbol.qualified_name.split(".")[0]
+    parts = [*namespace.split("."), head]
+    stems = candidate_paths("\\".join(parts), read_php_autoload(view.conn))
+    if stems:
+        return symbol.path.removesuffix(".php") in stems
+    tail = "/".join(parts[-2:]) + ".php"  # the namespace's last segment is the directory
+    return symbol.path == tail or symbol.path.endswith("/" + tail)
+
+
 # `#` between a name and a member name: `Class#method` for `Class.method`
 INSTANCE_MEMBER_MARK = re.compile(r"(?<=[\w$?!=])#(?=[A-Za-z_$])")
 
@@ -97,7 +112,7 @@ def resolve_symbol(view: ReadView, name: str, path: str | None) -> list[SymbolRo
     A bare name returns the definitions with exactly that qualified name first, then every other
     definition with that short name (methods too).
     """
-    name = name.strip().replace("::", ".")
+    name = name.strip().lstrip("\\").replace("::", ".").replace("\\", ".")  # PHP's `A\\B\\C` too
     while name.startswith(RUST_PATH_ROOTS) and name.partition(".")[2]:
         name = name.partition(".")[2]  # `crate::flags::HiArgs` is `flags.HiArgs` of some crate
     if not name:
@@ -134,6 +149,9 @@ def _resolve(view: ReadView, name: str, path: str | None, *, crates: bool = True
             if go:  # a Go module's root package is named by its module path, not a directory
                 roots = _go_module_roots(view, module)
                 found += [s for s in go if s.path.rpartition("/")[0] in roots]
+            php = [s for s in candidates if s.path.endswith(".php") and s not in found]
+            if php:  # a PHP namespace maps to directories (composer.json's PSR-4 prefixes)
+                found += [s for s in php if _in_php_namespace(view, module, s)]
             if not found:
                 found = _reexported(view, module, rest, path, REEXPORT_DEPTH)
             if not found and split == 1:

@@ -431,6 +431,9 @@ GLOBAL_TYPES = {
         "    public void Go(Builder b) {\n        var x = new Builder();\n        x.Add(1).Build().Execute();\n"
         "        b.Add(2);\n        _p.Execute();\n    }\n}\n"
     ),
+    # a type of another language named like a .NET one does not hide it from C#
+    "cs/Log.cs": "public class Log {\n    public void Write() {\n        Console.WriteLine(1);\n    }\n}\n",
+    "py/console.py": "class Console:\n    def WriteLine(self, x):\n        return x\n",
     "rb/greeter.rb": "module Acme\n  class Greeter\n    def hi\n    end\n  end\nend\n",
     "rb/other.rb": "class Other\n  def hi\n  end\nend\n",
     "rb/use.rb": "def go\n  g = Acme::Greeter.new\n  g.hi\n  Greeter.new.hi\nend\n",
@@ -453,6 +456,8 @@ def test_types_by_name_where_every_file_sees_them(tmp_path) -> None:
     }
     assert not [dst for src, dst in calls if src == go and dst.startswith("cs/Other.cs")]
     assert calls[(go, "cs/Models/Builder.cs::Builder")] == "unique-name"
+    logged = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "cs/Log.cs::Log.Write")}
+    assert logged == {("Console.WriteLine", "external")}, logged
     ruby = {(dst, how) for (src, dst), how in calls.items() if src == "rb/use.rb::go"}
     assert ("rb/greeter.rb::Acme.Greeter.hi", "member") in ruby
     assert not [dst for dst, _ in ruby if dst.startswith("rb/other.rb")]

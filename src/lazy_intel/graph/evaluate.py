@@ -30,7 +30,6 @@ from lazy_intel.graph.ecma_functions import is_constructor_function, member_assi
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
 from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import (
-    LABEL_OF_KIND,
     SCOPE_KINDS,
     TYPE_LABELS,
     FileModel,
@@ -335,9 +334,9 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
         if found:
             return found, "import"
         if name in traits.builtins and (
-            # without imports to say which, a type of the tree's own named like a runtime one wins
-            traits.module_system != "none"
-            or not any(LABEL_OF_KIND.get(d.kind) in TYPE_LABELS for d in self.p.named(name))
+            # without imports to say which, a type of the tree's own (of the caller's languages) named
+            # like a runtime one wins
+            traits.module_system != "none" or not self.family_types(model, name, modules=False)
         ):
             return {("ext", name)}, "builtin"
         if traits.module_system == "ecma" and name in TEST_RUNNER_GLOBALS and is_test_path(model.path):

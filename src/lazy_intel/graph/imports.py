@@ -31,7 +31,7 @@ from lazy_intel.graph.workspace_packages import package_bases
 from lazy_intel.parse.languages import guess_family, language_for_path
 
 if TYPE_CHECKING:
-    from lazy_intel.graph.program import Program
+    from lazy_intel.graph.program import NamedDefinition, Program
 
 
 def directory_of(path: str) -> str:
@@ -87,18 +87,25 @@ class ImportMixin:
                 return found
         return found
 
-    def global_type(self, model: FileModel, name: str) -> set[Value]:
-        """A type named ``name`` in a language whose types every file sees without an import (C#'s
-        namespaces, Ruby's constants, Swift's module, Scala's package): the one type of that name in
-        the caller's language family (also one a namespace or module holds: `Sinatra::Request`), or every part of one type declared in several places
-        (a C# partial class, a reopened Ruby class); nothing when two different types share it."""
+    def family_types(self, model: FileModel, name: str, *, modules: bool) -> list[NamedDefinition]:
+        """The tree's types called ``name`` (with ``modules``, its namespaces and Ruby modules too) in
+        the language family of ``model`` (``parse.languages.guess_family``): what a bare type name
+        can mean where no import says which."""
         family = guess_family(model.lang)
-        found = [
+        return [
             d
             for d in self.p.named(name)
-            if (LABEL_OF_KIND.get(d.kind) in TYPE_LABELS or d.kind == "module")  # Ruby's `Acme::`
+            if (LABEL_OF_KIND.get(d.kind) in TYPE_LABELS or (modules and d.kind == "module"))
             and guess_family(language_for_path(d.path)) == family
         ]
+
+    def global_type(self, model: FileModel, name: str) -> set[Value]:
+        """A type named ``name`` in a language whose types every file sees without an import (C#'s
+        namespaces, Ruby's constants, Swift's module, Scala's package, C++): the one of
+        :meth:`family_types` (also one a namespace or module holds: ``Sinatra::Request``), or every part
+        of one type declared in several places (a C# partial class, a reopened Ruby class); nothing
+        when two different types share the name."""
+        found = self.family_types(model, name, modules=True)  # Ruby's `Acme::`, C++'s `geo::`
         if not found or len({d.qualified for d in found}) > 1 or len(found) > MAX_AMBIGUOUS:
             return set()
         return {("def", d.node_id) for d in found}

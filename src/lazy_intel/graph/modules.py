@@ -324,6 +324,12 @@ def java_resolve(
 # (`src/main/java`, `src/test/kotlin`, `src/jvmMain/kotlin`); a tree laid out otherwise keeps the
 # package to its directory.
 JVM_SOURCE_LANGS = frozenset({"java", "kotlin", "scala", "groovy"})
+JVM_SUFFIXES = (".kt", ".kts", ".java")
+
+
+def _shared_depth(candidate: str, directory: str) -> int:
+    """How much of its path ``candidate`` shares with ``directory`` (more: nearer, the same module)."""
+    return len(posixpath.commonpath([candidate, directory]))
 
 
 def jvm_package_path(directory: str) -> str | None:
@@ -345,7 +351,7 @@ def jvm_package_dirs(index: PathIndex, directory: str, deps: Deps) -> list[str]:
     found = [
         d for d in index.dirs_with_suffix(package, deps) if d != directory and jvm_package_path(d) == package
     ]
-    return sorted(found, key=lambda d: (-len(posixpath.commonpath([d, directory])), d))
+    return sorted(found, key=lambda d: (-_shared_depth(d, directory), d))
 
 
 # ---- Kotlin
@@ -364,18 +370,13 @@ def kotlin_resolve(
         dirs = [d for d in index.dirs_with_suffix(package, deps) if _has_jvm_files(index, d, deps)]
         if dirs:
             near = posixpath.dirname(importer)
-            dirs.sort(
-                key=lambda d: (jvm_package_path(d) != package, -len(posixpath.commonpath([d, near])), d)
-            )
+            dirs.sort(key=lambda d: (jvm_package_path(d) != package, -_shared_depth(d, near), d))
             return [Target(d, is_dir=True) for d in dirs], parts[cut:] + ([name] if name else [])
     return None
 
 
 def _has_jvm_files(index: PathIndex, directory: str, deps: Deps) -> bool:
     return any(p.endswith(JVM_SUFFIXES) for p in index.dir_files(directory, deps))
-
-
-JVM_SUFFIXES = (".kt", ".kts", ".java")
 
 
 # ---- PHP

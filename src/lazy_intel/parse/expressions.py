@@ -193,8 +193,8 @@ TEMPLATE_TYPES = frozenset({"template_type", "template_function", "generic_name"
 # `self::` / `parent::` scope
 NAME_TYPES = frozenset({"name", "relative_scope"})
 KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
-# the argument list of a call whose node has no fields (Kotlin `f(a, b)`, Swift's `call_suffix`
-# holds `value_arguments`), and each argument's wrapper
+# the argument lists of a call whose node has no fields (Kotlin's `value_arguments`, PHP's `new`
+# arguments, Swift's `call_suffix` that holds `value_arguments`)
 POSITIONAL_ARGUMENT_TYPES = frozenset({"value_arguments", "call_suffix", "arguments"})
 # `a = b = f` and `(a := f)`: the value of an assignment expression is its right-hand side
 ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expression"})
@@ -450,6 +450,15 @@ def call_parts(
 ) -> tuple[Expr, list[Expr] | None]:
     """``(callee, args)`` of a call-like node; ``args`` is ``None`` when the node has no argument list."""
     callee_node = _field(node, CALLEE_FIELDS)
+    member = _field(node, ("name", "method"))
+    positional: list[tree_sitter.Node] | None = None  # the argument lists of a call without fields
+    if callee_node is None and member is None:
+        named = _named(node)
+        if named and named[0].type not in POSITIONAL_ARGUMENT_TYPES:
+            # Kotlin's and Swift's calls have no fields: the callee, then its arguments
+            callee_node = named[0]
+            lists = [c for c in named[1:] if c.type in POSITIONAL_ARGUMENT_TYPES]
+            positional = [n for c in lists for n in (_named(c) if c.type == "call_suffix" else [c])]
     if callee_node is not None:
         # a method chain's spine (`q.filter().order_by().first()`): a call and the attribute it calls
         # cost one level together, so fluent chains keep their receivers (seaborn's
@@ -457,24 +466,16 @@ def call_parts(
         spine = depth if callee_node.type in ATTRIBUTE_TYPES else depth + 1
         callee = expression(source, callee_node, spine, memo)
     else:
-        member = _field(node, ("name", "method"))
         obj = _field(node, ("object", "receiver", "scope"))
-        named = _named(node)
-        if member is None and named and named[0].type not in POSITIONAL_ARGUMENT_TYPES:
-            # Kotlin's and Swift's calls have no fields: the callee, then its arguments
-            callee = expression(
-                source, named[0], depth if named[0].type in ATTRIBUTE_TYPES else depth + 1, memo
-            )
-            lists = [c for c in named[1:] if c.type in POSITIONAL_ARGUMENT_TYPES]
-            lists = [n for c in lists for n in (_named(c) if c.type == "call_suffix" else [c])]
-            args = [a for c in lists if c.type in POSITIONAL_ARGUMENT_TYPES for a in _named(c)]
-            return callee, [expression(source, a, depth + 1, memo) for a in args[:MAX_ITEMS]]
         if member is None:
             callee = UNKNOWN
         elif obj is None:
             callee = ["n", _text(source, member)]
         else:
             callee = ["a", expression(source, obj, depth + 1, memo), _text(source, member)]
+    if positional is not None:
+        args = [a for c in positional if c.type in POSITIONAL_ARGUMENT_TYPES for a in _named(c)]
+        return callee, [expression(source, a, depth + 1, memo) for a in args[:MAX_ITEMS]]
     args_node = node.child_by_field_name("arguments")
     if args_node is None:
         return callee, None

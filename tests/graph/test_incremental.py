@@ -106,8 +106,12 @@ VERSIONS: dict[str, list[str | None]] = {
         None,
     ],
     # C: a header's prototype and a source file's definition (the call is the definition's while it
-    # exists, the declaration's when it goes)
-    "cproj/api.h": ["int api(int x);\n", "int api(int x);\nint more(void);\n"],
+    # exists, the declaration's when it goes); the header turns C++ and back (its language is its bytes')
+    "cproj/api.h": [
+        "int api(int x);\n",
+        "int api(int x);\nint more(void);\n",
+        "namespace more {\nclass M {\n public:\n  int api(int x);\n};\n}\nint api(int x);\n",
+    ],
     "cproj/api.c": ['#include "api.h"\n\nint api(int x) {\n  return x;\n}\n', None],
     "cproj/use.c": ['#include "api.h"\n\nint use(void) {\n  return api(1);\n}\n'],
     # Go: a named slice type's element type changes under a file of the package that ranges over it

@@ -493,7 +493,7 @@ def test_swift_members_through_values_and_declared_types(tmp_path) -> None:
 
 
 CPP_VALUES = {
-    "src/shape.hpp": "namespace geo {\nclass Shape {\n public:\n  double area() const { return 1; }\n};\n}\n",
+    "src/shape.h": "namespace geo {\nclass Shape {\n public:\n  double area() const { return 1; }\n};\n}\n",
     "src/circle.hpp": "class Circle {\n public:\n  double area() const { return 2; }\n};\n",
     "src/use.cpp": (
         '#include "shape.h"\n\ndouble go(geo::Shape& s, const geo::Shape* p) {\n  geo::Shape local;\n'
@@ -506,12 +506,13 @@ CPP_VALUES = {
 def test_cpp_values_of_declared_types(tmp_path) -> None:
     """C and C++ had no value flows: `s.area()` on a `Shape&` parameter, a local `Shape`, `auto q =
     Shape()` and `new Shape()` were guesses between `Shape::area` and `Circle::area`. Now declared
-    types (also namespace-qualified ones) and constructions type the values."""
+    types (also namespace-qualified ones) and constructions type the values. And `shape.h` is C++ by
+    its content (it was C by its suffix, so `geo::Shape` was no definition at all)."""
     graph = build_graph(tmp_path, CPP_VALUES)
     calls = graph.resolved("CALLS")
     go = "src/use.cpp::go"
     assert {(dst, how) for (src, dst), how in calls.items() if src == go and dst.endswith(".area")} == {
-        ("src/shape.hpp::geo.Shape.area", "member")
+        ("src/shape.h::geo.Shape.area", "member")
     }
 
 

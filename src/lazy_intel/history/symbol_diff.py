@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from lazy_intel.parse.extract import extract_facts
 from lazy_intel.parse.facts import SymbolFact
-from lazy_intel.parse.languages import is_parsed_language, language_for_path
+from lazy_intel.parse.languages import is_parsed_language, language_for_content
 
 ADDED = "added"
 MODIFIED = "modified"
@@ -66,7 +66,7 @@ def definitions(path: str, data: bytes | None) -> list[Definition] | None:
     """The definitions of one version of ``path`` (``None``: not a parsed language or no bytes)."""
     if data is None:
         return []
-    lang = language_for_path(path)
+    lang = language_for_content(path, data)
     if not is_parsed_language(lang):
         return None
     assert lang is not None

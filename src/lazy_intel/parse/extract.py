@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from lazy_intel.parse.c_macros import blank_attribute_macros, macro_prefix_start
 from lazy_intel.parse.encoding import for_parsing, remap_offsets
 from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, ExpressionMemo, call_parts, dumps, expression
 from lazy_intel.parse.facts import (
@@ -450,8 +451,10 @@ def extract_facts(path: str, lang: str, source: bytes) -> FileFacts:
 
 def _extract(path: str, lang: str, source: bytes) -> FileFacts:
     # tree-sitter parses in linear time and files are capped at LAZY_INTEL_MAX_FILE_BYTES, so the
-    # bytes are parsed directly (a read callback that could enforce a deadline costs ~2x)
-    tree = _parser(lang).parse(source)
+    # bytes are parsed directly (a read callback that could enforce a deadline costs ~2x); C and C++
+    # are parsed with their attribute-like macros blanked (same offsets; names are read from `source`)
+    parsed = blank_attribute_macros(source) if lang in ("c", "cpp") else source
+    tree = _parser(lang).parse(parsed)
     root = tree.root_node
     collector = _Collector(source)
     for _pattern, caps in tree_sitter.QueryCursor(tag_query(lang)).matches(root):
@@ -478,18 +481,25 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
         at = source.rfind(d.name.encode(), name_start, name_end)
         if at >= 0:
             name_start, name_end = at, at + len(d.name.encode())
+        start, signature = d.node.start_byte, _signature(source, d.node, d.name_node)
+        if parsed is not source:  # a hidden macro before it on its line is part of it (`FMT_API void f()`)
+            start = macro_prefix_start(source, parsed, start)
+            if start < d.node.start_byte:
+                signature = (
+                    f"{source[start : d.node.start_byte].decode('utf-8', 'replace').strip()} {signature}"
+                )
         symbols.append(
             SymbolFact(
                 name=d.name,
                 qualified_name=d.qualified,
                 kind=d.kind,
-                start_byte=d.node.start_byte,
+                start_byte=start,
                 end_byte=d.node.end_byte,
                 start_line=d.node.start_point[0] + 1,
                 end_line=_end_line(d.node),
                 name_start_byte=name_start,
                 name_end_byte=name_end,
-                signature=_signature(source, d.node, d.name_node),
+                signature=signature,
                 doc=doc,
                 parent=d.parent_qualified,
             )

@@ -18,7 +18,7 @@ import tree_sitter
 QUERY_DIR = Path(__file__).with_name("queries")
 
 # Bumped whenever the extraction logic changes what it emits; part of the scope digest.
-EXTRACTOR_VERSION = 28  # 28: C++ value flows, qualified names and templates as paths (`fmt::buffer`, `std::vector<T>`); 27: Swift value flows and member expressions (`.name` suffixes, `self`), labelled arguments; 26, 25: C# and Ruby value flows, Ruby `A::B` paths; 24: PHP value flows, names, qualified names, `new` arguments; 23: Kotlin value flows, calls without fields (Kotlin, Swift) read by position; 22: Rust use trees with nested groups; 21: Go named slice and array types (`type errs []*E`); 20: declared array and slice types (`[]*Foo`, `Foo[]`) are collections of their element type; 19: a method chain's spine costs one level per call; 18: ECMAScript exports, typeof, JSX closing tags; 17: every TypeScript type name a reference (not a definition's own, nor a type parameter's), instanceof; 16: backquoted names unquoted, Scala and Swift operator methods; 15: Python annotations read at any depth (parse/type_names.py), a union with a generic in it declares its members; 14: Python annotation types in unions, subscripts and strings, except clauses; 13: Rust macro invocations as ["m", name]; 12: reference scopes in any order; 11: go.mod indexed; 10: Go unnamed results; …
+EXTRACTOR_VERSION = 29  # 29: a `.h` header holding C++ is parsed as C++ (parse/header_language.py), C/C++ attribute-like macros hidden from the grammar (parse/c_macros.py); 28: C++ value flows, qualified names and templates as paths (`fmt::buffer`, `std::vector<T>`); 27: Swift value flows and member expressions (`.name` suffixes, `self`), labelled arguments; 26, 25: C# and Ruby value flows, Ruby `A::B` paths; 24: PHP value flows, names, qualified names, `new` arguments; 23: Kotlin value flows, calls without fields (Kotlin, Swift) read by position; 22: Rust use trees with nested groups; 21: Go named slice and array types (`type errs []*E`); 20: declared array and slice types (`[]*Foo`, `Foo[]`) are collections of their element type; 19: a method chain's spine costs one level per call; 18: ECMAScript exports, typeof, JSX closing tags; 17: every TypeScript type name a reference (not a definition's own, nor a type parameter's), instanceof; 16: backquoted names unquoted, Scala and Swift operator methods; 15: Python annotations read at any depth (parse/type_names.py), a union with a generic in it declares its members; 14: Python annotation types in unions, subscripts and strings, except clauses; 13: Rust macro invocations as ["m", name]; 12: reference scopes in any order; 11: go.mod indexed; 10: Go unnamed results; …
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("go", (".go",), "tree_sitter_go", "language", "tree-sitter-go"),
     LanguageSpec("rust", (".rs",), "tree_sitter_rust", "language", "tree-sitter-rust"),
     LanguageSpec("java", (".java",), "tree_sitter_java", "language", "tree-sitter-java"),
-    # Decision: ``.h`` is C. A C++ header parsed as C still yields its functions; classes need .hpp/.hh.
+    # ``.h`` is C by its name; language_for_content makes it C++ when its bytes are (header_language.py).
     LanguageSpec("c", (".c", ".h"), "tree_sitter_c", "language", "tree-sitter-c"),
     LanguageSpec(
         "cpp",
@@ -173,6 +173,18 @@ def language_for_path(rel: str) -> str | None:
     if name in TEXT_FILENAMES:
         return TEXT_FILENAMES[name]
     return TEXT_EXTENSIONS.get(suffix)
+
+
+def language_for_content(rel: str, data: bytes) -> str | None:
+    """The language of ``rel`` whose bytes are ``data``: its path's, except that a ``.h`` header
+    holding C++ is C++ (:mod:`lazy_intel.parse.header_language`). Every parse of a file decides by
+    this, so a file's language changes only when its bytes do."""
+    lang = language_for_path(rel)
+    if lang == "c" and rel.lower().endswith(".h"):
+        from lazy_intel.parse.header_language import is_cplusplus_header
+
+        return "cpp" if is_cplusplus_header(data) else "c"
+    return lang
 
 
 def is_parsed_language(lang: str | None) -> bool:

@@ -13,7 +13,12 @@ from pathlib import Path
 
 from lazy_intel.parse.chunks import LineIndex, chunk_code, chunk_text
 from lazy_intel.parse.extract import extract_facts
-from lazy_intel.parse.languages import is_noise_path, is_parsed_language, language_for_path
+from lazy_intel.parse.languages import (
+    is_noise_path,
+    is_parsed_language,
+    language_for_content,
+    language_for_path,
+)
 from lazy_intel.store.writer import FileRecord, with_fts_rows
 from lazy_intel.workspace.capture import (
     ENCODING_INVALID,
@@ -70,7 +75,7 @@ def parse_path(root: str, rel: str, max_bytes: int) -> FileRecord | None:
 
 def record_for_bytes(rel: str, data: bytes, mtime_ns: int, max_bytes: int) -> FileRecord:
     """Classify, parse and chunk ``data`` (the bytes of ``rel``)."""
-    lang = language_for_path(rel)
+    lang = language_for_content(rel, data)
     base = FileRecord(rel, sha256_bytes(data), len(data), mtime_ns, lang, STATUS_INDEXED)
     if len(data) > max_bytes:
         return replace(base, status=STATUS_TOO_LARGE, reason=f"larger than {max_bytes} bytes")

@@ -320,11 +320,16 @@ KOTLIN = {
     "okio/src/commonTest/kotlin/okio/BufferTest.kt": (
         "package okio\n\nimport okio.internal.Sink\nimport okio.internal.*\n\nclass BufferTest {\n"
         "    fun test() {\n        Buffer().write(2)\n        Sink.flushAll()\n        Codec().go()\n"
-        '        println("x")\n    }\n}\n'
+        '        println("x")\n        Buffer().readLine()\n    }\n}\n'
+    ),
+    # an extension function in another file (okio's `fun Buffer.commonReadUtf8Line()`)
+    "okio/src/commonMain/kotlin/okio/internal/BufferExt.kt": (
+        "package okio.internal\n\nimport okio.Buffer\n\nfun Buffer.readLine(): String? {\n"
+        "    write(1)\n    this.write(2)\n    return null\n}\n"
     ),
     # a class of the same name elsewhere: never a target of the calls above
     "samples/src/main/kotlin/sample/Buffer.kt": (
-        "package sample\n\nclass Buffer {\n    fun write(b: Int) {}\n    fun flushAll() {}\n}\n"
+        "package sample\n\nclass Buffer {\n    fun write(b: Int) {}\n    fun flushAll() {}\n    fun readLine() {}\n}\n"
     ),
 }
 
@@ -332,7 +337,9 @@ KOTLIN = {
 def test_kotlin_imports_and_packages(tmp_path) -> None:
     """Kotlin imports name a package's member (a file declares any number of them), the package's files
     under every source root see each other without an import, `import … as` renames, `import p.*`
-    brings a package: okio had 11,307 ambiguous call edges, every import external (1 resolved)."""
+    brings a package: okio had 11,307 ambiguous call edges, every import external (1 resolved). And
+    an extension function declared in another file (`fun Buffer.readLine()`) is a member of its type
+    (it was a guess with `sample.Buffer.readLine`)."""
     graph = build_graph(tmp_path, KOTLIN)
     calls = graph.resolved("CALLS")
     common = "okio/src/commonMain/kotlin/okio"
@@ -350,7 +357,14 @@ def test_kotlin_imports_and_packages(tmp_path) -> None:
         (f"{common}/internal/Codec.kt::Sink.flushAll", "member"),
         (f"{common}/internal/Codec.kt::Codec", "import"),  # through `import okio.internal.*`
         (f"{common}/internal/Codec.kt::Codec.go", "member"),
+        (f"{common}/internal/BufferExt.kt::Buffer.readLine", "member"),
     }
+    # inside the extension, `this` and a bare call are the receiver type's
+    extension = f"{common}/internal/BufferExt.kt::Buffer.readLine"
+    assert sorted((e.target, e.dst, e.strategy) for e in graph.of("CALLS", extension)) == [
+        ("this.write", f"{common}/Buffer.kt::Buffer.write", "member"),  # `this` was not read in Kotlin
+        ("write", f"{common}/Buffer.kt::Buffer.write", "self"),
+    ]
     outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", test)}
     assert ("println", "builtin") in outside
 
@@ -424,12 +438,18 @@ GLOBAL_TYPES = {
     "cs/Pipeline.cs": "namespace Acme;\n\npublic class Pipeline {\n    public void Execute() {}\n}\n",
     "cs/Other.cs": (
         "namespace Acme.Other;\n\npublic class Other {\n    public Other Add(int x) { return this; }\n"
-        "    public void Execute() {}\n    public Other Build() { return this; }\n}\n"
+        "    public void Execute() {}\n    public Other Build() { return this; }\n"
+        "    public Other AddRetry(int n) { return this; }\n}\n"
+    ),
+    # a C# extension method: a member of the type of its `this` parameter
+    "cs/Extensions/RetryExtensions.cs": (
+        "namespace Acme.Extensions;\n\npublic static class RetryExtensions {\n"
+        "    public static Builder AddRetry(this Builder builder, int n) { return builder.Add(n); }\n}\n"
     ),
     "cs/Use.cs": (
         "using Acme.Models;\n\nnamespace Acme;\n\npublic class Use {\n    private readonly Pipeline _p;\n"
         "    public void Go(Builder b) {\n        var x = new Builder();\n        x.Add(1).Build().Execute();\n"
-        "        b.Add(2);\n        _p.Execute();\n    }\n}\n"
+        "        b.Add(2);\n        _p.Execute();\n        b.AddRetry(3);\n    }\n}\n"
     ),
     # a type of another language named like a .NET one does not hide it from C#
     "cs/Log.cs": "public class Log {\n    public void Write() {\n        Console.WriteLine(1);\n    }\n}\n",
@@ -444,7 +464,8 @@ def test_types_by_name_where_every_file_sees_them(tmp_path) -> None:
     """C# (namespaces) and Ruby (constants) see the tree's types without an import: a type named once
     is that type, so `var x = new Builder()`, a `Builder b` parameter, a `Pipeline _p` field and
     declared return types type their values, and `Greeter.new` is an instance (Polly had 2 member
-    call edges; a call on any of those was a guess among every class's method of the name)."""
+    call edges; a call on any of those was a guess among every class's method of the name). And a C#
+    extension method (`AddRetry(this Builder b)`) is a member of the type it extends."""
     graph = build_graph(tmp_path, GLOBAL_TYPES)
     calls = graph.resolved("CALLS")
     go = "cs/Use.cs::Use.Go"
@@ -453,6 +474,7 @@ def test_types_by_name_where_every_file_sees_them(tmp_path) -> None:
         "cs/Models/Builder.cs::Builder.Add",
         "cs/Models/Builder.cs::Builder.Build",
         "cs/Pipeline.cs::Pipeline.Execute",
+        "cs/Extensions/RetryExtensions.cs::RetryExtensions.AddRetry",  # an extension method (a guess before)
     }
     assert not [dst for src, dst in calls if src == go and dst.startswith("cs/Other.cs")]
     assert calls[(go, "cs/Models/Builder.cs::Builder")] == "unique-name"

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lazy_intel.graph.annotations import declared_parts
 from lazy_intel.graph.model import TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import Target, python_submodule
 from lazy_intel.graph.nodes import is_getter
 from lazy_intel.graph.traits import ENUM_BASES, traits_of
-from lazy_intel.graph.values import Value, bounded, c3_merge, ext_member, module_value, ordered
+from lazy_intel.graph.values import Value, bounded, c3_merge, ext_member, last_name, module_value, ordered
+from lazy_intel.parse.languages import guess_family, language_for_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import Program
@@ -24,6 +26,9 @@ GENERIC_MARKERS = frozenset(
     {"typing.Generic", "typing.Protocol", "typing_extensions.Generic", "typing_extensions.Protocol"}
 )
 MARKER_BASES = GENERIC_MARKERS | {"object"}
+EXTENSION_CANDIDATES = (
+    32  # methods of one name read to find an extension of a type (ClassMixin.extension_members)
+)
 
 
 class ClassMixin:
@@ -100,9 +105,58 @@ class ClassMixin:
                     extra = self.attribute_values(entry[0], class_id, name) - seen
                     seen |= extra
                     out += [(v, depth) for v in ordered(extra)]
+        if not out and not defined and kind == "inst":
+            out = self.extension_members(mro, name)
         if not out and not defined:  # maybe inherited from a base outside the repository
             out = [(("ext", f"{base}.{name}"), 1) for base in self.external_bases(value[1])]
         return out
+
+    def extension_members(self, mro: list[tuple[int, int]], name: str) -> list[tuple[Value, int]]:
+        """Methods called ``name`` declared outside the classes of ``mro``, nearest class first:
+        Kotlin's ``fun Buffer.f()`` in another file (its parent is ``Buffer``, but no class of its file
+        is) and C#'s ``static … F(this Buffer b)`` (a ``receiver`` flow). Read through the name lookup
+        (``n:<name>``: a new, changed or removed such method re-resolves) and, for the receiver, the
+        method's facet of its file; a name of more than :data:`EXTENSION_CANDIDATES` methods is not
+        looked through."""
+        first = self.p.symbol(mro[0][0]) if mro else None
+        if first is None or not traits_of(first[0].lang).extension_members:
+            return []
+        depths: dict[str, int] = {}
+        for class_id, depth in mro:
+            entry = self.p.symbol(class_id)
+            if entry is not None:
+                depths.setdefault(entry[1].name, depth)
+        family = guess_family(first[0].lang)
+        methods = [d for d in self.p.named(name) if d.kind == "method" and d.parent]
+        if len(methods) > EXTENSION_CANDIDATES:
+            return []
+        found: list[tuple[Value, int]] = []
+        for d in methods:
+            if guess_family(language_for_path(d.path)) != family:
+                continue
+            model = self.model_at(d.path, full_allowed=False)
+            if model is None:
+                continue
+            depth = self._extended_depth(model, d.qualified, d.parent or "", depths)
+            if depth is not None:
+                found.append((("def", d.node_id), depth))
+        nearest = min((depth for _, depth in found), default=0)
+        return [(value, depth) for value, depth in found if depth == nearest]
+
+    @staticmethod
+    def _extended_depth(model: FileModel, qualified: str, parent: str, depths: dict[str, int]) -> int | None:
+        """The depth in ``depths`` of the type the method ``qualified`` of ``model`` extends, if any."""
+        owner = model.by_qualified.get(parent)
+        if owner is None or owner.label not in TYPE_LABELS:  # Kotlin: `fun Buffer.f()`, parent Buffer
+            return depths.get(parent.rsplit(".", 1)[-1])
+        for flow in model.flows_by_scope.get(qualified, ()):
+            if flow.kind == "receiver":  # C#: `this Buffer b`
+                names, _ = declared_parts(flow.annotation, lang=model.lang)
+                for type_name in names:
+                    depth = depths.get(last_name(type_name) or "")
+                    if depth is not None:
+                        return depth
+        return None
 
     def _is_python(self, class_id: int) -> bool:
         entry = self.p.symbol(class_id)

@@ -248,6 +248,20 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
             current = symbol.parent
         return None
 
+    def extension_receiver(self, model: FileModel, scope: str) -> set[Value]:
+        """Kotlin: inside ``fun Buffer.f()`` declared where no class ``Buffer`` is, ``this`` is a
+        ``Buffer``: an instance of each class the file binds that name to (imports, package, types)."""
+        current: str | None = scope
+        while current:
+            symbol = model.by_qualified.get(current)
+            if symbol is None:
+                return set()
+            if symbol.kind == "method" and symbol.parent and model.by_qualified.get(symbol.parent) is None:
+                values, _ = self.lookup(model, "", symbol.parent.rsplit(".", 1)[-1])
+                return {("inst", v[1]) for v in values if self.is_class(v)}
+            current = symbol.parent
+        return set()
+
     def lookup(self, model: FileModel, scope: str, name: str) -> tuple[set[Value], str]:
         """Values of a bare ``name`` in ``scope`` and how it was bound: local, import, dataflow,
         package, self, builtin, unbound."""
@@ -304,6 +318,8 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
             cls = self.enclosing_class(model, scope)
             if cls is not None:
                 return {("inst", cls.node_id)}, "self"
+            if traits.extension_members and (receiver := self.extension_receiver(model, scope)):
+                return receiver, "self"
             if traits.module_system == "ecma":
                 receiver = self.ecma_receiver(model, scope)
                 if receiver:
@@ -322,10 +338,12 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
                 return found, "package"
         if traits.implicit_members:
             cls = self.enclosing_class(model, scope)
-            if cls is not None:
-                members = self.member(("inst", cls.node_id), name)
-                if members:
-                    return {v for v, _ in members}, "self"
+            receivers = {("inst", cls.node_id)} if cls is not None else set()
+            if cls is None and traits.extension_members:
+                receivers = self.extension_receiver(model, scope)
+            members = [found for receiver in ordered(receivers) for found in self.member(receiver, name)]
+            if members:
+                return {v for v, _ in members}, "self"
         if traits.global_types:
             found = self.global_type(model, name)
             if found:

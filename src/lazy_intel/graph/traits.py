@@ -706,6 +706,7 @@ class Traits:
     subscript: str | None = None  # the method ``obj[key]`` calls on an object (Python: __getitem__)
     builtin_methods: frozenset[str] = frozenset()  # not guessed by name on an unknown receiver
     global_types: bool = False  # the tree's types are seen without an import (C#, Ruby, Swift, Scala, C++)
+    extension_members: bool = False  # Kotlin's `fun Buffer.f()`, C#'s `F(this Buffer b)` are Buffer's members
 
 
 ECMA_TRAITS = Traits(
@@ -748,6 +749,7 @@ TRAITS: dict[str, Traits] = {
         global_types=True,
         builtins=CSHARP_SYSTEM,
         builtin_methods=builtin_methods.CSHARP,
+        extension_members=True,  # `static … F(this T x)`: a `receiver` flow
     ),
     "ruby": Traits(
         "none",
@@ -774,6 +776,7 @@ TRAITS: dict[str, Traits] = {
         package_scope=True,
         builtins=KOTLIN_BUILTINS | JAVA_LANG,  # java.lang is imported on the JVM
         builtin_methods=builtin_methods.KOTLIN,
+        extension_members=True,
     ),
     "swift": Traits(
         "none",

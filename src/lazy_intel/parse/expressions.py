@@ -332,6 +332,8 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     named = _named(node) if node.named_child_count else []  # most nodes here are leaves
     if not named and (kind.endswith("identifier") or kind in SELF_TYPES or kind in NAME_TYPES):
         return ["n", _text(source, node)]
+    if kind == "this_expression":  # Kotlin `this`, `this@Outer` (the receiver a label names: this too)
+        return ["n", "this"]
     if kind in QUALIFIED_TYPES and named:  # PHP `Psr7\Utils`, C# `A.B`, C++ `fmt::buffer`: a path
         parts = _path_parts(source, node)
         if parts:

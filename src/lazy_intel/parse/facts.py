@@ -91,7 +91,11 @@ class ImportFact:
     wildcard: bool = False
 
 
-FLOW_KINDS: frozenset[str] = frozenset({"assign", "iterate", "enter", "parameter", "return", "yield"})
+# ``receiver``: C#'s ``this T x`` parameter of an extension method (the method is a member of T); the
+# same parameter is also a ``parameter`` flow
+FLOW_KINDS: frozenset[str] = frozenset(
+    {"assign", "iterate", "enter", "parameter", "return", "yield", "receiver"}
+)
 
 
 @dataclass(frozen=True)

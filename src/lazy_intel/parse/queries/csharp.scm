@@ -201,6 +201,15 @@
     type: (_) @flow.type
     name: (identifier) @flow.target) @flow.parameter)
 
+; an extension method's `this` parameter: the method is a member of its type (graph: extension_members)
+(parameter_list
+  .
+  (parameter
+    (modifier) @_this
+    type: (_) @flow.type
+    name: (identifier) @flow.target) @flow.receiver
+  (#eq? @_this "this"))
+
 (return_statement
   (_) @flow.value) @flow.return
 

@@ -50,6 +50,11 @@ FILES = {
     "csrc/impl.c": '#include "a_api.h"\n\nint api_call(int x) {\n  return x;\n}\n',
     "csrc/a_shape.hpp": "class Shape {\n public:\n  double area() const;\n};\n",
     "csrc/shape.cpp": '#include "a_shape.hpp"\n\ndouble Shape::area() const {\n  return 1.0;\n}\n',
+    # C++: a namespace opened by a macro, the project's name a directory of its headers (fmt's shape)
+    "include/acme/buffer.h": (
+        "ACME_BEGIN_NAMESPACE\nclass basic_buffer {\n public:\n  ACME_CONSTEXPR void push_back(int x) {}\n};\n"
+        "ACME_END_NAMESPACE\n"
+    ),
     # Go and Java: the package is the directory (a Go module's root package is its module path's last
     # element)
     "go.mod": "module example.com/acme/shop\n\ngo 1.21\n",
@@ -129,6 +134,7 @@ def ask(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         ("Acme\\Http\\Client", "php/src/Client.php", "Client"),  # PHP, by the PSR-4 prefix
         ("\\Acme\\Http\\Handler\\Curl::finish", "php/src/Handler/Curl.php", "Curl.finish"),
         ("Handler\\Curl", "php/src/Handler/Curl.php", "Curl"),  # a namespace's last segment
+        ("acme::basic_buffer::push_back", "include/acme/buffer.h", "basic_buffer.push_back"),  # C++
     ],
 )
 def test_a_symbol_is_found_as_users_write_it(ask: Any, written: str, path: str, qualified: str) -> None:
@@ -159,6 +165,7 @@ def test_names_that_are_not_there_stay_not_found(ask: Any) -> None:
         "com.other.Parser",
         "grep_searcher::Nothing",
         "tool::Searcher",  # another crate's
+        "other::basic_buffer",  # no `other` directory above it
     ):
         answer = ask(operation="symbol", symbol=written)
         assert answer["code"] == "NOT_FOUND", (written, answer)

@@ -62,6 +62,10 @@ def module_of(path: str) -> str:
 # languages whose package is the directory: every file of `render/` is package `render` (Go), of
 # `com/acme/` package `com.acme` (Java, Kotlin, Scala), so `render.JSON` is `JSON` of `render/json.go`
 DIRECTORY_PACKAGES = frozenset({"go", "java", "kotlin", "scala"})
+# C and C++ (by the path: a `.h` is `c` here): a namespace a macro opens (fmt's `FMT_BEGIN_NAMESPACE`)
+# is not in the index, but a project's headers sit under a directory of its name (`include/fmt/`), so
+# `fmt::basic_memory_buffer` is `basic_memory_buffer` of a file under a `fmt` directory
+C_LANGUAGES = frozenset({"c", "cpp"})
 
 
 def _go_module_roots(view: ReadView, name: str) -> set[str]:
@@ -81,9 +85,12 @@ def _in_module(path: str, module: str) -> bool:
     own = module_of(path)
     if own == module or own.endswith("." + module):
         return True
-    if "/" not in path or language_for_path(path) not in DIRECTORY_PACKAGES:
+    language = language_for_path(path)
+    if "/" not in path or (language not in DIRECTORY_PACKAGES and language not in C_LANGUAGES):
         return False
     package = path.rsplit("/", 1)[0].replace("/", ".")
+    if language in C_LANGUAGES:  # `include/fmt/format.h`, `src/fmt/…`: any run of its directories
+        return f".{module}." in f".{package}."
     return package == module or package.endswith("." + module)
 
 

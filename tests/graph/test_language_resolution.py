@@ -515,8 +515,16 @@ def test_swift_members_through_values_and_declared_types(tmp_path) -> None:
 
 
 CPP_VALUES = {
-    "src/shape.h": "namespace geo {\nclass Shape {\n public:\n  double area() const { return 1; }\n};\n}\n",
-    "src/circle.hpp": "class Circle {\n public:\n  double area() const { return 2; }\n};\n",
+    "src/shape.h": (
+        "namespace geo {\nclass Shape {\n public:\n  double area() const { return 1; }\n  double helper();\n"
+        "  double scale();\n};\n}\n"
+    ),
+    "src/circle.hpp": "class Circle {\n public:\n  double area() const { return 2; }\n  double helper() { return 0; }\n};\n",
+    # a method defined out of line: inside it, `this` and a bare call are its class's
+    "src/shape.cpp": (
+        '#include "shape.h"\n\ndouble geo::Shape::helper() { return 3; }\n\n'
+        "double geo::Shape::scale() {\n  return helper() + this->area();\n}\n"
+    ),
     "src/use.cpp": (
         '#include "shape.h"\n\ndouble go(geo::Shape& s, const geo::Shape* p) {\n  geo::Shape local;\n'
         "  auto q = geo::Shape();\n  geo::Shape* n = new geo::Shape();\n"
@@ -527,7 +535,8 @@ CPP_VALUES = {
 
 def test_cpp_values_of_declared_types(tmp_path) -> None:
     """C and C++ had no value flows: `s.area()` on a `Shape&` parameter, a local `Shape`, `auto q =
-    Shape()` and `new Shape()` were guesses between `Shape::area` and `Circle::area`. Now declared
+    Shape()` and `new Shape()` were guesses between `Shape::area` and `Circle::area`; in a method
+    defined out of line, `this` and bare calls did not know their class. Now declared
     types (also namespace-qualified ones) and constructions type the values. And `shape.h` is C++ by
     its content (it was C by its suffix, so `geo::Shape` was no definition at all)."""
     graph = build_graph(tmp_path, CPP_VALUES)
@@ -536,6 +545,11 @@ def test_cpp_values_of_declared_types(tmp_path) -> None:
     assert {(dst, how) for (src, dst), how in calls.items() if src == go and dst.endswith(".area")} == {
         ("src/shape.h::geo.Shape.area", "member")
     }
+    scale = [(e.target, e.dst, e.strategy) for e in graph.of("CALLS") if e.src.endswith("geo.Shape.scale")]
+    assert sorted(scale) == [  # a guess between Shape's and Circle's `helper`, and `this->area()` too
+        ("helper", "src/shape.cpp::geo.Shape.helper", "self"),
+        ("this.area", "src/shape.h::geo.Shape.area", "member"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -741,7 +741,9 @@ TRAITS: dict[str, Traits] = {
     ),
     "rust": Traits("rust", self_names=frozenset({"self", "Self"}), builtins=RUST_BUILTINS),
     "c": Traits("none", self_names=frozenset()),
-    "cpp": Traits("none", implicit_members=True, global_types=True),
+    # a method defined out of line (`double Shape::area() {…}` in a .cpp) is its class's: inside it
+    # `this` and bare names are the class's, found by name (extension_receiver)
+    "cpp": Traits("none", implicit_members=True, global_types=True, extension_members=True),
     "csharp": Traits(
         "none",
         implicit_members=True,

@@ -153,7 +153,22 @@ VERSIONS: dict[str, list[str | None]] = {
     "phpc/use.php": ["<?php\nuse Ph\\Jar;\n\nfunction go() {\n    $j = new Jar();\n    $j->add();\n}\n"],
     # Kotlin and Java: a package's class under another source root comes and goes
     "jv/src/main/kotlin/p/Box.kt": ["package p\n\nclass Box {\n    fun open() {}\n}\n", None],
-    "jv/src/test/kotlin/p/BoxTest.kt": ["package p\n\nimport p.Box\n\nfun t() {\n    Box().open()\n}\n"],
+    "jv/src/test/kotlin/p/BoxTest.kt": [
+        "package p\n\nimport p.Box\n\nfun t() {\n    Box().open()\n    Box().shut()\n}\n"
+    ],
+    # extension members: a Kotlin extension and a C# extension method change the type they extend, go
+    "jv/src/main/kotlin/p/BoxExt.kt": [
+        "package p\n\nfun Box.shut() {\n    open()\n}\n",
+        "package p\n\nclass Jar\n\nfun Jar.shut() {}\n",
+        None,
+    ],
+    "cs/Ext.cs": [
+        "static class E {\n    public static void Shut(this Crate c) {}\n}\n",
+        "static class E {\n    public static void Shut(this Other o) {}\n}\n",
+        None,
+    ],
+    "cs/Crate.cs": ["class Crate {\n    public void Open() {}\n}\n\nclass Other {}\n"],
+    "cs/UseCrate.cs": ["class U {\n    void Go(Crate c) {\n        c.Shut();\n    }\n}\n"],
     "jv/src/main/java/p/Lid.java": ["package p;\n\nclass Lid {\n    void close() {}\n}\n", None],
     "jv/src/test/java/p/Use.java": ["package p;\n\nclass Use {\n    void go() { new Lid().close(); }\n}\n"],
     "web/pkuse.ts": ["import { pk } from '@t/pk';\nexport function u() { pk(); }\n"],

@@ -48,6 +48,7 @@ class ClassMixin:
         def package_member(self, directory: str, name: str, exclude: str | None = None) -> set[Value]: ...
         def package_children(self, path: str, owner: str, name: str) -> list[Symbol]: ...
         def assigned_members(self, model: FileModel) -> dict[Any, Any]: ...
+        def read_body(self, model: FileModel, scope: str | None) -> None: ...
 
     def is_class(self, value: Value) -> bool:
         if value[0] != "def":
@@ -143,12 +144,15 @@ class ClassMixin:
         nearest = min((depth for _, depth in found), default=0)
         return [(value, depth) for value, depth in found if depth == nearest]
 
-    @staticmethod
-    def _extended_depth(model: FileModel, qualified: str, parent: str, depths: dict[str, int]) -> int | None:
+    def _extended_depth(
+        self, model: FileModel, qualified: str, parent: str, depths: dict[str, int]
+    ) -> int | None:
         """The depth in ``depths`` of the type the method ``qualified`` of ``model`` extends, if any."""
         owner = model.by_qualified.get(parent)
         if owner is None or owner.label not in TYPE_LABELS:  # Kotlin: `fun Buffer.f()`, parent Buffer
             return depths.get(parent.rsplit(".", 1)[-1])
+        # a parameter is a fact of the method's body (its outline digest leaves it out): read so
+        self.read_body(model, qualified)
         for flow in model.flows_by_scope.get(qualified, ()):
             if flow.kind == "receiver":  # C#: `this Buffer b`
                 names, _ = declared_parts(flow.annotation, lang=model.lang)

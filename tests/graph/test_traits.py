@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lazy_intel.graph.traits import ECMA_GLOBALS, PYTHON_BUILTINS, TYPESCRIPT_TYPE_GLOBALS
+from lazy_intel.graph.builtin_names import ECMA_GLOBALS, PYTHON_BUILTINS, TYPESCRIPT_TYPE_GLOBALS
 
 # what `node -e` adds to the global object that a module does not have: the REPL's core-module names
 NODE_REPL_MODULES = frozenset(

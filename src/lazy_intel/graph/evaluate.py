@@ -25,6 +25,7 @@ from lazy_intel.graph.builtin_calls import (
     class_of,
     literal_name,
 )
+from lazy_intel.graph.builtin_names import TEST_RUNNER_GLOBALS
 from lazy_intel.graph.classes import ClassMixin
 from lazy_intel.graph.ecma_functions import is_constructor_function, member_assignments
 from lazy_intel.graph.imports import ImportMixin, import_bound_names
@@ -41,7 +42,6 @@ from lazy_intel.graph.program import Program
 from lazy_intel.graph.protocols import ProtocolMixin
 from lazy_intel.graph.traits import (
     GO_BUILTIN_TYPES,
-    TEST_RUNNER_GLOBALS,
     TRANSPARENT_DECORATORS,
     TYPE_CASTS,
     TYPE_VARIABLE_FACTORIES,

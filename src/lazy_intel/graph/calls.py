@@ -18,7 +18,7 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, last_name, ordered
-from lazy_intel.parse.languages import guess_family, language_for_path
+from lazy_intel.parse.languages import C_LANGUAGES, guess_family, language_for_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import NamedDefinition
@@ -302,7 +302,7 @@ def call_targets(
                 continue  # a variable whose value is unknown: reported unresolved below
             elif symbol.kind == "macro" and expr[0] != "m":
                 continue  # `check(…)` is never the macro `check!` (Rust keeps their names apart)
-            elif model.lang in C_FAMILY and entry[0].path.endswith(HEADER_SUFFIXES):
+            elif model.lang in C_LANGUAGES and entry[0].path.endswith(HEADER_SUFFIXES):
                 dst = _defined_out_of_line(an, symbol) or dst
             _keep_most_direct(out, dst, Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra))
         elif value[0] == "ext":
@@ -399,7 +399,7 @@ def by_unique_name(
     if model.lang in IMPORT_AWARE and not member:
         base -= 0.1  # an import-aware language should have found it through scopes or imports
     declared: dict[str, Any] = {}  # the header declarations dropped (C, C++), said on the edge
-    if model.lang in C_FAMILY and len(candidates) > 1:
+    if model.lang in C_LANGUAGES and len(candidates) > 1:
         candidates, dropped = _without_header_prototypes(candidates)
         declared = {"header_declarations": dropped} if dropped else {}
     if len(candidates) == 1:
@@ -425,7 +425,6 @@ def by_unique_name(
 # `src/jv.c`). A header's function or method is dropped from the candidates when a source file
 # defines one with the same qualified name (an inline definition in the header could not coexist
 # with it in one program); others of the name (`Circle::area` defined inline) stay.
-C_FAMILY = frozenset({"c", "cpp"})
 DECLARED_KINDS = frozenset({"function", "method"})
 
 

@@ -26,9 +26,8 @@ GENERIC_MARKERS = frozenset(
     {"typing.Generic", "typing.Protocol", "typing_extensions.Generic", "typing_extensions.Protocol"}
 )
 MARKER_BASES = GENERIC_MARKERS | {"object"}
-EXTENSION_CANDIDATES = (
-    32  # methods of one name read to find an extension of a type (ClassMixin.extension_members)
-)
+# methods of one name read to find an extension of a type (ClassMixin.extension_members)
+EXTENSION_CANDIDATES = 32
 
 
 class ClassMixin:

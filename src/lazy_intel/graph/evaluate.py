@@ -249,8 +249,9 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
         return None
 
     def extension_receiver(self, model: FileModel, scope: str) -> set[Value]:
-        """Kotlin: inside ``fun Buffer.f()`` declared where no class ``Buffer`` is, ``this`` is a
-        ``Buffer``: an instance of each class the file binds that name to (imports, package, types)."""
+        """Inside a method whose class is declared elsewhere — Kotlin's ``fun Buffer.f()``, C++'s
+        ``double Shape::area() {…}`` in a ``.cpp`` — ``this`` is an instance of each class the file
+        binds the parent's name to (imports, package, types)."""
         current: str | None = scope
         while current:
             symbol = model.by_qualified.get(current)

@@ -8,8 +8,9 @@ definition at all. The same happens to ``FMT_API void f()``, ``class FMT_API for
 such names (``-I``); we recognise them by where they stand.
 
 A macro candidate is an identifier in capitals (digits and ``_`` allowed, at least three characters
-after any leading underscores, so ``T`` and ``U`` of a template stay). It is replaced by spaces — so every node keeps its bytes and
-the extraction reads names from the original text — where a type name could not stand:
+after any leading underscores, so ``T`` and ``U`` of a template stay). It is replaced by spaces — so
+every node keeps its bytes and the extraction reads names from the original text — where a type name
+could not stand:
 
 1. before a declaration keyword (``FMT_API void``, ``EXPORT static``, ``FMT_BEGIN_NAMESPACE
    namespace``), ``~``, ``[[``, or another candidate that stands so (``A B void``);
@@ -39,12 +40,13 @@ _DECLARATION_WORDS = (
 )
 # one way only to match a candidate (a pattern with two ways per word backtracks exponentially over a
 # run of capitals: curses.h's `NCURSES_EXPORT_VAR(…)` lines hung the parse)
-_CANDIDATE = r"(?<![\w.>:])_*[A-Z][A-Z0-9_]{2,}(?![\w(])"
+_CAPITALS = r"_*[A-Z][A-Z0-9_]{2,}"
+_CANDIDATE = rf"(?<![\w.>:]){_CAPITALS}(?![\w(])"
 _TYPE = r"(?:::)?\w+(?:::\w+)*(?:<[^;{}()\n]*>)?"
 
 # Each candidate is found first, then its surroundings are matched where it stands (one regex over the
 # file with every rule as an alternative tried each rule at every byte: ~0.3 s per MB).
-_CANDIDATES = re.compile(r"_*[A-Z][A-Z0-9_]{2,}")  # whole words only: checked in code (a leading \b costs 4x)
+_CANDIDATES = re.compile(_CAPITALS)  # whole words only: checked in code (a leading \b costs 4x)
 _BEFORE = re.compile(rf"(?:\s+{_CANDIDATE}){{0,8}}\s+(?:(?:{_DECLARATION_WORDS})\b|~|\[\[)")
 _CONSTRUCTOR = re.compile(r"\s+(\w+)\s*\(")
 _TYPED = re.compile(rf"\s+(?!const\b|volatile\b|{_CANDIDATE}\s){_TYPE}[\s*&]+\w+\s*[(;=,\[{{]")
@@ -54,7 +56,7 @@ _ALONE_NEXT = re.compile(r"[ \t]*\n\s*[A-Za-z_#~\[]")
 _TRAILING_BEFORE = re.compile(r"\)(?:\s*(?:const|override|final|noexcept))*\s*$")
 # what may stand between a trailing macro and the end of its declaration: more macros, and attributes
 # spelled as calls (`__THROW __nonnull ((1)) __wur;`)
-_MORE_ATTRIBUTES = r"(?:\s+(?:_*[A-Z][A-Z0-9_]{2,}|\w+\s*\((?:[^;{}()]|\([^;{}()]*\))*\)))*"
+_MORE_ATTRIBUTES = rf"(?:\s+(?:{_CAPITALS}|\w+\s*\((?:[^;{{}}()]|\([^;{{}}()]*\))*\)))*"
 _TRAILING_NEXT = re.compile(rf"{_MORE_ATTRIBUTES}[ \t]*\n?[ \t]*(?:\{{|->)")
 _TERMINATOR_NEXT = re.compile(rf"{_MORE_ATTRIBUTES}\s*[;=]")
 _NOT_FUNCTIONS = frozenset(

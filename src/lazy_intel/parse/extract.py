@@ -65,7 +65,7 @@ from lazy_intel.parse.facts import (
     SymbolFact,
 )
 from lazy_intel.parse.flows import RawFlow, collect_flows, flow_kind
-from lazy_intel.parse.languages import grammar, tag_query
+from lazy_intel.parse.languages import C_LANGUAGES, grammar, tag_query
 from lazy_intel.parse.type_names import type_names
 
 logger = logging.getLogger(__name__)
@@ -453,7 +453,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
     # tree-sitter parses in linear time and files are capped at LAZY_INTEL_MAX_FILE_BYTES, so the
     # bytes are parsed directly (a read callback that could enforce a deadline costs ~2x); C and C++
     # are parsed with their attribute-like macros blanked (same offsets; names are read from `source`)
-    parsed = blank_attribute_macros(source) if lang in ("c", "cpp") else source
+    parsed = blank_attribute_macros(source) if lang in C_LANGUAGES else source
     tree = _parser(lang).parse(parsed)
     root = tree.root_node
     collector = _Collector(source)

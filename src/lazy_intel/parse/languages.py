@@ -272,6 +272,8 @@ DEFINITION_CAPTURE = re.compile(r"@definition\.([a-z_]+)")
 # family filter applies after the count cap, which counts every language's definitions (so the cap's
 # dependency token, lazy_intel.graph.invalidation, stays the same).
 GUESS_FAMILIES = {"javascript": "ecma", "typescript": "ecma", "tsx": "ecma", "c": "c", "cpp": "c"}
+# C and C++: one grammar family (headers shared, macros hidden before parsing: parse/c_macros.py)
+C_LANGUAGES = frozenset({"c", "cpp"})
 GUESS_FAMILIES |= {"java": "jvm", "kotlin": "jvm", "scala": "jvm"}
 
 

@@ -17,7 +17,7 @@ import re
 from lazy_intel.errors import InvalidArgument, NotFound
 from lazy_intel.graph.model import HEADER_SUFFIXES, file_key
 from lazy_intel.graph.queries import definition_node, edges_out_of, has_graph, nodes_by_ids
-from lazy_intel.parse.languages import language_for_path
+from lazy_intel.parse.languages import C_LANGUAGES, language_for_path
 from lazy_intel.store.reader import ReadView, SymbolRow
 
 # Symbol kinds listed first when a name matches several definitions.
@@ -62,10 +62,6 @@ def module_of(path: str) -> str:
 # languages whose package is the directory: every file of `render/` is package `render` (Go), of
 # `com/acme/` package `com.acme` (Java, Kotlin, Scala), so `render.JSON` is `JSON` of `render/json.go`
 DIRECTORY_PACKAGES = frozenset({"go", "java", "kotlin", "scala"})
-# C and C++ (by the path: a `.h` is `c` here): a namespace a macro opens (fmt's `FMT_BEGIN_NAMESPACE`)
-# is not in the index, but a project's headers sit under a directory of its name (`include/fmt/`), so
-# `fmt::basic_memory_buffer` is `basic_memory_buffer` of a file under a `fmt` directory
-C_LANGUAGES = frozenset({"c", "cpp"})
 
 
 def _go_module_roots(view: ReadView, name: str) -> set[str]:
@@ -89,7 +85,9 @@ def _in_module(path: str, module: str) -> bool:
     if "/" not in path or (language not in DIRECTORY_PACKAGES and language not in C_LANGUAGES):
         return False
     package = path.rsplit("/", 1)[0].replace("/", ".")
-    if language in C_LANGUAGES:  # `include/fmt/format.h`, `src/fmt/…`: any run of its directories
+    if language in C_LANGUAGES:
+        # a namespace a macro opens (fmt's `FMT_BEGIN_NAMESPACE`) is not in the index, but a project's
+        # headers sit under a directory of its name: `fmt::basic_memory_buffer` is in `include/fmt/`
         return f".{module}." in f".{package}."
     return package == module or package.endswith("." + module)
 

@@ -392,7 +392,11 @@ def by_unique_name(
         ]
     an.p.deps.add("n:" + name)  # which candidates, and whether any: every definition of the name
     family = guess_family(model.lang)
-    candidates = [d for d in candidates if guess_family(language_for_path(d.path)) == family]
+    candidates = [
+        d
+        for d in candidates
+        if guess_family(language_for_path(d.path)) == family and _reachable_by_guess(d, member=member)
+    ]
     if not candidates:
         return []
     base = CONFIDENCE["unique-name"]
@@ -415,6 +419,16 @@ def by_unique_name(
         )
         for c in candidates
     ]
+
+
+def _reachable_by_guess(definition: NamedDefinition, *, member: bool) -> bool:
+    """Whether a call by name alone can run ``definition`` at all, by its own language's rules: a
+    `function` with a parent (nested in a function, or a Rust module's) is no member
+    (``x.get()`` is not a test's local ``def get``), and Python's is visible only in its function."""
+    if definition.kind != "function" or not definition.parent:
+        return True
+    own = traits_of(language_for_path(definition.path))
+    return not (own.nested_functions_local or (member and own.parented_functions_not_members))
 
 
 # C and C++: a function declared in a header (a prototype, `int add(int, int);`) and defined in a

@@ -152,6 +152,14 @@ class Traits:
     builtin_methods: frozenset[str] = frozenset()  # not guessed by name on an unknown receiver
     global_types: bool = False  # the tree's types are seen without an import (C#, Ruby, Swift, Scala, C++)
     extension_members: bool = False  # Kotlin's `fun Buffer.f()`, C#'s `F(this Buffer b)` are Buffer's members
+    # A `function` with a parent (not a `method`: its container is no class) is no member of anything:
+    # Python's `def` in a `def`, Rust's `fn` in a `fn` or a `mod`, so `x.f()` is never guessed to one
+    # (calls.by_unique_name). Not JavaScript: `obj.f = function …` inside a function is such a
+    # definition and is `obj`'s member; nor Kotlin (an anonymous object's `fun`) and the rest unchecked.
+    parented_functions_not_members: bool = False
+    # A function nested in a function is visible only inside it (Python: no other container makes a
+    # `def` a `function` with a parent), so no name guess from elsewhere lands on one either
+    nested_functions_local: bool = False
 
 
 ECMA_TRAITS = Traits(
@@ -171,11 +179,19 @@ TRAITS: dict[str, Traits] = {
         iteration=("__iter__", "__next__"),
         subscript="__getitem__",
         builtin_methods=builtin_methods.PYTHON,
+        parented_functions_not_members=True,
+        nested_functions_local=True,
     ),
     "javascript": ECMA_TRAITS,
     "typescript": TYPESCRIPT_TRAITS,
     "tsx": TYPESCRIPT_TRAITS,
-    "go": Traits("go", self_names=frozenset(), package_scope=True, builtins=GO_BUILTINS),
+    "go": Traits(
+        "go",
+        self_names=frozenset(),
+        package_scope=True,
+        builtins=GO_BUILTINS,
+        parented_functions_not_members=True,
+    ),
     # a Java package is a directory: its other classes are visible without an import
     "java": Traits(
         "java",
@@ -184,7 +200,12 @@ TRAITS: dict[str, Traits] = {
         builtins=JAVA_LANG,
         builtin_methods=builtin_methods.JAVA,
     ),
-    "rust": Traits("rust", self_names=frozenset({"self", "Self"}), builtins=RUST_BUILTINS),
+    "rust": Traits(
+        "rust",
+        self_names=frozenset({"self", "Self"}),
+        builtins=RUST_BUILTINS,
+        parented_functions_not_members=True,
+    ),
     "c": Traits("none", self_names=frozenset()),
     # a method defined out of line (`double Shape::area() {…}` in a .cpp) is its class's: inside it
     # `this` and bare names are the class's, found by name (extension_receiver)

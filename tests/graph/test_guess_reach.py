@@ -42,8 +42,11 @@ def test_a_name_guess_never_lands_on_a_nested_or_module_function_as_a_member(tmp
     graph = build_graph(tmp_path, NESTED)
     calls = graph.resolved("CALLS")
     # Python: the member call is the methods' only, the bare call no guess at all
-    go = {dst for src, dst in calls if src == "pkg/use.py::go"}
-    assert go == {"pkg/models.py::Options.get_field"}
+    go = graph.of("CALLS", "pkg/use.py::go")
+    assert {(e.target, e.dst) for e in go} == {
+        ("model._meta.get_field", "pkg/models.py::Options.get_field"),
+        ("get_field", None),  # a bare name is no method either (below)
+    }
     assert not {dst for src, dst in calls if src == "pkg/use.py::only_nested"}
     # each nested function is still what its own function calls, by scope
     assert calls[("pkg/tests.py::test_local", "pkg/tests.py::test_local.get_field")] == "local"
@@ -67,3 +70,59 @@ def test_the_languages_that_say_so_are_those_whose_members_are_methods() -> None
         "go",
     }
     assert {lang for lang, t in TRAITS.items() if t.nested_functions_local} == {"python"}
+
+
+# A method, and a call of its name bare from outside any class: one file per language.
+BARE = {
+    "python": (
+        "py",
+        "class T:\n    def lonely_m(self):\n        return 1\n\ndef use():\n    return lonely_m()\n",
+    ),
+    "javascript": (
+        "js",
+        "class T {\n  lonelyM() { return 1; }\n}\nexport function use() {\n  return lonelyM();\n}\n",
+    ),
+    "typescript": (
+        "ts",
+        "class T {\n  lonelyM(): number { return 1; }\n}\nexport function use() {\n  return lonelyM();\n}\n",
+    ),
+    "go": (
+        "go",
+        "package p\n\ntype T struct{}\n\nfunc (t T) LonelyM() int { return 1 }\n\nfunc Use() int { return LonelyM() }\n",
+    ),
+    "rust": (
+        "rs",
+        "pub struct T;\nimpl T {\n    pub fn lonely_m(&self) -> u8 { 1 }\n}\npub fn use_it() -> u8 { lonely_m() }\n",
+    ),
+    "php": (
+        "php",
+        "<?php\nclass T {\n    function lonelyM() { return 1; }\n}\nfunction useIt() { return lonelyM(); }\n",
+    ),
+    # members need no receiver here: a bare name in a method may be an inherited member, so guessed
+    "ruby": (
+        "rb",
+        "class T\n  def lonely_m\n    1\n  end\nend\n\nclass U\n  def use\n    lonely_m()\n  end\nend\n",
+    ),
+    "java": (
+        "java",
+        "class T {\n  int lonelyM() { return 1; }\n}\nclass U {\n  int use() { return lonelyM(); }\n}\n",
+    ),
+}
+
+
+def test_a_bare_call_is_guessed_to_a_method_only_where_members_need_no_receiver(tmp_path) -> None:
+    """`lonely_m()` from outside any class: in Python, JavaScript, TypeScript, Go, Rust and PHP a
+    method is called through its receiver (`self.`, `this.`, `t.`, `$this->`), so a bare call is never
+    one; in Ruby and Java a bare name in a method may be a member (inherited from a class the index
+    cannot see), so the guess stays."""
+    files = {f"{lang}/m.{ext}": text for lang, (ext, text) in BARE.items()}
+    graph = build_graph(tmp_path, files)
+    for lang, (ext, _) in BARE.items():
+        path = f"{lang}/m.{ext}"
+        guessed = {
+            e.dst for e in graph.edges if e.type == "CALLS" and e.src.startswith(path + "::") and e.dst
+        }
+        if TRAITS[lang].implicit_members:
+            assert guessed == {f"{path}::T." + ("lonely_m" if lang == "ruby" else "lonelyM")}, lang
+        else:
+            assert not guessed, (lang, guessed)

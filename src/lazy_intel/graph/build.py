@@ -61,6 +61,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 68: … and a bare call is no method where members need their receiver (no `implicit_members`);
 # 67: a name guess never lands on a function nested in a function (Python) or, for `x.f()`, on a
 # `function` with a parent in Python, Rust and Go (`parented_functions_not_members`);
 # 66: … and a C++ method defined out of line knows its class (`this`, bare calls);
@@ -93,7 +94,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "67"
+RESOLVER_VERSION = "68"
 MODULE_KEY = 0
 
 

@@ -392,10 +392,12 @@ def by_unique_name(
         ]
     an.p.deps.add("n:" + name)  # which candidates, and whether any: every definition of the name
     family = guess_family(model.lang)
+    caller = traits_of(model.lang)
     candidates = [
         d
         for d in candidates
-        if guess_family(language_for_path(d.path)) == family and _reachable_by_guess(d, member=member)
+        if guess_family(language_for_path(d.path)) == family
+        and _reachable_by_guess(d, member=member, caller=caller)
     ]
     if not candidates:
         return []
@@ -421,14 +423,24 @@ def by_unique_name(
     ]
 
 
-def _reachable_by_guess(definition: NamedDefinition, *, member: bool) -> bool:
-    """Whether a call by name alone can run ``definition`` at all, by its own language's rules: a
-    `function` with a parent (nested in a function, or a Rust module's) is no member
-    (``x.get()`` is not a test's local ``def get``), and Python's is visible only in its function."""
-    if definition.kind != "function" or not definition.parent:
+METHOD_KINDS = frozenset({"method", "constructor"})
+
+
+def _reachable_by_guess(definition: NamedDefinition, *, member: bool, caller: Traits) -> bool:
+    """Whether a call by name alone can run ``definition`` at all, by the languages' rules. A member
+    call ``x.f()`` is no `function` with a parent where members are `method`s (a function nested in a
+    function, a Rust module's: ``x.get()`` is not a test's local ``def get``). A bare call ``f()`` is
+    no method where a member needs its receiver (``self.f()``, ``this.f()``: the caller's language
+    has no implicit members), and no Python function nested in another function (visible only
+    there, where scope finds it)."""
+    if not definition.parent:
         return True
     own = traits_of(language_for_path(definition.path))
-    return not (own.nested_functions_local or (member and own.parented_functions_not_members))
+    if member:
+        return definition.kind != "function" or not own.parented_functions_not_members
+    if definition.kind in METHOD_KINDS:
+        return caller.implicit_members
+    return definition.kind != "function" or not own.nested_functions_local
 
 
 # C and C++: a function declared in a header (a prototype, `int add(int, int);`) and defined in a

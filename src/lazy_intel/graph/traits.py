@@ -158,7 +158,8 @@ class Traits:
     # definition and is `obj`'s member; nor Kotlin (an anonymous object's `fun`) and the rest unchecked.
     parented_functions_not_members: bool = False
     # A function nested in a function is visible only inside it (Python: no other container makes a
-    # `def` a `function` with a parent), so no name guess from elsewhere lands on one either
+    # `def` a `function` with a parent), so no name guess from elsewhere lands on one either. (A bare
+    # call is no method in any language without ``implicit_members``: calls._reachable_by_guess.)
     nested_functions_local: bool = False
 
 

@@ -234,6 +234,39 @@ def test_an_absolute_import_never_names_a_module_inside_a_package(tmp_path) -> N
     assert calls.get(("app.py::go", "src/lib/__init__.py::f")) == "import"
 
 
+NAMESPACE_SHADOW = {
+    "docs_src/dataclasses/tutorial001.py": "def is_dataclass(x):\n    return x\n",
+    "docs_src/email/message.py": "class Message:\n    pass\n",
+    "docs_src/plugins/extra.py": "def load():\n    return 1\n",
+    "app/__init__.py": "",
+    "app/enc.py": (
+        "import dataclasses\nimport email.message\nimport plugins.extra\n\n\n"
+        "def go(x):\n    dataclasses.is_dataclass(x)\n    email.message.Message()\n    plugins.extra.load()\n"
+    ),
+    "tools/json.py": "def dumps(x):\n    return x\n",
+    "tools/run.py": "import json\n\n\ndef main():\n    json.dumps(1)\n",
+}
+
+
+def test_a_namespace_package_never_hides_the_standard_library(tmp_path) -> None:
+    """fastapi's `docs_src/dataclasses/` (tutorial scripts, no `__init__.py`) was what `import
+    dataclasses` in `fastapi/encoders.py` named, so `dataclasses.is_dataclass(…)` was a member
+    missing from a project directory. Python takes a namespace package only when no regular module
+    of the name is on the path, and the standard library's always is: external. A namespace package
+    the standard library has no name for is still the project's (`plugins`), and a regular module
+    beside a script still shadows (`tools/json.py`: the script's directory comes first)."""
+    graph = build_graph(tmp_path, NAMESPACE_SHADOW)
+    imports = {e.target: (e.strategy, e.dst) for e in graph.of("IMPORTS") if e.src == "app/enc.py"}
+    assert imports["dataclasses"] == ("external", None)
+    assert imports["email.message"] == ("external", None)
+    assert imports["plugins.extra"][1] == "docs_src/plugins/extra.py"
+    outside = {(e.target, e.strategy) for e in graph.unresolved("CALLS", "app/enc.py::go")}
+    assert {("dataclasses.is_dataclass", "external"), ("email.message.Message", "external")} <= outside
+    calls = graph.resolved("CALLS")
+    assert calls.get(("app/enc.py::go", "docs_src/plugins/extra.py::load")) == "import"
+    assert calls.get(("tools/run.py::main", "tools/json.py::dumps")) == "import"
+
+
 ELEMENTS = {
     "m.py": (
         "class Admin:\n    def render(self):\n        return 1\n\n\nclass Other:\n    def render(self):\n        return 2\n\n\n"

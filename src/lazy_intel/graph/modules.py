@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -139,6 +140,18 @@ def _rank(candidates: list[str], suffix: str, importer: str) -> str | None:
 
 
 # ---- Python
+# The standard library's top-level modules: the running interpreter's (3.11+), with those 3.12 and 3.13
+# removed, which code written for older versions still imports. Fixed per interpreter, so a store is a
+# function of the tree and the interpreter, as the parse already is.
+PYTHON_STDLIB_MODULES = frozenset(sys.stdlib_module_names) | frozenset(
+    {
+        *("asynchat", "asyncore", "distutils", "imp", "smtpd"),  # removed in 3.12
+        *("aifc", "audioop", "cgi", "cgitb", "chunk", "crypt", "imghdr", "lib2to3", "mailcap", "msilib"),
+        *("nis", "nntplib", "ossaudiodev", "pipes", "sndhdr", "spwd", "sunau", "telnetlib", "uu", "xdrlib"),
+    }
+)
+
+
 def python_module_key(path: str) -> str:
     stem = path
     for suffix in PYTHON_SUFFIXES:
@@ -180,11 +193,20 @@ def python_resolve(index: PathIndex, importer: str, module: str, deps: Deps) -> 
     for suffix in PYTHON_SUFFIXES:
         files += [(c, rel + suffix) for c in index.with_suffix(rel + suffix, deps)]
         files += [(c, f"{rel}/__init__{suffix}") for c in index.with_suffix(f"{rel}/__init__{suffix}", deps)]
-    files = [(c, s) for c, s in files if _import_root(index, c, s, deps)]
+    top = parts[0]
+    files = [
+        (c, s)
+        for c, s in files
+        if _import_root(index, c, s, deps) and not _stdlib_wins(index, c, s, top, deps)
+    ]
     if files:
         best = min(files, key=lambda cs: _key_of(cs[0], cs[1], importer))
         return Target(best[0])
-    dirs = [d for d in index.dirs_with_suffix(rel, deps) if _import_root(index, d, rel, deps)]
+    dirs = [
+        d
+        for d in index.dirs_with_suffix(rel, deps)
+        if _import_root(index, d, rel, deps) and not _stdlib_wins(index, d, rel, top, deps)
+    ]
     directory = _rank(dirs, rel, importer)
     return Target(directory, is_dir=True) if directory else None
 
@@ -196,6 +218,22 @@ def _import_root(index: PathIndex, candidate: str, suffix: str, deps: Deps) -> b
     root, ``src/`` or a scripts directory without ``__init__.py`` are import roots."""
     root = candidate[: len(candidate) - len(suffix)].rstrip("/")
     return not root or not any(index.exists(f"{root}/__init__{s}", deps) for s in PYTHON_SUFFIXES)
+
+
+def _stdlib_wins(index: PathIndex, candidate: str, suffix: str, top: str, deps: Deps) -> bool:
+    """Whether ``import <top>…`` is the standard library's though ``candidate`` matches it: Python
+    uses a namespace package (a directory without ``__init__.py``) only when no regular module of
+    the name is anywhere on the path, and the standard library's always is. So fastapi's
+    ``docs_src/dataclasses/`` (tutorial scripts) is not what ``import dataclasses`` in
+    ``fastapi/encoders.py`` names. A regular module of the tree (``json.py`` beside a script) still
+    is: its directory comes first on the path."""
+    if top not in PYTHON_STDLIB_MODULES:
+        return False
+    root = candidate[: len(candidate) - len(suffix)].rstrip("/")
+    base = f"{root}/{top}" if root else top
+    return not any(
+        index.exists(base + s, deps) or index.exists(f"{base}/__init__{s}", deps) for s in PYTHON_SUFFIXES
+    )
 
 
 def _key_of(candidate: str, suffix: str, importer: str) -> tuple[int, int, str]:

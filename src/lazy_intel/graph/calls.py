@@ -61,6 +61,12 @@ MACRO_NOT_FOUND = "macro-not-found"
 # time (a ``__getattr__`` of the tree in its ancestry, ``DYNAMIC_LOOKUP``): the site stays unresolved
 # with this reason, not ``member-not-found`` (nothing is missing; the member is computed).
 DYNAMIC_MEMBER = "dynamic-member"
+# ``Book.objects.using(…)`` where no class of the instance's ancestry has ``using`` but one of them
+# has a base the index could not evaluate (``class Manager(BaseManager.from_queryset(QuerySet))``,
+# ``class Wrapper(pdb_cls)``): the member may come from that base, so the site is guessed by name
+# among the tree's methods as an unknown receiver's is (low confidence), and is reported
+# ``unresolved-base`` when no guess is left, not ``member-not-found``.
+UNRESOLVED_BASE = "unresolved-base"
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,8 @@ def classify(
             return out, BUILTIN_CONTAINER
         if not out and _dynamic_instances(an, owners):
             return out, DYNAMIC_MEMBER
+        if not out and _beside_unresolved_base(an, owners):
+            return out, UNRESOLVED_BASE
         return out, ("member-not-found" if not out else "member")
     if tag == "m":
         return _macro(an, model, scope, expr[1], site)
@@ -213,8 +221,8 @@ def _mixin_self(an: Analysis, model: FileModel, expr: Any, owners: set[Value], e
         if entry is None:
             return False
         owner, cls = entry
-        found, outside = an.bases(class_id)
-        if outside or len(owner.bases.get(cls.qualified, ())) > len(found):
+        found, outside, unresolved = an.bases(class_id)
+        if outside or unresolved or len(owner.bases.get(cls.qualified, ())) > len(found):
             return False  # a base outside the tree, or one not resolved: it may bring the member
         if name in an.declared(owner).get(cls.qualified, {}) or _assigns_attribute(
             owner, cls.qualified, name
@@ -238,6 +246,14 @@ def _subclass_members(an: Analysis, model: FileModel, mixin_id: int, name: str) 
             for value, _ in an.member(("inst", cls.node_id), name):
                 found.setdefault(value, None)
     return list(found)
+
+
+def _beside_unresolved_base(an: Analysis, owners: set[Value]) -> bool:
+    """Whether the owners hold instances or classes, and every one of them has a base the index could
+    not evaluate in its ancestry (the other owners, a class attribute's own field node, have no
+    members to miss)."""
+    typed = [o for o in owners if o[0] in ("inst", "super") or (o[0] == "def" and an.is_class(o))]
+    return bool(typed) and all(an.unresolved_base(o[1]) for o in typed)
 
 
 def _dynamic_instances(an: Analysis, owners: set[Value]) -> bool:
@@ -346,10 +362,10 @@ def call_targets(
         fallback = by_unique_name(an, model, name, MACRO_KINDS, member=False)
         if fallback:
             return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
-    if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND):
+    if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND, UNRESOLVED_BASE):
         name = last_name(expr)
         member = expr[0] == "a"
-        if member and reason == "unknown-receiver" and name in traits.builtin_methods:
+        if member and reason in ("unknown-receiver", UNRESOLVED_BASE) and name in traits.builtin_methods:
             name = None  # `line.strip()`: a builtin value's method, not a guess among the project's
         if name:
             kinds = CALLABLE_KINDS if member and kind != "instantiate" else CALLABLE_KINDS | TYPE_KINDS
@@ -496,7 +512,8 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
             entry = an.p.symbol(value[1])
             if entry is not None and entry[1].label in TYPE_LABELS | {"Type"}:
                 out.setdefault(value[1], Resolution(value[1], strategy, CONFIDENCE.get(strategy, 0.5), text))
-        elif value[0] == "ext" and external is None:
+        elif value[0] == "ext" and external is None and expr[0] != "c":
+            # (an outside call's result keeps the callee's name: not the class `class M(make(Q))` gets)
             external = Resolution(None, "builtin" if strategy == "builtin" else "external", 0.0, value[1])
     # a decorated class holds the class and what its decorators return (`@dataclass` is external):
     # the class of the repository is what a base or annotation names

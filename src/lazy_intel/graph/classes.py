@@ -247,7 +247,7 @@ class ClassMixin:
         return list(self.demand(("O", class_id), lambda: self._mro(class_id), ((class_id, 0),)))
 
     def _mro(self, class_id: int) -> tuple[tuple[int, int], ...]:
-        bases, _ = self.bases(class_id)
+        bases = self.bases(class_id)[0]
         parents = [self.mro(b) for b in bases]
         depth = {class_id: 0}
         for lineage in parents:
@@ -259,25 +259,42 @@ class ClassMixin:
         rest = [(c, depth[c]) for c in order if c != class_id][: MAX_MRO - 1]
         return ((class_id, 0), *rest)
 
-    def bases(self, class_id: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
-        """The direct bases found in the repository, and the names of those outside it."""
-        return self.demand(("BA", class_id), lambda: self._bases(class_id), ((), ()))
+    def bases(self, class_id: int) -> tuple[tuple[int, ...], tuple[str, ...], int]:
+        """The direct bases found in the repository, the names of those outside it, and how many
+        base expressions gave neither (``class Manager(BaseManager.from_queryset(QuerySet))``)."""
+        return self.demand(("BA", class_id), lambda: self._bases(class_id), ((), (), 0))
 
-    def _bases(self, class_id: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    def _bases(self, class_id: int) -> tuple[tuple[int, ...], tuple[str, ...], int]:
         entry = self.p.symbol(class_id)
         if entry is None:
-            return (), ()
+            return (), (), 0
         model, cls = entry
         scope = model.scope_of(cls.parent)
         found: list[int] = []
         external: list[str] = []
+        unresolved = 0
         for ref in model.bases.get(cls.qualified, ()):
-            for value in ordered(self.eval(model, scope, ref.callee(), f"{model.path}:{ref.start_byte}")):
-                if self.is_class(value) and value[1] not in found and value[1] != class_id:
-                    found.append(value[1])
-                elif value[0] == "ext" and value[1] not in external:
-                    external.append(value[1])
-        return tuple(found), tuple(external)
+            named = False
+            expr = ref.callee()
+            made = expr[0] == "c"  # `class M(make(Q))`: an outside call's result keeps the callee's
+            # name (`type`, `collections.namedtuple`), which is not the class it returns
+            for value in ordered(self.eval(model, scope, expr, f"{model.path}:{ref.start_byte}")):
+                if self.is_class(value):
+                    named = True  # (its own name: `class Foo(Foo)` rebinding an earlier Foo)
+                    if value[1] not in found and value[1] != class_id:
+                        found.append(value[1])
+                elif value[0] == "ext" and not made:
+                    named = True
+                    if value[1] not in external:
+                        external.append(value[1])
+            unresolved += not named
+        return tuple(found), tuple(external), unresolved
+
+    def unresolved_base(self, class_id: int) -> bool:
+        """Whether the class or an ancestor has a base the index could not evaluate: a member
+        missing from the classes found may come from it (Django's managers take their query
+        methods from ``BaseManager.from_queryset(QuerySet)``, a class made at run time)."""
+        return any(self.bases(ancestor)[2] for ancestor, _ in self.mro(class_id))
 
     def external_bases(self, class_id: int) -> list[str]:
         """Bases outside the repository anywhere in the class's ancestry (``object`` excluded)."""

@@ -544,15 +544,17 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                 )
             )
             continue
+        made = kind == "inherit" and name_node.type in CALL_TYPES  # `class M(make_base(Q))`
         if (name_node.start_byte, name_node.end_byte) in collector.computed:
             qualifiers, name = [], ""
         else:
-            qualifiers, name = _split_name(_text(source, name_node).replace(".", "::"))
+            named = name_node.child_by_field_name("function") if made else name_node
+            qualifiers, name = _split_name(_text(source, named or name_node).replace(".", "::"))
         receiver = _text(source, receiver_node)[:MAX_RECEIVER_CHARS] if receiver_node is not None else None
         if receiver is None and qualifiers:
             receiver = ".".join(qualifiers)
         callee = args = None
-        if kind == "read":
+        if kind == "read" or made:  # a base made by a call is what the call returns
             callee = dumps(expression(source, node, 0, memo))
         if kind in ("call", "instantiate"):
             # args is None when the site is not call syntax (a decorator name, a struct literal)

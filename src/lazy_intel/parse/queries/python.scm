@@ -52,6 +52,13 @@
   superclasses: (argument_list
     [(identifier) (attribute)] @name @reference.inherit))
 
+; a base made by a call (`class Manager(BaseManager.from_queryset(QuerySet))`, `namedtuple(…)`,
+; `six.with_metaclass(Meta, Base)`): its value is what the call returns, often a class made at run
+; time the index cannot see, which is what the resolver needs to know (`unresolved_base`)
+(class_definition
+  superclasses: (argument_list
+    (call) @name @reference.inherit))
+
 ; a generic base (`class Child(Base[int])`, `Generic[T]`, `Mapping[str, int]`): the class subscripted
 (class_definition
   superclasses: (argument_list

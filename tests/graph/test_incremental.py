@@ -167,6 +167,19 @@ VERSIONS: dict[str, list[str | None]] = {
         "static class E {\n    public static void Shut(this Other o) {}\n}\n",
         None,
     ],
+    # a Python base made by a call: what the factory returns changes (a class made at run time, a
+    # class of the tree), goes; a candidate of the guess beside the unknown base comes and goes
+    "pyb/__init__.py": [""],
+    "pyb/factory.py": [
+        "class Q:\n    def using(self):\n        return 1\n\n\ndef make(q):\n    return type('M', (q,), {})\n",
+        "class Q:\n    def using(self):\n        return 1\n\n\ndef make(q):\n    return q\n",
+        None,
+    ],
+    "pyb/use.py": [
+        "from pyb.factory import Q, make\n\n\nclass M(make(Q)):\n    pass\n\n\n"
+        "def go():\n    M().using()\n    M().gone()\n"
+    ],
+    "pyb/other.py": [None, "class R:\n    def gone(self):\n        return 2\n"],
     "cs/Crate.cs": ["class Crate {\n    public void Open() {}\n}\n\nclass Other {}\n"],
     "cs/UseCrate.cs": ["class U {\n    void Go(Crate c) {\n        c.Shut();\n    }\n}\n"],
     "jv/src/main/java/p/Lid.java": ["package p;\n\nclass Lid {\n    void close() {}\n}\n", None],

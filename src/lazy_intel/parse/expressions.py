@@ -389,6 +389,23 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         )
         key = items[0] if len(items) == 1 else ["t", items]
         return ["k", expression(source, base, depth + 1, memo), key]
+    # C#'s `List<Foo>` / `B<T>` (generic_name), C++'s `vector<Shape>` / `make<int>` (template_type,
+    # template_function): a type is the subscript of its base, as `generic_type`; a call's callee
+    # (`Make<T>(x)`, `make<int>(1)`, `new Registry<T>()`) is the function or class itself
+    if kind in TEMPLATE_TYPES and named:
+        base = expression(source, node.child_by_field_name("name") or named[0], depth + 1, memo)
+        parent = node.parent
+        if kind == "template_function" or (
+            parent is not None and parent.type in CALL_TYPES and _field(parent, CALLEE_FIELDS) == node
+        ):
+            return base  # `new Registry<string>()` makes a Registry
+        arguments = node.child_by_field_name("arguments") or (named[1] if len(named) > 1 else None)
+        items = (
+            [expression(source, c, depth + 1, memo) for c in _named(arguments)[:MAX_ITEMS]]
+            if arguments is not None
+            else []
+        )
+        return ["k", base, items[0] if len(items) == 1 else ["t", items]]
     if kind == "parameter_list":  # Go's results: named, their names (a bare `return`); else their types
         names = [n for c in named for n in c.children_by_field_name("name")]
         if names:

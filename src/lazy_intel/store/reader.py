@@ -198,6 +198,19 @@ class ReadView:
         args.append(limit)
         return [SymbolRow(*r) for r in self.conn.execute(sql, args)]
 
+    def receiver_annotations(self, symbol: SymbolRow) -> list[str]:
+        """The declared types (expression JSON) of the ``receiver`` parameters of the method
+        ``symbol`` (C#'s ``this T x`` of an extension method), within its span: overloads share
+        their qualified name."""
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT annotation FROM flows WHERE file_id = ? AND kind = 'receiver' AND scope_name = ? "
+                "AND start_byte >= ? AND start_byte < ? AND annotation IS NOT NULL",
+                (symbol.file_id, symbol.qualified_name, symbol.start_byte, symbol.end_byte),
+            )
+        ]
+
     def symbols_with_suffix(self, suffix: str, limit: int = 500) -> list[SymbolRow]:
         """Symbols whose qualified name ends with ``.suffix`` (e.g. ``request`` -> ``Session.request``)."""
         last = suffix.rsplit(".", 1)[-1]

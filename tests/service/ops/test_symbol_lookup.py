@@ -22,6 +22,13 @@ from lazy_intel.settings import load_settings
 from tests.conftest import pg_env, write_tree
 
 FILES = {
+    # a C# extension method: `Builder.AddRetry` names it by the type it extends (also generic)
+    "cs/Builder.cs": "class Builder<T> {}\n\nclass Plain {}\n",
+    "cs/Ext.cs": (
+        "static class RetryExtensions {\n"
+        "    public static Builder<T> AddRetry<T>(this Builder<T> b) { return b; }\n"
+        "    public static Plain AddRetry(Plain p, int n) { return p; }\n}\n"
+    ),
     "pkg/__init__.py": "from pkg.core import Engine\nfrom .helpers import *\n",
     "pkg/core.py": (
         "class Engine:\n    def start(self):\n        return 1\n\n\n"
@@ -176,6 +183,14 @@ def test_a_c_function_s_definition_comes_before_its_header_prototype(ask: Any) -
     assert [i["anchor"]["path"] for i in answer["items"]] == ["csrc/impl.c", "csrc/a_api.h"]
     answer = ask(operation="symbol", symbol="Shape::area")  # a method defined out of line
     assert [i["anchor"]["path"] for i in answer["items"]] == ["csrc/shape.cpp", "csrc/a_shape.hpp"]
+
+
+def test_an_extension_method_is_named_by_the_type_it_extends(ask: Any) -> None:
+    """`Builder.AddRetry` was NOT_FOUND (the method is `RetryExtensions.AddRetry`); a method of the
+    name that takes the type without `this` extends nothing."""
+    answer = ask(operation="symbol", symbol="Builder.AddRetry")
+    assert [(i["anchor"]["path"], i["anchor"]["start_line"]) for i in answer["items"]] == [("cs/Ext.cs", 2)]
+    assert ask(operation="symbol", symbol="Plain.AddRetry")["code"] == "NOT_FOUND"
 
 
 def test_a_file_given_as_the_symbol_says_it_is_a_file(ask: Any) -> None:

@@ -4,7 +4,8 @@ A name is looked up as written: a qualified name (``Session.request``), a module
 (``pkg.sessions.Session.request``; in Go, Java, Kotlin and Scala the package is the directory:
 ``render.JSON``, ``com.acme.Parser``), a name re-exported by a package (``django.db.models.QuerySet``,
 defined in ``django/db/models/query.py`` and imported by the package's ``__init__``), else a suffix
-of one, else a member the class inherits (``CharField.clean`` is ``Field.clean``). A call written
+of one, else a member the class inherits (``CharField.clean`` is ``Field.clean``), else an extension
+method by the type it extends (C#'s ``Builder.AddRetry`` for ``AddRetry(this Builder b)``). A call written
 out (``QuerySet.filter()``, ``f(x, y)``, ``new Widget()``) names the function or class. The file a
 symbol may carry (``path/file.py::Class::method``) is split off earlier, into ``relativePath``
 (``requests.split_symbol_location``).
@@ -12,6 +13,7 @@ symbol may carry (``path/file.py::Class::method``) is split off earlier, into ``
 
 from __future__ import annotations
 
+import json
 import re
 
 from lazy_intel.errors import InvalidArgument, NotFound
@@ -41,6 +43,7 @@ PACKAGE_STEMS = ("__init__", "index", "mod")  # a package's own file: its module
 RUST_ROOT_STEMS = ("lib", "main")  # a Rust crate's root file (`src/lib.rs`): its module is the directory
 RUST_PATH_ROOTS = ("crate.", "self.", "super.")  # `crate::flags::HiArgs`: a module path from a crate root
 INHERITANCE_DEPTH = 10  # base-class levels searched for an inherited member
+EXTENSION_CANDIDATES = 32  # methods of one name read for the type they extend (the resolver's bound)
 REEXPORT_DEPTH = 3  # packages followed through their imports (`pkg` -> `pkg.sub` -> the definition)
 MAX_REEXPORT_FILES = 20  # files of one module name read for re-exports (`models` names many)
 MAX_ALIAS_SITES = 400  # import sites binding one local name read (`z` is bound in hundreds of tests)
@@ -171,7 +174,42 @@ def _resolve(view: ReadView, name: str, path: str | None, *, crates: bool = True
             found = [s for s in found if s.path == path]
     if not found:
         found = _inherited(view, name, path, crates=crates)
+    if not found:
+        found = _extension(view, name, path)
     return _ordered(found)
+
+
+def _extension(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
+    """``Type.Member`` where ``Member`` extends ``Type`` from another class: C#'s ``static …
+    AddRetry(this ResiliencePipelineBuilder b)`` in ``RetryResiliencePipelineBuilderExtensions``,
+    found by its ``receiver`` parameter's declared type (Kotlin's ``fun Buffer.f()`` is qualified
+    ``Buffer.f`` already). The type is matched by its last name; a name of more than
+    :data:`EXTENSION_CANDIDATES` methods is not looked through."""
+    owner, _, member = name.rpartition(".")
+    if not owner or not member:
+        return []
+    type_name = owner.rpartition(".")[2]
+    methods = [s for s in view.symbols_by_name(member, path) if s.kind == "method"]
+    if len(methods) > EXTENSION_CANDIDATES:
+        return []
+    return [
+        s
+        for s in methods
+        if any(_type_name(json.loads(a)) == type_name for a in view.receiver_annotations(s))
+    ]
+
+
+def _type_name(expr: object) -> str | None:
+    """The last name of a declared type's expression (``Builder``, ``ns.Builder``, ``Builder<T>``)."""
+    if not isinstance(expr, list) or not expr:
+        return None
+    if expr[0] == "n" and len(expr) > 1:
+        return str(expr[1])
+    if expr[0] == "a" and len(expr) > 2:
+        return str(expr[2])
+    if expr[0] == "k" and len(expr) > 1:
+        return _type_name(expr[1])
+    return None
 
 
 def _inherited(view: ReadView, name: str, path: str | None, *, crates: bool = True) -> list[SymbolRow]:

@@ -17,7 +17,8 @@ GENERIC = {
     "cs/Box.cs": (
         "class Box<T> {\n    public void Open() {}\n}\n\nclass Other {\n    public void Open() {}\n}\n\n"
         "class Builder<T> {}\n\nstatic class Ext {\n"
-        "    public static Builder<T> AddRetry<T>(this Builder<T> b) { return b; }\n}\n"
+        "    public static Builder<T> AddRetry<T>(this Builder<T> b) { return b; }\n"
+        "    public static Other AddRetry(Other o, int n) { return o; }\n}\n"
     ),
     "cs/Use.cs": (
         "class Use {\n    void Go(Box<int> b, Builder<string> builder) {\n        b.Open();\n"
@@ -38,6 +39,10 @@ def test_a_value_declared_with_a_generic_type_has_that_type(tmp_path) -> None:
     # (and `new Box<string>()` makes a Box: the instantiation's edge and the call on its result)
     assert set(go) == {"cs/Box.cs::Box.Open", "cs/Box.cs::Ext.AddRetry", "cs/Box.cs::Box"}
     assert go["cs/Box.cs::Box.Open"] == go["cs/Box.cs::Ext.AddRetry"] == "member"
+    # one edge: the overload whose `this` is the builder, not its namesake taking `Other` (the two
+    # share a qualified name; the receiver parameter is read within each one's span)
+    add_retry = [e for e in graph.of("CALLS", "cs/Use.cs::Use.Go") if e.target == "builder.AddRetry"]
+    assert [(e.dst, e.line) for e in add_retry] == [("cs/Box.cs::Ext.AddRetry", 4)]
     assert {dst: s for (src, dst), s in calls.items() if src == "cpp/use.cpp::go"} == {
         "cpp/box.hpp::Box.open": "member"
     }

@@ -137,23 +137,26 @@ class ClassMixin:
             model = self.model_at(d.path, full_allowed=False)
             if model is None:
                 continue
-            depth = self._extended_depth(model, d.qualified, d.parent or "", depths)
+            entry = self.p.symbol(d.node_id)
+            span = (entry[1].start_byte, entry[1].end_byte) if entry is not None else (0, 0)
+            depth = self._extended_depth(model, d.qualified, d.parent or "", depths, span)
             if depth is not None:
                 found.append((("def", d.node_id), depth))
         nearest = min((depth for _, depth in found), default=0)
         return [(value, depth) for value, depth in found if depth == nearest]
 
     def _extended_depth(
-        self, model: FileModel, qualified: str, parent: str, depths: dict[str, int]
+        self, model: FileModel, qualified: str, parent: str, depths: dict[str, int], span: tuple[int, int]
     ) -> int | None:
-        """The depth in ``depths`` of the type the method ``qualified`` of ``model`` extends, if any."""
+        """The depth in ``depths`` of the type the method ``qualified`` of ``model`` (at ``span``: its
+        overloads share the name) extends, if any."""
         owner = model.by_qualified.get(parent)
         if owner is None or owner.label not in TYPE_LABELS:  # Kotlin: `fun Buffer.f()`, parent Buffer
             return depths.get(parent.rsplit(".", 1)[-1])
         # a parameter is a fact of the method's body (its outline digest leaves it out): read so
         self.read_body(model, qualified)
         for flow in model.flows_by_scope.get(qualified, ()):
-            if flow.kind == "receiver":  # C#: `this Buffer b`
+            if flow.kind == "receiver" and span[0] <= flow.start_byte < span[1]:  # C#: `this Buffer b`
                 names, _ = declared_parts(flow.annotation, lang=model.lang)
                 for type_name in names:
                     depth = depths.get(last_name(type_name) or "")

@@ -126,3 +126,27 @@ def test_a_bare_call_is_guessed_to_a_method_only_where_members_need_no_receiver(
             assert guessed == {f"{path}::T." + ("lonely_m" if lang == "ruby" else "lonelyM")}, lang
         else:
             assert not guessed, (lang, guessed)
+
+
+CRATE_MACROS = {
+    "crates/printer/src/lib.rs": "#[macro_use]\nmod macros;\nmod standard;\n",
+    "crates/printer/src/macros.rs": "macro_rules! assert_eq_printed {\n    ($a:expr) => { $a };\n}\n",
+    "crates/printer/src/standard.rs": "fn check() {\n    assert_eq_printed!(1);\n}\n",
+    "crates/searcher/src/lib.rs": "#[macro_use]\nmod macros;\nmod search;\n",
+    "crates/searcher/src/macros.rs": "macro_rules! assert_eq_printed {\n    ($a:expr) => { $a };\n}\n",
+    "crates/searcher/src/search.rs": "fn check() {\n    assert_eq_printed!(2);\n}\n",
+    "crates/other/src/lib.rs": "fn check() {\n    assert_eq_printed!(3);\n}\n",
+}
+
+
+def test_a_rust_macro_is_guessed_in_its_own_crate_first(tmp_path) -> None:
+    """ripgrep's printer and searcher crates each define `assert_eq_printed!` (188 guessed edges, every
+    call shared between the two): a `macro_rules!` macro is seen in its own crate, so the caller's
+    crate's is the guess; a crate with none keeps every candidate."""
+    graph = build_graph(tmp_path, CRATE_MACROS)
+    calls = graph.resolved("CALLS")
+    for crate, caller in (("printer", "standard"), ("searcher", "search")):
+        own = {dst for src, dst in calls if src == f"crates/{crate}/src/{caller}.rs::check"}
+        assert own == {f"crates/{crate}/src/macros.rs::assert_eq_printed"}, crate
+    other = {dst for src, dst in calls if src == "crates/other/src/lib.rs::check"}
+    assert len(other) == 2

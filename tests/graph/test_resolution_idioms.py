@@ -618,7 +618,7 @@ def test_an_allocation_by_dunder_new_is_an_instance_of_the_class_passed(tmp_path
 
 
 EXTENSIONS = {"python": "py", "ruby": "rb", "javascript": "js", "typescript": "ts", "tsx": "tsx"}
-EXTENSIONS |= {"java": "java", "csharp": "cs", "kotlin": "kt", "swift": "swift"}
+EXTENSIONS |= {"java": "java", "csharp": "cs", "kotlin": "kt", "swift": "swift", "rust": "rs"}
 
 
 def _own_and_use(lang: str, names: list[str]) -> dict[str, str]:
@@ -636,6 +636,11 @@ def _own_and_use(lang: str, names: list[str]) -> dict[str, str]:
     elif lang in ("java", "csharp"):
         own = "class Own {\n" + "".join(f"  void {n}() {{}}\n" for n in names) + "}\n"
         use = "class Use {\n  void go() {\n" + "".join(f"    mystery().{n}();\n" for n in names) + "  }\n}\n"
+    elif lang == "rust":
+        own = (
+            "pub struct Own;\nimpl Own {\n" + "".join(f"    pub fn {n}(&self) {{}}\n" for n in names) + "}\n"
+        )
+        use = "pub fn go() {\n" + "".join(f"    mystery().{n}();\n" for n in names) + "}\n"
     elif lang == "swift":
         own = "class Own {\n" + "".join(f"  func {n}() {{}}\n" for n in names) + "}\n"
         use = "func go() {\n" + "".join(f"  mystery().{n}()\n" for n in names) + "}\n"
@@ -649,7 +654,7 @@ def _own_and_use(lang: str, names: list[str]) -> dict[str, str]:
 
 # names no builtin type has, each defined in several languages (under the guess's count cap)
 CONTROL = {"python": "paint", "ruby": "paint", "kotlin": "paint", "java": "draw", "csharp": "Draw"}
-CONTROL |= {"javascript": "draw", "typescript": "draw", "tsx": "draw", "swift": "render"}
+CONTROL |= {"javascript": "draw", "typescript": "draw", "tsx": "draw", "swift": "render", "rust": "paint"}
 
 
 def test_no_language_guesses_its_builtin_methods_or_across_languages(tmp_path) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.builtin_calls import CALL_METHOD
 from lazy_intel.graph.model import CALLABLE_LABELS, HEADER_SUFFIXES, TYPE_LABELS, FileModel, Symbol
-from lazy_intel.graph.modules import IMPORT_AWARE
+from lazy_intel.graph.modules import IMPORT_AWARE, rust_crate_dir
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
 from lazy_intel.graph.traits import (
     CONTAINER_METHODS,
@@ -359,7 +359,10 @@ def call_targets(
     if reason == BUILTIN_CONTAINER:
         return [Resolution(None, "builtin", 0.0, f"{_container_type(model, expr[2])}.{expr[2]}")]
     if reason == MACRO_NOT_FOUND and (name := last_name(expr[1])):
-        fallback = by_unique_name(an, model, name, MACRO_KINDS, member=False)
+        # a `macro_rules!` macro is seen in its own crate (unless exported and imported, which the
+        # name lookup finds): ripgrep's printer and searcher crates each define `assert_eq_printed!`
+        within = rust_crate_dir(an.p.index, model.path, an.p.deps) if model.lang == "rust" else None
+        fallback = by_unique_name(an, model, name, MACRO_KINDS, member=False, within=within)
         if fallback:
             return [Resolution(r.dst, r.strategy, r.confidence, text, r.extra) for r in fallback]
     if reason in ("unresolved", "unknown-receiver", SELF_MEMBER_NOT_FOUND, UNRESOLVED_BASE):
@@ -390,7 +393,13 @@ _FILTER_CODES = {kept: code for code, kept in UNIQUE_NAME_FILTERS.items()}
 
 
 def by_unique_name(
-    an: Analysis, model: FileModel, name: str, kinds: frozenset[str], *, member: bool
+    an: Analysis,
+    model: FileModel,
+    name: str,
+    kinds: frozenset[str],
+    *,
+    member: bool,
+    within: str | None = None,
 ) -> list[Resolution]:
     """The unique-name strategy: one definition with this name (and kind) anywhere, else ambiguous.
 
@@ -415,6 +424,9 @@ def by_unique_name(
         if guess_family(language_for_path(d.path)) == family
         and _reachable_by_guess(d, member=member, caller=caller)
     ]
+    if within is not None:  # the candidates under ``within`` when there are any
+        prefix = within + "/" if within else ""
+        candidates = [d for d in candidates if d.path.startswith(prefix)] or candidates
     if not candidates:
         return []
     base = CONFIDENCE["unique-name"]

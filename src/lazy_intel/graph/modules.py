@@ -452,7 +452,9 @@ def php_include(index: PathIndex, importer: str, spec: str, deps: Deps) -> Targe
 
 
 # ---- Rust
-def _rust_crate_dir(index: PathIndex, importer: str, deps: Deps) -> str:
+def rust_crate_dir(index: PathIndex, importer: str, deps: Deps) -> str:
+    """The source directory of the crate ``importer`` is in (the nearest holding a ``lib.rs`` or
+    ``main.rs``; else the file's own directory)."""
     directory = posixpath.dirname(importer)
     probe = directory
     while True:
@@ -493,7 +495,7 @@ def rust_resolve(
         return None
     head = segments[0]
     if head == "crate":
-        directory, rest = _rust_crate_dir(index, importer, deps), segments[1:]
+        directory, rest = rust_crate_dir(index, importer, deps), segments[1:]
         current = _rust_root_file(index, directory, deps)
     elif head == "self":
         directory, rest, current = _rust_module_dir(importer), segments[1:], importer

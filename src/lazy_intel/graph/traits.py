@@ -205,6 +205,7 @@ TRAITS: dict[str, Traits] = {
         "rust",
         self_names=frozenset({"self", "Self"}),
         builtins=RUST_BUILTINS,
+        builtin_methods=builtin_methods.RUST,
         parented_functions_not_members=True,
     ),
     "c": Traits("none", self_names=frozenset()),

@@ -31,7 +31,8 @@ ECMA = frozenset(
         *("push", "unshift", "forEach", "splice", "indexOf", "lastIndexOf", "includes"),
         *("startsWith", "endsWith", "trim", "trimStart", "trimEnd", "toLowerCase", "toUpperCase"),
         *("padStart", "padEnd", "charAt", "charCodeAt", "substring", "substr", "hasOwnProperty"),
-        *("toFixed", "localeCompare"),
+        *("toFixed", "localeCompare", "toString", "valueOf", "has", "slice", "then", "catch", "finally"),
+        *("toISOString", "getTime", "codePointAt"),
     }
 )
 # java.lang.String / Object / boxed numbers / Class, java.util collections and streams

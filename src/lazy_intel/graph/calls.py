@@ -421,8 +421,8 @@ def by_unique_name(
     candidates = [
         d
         for d in candidates
-        if guess_family(language_for_path(d.path)) == family
-        and _reachable_by_guess(d, member=member, caller=caller)
+        if guess_family(lang := language_for_path(d.path)) == family
+        and _reachable_by_guess(d, lang, member=member, caller=caller)
     ]
     if within is not None:  # the candidates under ``within`` when there are any
         prefix = within + "/" if within else ""
@@ -454,7 +454,9 @@ def by_unique_name(
 METHOD_KINDS = frozenset({"method", "constructor"})
 
 
-def _reachable_by_guess(definition: NamedDefinition, *, member: bool, caller: Traits) -> bool:
+def _reachable_by_guess(
+    definition: NamedDefinition, lang: str | None, *, member: bool, caller: Traits
+) -> bool:
     """Whether a call by name alone can run ``definition`` at all, by the languages' rules. A member
     call ``x.f()`` is no `function` with a parent where members are `method`s (a function nested in a
     function, a Rust module's: ``x.get()`` is not a test's local ``def get``). A bare call ``f()`` is
@@ -463,7 +465,7 @@ def _reachable_by_guess(definition: NamedDefinition, *, member: bool, caller: Tr
     there, where scope finds it)."""
     if not definition.parent:
         return True
-    own = traits_of(language_for_path(definition.path))
+    own = traits_of(lang)  # the definition's own language
     if member:
         return definition.kind != "function" or not own.parented_functions_not_members
     if definition.kind in METHOD_KINDS:

@@ -10,6 +10,7 @@ from lazy_intel.graph.annotations import declared_parts
 from lazy_intel.graph.model import TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import Target, python_submodule
 from lazy_intel.graph.nodes import is_getter
+from lazy_intel.graph.rows import EXTENSION_CANDIDATES
 from lazy_intel.graph.traits import ENUM_BASES, traits_of
 from lazy_intel.graph.values import Value, bounded, c3_merge, ext_member, last_name, module_value, ordered
 from lazy_intel.parse.languages import guess_family, language_for_path
@@ -26,8 +27,6 @@ GENERIC_MARKERS = frozenset(
     {"typing.Generic", "typing.Protocol", "typing_extensions.Generic", "typing_extensions.Protocol"}
 )
 MARKER_BASES = GENERIC_MARKERS | {"object"}
-# methods of one name read to find an extension of a type (ClassMixin.extension_members)
-EXTENSION_CANDIDATES = 32
 
 
 class ClassMixin:

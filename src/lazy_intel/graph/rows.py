@@ -25,6 +25,9 @@ CONFIDENCE: dict[str, float] = {
     "lambda": 0.0,
 }
 MAX_AMBIGUOUS = 5
+# methods of one name read to find an extension of a type (ClassMixin.extension_members, and the
+# `symbol` lookup of `Type.Member`)
+EXTENSION_CANDIDATES = 32
 # Strategies that tie a site to a definition by its name alone, with no scope, import or type
 # evidence: counted apart from resolved edges wherever structure is derived (architecture, status).
 NAME_GUESS_STRATEGIES: tuple[str, ...] = ("unique-name", "ambiguous")

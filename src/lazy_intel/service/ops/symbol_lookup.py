@@ -19,6 +19,7 @@ import re
 from lazy_intel.errors import InvalidArgument, NotFound
 from lazy_intel.graph.model import HEADER_SUFFIXES, file_key
 from lazy_intel.graph.queries import definition_node, edges_out_of, has_graph, nodes_by_ids
+from lazy_intel.graph.rows import EXTENSION_CANDIDATES
 from lazy_intel.parse.languages import C_LANGUAGES, language_for_path
 from lazy_intel.store.reader import ReadView, SymbolRow
 
@@ -43,7 +44,6 @@ PACKAGE_STEMS = ("__init__", "index", "mod")  # a package's own file: its module
 RUST_ROOT_STEMS = ("lib", "main")  # a Rust crate's root file (`src/lib.rs`): its module is the directory
 RUST_PATH_ROOTS = ("crate.", "self.", "super.")  # `crate::flags::HiArgs`: a module path from a crate root
 INHERITANCE_DEPTH = 10  # base-class levels searched for an inherited member
-EXTENSION_CANDIDATES = 32  # methods of one name read for the type they extend (the resolver's bound)
 REEXPORT_DEPTH = 3  # packages followed through their imports (`pkg` -> `pkg.sub` -> the definition)
 MAX_REEXPORT_FILES = 20  # files of one module name read for re-exports (`models` names many)
 MAX_ALIAS_SITES = 400  # import sites binding one local name read (`z` is bound in hundreds of tests)
@@ -184,7 +184,7 @@ def _extension(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
     AddRetry(this ResiliencePipelineBuilder b)`` in ``RetryResiliencePipelineBuilderExtensions``,
     found by its ``receiver`` parameter's declared type (Kotlin's ``fun Buffer.f()`` is qualified
     ``Buffer.f`` already). The type is matched by its last name; a name of more than
-    :data:`EXTENSION_CANDIDATES` methods is not looked through."""
+    ``graph.rows.EXTENSION_CANDIDATES`` methods is not looked through (the resolver's bound)."""
     owner, _, member = name.rpartition(".")
     if not owner or not member:
         return []
@@ -192,24 +192,23 @@ def _extension(view: ReadView, name: str, path: str | None) -> list[SymbolRow]:
     methods = [s for s in view.symbols_by_name(member, path) if s.kind == "method"]
     if len(methods) > EXTENSION_CANDIDATES:
         return []
-    return [
-        s
-        for s in methods
-        if any(_type_name(json.loads(a)) == type_name for a in view.receiver_annotations(s))
-    ]
+    return [s for s in methods if type_name in _extended_types(view, s)]
 
 
-def _type_name(expr: object) -> str | None:
-    """The last name of a declared type's expression (``Builder``, ``ns.Builder``, ``Builder<T>``)."""
-    if not isinstance(expr, list) or not expr:
-        return None
-    if expr[0] == "n" and len(expr) > 1:
-        return str(expr[1])
-    if expr[0] == "a" and len(expr) > 2:
-        return str(expr[2])
-    if expr[0] == "k" and len(expr) > 1:
-        return _type_name(expr[1])
-    return None
+def _extended_types(view: ReadView, method: SymbolRow) -> set[str]:
+    """The last names of the types ``method``'s receiver parameters declare, read as the resolver
+    reads them (``graph.annotations.declared_parts``: ``Builder``, ``ns.Builder``, ``Builder<T>``)."""
+    # imported here: the annotation reader costs ~25 ms of every CLI start, and only this rare
+    # fallback of a failed lookup needs it
+    from lazy_intel.graph.annotations import declared_parts
+    from lazy_intel.graph.values import last_name
+
+    return {
+        name
+        for annotation in view.receiver_annotations(method)
+        for expr in declared_parts(json.loads(annotation), lang=method.lang or "")[0]
+        if (name := last_name(expr))
+    }
 
 
 def _inherited(view: ReadView, name: str, path: str | None, *, crates: bool = True) -> list[SymbolRow]:

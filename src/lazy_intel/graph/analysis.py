@@ -334,12 +334,6 @@ class Analysis(Evaluator):
             return values
         return {v for v in values if v[0] != "inst" or self.fits(v[1], project)}
 
-    def fits(self, class_id: int, declared: set[int]) -> bool:
-        ancestors = [a for a, _ in self.mro(class_id)]
-        if declared:
-            return any(a in declared for a in ancestors)
-        return any(self.bases(a)[1] for a in ancestors)  # an outside base may be the declared type
-
     def is_protocol(self, class_id: int) -> bool:
         return any(
             name.rsplit(".", 1)[-1] == "Protocol" for a, _ in self.mro(class_id) for name in self.bases(a)[1]

@@ -244,6 +244,15 @@ class ClassMixin:
                 values |= self.eval(model, scope, flow.value, site)
         return frozenset(bounded(values))
 
+    def fits(self, class_id: int, declared: set[int]) -> bool:
+        """Whether an instance of ``class_id`` can be one of the ``declared`` classes (a subclass);
+        with none declared, whether an outside base (which may be the declared type) is among its
+        ancestors."""
+        ancestors = [a for a, _ in self.mro(class_id)]
+        if declared:
+            return any(a in declared for a in ancestors)
+        return any(self.bases(a)[1] for a in ancestors)
+
     def mro(self, class_id: int) -> list[tuple[int, int]]:
         """The class and its ancestors in lookup order, with their depth (C3 where it exists)."""
         return list(self.demand(("O", class_id), lambda: self._mro(class_id), ((class_id, 0),)))

@@ -661,6 +661,12 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
             for index, option in enumerate(expr[1]):
                 out |= self.eval(model, scope, option, f"{site}/{index}")
             return bounded(out)
+        if tag == "as":  # a cast: the same object, an instance of the type it names
+            out = self.eval(model, scope, expr[1], site)
+            declared = self.declared_type(model, scope, expr[2], site) if len(expr) > 2 else set()
+            if project := {d[1] for d in declared if d[0] == "inst"}:  # a downcast narrows
+                out = {v for v in out if v[0] != "inst" or self.fits(v[1], project)}
+            return bounded(out | declared)
         if tag in ("*", "kw"):
             return self.eval(model, scope, expr[-1], site)
         if tag == "o" and len(expr[1]) == 1:  # `&x`, `*p`: the same object, for member lookup

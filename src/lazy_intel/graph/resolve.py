@@ -316,6 +316,8 @@ def _named_values(expr: Any) -> list[Any]:
         return [e for pair in expr[1] for e in _named_values(pair[1])]
     if tag in ("kw", "*"):
         return _named_values(expr[-1])
+    if tag == "as":  # a cast: its operand
+        return _named_values(expr[1])
     return []
 
 
@@ -438,6 +440,8 @@ def _sources(expr: Any, via: str) -> list[tuple[str, str]]:
         return [s for pair in expr[1] for s in _sources(pair[1], via)]
     if tag in ("kw", "*"):
         return _sources(expr[-1], via)
+    if tag == "as":  # a cast: its operand
+        return _sources(expr[1], via)
     return []
 
 

@@ -15,6 +15,8 @@ each expression's shape, as small JSON lists (stored as text):
 ``["*", expr]``                 a spread / star expression
 ``["o", [operands…]]``          an arithmetic/logical operation: computed from its operands
 ``["sl"]``                      a slice (``xs[1:3]`` keeps the container)
+``["as", expr, type]``          a cast or type assertion (``x as T``, ``(T) x``, ``x.(T)``): the same
+                                object, read also as an instance of the type it names
 ``["m", name]``                 a macro invocation (Rust ``format!(…)``): its name (a name or a path),
                                 looked up among macros, which do not share names with functions
 ``["x"]``                       anything else
@@ -185,6 +187,21 @@ SPLAT_TYPES = frozenset(
         "rest_pattern",
     }
 )
+# a cast or a type assertion: the same object at run time, and (for member lookup) an instance of
+# the type it names; TypeScript's `x as T`, `x satisfies T`, `<T>x`; Java's, C#'s, C's and C++'s
+# `(T) x`; C#'s, Kotlin's and Swift's `x as T` / `as?` / `as!`; Go's `x.(T)`; Rust's `x as T`
+CAST_TYPES = frozenset(
+    {
+        "as_expression",
+        "satisfies_expression",
+        "type_assertion",
+        "cast_expression",
+        "type_assertion_expression",
+        "type_cast_expression",
+    }
+)
+CAST_OPERAND_FIELDS = ("value", "operand", "left", "expr")
+CAST_TYPE_FIELDS = ("type", "right", "name")
 # a name qualified by namespaces or classes (PHP, C#, C++), and the generic forms whose own name is
 # their first part (`vector<Shape>`, C#'s `List<T>`)
 QUALIFIED_TYPES = frozenset({"qualified_name", "qualified_identifier"})
@@ -238,6 +255,24 @@ CONTROL_WORDS = frozenset(
 
 def _text(source: bytes, node: tree_sitter.Node) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _cast_parts(
+    node: tree_sitter.Node, named: list[tree_sitter.Node]
+) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
+    """(the operand, the type) of a cast (``CAST_TYPES``): by field where the grammar names them,
+    else TypeScript's order (``x as T``: operand first; ``<T>x``: the type's arguments first)."""
+    operand = _field(node, CAST_OPERAND_FIELDS)
+    type_node = _field(node, CAST_TYPE_FIELDS)
+    if operand is None:
+        operand = named[-1] if node.type == "type_assertion" else named[0]
+    if type_node is None and len(named) > 1:
+        type_node = named[0] if node.type == "type_assertion" else named[-1]
+    if type_node is not None and type_node.type in ("type_arguments", "type_descriptor"):
+        # `<T>x`'s `<T>`; C/C++'s `(Foo *) p`: the type the descriptor wraps
+        inner = type_node.child_by_field_name("type") or next(iter(_named(type_node)), None)
+        type_node = inner
+    return operand, type_node
 
 
 def _named(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -354,6 +389,13 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     if kind in CALL_TYPES:
         callee, args = call_parts(source, node, depth, memo)
         return ["c", callee, args or []]
+    if kind in CAST_TYPES and named:
+        operand, type_node = _cast_parts(node, named)
+        return [
+            "as",
+            expression(source, operand, depth + 1, memo),
+            expression(source, type_node, depth + 1, memo),
+        ]
     if kind == "macro_invocation":  # Rust `format!(…)`: macros have names of their own
         macro = node.child_by_field_name("macro")
         return ["m", expression(source, macro, depth + 1, memo)] if macro is not None else UNKNOWN
@@ -373,6 +415,10 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["k", expression(source, obj, depth + 1, memo), expression(source, key, depth + 1, memo)]
     if kind in COMPREHENSION_BODY_TYPES:
         return ["t", [expression(source, node.child_by_field_name("body"), depth + 1, memo)]]
+    if kind == "tuple_expression" and len(named) == 1 and node.child_by_field_name("value") is not None:
+        # Swift's `(x)`: parentheses (a Swift tuple has two or more elements; Rust's `(x,)` has no
+        # `value` field)
+        return expression(source, named[0], depth + 1, memo)
     if kind in SEQUENCE_TYPES:
         return ["t", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
     # Go's `[]*Foo` / `[4]Foo`, Java's `Foo[]`, TypeScript's `Foo[]`, Rust's `[Foo; 4]`

@@ -127,6 +127,14 @@
   type: (type_descriptor
     type: (type_identifier) @name) @reference.type)
 
+; `(Foo *) p`: the type a cast names
+(cast_expression
+  type: (type_descriptor
+    type: [
+      (type_identifier) @name
+      (struct_specifier !body name: (_) @name)
+    ]) @reference.type)
+
 ; ---- imports
 (preproc_include
   path: (_) @import.module) @import

@@ -154,6 +154,21 @@
     (generic_name (identifier) @name)
   ] @reference.type)
 
+; `(Foo) o`, `o as Foo`: the type a cast names
+(cast_expression
+  type: [
+    (identifier) @name
+    (qualified_name) @name
+    (generic_name (identifier) @name)
+  ] @reference.type)
+
+(as_expression
+  right: [
+    (identifier) @name
+    (qualified_name) @name
+    (generic_name (identifier) @name)
+  ] @reference.type)
+
 (type_argument_list
   [
     (identifier) @name

@@ -157,6 +157,15 @@
    ] @reference.type)
   (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|u?int(8|16|32|64)?|rune|string|uintptr|any)$"))
 
+; `o.(*Foo)`: the type an assertion names
+((type_assertion_expression
+   type: [
+     (type_identifier) @name
+     (qualified_type) @name
+     (pointer_type [(type_identifier) (qualified_type)] @name)
+   ] @reference.type)
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|u?int(8|16|32|64)?|rune|string|uintptr|any)$"))
+
 ((field_declaration
    name: (_)
    type: [

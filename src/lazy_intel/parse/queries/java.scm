@@ -111,6 +111,14 @@
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
   ] @reference.type)
 
+; `(Foo) o`: the type a cast names
+(cast_expression
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier) @name
+    (generic_type [(type_identifier) (scoped_type_identifier)] @name)
+  ] @reference.type)
+
 (throws
   [(type_identifier) (scoped_type_identifier)] @name @reference.type)
 

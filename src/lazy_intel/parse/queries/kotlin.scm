@@ -109,6 +109,10 @@
 (variable_declaration
   (user_type . (identifier) @name) @reference.type)
 
+; `o as Foo`, `o as? Foo`: the type a cast names
+(as_expression
+  (user_type . (identifier) @name) @reference.type)
+
 (function_declaration
   (function_value_parameters)
   .

@@ -107,6 +107,10 @@
 (type_annotation
   (user_type . (type_identifier) @name) @reference.type)
 
+; `o as! Foo`, `o as? Foo`: the type a cast names
+(as_expression
+  (user_type . (type_identifier) @name) @reference.type)
+
 (function_declaration
   (user_type . (type_identifier) @name) @reference.type)
 

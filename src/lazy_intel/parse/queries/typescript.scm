@@ -49,6 +49,18 @@
   name: (_) @name
   value: [(arrow_function) (function_expression)]) @definition.method
 
+; `export const createStore = ((f) => …) as CreateStore`, `const f = (() => …) satisfies F`: a
+; function whose value only the compiler sees through a type assertion
+(lexical_declaration
+  .
+  (variable_declarator
+    name: (identifier) @name
+    value: [(as_expression . [(arrow_function) (function_expression)
+                              (parenthesized_expression . [(arrow_function) (function_expression)] .)])
+            (satisfies_expression . [(arrow_function) (function_expression)
+                                     (parenthesized_expression . [(arrow_function) (function_expression)] .)])])
+  .) @definition.function
+
 (enum_body
   name: (_) @name @definition.constant)
 

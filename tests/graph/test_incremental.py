@@ -188,6 +188,27 @@ VERSIONS: dict[str, list[str | None]] = {
     "web/mapped.ts": [
         "import { f } from 'a';\nimport { make } from '@w/factory';\nexport function m() { f(); make(); }\n"
     ],
+    # a pytest fixture: the nearest conftest.py's comes and goes, returns or yields another class,
+    # stops being a fixture; the test module defines its own
+    "fx/kinds.py": [
+        "class A:\n    def act(self):\n        return 1\n\n\nclass B:\n    def act(self):\n        return 2\n"
+    ],
+    "fx/conftest.py": [
+        "import pytest\n\nfrom fx.kinds import A\n\n\n@pytest.fixture\ndef thing():\n    return A()\n",
+        "import pytest\n\nfrom fx.kinds import B\n\n\n@pytest.fixture\ndef thing():\n    yield B()\n",
+        "from fx.kinds import A\n\n\ndef thing():\n    return A()\n",
+        None,
+    ],
+    "fx/inner/conftest.py": [
+        None,
+        "import pytest\n\nfrom fx.kinds import B\n\n\n@pytest.fixture\ndef thing():\n    return B()\n",
+    ],
+    "fx/inner/test_use.py": ["def test_go(thing):\n    thing.act()\n"],
+    "fx/test_top.py": [
+        "def test_top(thing):\n    thing.act()\n",
+        "import pytest\n\nfrom fx.kinds import B\n\n\n@pytest.fixture\ndef thing():\n    return B()\n\n\n"
+        "def test_top(thing):\n    thing.act()\n",
+    ],
     # a subscripted (generic) base and a type variable's bound: both change, the callers' edges follow
     "gen/tv.py": [
         "from typing import TypeVar\nT_B = TypeVar('T_B', bound='gen.model.Box')\n",

@@ -7,6 +7,9 @@
 - an anonymous function (a Python ``lambda``) is a definition of its own (``<lambda>``): the scope
   that creates it REFERENCES it (``implicit: "lambda"``), so what its body calls reaches the creator
   in ``impact`` even when the lambda is called from outside the repository (``sorted(key=…)``).
+- a pytest test's (or fixture's) parameter named like a fixture: pytest calls that fixture and passes
+  its value (graph/protocols.py), a CALLS edge at the parameter (``implicit: "fixture"``), so a
+  fixture's callers and ``impact`` list the tests that use it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ def implicit_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edge
         *_with_edges(an, model, scope_node),
         *_lambda_edges(model, scope_node),
         *_property_edges(an, model, scope_node),
+        *_fixture_edges(an, model, scope_node),
     ]
 
 
@@ -128,6 +132,36 @@ def _with_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow
                         props(extra),
                     )
                 )
+    return out
+
+
+def _fixture_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
+    out = []
+    if model.lang != "python":
+        return out
+    for flow in model.flows:
+        if flow.kind != "parameter" or flow.value is not None or flow.target is None or flow.target[0] != "n":
+            continue
+        scope = model.scope_of(flow.scope)
+        for fixture in an.fixtures(model, scope, flow.target[1]):
+            entry = an.p.symbol(fixture[1])
+            strategy = "local" if entry is not None and entry[0].path == model.path else "import"
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "CALLS",
+                    scope_node(model, scope),
+                    fixture[1],
+                    strategy,
+                    CONFIDENCE[strategy],
+                    flow.target[1],
+                    model.path,
+                    flow.start_byte,
+                    flow.end_byte,
+                    flow.line,
+                    props({"implicit": "fixture"}),
+                )
+            )
     return out
 
 

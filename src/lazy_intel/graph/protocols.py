@@ -1,16 +1,54 @@
 """What the language's object protocols give: iterating a value, entering it as a context manager,
-subscripting it. A mixin of :class:`lazy_intel.graph.evaluate.Evaluator`.
+subscripting it; and what pytest passes a test's parameter (its fixture's value). A mixin of
+:class:`lazy_intel.graph.evaluate.Evaluator`.
 """
 
 from __future__ import annotations
 
+import posixpath
 from typing import TYPE_CHECKING, Any
 
+from lazy_intel.graph.model import FileModel, Symbol, own_header_refs
 from lazy_intel.graph.traits import traits_of
-from lazy_intel.graph.values import Value
+from lazy_intel.graph.values import Value, ordered
+from lazy_intel.text.paths import is_test_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import Program
+
+FIXTURE_DECORATOR = "fixture"  # `@pytest.fixture`, `@pytest.fixture(scope=…)`, `@fixture`
+CONFTEST = "conftest.py"
+
+
+def is_fixture(model: Any, symbol: Symbol) -> bool:
+    """A function decorated as a pytest fixture."""
+    return symbol.kind in ("function", "method") and any(
+        r.name == FIXTURE_DECORATOR for r in own_header_refs(model, symbol)
+    )
+
+
+def takes_fixtures(model: FileModel, symbol: Symbol) -> bool:
+    """A function whose parameters pytest fills with fixtures: a fixture, or a test it collects
+    (``test*`` at the top of a test file or in a ``Test*`` class)."""
+    if model.lang != "python" or symbol.kind not in ("function", "method"):
+        return False
+    if is_fixture(model, symbol):
+        return True
+    if not symbol.name.startswith("test") or not is_test_path(model.path):
+        return False
+    parent = model.by_qualified.get(symbol.parent) if symbol.parent else None
+    return parent is None or (parent.kind == "class" and parent.name.startswith("Test") and not parent.parent)
+
+
+def conftest_paths(path: str) -> list[str]:
+    """The ``conftest.py`` files whose fixtures a test file sees, nearest first."""
+    out = []
+    directory = posixpath.dirname(path)
+    while True:
+        out.append(posixpath.join(directory, CONFTEST) if directory else CONFTEST)
+        if not directory:
+            return [p for p in out if p != path]
+        directory = posixpath.dirname(directory)
 
 
 class ProtocolMixin:
@@ -19,6 +57,7 @@ class ProtocolMixin:
     if TYPE_CHECKING:  # provided by the evaluator
 
         def read(self, key: tuple[Any, ...]) -> Any: ...
+        def lookup(self, model: FileModel, scope: str, name: str) -> tuple[set[Value], str]: ...
         def iteration(self, value: Value) -> list[tuple[int, set[Value]]]: ...
         def member(self, value: Value, name: str) -> list[tuple[Value, int]]: ...
         def returns(self, node_id: int) -> set[Value]: ...
@@ -82,3 +121,43 @@ class ProtocolMixin:
             else:
                 rest.add(value)
         return out | self.elements(rest)
+
+    def fixture_values(self, model: FileModel, scope: str, name: str) -> set[Value]:
+        """What pytest passes the parameter ``name`` of ``scope`` (a test or a fixture): what its
+        fixture (:meth:`fixtures`) returns or, for a generator fixture, what it yields."""
+        out: set[Value] = set()
+        for fixture in self.fixtures(model, scope, name):
+            for value in self.returns(fixture[1]):
+                generated = value[0] == "cont" and str(value[1]).startswith("gen:")
+                out |= self.elements({value}) if generated else {value}
+        return out
+
+    def fixtures(self, model: FileModel, scope: str, name: str) -> list[Value]:
+        """The fixture pytest passes the parameter ``name`` of ``scope``, as the definitions of that
+        name it would pick from: the test class's own, else the module's (imported ones too), else
+        the nearest ``conftest.py``'s. None for a function pytest does not call, or when no fixture
+        of the tree has the name (pytest's own: ``tmp_path``, ``monkeypatch``; a plugin's)."""
+        symbol = model.by_qualified.get(scope)
+        if symbol is None or not takes_fixtures(model, symbol):
+            return []
+        if symbol.parent:  # a fixture method of the test's class
+            own = model.by_qualified.get(f"{symbol.parent}.{name}")
+            if own is not None and own is not symbol and is_fixture(model, own):
+                return [("def", own.node_id)]
+        itself = (
+            "def",
+            symbol.node_id,
+        )  # `def runner(runner)` overrides the outer `runner`: it gets that one
+        found = [
+            v for v in ordered(self.lookup(model, "", name)[0]) if v != itself and self._is_fixture_value(v)
+        ]
+        for path in conftest_paths(model.path) if not found else ():
+            if self.p.index.exists(path, self.p.deps):
+                found = [v for v, _ in self.member(("mod", path), name) if self._is_fixture_value(v)]
+                if found:
+                    break
+        return found
+
+    def _is_fixture_value(self, value: Value) -> bool:
+        entry = self.p.symbol(value[1]) if value[0] == "def" else None
+        return entry is not None and is_fixture(entry[0], entry[1])

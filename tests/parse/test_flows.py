@@ -45,9 +45,9 @@ def test_parameters_in_order_with_defaults_and_types() -> None:
     assert _flows("parameter") == [
         ("handler", ["n", "request"], None, None, 0, ()),
         ("handler", ["n", "retries"], ["i", "3"], None, 1, ()),
-        ("handler", ["*", ["n", "rest"]], None, None, 2, ()),
+        ("handler", ["*", ["n", "rest"]], None, ["n", "tuple"], 2, ()),  # `*rest` is a tuple
         ("handler", ["n", "timeout"], ["i", "1.0"], ["n", "float"], 3, ()),
-        ("handler", ["*", ["n", "extra"]], None, None, 4, ()),
+        ("handler", ["*", ["n", "extra"]], None, ["n", "dict"], 4, ()),  # `**extra` a dict
     ]
 
 

@@ -480,8 +480,8 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
             values |= self.eval(model, scope, flow.value, site)
         if flow.annotation is not None:
             values |= self.declared_type(model, scope, flow.annotation, site)
-        if flow.value is None and model.lang == "python" and (names := pattern_names(flow.target)):
-            values |= self.fixture_values(model, scope, names[0])  # pytest's: the fixture's value
+        if flow.value is None and model.lang == "python" and flow.target and flow.target[0] == "n":
+            values |= self.fixture_values(model, scope, flow.target[1])  # pytest's: the fixture's value
         return values
 
     def declared_type(self, model: FileModel, scope: str, annotation: Any, site: str) -> set[Value]:

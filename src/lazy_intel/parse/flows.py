@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import tree_sitter
 
-from lazy_intel.parse.expressions import ExpressionMemo, condition_path, dumps, expression
+from lazy_intel.parse.expressions import Expr, ExpressionMemo, condition_path, dumps, expression
 from lazy_intel.parse.facts import FLOW_KINDS, FlowFact
 
 RawFlow = tuple[str, tree_sitter.Node, dict[str, list[tree_sitter.Node]]]
@@ -45,6 +45,20 @@ def _index_in_parent(node: tree_sitter.Node) -> int:
     return -1
 
 
+# Python's `*args` / `**kwargs` parameters: a tuple and a dict whatever they are called (a declared
+# type is the type of each element: `*handlers: Handler` is a tuple of handlers)
+SPLAT_PARAMETER_TYPES = frozenset({"list_splat_pattern", "dictionary_splat_pattern"})
+
+
+def splat_parameter_type(node_type: str, declared: Expr | None) -> Expr:
+    """The declared type of a ``*args`` (``list_splat_pattern``) or ``**kwargs`` parameter."""
+    if node_type == "dictionary_splat_pattern":
+        return ["n", "dict"]
+    if declared is None:
+        return ["n", "tuple"]
+    return ["o", [["n", "tuple"], ["k", ["n", "tuple"], declared]]]
+
+
 def collect_flows(
     source: bytes,
     raw: Sequence[RawFlow],
@@ -67,13 +81,16 @@ def collect_flows(
         target = _first(caps, "flow.target")
         value = _first(caps, "flow.value")
         annotation = _first(caps, "flow.type")
+        declared = expression(source, annotation, 0, memo) if annotation is not None else None
+        if kind == "parameter" and target is not None and target.type in SPLAT_PARAMETER_TYPES:
+            declared = splat_parameter_type(target.type, declared)
         facts.append(
             FlowFact(
                 kind=kind,
                 scope=scope,
                 target=dumps(expression(source, target, 0, memo)) if target is not None else None,
                 value=dumps(expression(source, value, 0, memo)) if value is not None else None,
-                annotation=dumps(expression(source, annotation, 0, memo)) if annotation is not None else None,
+                annotation=dumps(declared) if declared is not None else None,
                 index=_index_in_parent(node) if kind == "parameter" else -1,
                 start_byte=node.start_byte,
                 end_byte=node.end_byte,

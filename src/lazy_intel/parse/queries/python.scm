@@ -214,9 +214,16 @@
       type: (_) @flow.type
       value: (_) @flow.value) @flow.parameter))
 
+; `*args` is a tuple and `**kwargs` a dict (parse/flows.py gives them those types)
 (function_definition
   parameters: (parameters
     [(list_splat_pattern) (dictionary_splat_pattern)] @flow.target @flow.parameter))
+
+(function_definition
+  parameters: (parameters
+    (typed_parameter
+      [(list_splat_pattern) (dictionary_splat_pattern)] @flow.target
+      type: (_) @flow.type) @flow.parameter))
 
 (return_statement
   (_) @flow.value) @flow.return

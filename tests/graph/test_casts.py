@@ -116,6 +116,12 @@ def _first(lang: str, source: str, kinds: tuple[str, ...]) -> list:
         ("go", "package p\nfunc m() { f := o.(*Foo) }", ["as", ["n", "o"], ["n", "Foo"]]),
         ("rust", "fn m() { let f = o as u32; }", ["as", ["n", "o"], ["x"]]),
         ("cpp", "void m() { Foo* f = (Foo*) o; }", ["as", ["n", "o"], ["n", "Foo"]]),
+        ("cpp", "void m() { auto f = static_cast<Foo*>(o); }", ["as", ["n", "o"], ["n", "Foo"]]),
+        (
+            "cpp",
+            "void m() { auto f = dynamic_cast<ns::Foo&>(o); }",
+            ["as", ["n", "o"], ["a", ["n", "ns"], "Foo"]],
+        ),
     ],
 )
 def test_a_cast_is_its_operand_and_its_type(lang: str, source: str, expected: list) -> None:
@@ -126,6 +132,7 @@ def test_a_cast_is_its_operand_and_its_type(lang: str, source: str, expected: li
         "cast_expression",
         "type_assertion_expression",
         "type_cast_expression",
+        "call_expression",  # C++'s `static_cast<T>(x)`
     )
     assert _first(lang, source, kinds) == expected
 

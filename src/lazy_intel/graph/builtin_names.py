@@ -571,3 +571,31 @@ CSHARP_SYSTEM = frozenset(
         *("nameof", "typeof", "sizeof", "default", "Convert", "Enum", "Array", "GC", "Interlocked"),
     }
 )
+# ISO C's standard library (its functions and function-like macros: `assert`, `va_start`), which C and
+# C++ call without a declaration of the tree, and C++'s named casts; a definition of the tree by one
+# of these names wins (evaluate.py `_lookup_inner`)
+C_STANDARD = frozenset(
+    {
+        *("assert", "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf"),
+        *("vsnprintf", "puts", "fputs", "fputc", "putc", "putchar", "getc", "getchar", "fgets", "fgetc"),
+        *("ungetc", "fopen", "freopen", "fclose", "fread", "fwrite", "fflush", "fseek", "ftell", "rewind"),
+        *("fgetpos", "fsetpos", "feof", "ferror", "clearerr", "perror", "remove", "rename", "tmpfile"),
+        *("tmpnam", "setvbuf", "setbuf", "scanf", "sscanf", "fscanf", "vscanf", "vsscanf", "vfscanf"),
+        *("malloc", "calloc", "realloc", "free", "aligned_alloc", "abort", "exit", "atexit", "_Exit"),
+        *("quick_exit", "at_quick_exit", "getenv", "system", "qsort", "bsearch", "abs", "labs", "llabs"),
+        *("div", "ldiv", "lldiv", "atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll"),
+        *("strtoull", "strtod", "strtof", "strtold", "rand", "srand", "mblen", "mbtowc", "wctomb"),
+        *("mbstowcs", "wcstombs", "memcpy", "memmove", "memset", "memcmp", "memchr", "strcpy", "strncpy"),
+        *("strcat", "strncat", "strcmp", "strncmp", "strcoll", "strxfrm", "strchr", "strrchr", "strstr"),
+        *("strtok", "strlen", "strerror", "strspn", "strcspn", "strpbrk", "isalpha", "isdigit", "isalnum"),
+        *("isspace", "isupper", "islower", "isxdigit", "isprint", "ispunct", "iscntrl", "isgraph"),
+        *("isblank", "toupper", "tolower", "sqrt", "cbrt", "pow", "exp", "exp2", "expm1", "log", "log10"),
+        *("log2", "log1p", "floor", "ceil", "fabs", "fmod", "sin", "cos", "tan", "atan", "atan2", "asin"),
+        *("acos", "sinh", "cosh", "tanh", "round", "lround", "llround", "trunc", "rint", "lrint", "frexp"),
+        *("ldexp", "modf", "scalbn", "hypot", "fmin", "fmax", "fma", "copysign", "nan", "isnan", "isinf"),
+        *("isfinite", "isnormal", "signbit", "fpclassify", "time", "clock", "difftime", "mktime"),
+        *("localtime", "gmtime", "asctime", "ctime", "strftime", "setjmp", "longjmp", "va_start"),
+        *("va_end", "va_arg", "va_copy", "signal", "raise", "setlocale", "localeconv", "offsetof"),
+        *("static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"),
+    }
+)

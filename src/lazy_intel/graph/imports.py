@@ -87,15 +87,17 @@ class ImportMixin:
                 return found
         return found
 
-    def family_types(self, model: FileModel, name: str, *, modules: bool) -> list[NamedDefinition]:
-        """The tree's types called ``name`` (with ``modules``, its namespaces and Ruby modules too) in
-        the language family of ``model`` (``parse.languages.guess_family``): what a bare type name
-        can mean where no import says which."""
+    def family_types(
+        self, model: FileModel, name: str, *, modules: bool, every_kind: bool = False
+    ) -> list[NamedDefinition]:
+        """The tree's types called ``name`` (with ``modules``, its namespaces and Ruby modules too;
+        with ``every_kind``, any definition) in the language family of ``model``
+        (``parse.languages.guess_family``): what a bare type name can mean where no import says which."""
         family = guess_family(model.lang)
         return [
             d
             for d in self.p.named(name)
-            if (LABEL_OF_KIND.get(d.kind) in TYPE_LABELS or (modules and d.kind == "module"))
+            if (every_kind or LABEL_OF_KIND.get(d.kind) in TYPE_LABELS or (modules and d.kind == "module"))
             and guess_family(language_for_path(d.path)) == family
         ]
 

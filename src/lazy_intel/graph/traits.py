@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from lazy_intel.graph import builtin_methods
 from lazy_intel.graph.builtin_names import (
+    C_STANDARD,
     CSHARP_SYSTEM,
     ECMA_GLOBALS,
     GO_BUILTINS,
@@ -208,10 +209,12 @@ TRAITS: dict[str, Traits] = {
         builtin_methods=builtin_methods.RUST,
         parented_functions_not_members=True,
     ),
-    "c": Traits("none", self_names=frozenset()),
+    "c": Traits("none", self_names=frozenset(), builtins=C_STANDARD),
     # a method defined out of line (`double Shape::area() {…}` in a .cpp) is its class's: inside it
     # `this` and bare names are the class's, found by name (extension_receiver)
-    "cpp": Traits("none", implicit_members=True, global_types=True, extension_members=True),
+    "cpp": Traits(
+        "none", implicit_members=True, global_types=True, extension_members=True, builtins=C_STANDARD
+    ),
     "csharp": Traits(
         "none",
         implicit_members=True,

@@ -201,6 +201,7 @@ CAST_TYPES = frozenset(
     }
 )
 CAST_OPERAND_FIELDS = ("value", "operand", "left", "expr")
+NAMED_CASTS = frozenset({"static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"})  # C++'s
 CAST_TYPE_FIELDS = ("type", "right", "name")
 # a name qualified by namespaces or classes (PHP, C#, C++), and the generic forms whose own name is
 # their first part (`vector<Shape>`, C#'s `List<T>`)
@@ -273,6 +274,26 @@ def _cast_parts(
         inner = type_node.child_by_field_name("type") or next(iter(_named(type_node)), None)
         type_node = inner
     return operand, type_node
+
+
+def _named_cast(source: bytes, node: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitter.Node] | None:
+    """(the operand, the type) of C++'s ``static_cast<T>(x)`` and its kin (``NAMED_CASTS``), else None."""
+    function = node.child_by_field_name("function")
+    if function is None or function.type != "template_function":
+        return None
+    name = function.child_by_field_name("name")
+    if name is None or _text(source, name) not in NAMED_CASTS:
+        return None
+    arguments = function.child_by_field_name("arguments")
+    values = node.child_by_field_name("arguments")
+    types = _named(arguments) if arguments is not None else []
+    operands = _named(values) if values is not None else []
+    if len(types) != 1 or len(operands) != 1:
+        return None
+    type_node = types[0]
+    if type_node.type == "type_descriptor":
+        type_node = type_node.child_by_field_name("type") or type_node
+    return operands[0], type_node
 
 
 def _named(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -387,6 +408,14 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
         return expression(source, named[0], depth + 1, memo) if named else UNKNOWN
     if kind in CALL_TYPES:
+        cast = _named_cast(source, node)
+        if cast is not None:  # C++'s `static_cast<Foo*>(p)`: a cast, not a call
+            operand, type_node = cast
+            return [
+                "as",
+                expression(source, operand, depth + 1, memo),
+                expression(source, type_node, depth + 1, memo),
+            ]
         callee, args = call_parts(source, node, depth, memo)
         return ["c", callee, args or []]
     if kind in CAST_TYPES and named:

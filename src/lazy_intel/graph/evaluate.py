@@ -57,7 +57,18 @@ from lazy_intel.text.paths import is_test_path
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 # methods of a container (a list, dict or set literal, a declared collection) that return one of its
 # elements; the methods that store elements are analysis.py's STORE_METHODS / MERGE_METHODS
-ELEMENT_METHODS = frozenset({"pop", "get", "setdefault", "popleft", "first", "last"})
+ELEMENT_METHODS = frozenset(
+    {"pop", "get", "setdefault", "popleft", "first", "last", "find", "findLast", "at", "shift"}
+)
+# methods of a container that return a container (or a stream, an iterator) of some of its elements:
+# for us, the container (Python's `sort` and `reverse` return None)
+SAME_ELEMENTS_METHODS = frozenset(
+    {
+        *("filter", "slice", "sort", "reverse", "toSorted", "toReversed", "copy"),
+        *("stream", "parallelStream", "iter", "iter_mut", "into_iter", "asSequence", "AsEnumerable"),
+    }
+)
+NOT_SAME_ELEMENTS = {"python": frozenset({"sort", "reverse"})}
 EMPTY: frozenset[Value] = frozenset()
 
 
@@ -620,6 +631,12 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin):
                 # `stack.pop()`, `registry.get(key)` of a container: one of its elements
                 containers = {v for v in self.eval(model, scope, callee[1], site) if v[0] == "cont"}
                 out |= self.elements(containers)
+            if (
+                callee[0] == "a"
+                and callee[2] in SAME_ELEMENTS_METHODS
+                and callee[2] not in NOT_SAME_ELEMENTS.get(model.lang, ())
+            ):  # `xs.filter(…)`, `xs.iter()`: xs's elements
+                out |= {v for v in self.eval(model, scope, callee[1], site) if v[0] == "cont"}
             if callee[0] == "a" and callee[2] == ALLOCATE_METHOD and args:
                 # `object.__new__(cls)`, `super().__new__(cls)`: an instance of the class passed
                 made = {

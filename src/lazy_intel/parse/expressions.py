@@ -166,6 +166,8 @@ WRAPPER_TYPES = frozenset(
         "await_expression",
         "as_pattern_target",
         "non_null_expression",
+        "type_projection",  # Kotlin's `<Box>` argument
+        "nullable_type",  # Kotlin's `Box?`
         "argument",
         "named_type",
         "optional_type",
@@ -209,7 +211,7 @@ QUALIFIED_TYPES = frozenset({"qualified_name", "qualified_identifier"})
 TEMPLATE_TYPES = frozenset({"template_type", "template_function", "generic_name"})
 # leaf names that are identifiers: PHP's `name` (`$x` is `variable_name` holding a `name`), its
 # `self::` / `parent::` scope
-NAME_TYPES = frozenset({"name", "relative_scope"})
+NAME_TYPES = frozenset({"name", "relative_scope", "implicit_parameter"})  # (C#'s `x => …` parameter)
 KEYWORD_TYPES = frozenset({"keyword_argument", "named_argument"})
 # the argument lists of a call whose node has no fields (Kotlin's `value_arguments`, PHP's `new`
 # arguments, Swift's `call_suffix` that holds `value_arguments`)
@@ -405,6 +407,14 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return expression(source, node.child_by_field_name("value"), depth + 1, memo)
     if kind == "value_argument":  # Kotlin `x = 1`, Swift `configuration: .default`: the value is last
         return expression(source, named[-1], depth + 1, memo) if named else UNKNOWN
+    if kind == "user_type" and len(named) == 2 and named[1].type == "type_arguments":
+        # Kotlin's `List<Box>`: a generic type, the subscript of its base (as Java's `generic_type`)
+        items = [expression(source, c, depth + 1, memo) for c in _named(named[1])[:MAX_ITEMS]]
+        return [
+            "k",
+            expression(source, named[0], depth + 1, memo),
+            items[0] if len(items) == 1 else ["t", items],
+        ]
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
         return expression(source, named[0], depth + 1, memo) if named else UNKNOWN
     if kind in CALL_TYPES:

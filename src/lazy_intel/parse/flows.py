@@ -59,6 +59,20 @@ def splat_parameter_type(node_type: str, declared: Expr | None) -> Expr:
     return ["o", [["n", "tuple"], ["k", ["n", "tuple"], declared]]]
 
 
+# a Kotlin lambda without parameters names its one argument `it`
+IMPLICIT_LAMBDA_PARAMETER: Expr = ["n", "it"]
+
+
+def _lambda_parameter(node: tree_sitter.Node) -> tree_sitter.Node | str:
+    """The first parameter of a Kotlin lambda literal (its name node), else ``"it"``."""
+    parameters = next((c for c in node.named_children if c.type == "lambda_parameters"), None)
+    if parameters is None:
+        return "it"
+    first = next((c for c in parameters.named_children if c.type == "variable_declaration"), None)
+    name = next((c for c in first.named_children if c.type == "identifier"), None) if first else None
+    return name if name is not None else "it"
+
+
 def collect_flows(
     source: bytes,
     raw: Sequence[RawFlow],
@@ -79,6 +93,8 @@ def collect_flows(
     facts = []
     for (kind, node, caps), scope in zip(ordered, scopes, strict=True):
         target = _first(caps, "flow.target")
+        if target is not None and target.type == "lambda_literal":  # Kotlin's `{ x -> … }` / `{ … it … }`
+            target = _lambda_parameter(target)
         value = _first(caps, "flow.value")
         annotation = _first(caps, "flow.type")
         declared = expression(source, annotation, 0, memo) if annotation is not None else None
@@ -88,7 +104,13 @@ def collect_flows(
             FlowFact(
                 kind=kind,
                 scope=scope,
-                target=dumps(expression(source, target, 0, memo)) if target is not None else None,
+                target=(
+                    dumps(expression(source, target, 0, memo))
+                    if isinstance(target, tree_sitter.Node)
+                    else dumps(IMPLICIT_LAMBDA_PARAMETER)
+                    if target is not None
+                    else None
+                ),
                 value=dumps(expression(source, value, 0, memo)) if value is not None else None,
                 annotation=dumps(declared) if declared is not None else None,
                 index=_index_in_parent(node) if kind == "parameter" else -1,

@@ -211,6 +211,19 @@
   left: (_) @flow.target
   right: (_) @flow.value) @flow.iterate
 
+; `xs.Select(x => …)`, `xs.Where((x) => …)`: the lambda's first parameter is each element
+((invocation_expression
+   function: (member_access_expression
+     expression: (_) @flow.value
+     name: (identifier) @_method)
+   arguments: (argument_list
+     .
+     (argument
+       (lambda_expression
+         parameters: [(implicit_parameter) @flow.target
+                      (parameter_list . (parameter name: (identifier) @flow.target))])))) @flow.iterate
+  (#match? @_method "^(Select|SelectMany|Where|ForEach|Any|All|First|FirstOrDefault|Last|LastOrDefault|Single|SingleOrDefault|OrderBy|OrderByDescending|ThenBy|GroupBy|ToDictionary|ToLookup|Count|Sum|Min|Max|Average|TakeWhile|SkipWhile|Find|FindAll|Exists|TrueForAll|RemoveAll|DistinctBy|MaxBy|MinBy)$"))
+
 (parameter_list
   (parameter
     type: (_) @flow.type

@@ -240,6 +240,15 @@
   operator: "of"
   right: (_) @flow.value) @flow.iterate
 
+; `xs.map(x => …)`, `xs.forEach(function (x) {…})`: the callback's first parameter is each element of
+; `xs`, as in `for (const x of xs)` (the forms with parentheses: javascript.scm, typescript.scm)
+((call_expression
+   function: (member_expression
+     object: (_) @flow.value
+     property: (property_identifier) @_method)
+   arguments: (arguments . (arrow_function parameter: (identifier) @flow.target))) @flow.iterate
+  (#match? @_method "^(map|forEach|filter|find|findIndex|findLast|findLastIndex|some|every|flatMap)$"))
+
 (return_statement
   (_) @flow.value) @flow.return
 

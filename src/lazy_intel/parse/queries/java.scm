@@ -168,6 +168,16 @@
   name: (_) @flow.target
   value: (_) @flow.value) @flow.iterate
 
+; `xs.forEach(x -> …)`, `xs.stream().map((x) -> …)`: the lambda's first parameter is each element
+((method_invocation
+   object: (_) @flow.value
+   name: (identifier) @_method
+   arguments: (argument_list
+     .
+     (lambda_expression
+       parameters: [(identifier) @flow.target (inferred_parameters . (identifier) @flow.target)]))) @flow.iterate
+  (#match? @_method "^(forEach|map|filter|flatMap|anyMatch|allMatch|noneMatch|peek|removeIf|mapToInt|mapToLong|mapToDouble|mapToObj|takeWhile|dropWhile)$"))
+
 (formal_parameters
   (formal_parameter
     type: (_) @flow.type

@@ -15,6 +15,17 @@
   [(identifier) (member_expression)] @name @reference.inherit)
 
 ; ---- value flow: parameters (TypeScript wraps them in required_parameter)
+; `xs.map((x) => …)`, `xs.filter(function (x) {…})`: each element of `xs` (ecma.scm has `x => …`)
+((call_expression
+   function: (member_expression
+     object: (_) @flow.value
+     property: (property_identifier) @_method)
+   arguments: (arguments
+     .
+     [(arrow_function parameters: (formal_parameters . (identifier) @flow.target))
+      (function_expression parameters: (formal_parameters . (identifier) @flow.target))])) @flow.iterate
+  (#match? @_method "^(map|forEach|filter|find|findIndex|findLast|findLastIndex|some|every|flatMap)$"))
+
 (formal_parameters
   (identifier) @flow.target @flow.parameter)
 

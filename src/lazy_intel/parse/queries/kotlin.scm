@@ -122,6 +122,21 @@
   (type_projection
     (user_type . (identifier) @name) @reference.type))
 
+; `b: Box?`: the type a nullable type names
+(parameter
+  (nullable_type (user_type . (identifier) @name) @reference.type))
+
+(class_parameter
+  (nullable_type (user_type . (identifier) @name) @reference.type))
+
+(variable_declaration
+  (nullable_type (user_type . (identifier) @name) @reference.type))
+
+(function_declaration
+  (function_value_parameters)
+  .
+  (nullable_type (user_type . (identifier) @name) @reference.type))
+
 ; ---- imports: `import a.b.C`, `import a.b.C as D`, `import a.b.*`
 ((import
   (qualified_identifier) @import.path
@@ -140,7 +155,7 @@
 (property_declaration
   (variable_declaration
     (identifier) @flow.target
-    (user_type)? @flow.type)
+    [(user_type) (nullable_type)]? @flow.type)
   "="
   .
   (_) @flow.value) @flow.assign
@@ -148,12 +163,12 @@
 (property_declaration
   (variable_declaration
     (identifier) @flow.target
-    (user_type) @flow.type)) @flow.assign
+    [(user_type) (nullable_type)] @flow.type)) @flow.assign
 
 (class_parameter
   ["val" "var"]
   (identifier) @flow.target
-  (user_type) @flow.type) @flow.assign
+  [(user_type) (nullable_type)] @flow.type) @flow.assign
 
 (assignment
   left: (_) @flow.target
@@ -166,10 +181,20 @@
   .
   (_) @flow.value) @flow.iterate
 
+; `xs.forEach { x -> … }`, `xs.map { it.go() }`: the lambda's first parameter (or `it`) is each element
+; (the lambda is the target: parse/flows.py reads its first parameter, else `it`)
+((call_expression
+   (navigation_expression
+     (_) @flow.value
+     (identifier) @_method .)
+   (annotated_lambda (lambda_literal) @flow.target)) @flow.iterate
+  (#match? @_method "^(forEach|map|mapNotNull|flatMap|filter|filterNot|first|firstOrNull|last|lastOrNull|find|any|all|none|onEach|sortedBy|sortedByDescending|groupBy|associateBy|associateWith|count|sumOf|maxBy|minBy|maxByOrNull|minByOrNull|partition|takeWhile|dropWhile|distinctBy)$"))
+
+; (a nullable declared type, `b: Box?`, is its type too)
 (function_value_parameters
   (parameter
     (identifier) @flow.target
-    (user_type) @flow.type) @flow.parameter)
+    [(user_type) (nullable_type)] @flow.type) @flow.parameter)
 
 (return_expression
   (_) @flow.value) @flow.return
@@ -178,4 +203,4 @@
 (function_declaration
   (function_value_parameters)
   .
-  (user_type) @flow.type @flow.return)
+  [(user_type) (nullable_type)] @flow.type @flow.return)

@@ -185,6 +185,37 @@
   left: (_) @flow.target
   right: (_) @flow.value) @flow.iterate
 
+; `map(lambda x: …, xs)`, `filter(…)`, `sorted(xs, key=lambda x: …)`, `xs.sort(key=…)`: the lambda's
+; parameter is each element (the flow sits on the parameter, inside the lambda's scope)
+((call
+   function: (identifier) @_function
+   arguments: (argument_list
+     .
+     (lambda parameters: (lambda_parameters . (identifier) @flow.target @flow.iterate))
+     .
+     (_) @flow.value))
+  (#match? @_function "^(map|filter)$"))
+
+((call
+   function: (identifier) @_function
+   arguments: (argument_list
+     .
+     (_) @flow.value
+     (keyword_argument
+       name: (identifier) @_key
+       value: (lambda parameters: (lambda_parameters . (identifier) @flow.target @flow.iterate)))))
+  (#match? @_function "^(sorted|min|max)$")
+  (#eq? @_key "key"))
+
+((call
+   function: (attribute object: (_) @flow.value attribute: (identifier) @_method)
+   arguments: (argument_list
+     (keyword_argument
+       name: (identifier) @_key
+       value: (lambda parameters: (lambda_parameters . (identifier) @flow.target @flow.iterate)))))
+  (#eq? @_method "sort")
+  (#eq? @_key "key"))
+
 ; `with cm as x`: x is what `cm.__enter__()` returns (graph/evaluate.py ``entered``)
 (with_item
   value: (as_pattern

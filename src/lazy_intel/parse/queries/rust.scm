@@ -226,6 +226,14 @@
   pattern: (_) @flow.target
   value: (_) @flow.value) @flow.iterate
 
+; `xs.iter().map(|x| …)`: the closure's first parameter is each element
+((call_expression
+   function: (field_expression
+     value: (_) @flow.value
+     field: (field_identifier) @_method)
+   arguments: (arguments . (closure_expression parameters: (closure_parameters . (identifier) @flow.target)))) @flow.iterate
+  (#match? @_method "^(map|for_each|filter|filter_map|find|find_map|any|all|flat_map|inspect|position|take_while|skip_while|map_while|max_by_key|min_by_key|partition|retain|sort_by_key)$"))
+
 (parameters
   (parameter
     pattern: (identifier) @flow.target

@@ -49,6 +49,19 @@
   name: (_) @name
   value: [(arrow_function) (function_expression)]) @definition.method
 
+; `xs.map((x) => …)`, `xs.filter(function (x) {…})`: each element of `xs` (ecma.scm has `x => …`);
+; a declared parameter type is the parameter's own flow
+((call_expression
+   function: (member_expression
+     object: (_) @flow.value
+     property: (property_identifier) @_method)
+   arguments: (arguments
+     .
+     [(arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @flow.target)))
+      (function_expression
+        parameters: (formal_parameters . (required_parameter pattern: (identifier) @flow.target)))])) @flow.iterate
+  (#match? @_method "^(map|forEach|filter|find|findIndex|findLast|findLastIndex|some|every|flatMap)$"))
+
 ; `export const createStore = ((f) => …) as CreateStore`, `const f = (() => …) satisfies F`: a
 ; function whose value only the compiler sees through a type assertion
 (lexical_declaration

@@ -41,7 +41,7 @@ CALLBACKS = {
         "class Box {\n  fun go(): Int = 1\n}\n\nclass Other {\n  fun go(): Int = 2\n}\n\n"
         "fun use(xs: List<Box>) {\n  xs.forEach { it.go() }\n  xs.map { x -> x.go() }\n}\n\n"
         # (and Kotlin's `List<Box>` and `Box?` are read as types: they were a bare `List` and unknown)
-        "fun maybe(b: Box?) {\n  b?.go()\n}\n"
+        "fun Box?.label(): Int = 3\n\nfun maybe(b: Box?) {\n  b?.go()\n  b.label()\n}\n"
     ),
     "rs/lib.rs": (
         "struct Box;\nimpl Box {\n    fn go(&self) -> i32 { 1 }\n}\nstruct Other;\nimpl Other {\n"
@@ -91,3 +91,5 @@ def test_each_site_is_resolved(graph) -> None:
     assert len([e for e in graph.edges if e.src.startswith("py/use.py::") and e.strategy == "member"]) == 3
     # Kotlin's `b: Box?` names Box, as `b: Box` does
     assert ("kt/Use.kt::maybe", "kt/Use.kt::Box") in graph.pairs("REFERENCES")
+    # and an extension of a nullable receiver (`fun Box?.label()`) is Box's
+    assert graph.resolved("CALLS").get(("kt/Use.kt::maybe", "kt/Use.kt::Box.label")) == "member"

@@ -29,6 +29,12 @@
   .
   name: (identifier) @name) @definition.method
 
+; `fun PathLookupResult?.requireParent()`: an extension of the type a nullable receiver names
+(function_declaration
+  (nullable_type (user_type . (identifier) @parent))
+  .
+  name: (identifier) @name) @definition.method
+
 (secondary_constructor
   "constructor" @name) @definition.constructor
 

@@ -2,7 +2,7 @@
 
 `boxes.map(x => x.go())` was a guess among every `go` of the project: the arrow function's parameter
 had no value. A callback passed to a collection's element-wise method (`map`, `forEach`, `filter`,
-Java's streams, C#'s LINQ, Kotlin's `{ it … }`, Rust's iterator adapters, Python's `map(lambda …)`
+Java's streams, C#'s LINQ, Kotlin's `{ it … }`, Swift's `{ $0 … }`, Rust's iterator adapters, Python's `map(lambda …)`
 and `sorted(key=…)`) now reads its first parameter as `for x of xs` does: each element. A method
 that returns some of a collection's elements (`filter`, `slice`, `stream()`, `iter()`) keeps them,
 and `find`, `at`, `shift` give one of them."""
@@ -43,6 +43,12 @@ CALLBACKS = {
         # (and Kotlin's `List<Box>` and `Box?` are read as types: they were a bare `List` and unknown)
         "fun Box?.label(): Int = 3\n\nfun maybe(b: Box?) {\n  b?.go()\n  b.label()\n}\n"
     ),
+    "swift/Use.swift": (
+        "class Box {\n  func go() -> Int { return 1 }\n}\n\nclass Other {\n  func go() -> Int { return 2 }\n}\n\n"
+        "func use(xs: [Box]) {\n  xs.forEach { $0.go() }\n  _ = xs.map { x in x.go() }\n}\n\n"
+        # (Swift's `[Box]` and `Box?` parameters were not flows: only a plain type was)
+        "func maybe(o: Box?) {\n  _ = o?.go()\n}\n"
+    ),
     "rs/lib.rs": (
         "struct Box;\nimpl Box {\n    fn go(&self) -> i32 { 1 }\n}\nstruct Other;\nimpl Other {\n"
         "    fn go(&self) -> i32 { 2 }\n}\nfn use_them(xs: Vec<Box>) {\n"
@@ -62,6 +68,8 @@ CALLERS = {
     "cs/Use.cs::Use.M": "cs/Use.cs::Box.Go",
     "kt/Use.kt::use": "kt/Use.kt::Box.go",
     "kt/Use.kt::maybe": "kt/Use.kt::Box.go",
+    "swift/Use.swift::use": "swift/Use.swift::Box.go",
+    "swift/Use.swift::maybe": "swift/Use.swift::Box.go",
     "rs/lib.rs::use_them": "rs/lib.rs::Box.go",
     "py/use.py::use.<lambda>": "py/use.py::Box.go",
 }

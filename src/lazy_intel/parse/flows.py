@@ -59,18 +59,25 @@ def splat_parameter_type(node_type: str, declared: Expr | None) -> Expr:
     return ["o", [["n", "tuple"], ["k", ["n", "tuple"], declared]]]
 
 
-# a Kotlin lambda without parameters names its one argument `it`
-IMPLICIT_LAMBDA_PARAMETER: Expr = ["n", "it"]
-
-
 def _lambda_parameter(node: tree_sitter.Node) -> tree_sitter.Node | str:
-    """The first parameter of a Kotlin lambda literal (its name node), else ``"it"``."""
-    parameters = next((c for c in node.named_children if c.type == "lambda_parameters"), None)
-    if parameters is None:
-        return "it"
-    first = next((c for c in parameters.named_children if c.type == "variable_declaration"), None)
-    name = next((c for c in first.named_children if c.type == "identifier"), None) if first else None
-    return name if name is not None else "it"
+    """The first parameter of a Kotlin or Swift lambda literal (its name node), else the name of its
+    implicit one: Kotlin's `it`, Swift's `$0`."""
+    kotlin = next((c for c in node.named_children if c.type == "lambda_parameters"), None)
+    if kotlin is not None:
+        first = next((c for c in kotlin.named_children if c.type == "variable_declaration"), None)
+        name = next((c for c in first.named_children if c.type == "identifier"), None) if first else None
+        if name is not None:
+            return name
+    swift = node.child_by_field_name("type")  # `{ x in … }`: a lambda_function_type
+    if swift is not None:
+        parameters = next(
+            (c for c in swift.named_children if c.type == "lambda_function_type_parameters"), None
+        )
+        first = next(iter(parameters.named_children), None) if parameters is not None else None
+        name = first.child_by_field_name("name") if first is not None else None
+        if name is not None:
+            return name
+    return "$0" if node.text is not None and b"$0" in node.text else "it"
 
 
 def collect_flows(
@@ -93,7 +100,7 @@ def collect_flows(
     facts = []
     for (kind, node, caps), scope in zip(ordered, scopes, strict=True):
         target = _first(caps, "flow.target")
-        if target is not None and target.type == "lambda_literal":  # Kotlin's `{ x -> … }` / `{ … it … }`
+        if target is not None and target.type == "lambda_literal":  # Kotlin's `{ x -> … }`, Swift's `{ $0 }`
             target = _lambda_parameter(target)
         value = _first(caps, "flow.value")
         annotation = _first(caps, "flow.type")
@@ -107,7 +114,7 @@ def collect_flows(
                 target=(
                     dumps(expression(source, target, 0, memo))
                     if isinstance(target, tree_sitter.Node)
-                    else dumps(IMPLICIT_LAMBDA_PARAMETER)
+                    else dumps(["n", target])
                     if target is not None
                     else None
                 ),

@@ -104,6 +104,10 @@
 (parameter
   (user_type . (type_identifier) @name) @reference.type)
 
+(parameter
+  [(optional_type (user_type . (type_identifier) @name) @reference.type)
+   (array_type (user_type . (type_identifier) @name) @reference.type)])
+
 (type_annotation
   (user_type . (type_identifier) @name) @reference.type)
 
@@ -127,6 +131,15 @@
   (#match? @import "import\\s+(typealias|struct|class|enum|protocol|let|var|func)\\s"))
 
 ; ---- value flow (let/var with a value or a type, assignments, for-in, parameters, returns)
+; `xs.forEach { $0.go() }`, `xs.map { x in x.go() }`: the closure's first parameter (or `$0`) is each
+; element (the closure is the target: parse/flows.py reads its first parameter, else `$0`)
+((call_expression
+   (navigation_expression
+     target: (_) @flow.value
+     suffix: (navigation_suffix suffix: (simple_identifier) @_method))
+   (call_suffix (lambda_literal) @flow.target)) @flow.iterate
+  (#match? @_method "^(forEach|map|compactMap|flatMap|filter|first|last|contains|allSatisfy|sorted|min|max|firstIndex|lastIndex|drop|prefix)$"))
+
 (property_declaration
   name: (pattern
     bound_identifier: (simple_identifier) @flow.target)
@@ -148,10 +161,11 @@
     bound_identifier: (simple_identifier) @flow.target)
   collection: (_) @flow.value) @flow.iterate
 
+; (an optional or array type is a type too: `o: Box?`, `xs: [Box]`)
 (parameter
   (simple_identifier) @flow.target
   .
-  (user_type) @flow.type) @flow.parameter
+  [(user_type) (optional_type) (array_type)] @flow.type) @flow.parameter
 
 (control_transfer_statement
   "return"
@@ -159,4 +173,4 @@
 
 ; a declared return type: a call returns an instance of it (beside what the body returns)
 (function_declaration
-  (user_type) @flow.type @flow.return)
+  [(user_type) (optional_type) (array_type)] @flow.type @flow.return)

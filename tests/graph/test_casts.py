@@ -163,3 +163,26 @@ def test_a_downcast_narrows_what_the_operand_holds(tmp_path) -> None:
     )
     gets = [e for e in graph.of("CALLS", "j/Use.java::Use.go") if e.target and e.target.endswith(".get")]
     assert [(e.dst, e.strategy) for e in gets] == [("j/Obj.java::Obj.get", "member")]
+
+
+def test_go_comma_ok_assertions_and_type_switches_name_the_type(tmp_path) -> None:
+    # `b, ok := x.(*Box)` unpacked the asserted value as a tuple, and `switch v := x.(type)` gave `v`
+    # nothing: both calls were guesses among every `Open`
+    graph = build_graph(
+        tmp_path,
+        {
+            "go/box.go": (
+                "package box\n\ntype Box struct{}\n\nfunc (b *Box) Open() int { return 1 }\n\n"
+                "type Other struct{}\n\nfunc (o *Other) Open() int { return 2 }\n\n"
+                "func M(x interface{}, m map[string]*Box) {\n\tswitch v := x.(type) {\n\tcase *Box:\n\t\tv.Open()\n"
+                "\tcase nil:\n\t}\n\tif b, ok := x.(*Box); ok {\n\t\tb.Open()\n\t}\n"
+                '\tif c, ok := m["k"]; ok {\n\t\tc.Open()\n\t}\n}\n'
+            )
+        },
+    )
+    opens = [e for e in graph.of("CALLS", "go/box.go::M") if e.target and e.target.endswith(".Open")]
+    assert sorted((e.line, e.dst, e.strategy) for e in opens) == [
+        (14, "go/box.go::Box.Open", "member"),
+        (18, "go/box.go::Box.Open", "member"),
+        (21, "go/box.go::Box.Open", "member"),
+    ]

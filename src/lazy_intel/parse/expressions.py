@@ -464,6 +464,9 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     if kind in ARRAY_TYPES:
         element = node.child_by_field_name("element") or (named[0] if named else None)
         return ["k", ["n", ARRAY_BASE], expression(source, element, depth + 1, memo)]
+    if kind == "map_type":  # Go's `map[string]*Box`: read as a collection of its values (`m[k]`, `range`)
+        value_type = node.child_by_field_name("value")
+        return ["k", ["n", ARRAY_BASE], expression(source, value_type, depth + 1, memo)]
     if kind == "generic_type":  # `Optional[Foo]`, `List<Foo>`, `Repo[T]`: a subscript of the base type
         base = node.child_by_field_name("type") or (named[0] if named else None)
         arguments = next((c for c in named if c.type in ("type_parameter", "type_arguments")), None)

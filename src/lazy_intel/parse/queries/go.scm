@@ -219,6 +219,24 @@
   left: (expression_list (_) . (_)) @flow.target
   right: (expression_list . (_) @flow.value .)) @flow.assign
 
+; `v, ok := x.(T)`, `v, ok := m[k]`: v is the asserted value, the element (`ok` a bool); the fuller
+; match wins over the unpacking above (parse/flows.py keeps the match with more captures)
+(short_var_declaration
+  left: (expression_list . (_) @flow.target . (_) @_ok .)
+  right: (expression_list . [(type_assertion_expression) (index_expression)] @flow.value .)) @flow.assign
+
+(assignment_statement
+  left: (expression_list . (_) @flow.target . (_) @_ok .)
+  right: (expression_list . [(type_assertion_expression) (index_expression)] @flow.value .)) @flow.assign
+
+; `switch v := x.(type) { case *Box: … }`: in a case of one type, v is that type (one flow per case:
+; v holds every such case's type, as a variable assigned in several branches does)
+((type_switch_statement
+   alias: (expression_list . (identifier) @flow.target .)
+   value: (_) @flow.value
+   (type_case "case" . type: (_) @flow.type . ":") @flow.assign)
+  (#not-eq? @flow.type "nil"))
+
 (assignment_statement
   left: (expression_list . (_) @flow.target .)
   right: (expression_list . (_) @flow.value .)) @flow.assign

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import tree_sitter
 
-from lazy_intel.parse.expressions import expression
+from lazy_intel.parse.expressions import CAST_TYPES, expression
 from lazy_intel.parse.languages import grammar
 from tests.graph.helpers import build_graph
 
@@ -125,15 +125,7 @@ def _first(lang: str, source: str, kinds: tuple[str, ...]) -> list:
     ],
 )
 def test_a_cast_is_its_operand_and_its_type(lang: str, source: str, expected: list) -> None:
-    kinds = (
-        "as_expression",
-        "satisfies_expression",
-        "type_assertion",
-        "cast_expression",
-        "type_assertion_expression",
-        "type_cast_expression",
-        "call_expression",  # C++'s `static_cast<T>(x)`
-    )
+    kinds = (*CAST_TYPES, "call_expression")  # (C++'s `static_cast<T>(x)` is a call)
     assert _first(lang, source, kinds) == expected
 
 

@@ -7,6 +7,8 @@ definition of the tree by such a name (a project's own `assert` macro, its own `
 
 from __future__ import annotations
 
+import pytest
+
 from tests.graph.helpers import build_graph
 
 C_FILES = {
@@ -27,8 +29,14 @@ C_FILES = {
 }
 
 
-def test_the_c_standard_library_is_builtin_unless_the_tree_defines_the_name(tmp_path) -> None:
-    graph = build_graph(tmp_path, C_FILES)
+@pytest.fixture(scope="module")
+def c_graph(tmp_path_factory):
+    """The fixture repository, indexed once for the module's tests."""
+    return build_graph(tmp_path_factory.mktemp("c_graph"), C_FILES)
+
+
+def test_the_c_standard_library_is_builtin_unless_the_tree_defines_the_name(c_graph) -> None:
+    graph = c_graph
     same = {e.target: (e.dst, e.strategy) for e in graph.of("CALLS", "src/util.c::same")}
     assert same["assert"] == same["printf"] == same["strcmp"] == (None, "builtin")
     assert same["fatal"] == ("src/fatal.c::fatal", "unique-name")
@@ -36,8 +44,8 @@ def test_the_c_standard_library_is_builtin_unless_the_tree_defines_the_name(tmp_
     assert fatal["abort"] == ("src/mine.c::abort", "unique-name")  # the tree's own `abort`
 
 
-def test_a_cpp_named_cast_is_a_cast(tmp_path) -> None:
-    graph = build_graph(tmp_path, C_FILES)
+def test_a_cpp_named_cast_is_a_cast(c_graph) -> None:
+    graph = c_graph
     go = {(e.target, e.dst, e.strategy) for e in graph.of("CALLS", "src/shape.cpp::go")}
     assert go == {
         ("static_cast", None, "builtin"),

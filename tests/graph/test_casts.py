@@ -53,8 +53,14 @@ CASTS = {
 }
 
 
-def test_a_call_through_a_cast_reaches_the_method_of_the_type_it_names(tmp_path) -> None:
-    graph = build_graph(tmp_path, CASTS)
+@pytest.fixture(scope="module")
+def casts_graph(tmp_path_factory):
+    """The fixture repository, indexed once for the module's tests."""
+    return build_graph(tmp_path_factory.mktemp("casts_graph"), CASTS)
+
+
+def test_a_call_through_a_cast_reaches_the_method_of_the_type_it_names(casts_graph) -> None:
+    graph = casts_graph
     calls = graph.resolved("CALLS")
     expected = {
         "java/User.java::User.go": "java/Box.java::Box.open",
@@ -74,8 +80,8 @@ def test_a_call_through_a_cast_reaches_the_method_of_the_type_it_names(tmp_path)
         assert (caller, box) in graph.pairs("REFERENCES"), caller
 
 
-def test_a_function_value_keeps_its_definition_through_a_type_assertion(tmp_path) -> None:
-    graph = build_graph(tmp_path, CASTS)
+def test_a_function_value_keeps_its_definition_through_a_type_assertion(casts_graph) -> None:
+    graph = casts_graph
     go = {
         e.target: (e.dst, e.strategy)
         for e in graph.of("CALLS", "ts/user.ts::go")

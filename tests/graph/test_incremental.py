@@ -424,7 +424,9 @@ def _graph_diff(left: dict, right: dict) -> str:
     return "\n".join(out)
 
 
-@pytest.mark.parametrize("seed", [11, 22, 33])
+@pytest.mark.parametrize(
+    "seed", [11, 22]
+)  # (33 dropped for CI time in session 48; 22 catches a conftest read without its token)
 def test_incremental_graph_equals_clean_after_random_edits(tmp_path: Path, seed: int) -> None:
     root = tmp_path / "repo"
     repo = Repo(root)

@@ -47,7 +47,6 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pattern_names
-from lazy_intel.parse.languages import guess_family
 from lazy_intel.text.paths import is_test_path
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
@@ -362,9 +361,11 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             return found, "import"
         if name in traits.builtins and (
             # without imports to say which, a type of the tree's own (of the caller's languages) named
-            # like a runtime one wins; in C and C++ any definition (a project's own `assert` macro)
+            # like a runtime one wins (Traits.builtins_yield_to_any_definition: any definition)
             traits.module_system != "none"
-            or not self.family_types(model, name, modules=False, every_kind=guess_family(model.lang) == "c")
+            or not self.family_types(
+                model, name, modules=False, every_kind=traits.builtins_yield_to_any_definition
+            )
         ):
             return {("ext", name)}, "builtin"
         if traits.module_system == "ecma" and name in TEST_RUNNER_GLOBALS and is_test_path(model.path):

@@ -162,6 +162,10 @@ class Traits:
     # `def` a `function` with a parent), so no name guess from elsewhere lands on one either. (A bare
     # call is no method in any language without ``implicit_members``: calls._reachable_by_guess.)
     nested_functions_local: bool = False
+    # Without imports to say which, a definition of the tree named like a builtin wins over it: a type
+    # in every language whose module system is "none"; in C and C++ any definition (a project's own
+    # `assert` macro, its own `abort`), as no header says whose a bare name is
+    builtins_yield_to_any_definition: bool = False
 
 
 ECMA_TRAITS = Traits(
@@ -209,11 +213,16 @@ TRAITS: dict[str, Traits] = {
         builtin_methods=builtin_methods.RUST,
         parented_functions_not_members=True,
     ),
-    "c": Traits("none", self_names=frozenset(), builtins=C_STANDARD),
+    "c": Traits("none", self_names=frozenset(), builtins=C_STANDARD, builtins_yield_to_any_definition=True),
     # a method defined out of line (`double Shape::area() {…}` in a .cpp) is its class's: inside it
     # `this` and bare names are the class's, found by name (extension_receiver)
     "cpp": Traits(
-        "none", implicit_members=True, global_types=True, extension_members=True, builtins=C_STANDARD
+        "none",
+        implicit_members=True,
+        global_types=True,
+        extension_members=True,
+        builtins=C_STANDARD,
+        builtins_yield_to_any_definition=True,
     ),
     "csharp": Traits(
         "none",

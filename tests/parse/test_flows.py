@@ -147,7 +147,7 @@ def test_java_go_and_rust_flows() -> None:
         ("parameter", "Store.Get", ["n", "k"], None, ["n", "Key"], 0),
         ("return", "Store.Get", None, None, ["n", "Store"], -1),  # the declared result type
         ("assign", "Store.Get", ["n", "y"], ["c", ["n", "New"], []], None, -1),  # one = one: unwrapped
-        ("return", "Store.Get", None, ["o", [["c", ["n", "Store"], []]]], None, -1),
+        ("return", "Store.Get", None, ["o", [["c", ["n", "Store"], []]], "&"], None, -1),
     ]
     several = (
         b"package p\n\nfunc Pair() (a *A, b *B) {\n\tx, err := Make()\n\tp, q = 1, k\n"
@@ -161,7 +161,14 @@ def test_java_go_and_rust_flows() -> None:
         ("assign", "Pair", ["t", [["n", "p"], ["n", "q"]]], ["t", [["i", "1"], ["n", "k"]]], None, -1),
         ("assign", "Pair", ["n", "c"], None, ["n", "Ctx"], -1),  # a function literal's parameter
         ("return", "Two", None, None, ["t", [["n", "A"], ["n", "error"]]], -1),  # declared result types
-        ("return", "Two", None, ["t", [["o", [["c", ["n", "A"], []]]], ["x"]]], None, -1),  # several values
+        (
+            "return",
+            "Two",
+            None,
+            ["t", [["o", [["c", ["n", "A"], []]], "&"], ["x"]]],
+            None,
+            -1,
+        ),  # several values
     ]
     rust = b"impl C {\n    fn new(o: &Other) -> Self { let x: Foo = make(); C { r: 1 } }\n}\n"
     assert _all_flows("a.rs", "rust", rust) == [

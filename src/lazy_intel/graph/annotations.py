@@ -7,7 +7,10 @@ reference (``"Foo"``, ``"Foo | None"``), or name a collection of it (``list[Foo]
 ``Iterable[Foo]``: iterating gives ``Foo`` instances). :func:`declared_parts` reduces an annotation
 to the expressions naming the classes the value is an instance of, and those naming the classes of
 its elements; the resolver evaluates them (``Evaluator.declared_type``). A generic class of the
-project (``QuerySet[Model]``) is an instance of that class; several declared results (Go's
+project (``QuerySet[Model]``) is an instance of that class; a Python collection or mapping
+(``list[Foo]``, ``Dict[str, Foo]``: its last argument) is also an instance of the collection type
+itself (``xs.pop()`` is ``list.pop``; the typing module's names are read as what they name,
+``traits.typing_alias``); several declared results (Go's
 ``(*Foo, error)``) are a tuple the caller unpacks (its elements); Rust's ``Option<Foo>``,
 ``Result<Foo, E>``, ``Box<Foo>`` hold a ``Foo`` (in Rust only: elsewhere a class called ``Result`` is
 the project's own); anything else is read as before: the whole expression names the class.
@@ -67,6 +70,10 @@ COLLECTIONS = frozenset(
         "LinkedList",
     }
 )
+# Python mappings whose last argument is the type of their values (`dict[str, Box]`: `d[k]` is a Box)
+MAPPINGS = frozenset(
+    {"dict", "Dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict", "ChainMap"}
+)
 MAX_ANNOTATION_CHARS = 200  # a longer quoted annotation is not read
 _TOKEN = re.compile(r"\s*(?:([A-Za-z_][\w.]*)|(\.\.\.)|([\[\],|]))")
 
@@ -93,9 +100,11 @@ def declared_parts(annotation: Expr, depth: int = 0, lang: str = "") -> tuple[li
             return _union([declared_parts(item, depth + 1, lang) for item in items])
         if name in CLASS_OF and lang == "python":
             return [], []
-        if name in COLLECTIONS:
-            classes = _union([declared_parts(item, depth + 1, lang) for item in items])[0]
-            return [], classes
+        if name in COLLECTIONS or (lang == "python" and name in MAPPINGS):
+            held = items[-1:] if name in MAPPINGS else items
+            classes = _union([declared_parts(item, depth + 1, lang) for item in held])[0]
+            # Python's: also an instance of the collection type itself (`xs.pop()` is `list.pop`)
+            return ([base] if lang == "python" else []), classes
         return [base], []  # a generic class: an instance of the class itself
     return [annotation], []
 

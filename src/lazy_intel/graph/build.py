@@ -61,6 +61,8 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 79: a Python operation (`a + b`) is what its operand's `__add__` returns (else `__radd__`), an outside
+#     value's own type, a CALLS edge to the tree's method (`implicit: operator`);
 # 78: `find`, `at`, `shift` give an element of a container, `filter`, `slice`, `iter()`, `stream()` keep it;
 # 77: C's standard library and C++'s named casts are builtins unless the tree defines the name;
 # 76: a splat parameter (`*args`, `**kwargs`) gets no fixture;
@@ -104,7 +106,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "78"
+RESOLVER_VERSION = "79"
 MODULE_KEY = 0
 
 

@@ -14,6 +14,7 @@ from lazy_intel.graph.traits import (
     CONTAINER_METHODS,
     GO_BUILTIN_TYPES,
     PYTHON_BUILTIN_TYPES,
+    SHARED_CONTAINER_METHODS,
     Traits,
     traits_of,
 )
@@ -52,7 +53,7 @@ DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__inde
 # declared collection: the container values of graph/evaluate.py) in a language whose containers are
 # builtin types: the call is the builtin type's method (``builtin``, named ``list.append``), not an
 # unresolved site. The container's kind is not kept, so the method's name says which type it is;
-# a name several container types have (``pop``, ``copy``, ``count``) stays unresolved.
+# a name several container types have (``pop``, ``copy``, ``count``) is ``builtin`` named as written.
 BUILTIN_CONTAINER = "builtin-container"
 # a macro invocation whose name reaches no macro (of the tree or the language's): guessed by name
 # among the tree's macros only, reported ``unresolved`` when none has it
@@ -138,12 +139,14 @@ def classify(
             if through:
                 return [(v, "inheritance") for v in through], "member"
             return out, SELF_MEMBER_NOT_FOUND
-        if not out and all(o[0] == "cont" for o in owners) and _container_type(model, expr[2]):
+        if not out and all(o[0] == "cont" for o in owners) and _container_method(model, expr[2]):
             return out, BUILTIN_CONTAINER
         if not out and _dynamic_instances(an, owners):
             return out, DYNAMIC_MEMBER
         if not out and _beside_unresolved_base(an, owners):
             return out, UNRESOLVED_BASE
+        if not out and _assigned_member(an, owners, expr[2]):
+            return out, "member"  # `self.app = app` of an untyped `app`: the member's value is unknown
         return out, ("member-not-found" if not out else "member")
     if tag == "m":
         return _macro(an, model, scope, expr[1], site)
@@ -204,6 +207,11 @@ def _container_type(model: FileModel, name: str) -> str | None:
     """The builtin container type whose method ``name`` is (``CONTAINER_METHODS``), if one is."""
     table = CONTAINER_METHODS.get("ecma" if traits_of(model.lang).module_system == "ecma" else model.lang, {})
     return table.get(name)
+
+
+def _container_method(model: FileModel, name: str) -> bool:
+    """Whether ``name`` is a method of the language's builtin containers (of one kind, or shared)."""
+    return _container_type(model, name) is not None or name in SHARED_CONTAINER_METHODS.get(model.lang, ())
 
 
 def _mixin_self(an: Analysis, model: FileModel, expr: Any, owners: set[Value], enclosing: Any) -> bool:
@@ -267,6 +275,24 @@ def _dynamic_instances(an: Analysis, owners: set[Value]) -> bool:
 def _looks_up_dynamically(an: Analysis, class_id: int) -> bool:
     """Whether the class or a base of the tree defines a ``DYNAMIC_LOOKUP`` method."""
     return any(v[0] == "def" for n in DYNAMIC_LOOKUP for v, _ in an.member(("def", class_id), n))
+
+
+def _assigned_member(an: Analysis, owners: set[Value], name: str) -> bool:
+    """Whether some owner is an instance of a class whose ancestry in the tree assigns or declares the
+    attribute ``name`` (``self.app = app``): the member is there, only its value is not known."""
+    for owner in owners:
+        if owner[0] != "inst":
+            continue
+        for class_id, _ in an.mro(owner[1]):
+            entry = an.p.symbol(class_id)
+            if entry is None:
+                continue
+            model, cls = entry
+            if name in an.declared(model).get(cls.qualified, {}) or _assigns_attribute(
+                model, cls.qualified, name
+            ):
+                return True
+    return False
 
 
 def _assigns_attribute(model: FileModel, qualified: str, name: str) -> bool:
@@ -357,7 +383,8 @@ def call_targets(
     if unresolved is not None:
         return [unresolved]
     if reason == BUILTIN_CONTAINER:
-        return [Resolution(None, "builtin", 0.0, f"{_container_type(model, expr[2])}.{expr[2]}")]
+        kind = _container_type(model, expr[2])  # none for a name several kinds share: as written
+        return [Resolution(None, "builtin", 0.0, f"{kind}.{expr[2]}" if kind else text)]
     if reason == MACRO_NOT_FOUND and (name := last_name(expr[1])):
         # a `macro_rules!` macro is seen in its own crate (unless exported and imported, which the
         # name lookup finds): ripgrep's printer and searcher crates each define `assert_eq_printed!`

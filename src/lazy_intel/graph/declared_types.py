@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from lazy_intel.graph.annotations import declared_parts
 from lazy_intel.graph.model import TYPE_LABELS, FileModel
-from lazy_intel.graph.traits import GO_BUILTIN_TYPES, TYPED_OUTSIDE_LANGS, opaque_type
+from lazy_intel.graph.traits import GO_BUILTIN_TYPES, TYPED_OUTSIDE_LANGS, outside_type
 from lazy_intel.graph.values import Value, bounded
 from lazy_intel.parse.expressions import ARRAY_BASE
 
@@ -37,7 +37,7 @@ class DeclaredTypeMixin:
                 # a type from outside the project (`t *testing.T`, `p: Path`) or predeclared (`err
                 # error`, `s: str`): its methods are not the project's, so no guess among those;
                 # Python's `Any`, `object` and the typing module's forms say nothing of the kind
-                classes = {v for v in found if v[0] == "ext" and not opaque_type(v[1])}
+                classes = {("ext", t) for v in found if v[0] == "ext" and (t := outside_type(v[1]))}
                 if model.lang == "go" and name[0] == "n" and name[1] in GO_BUILTIN_TYPES:
                     classes.add(("ext", name[1]))
             out |= classes | self.named_collection(found, site)

@@ -41,10 +41,12 @@ from lazy_intel.graph.model import (
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.protocols import ProtocolMixin
 from lazy_intel.graph.traits import (
+    PYTHON_BUILTIN_TYPES,
     TRANSPARENT_DECORATORS,
     TYPE_CASTS,
     TYPE_VARIABLE_FACTORIES,
     traits_of,
+    typing_alias,
 )
 from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pattern_names
 from lazy_intel.text.paths import is_test_path
@@ -592,7 +594,9 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             owners = self.eval(model, scope, expr[1], site)
             if expr[2] == ["sl"]:  # a slice of a container is (for us) the container
                 return {v for v in owners if v[0] == "cont"}
-            return self.subscripted(owners)
+            # `MutableMapping[str, Any]` (a type alias's value): the generic alias names the same type
+            aliases = {v for v in owners if v[0] == "ext" and typing_alias(v[1])}
+            return self.subscripted(owners - aliases) | aliases
         if tag in ("t", "d"):
             items = expr[1] if tag == "t" else [pair[1] for pair in expr[1]]
             elements: set[Value] = set()
@@ -615,8 +619,12 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             return bounded(out | declared)
         if tag in ("*", "kw"):
             return self.eval(model, scope, expr[-1], site)
-        if tag == "o" and len(expr[1]) == 1:  # `&x`, `*p`: the same object, for member lookup
-            return self.eval(model, scope, expr[1][0], site)
+        if tag == "o":
+            operated = self.operation(model, scope, expr, site)  # `a + b` runs `a.__add__(b)`
+            if operated is not None:
+                return operated
+            if len(expr[1]) == 1:  # `&x`, `*p`: the same object, for member lookup
+                return self.eval(model, scope, expr[1][0], site)
         if tag == "l":
             defined = model.lambda_at(expr[3]) if len(expr) > 3 else None
             if defined is not None:  # a language whose lambdas are definitions (Python)
@@ -640,6 +648,9 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             return self.declared_type(model, scope, args[0], site)
         if value in SAME_AS_FIRST.get(lang, ()) and args:
             return self.eval(model, scope, args[0], f"{site}/0")  # `append(s, x)` is an `s`
+        head, _, method = value[1].rpartition(".")
+        if lang == "python" and head in PYTHON_BUILTIN_TYPES and method in SAME_ELEMENTS_METHODS:
+            return {("ext", head)}  # `xs.copy()` of a list is a list (not an outside `list.copy` value)
         if callee != ["n", value[1]]:  # the next ones only by the builtin's own name
             return None
         if value in MEMBER_BY_NAME.get(lang, ()) and len(args) >= 2 and (name := literal_name(args[1])):

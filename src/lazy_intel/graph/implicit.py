@@ -3,10 +3,14 @@
 - ``obj.size`` where ``size`` is a ``@property``: a CALLS edge to the getter (``implicit: "property"``).
 - ``with x as y:`` runs ``x.__enter__()`` and ``x.__exit__()``: one CALLS edge to each, resolved as a
   member of ``x`` (``implicit: "with"``); a context manager from outside the repository (``open``,
-  a lock) adds nothing — only resolved methods become edges.
+  a lock) adds nothing — only resolved methods become edges, and not a guess by name among the
+  tree's ``__enter__`` methods for a value of unknown type.
 - an anonymous function (a Python ``lambda``) is a definition of its own (``<lambda>``): the scope
   that creates it REFERENCES it (``implicit: "lambda"``), so what its body calls reaches the creator
   in ``impact`` even when the lambda is called from outside the repository (``sorted(key=…)``).
+- ``a + b`` (Python) runs ``a.__add__(b)``, else ``b.__radd__(a)``: a CALLS edge to the method of
+  the tree it reaches (``implicit: "operator"``), resolved as a member of the operand's value
+  (graph/protocols.py ``operation``); an operand from outside the repository adds nothing.
 - a pytest test's (or fixture's) parameter named like a fixture: pytest calls that fixture and passes
   its value (graph/protocols.py), a CALLS edge at the parameter (``implicit: "fixture"``), so a
   fixture's callers and ``impact`` list the tests that use it.
@@ -20,10 +24,12 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import call_targets, classify
 from lazy_intel.graph.model import FileModel
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
+from lazy_intel.parse.operators import reflected
 
 CONTEXT_METHODS = ("__enter__", "__exit__")
 
 
+NAME_GUESSES = frozenset({"unique-name", "ambiguous"})
 READ_STRATEGIES = frozenset({"local", "import", "self", "member", "inheritance", "dataflow"})
 
 
@@ -33,6 +39,7 @@ def implicit_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edge
         *_lambda_edges(model, scope_node),
         *_property_edges(an, model, scope_node),
         *_fixture_edges(an, model, scope_node),
+        *_operator_edges(an, model, scope_node),
     ]
 
 
@@ -113,8 +120,8 @@ def _with_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow
         for method in CONTEXT_METHODS:
             site = f"{model.path}:{ref.start_byte}:{method}"
             for r in call_targets(an, model, scope, ["a", value, method], site, kind="call"):
-                if r.dst is None:
-                    continue
+                if r.dst is None or r.strategy in NAME_GUESSES:
+                    continue  # a context manager of unknown type: a guess by name is nearly always wrong
                 extra = {**(r.extra or {}), "implicit": "with"}
                 out.append(
                     EdgeRow(
@@ -132,6 +139,47 @@ def _with_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow
                         props(extra),
                     )
                 )
+    return out
+
+
+def _operator_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
+    out = []
+    defined: dict[str, bool] = {}  # whether some definition of the tree has the method's name
+    for ref in model.refs:
+        if ref.kind != "operator":
+            continue
+        expr = ref.callee()
+        if not expr or expr[0] != "o" or not expr[1]:
+            continue
+        scope = model.scope_of(ref.scope, ref.start_byte)
+        site = f"{model.path}:{ref.start_byte}"
+        found: dict[int, str] = {}
+        for index, method in enumerate((ref.name, reflected(ref.name))[: len(expr[1])]):
+            if method not in defined:
+                defined[method] = any(d.kind == "method" for d in an.p.named(method))
+            if not defined[method] or found:
+                continue
+            values, _ = classify(an, model, scope, ["a", expr[1][index], method], f"{site}/{index}")
+            for value, strategy in values:
+                if value[0] in ("def", "bm") and strategy in READ_STRATEGIES:
+                    found.setdefault(value[1], strategy)
+        for dst, strategy in sorted(found.items()):
+            out.append(
+                EdgeRow(
+                    model.key,
+                    "CALLS",
+                    scope_node(model, scope),
+                    dst,
+                    strategy,
+                    CONFIDENCE.get(strategy, 0.5),
+                    ref.name,
+                    model.path,
+                    ref.start_byte,
+                    ref.end_byte,
+                    ref.line,
+                    props({"implicit": "operator"}),
+                )
+            )
     return out
 
 

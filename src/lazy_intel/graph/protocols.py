@@ -10,12 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 from lazy_intel.graph.model import FileModel, Symbol, own_header_refs
 from lazy_intel.graph.traits import traits_of
-from lazy_intel.graph.values import Value, ordered
+from lazy_intel.graph.values import Value, bounded, ordered
+from lazy_intel.parse.operators import operator_method, reflected
 from lazy_intel.text.paths import is_test_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import Program
 
+# operations whose result is a container of the operands' kind (`xs + ys`, `xs * 2`, `a | b` of sets
+# and dicts), and those that make a string of anything added to a string (`s + "x"`, `"%s" % x`)
+SAME_CONTAINER_OPERATORS = frozenset({"__add__", "__mul__", "__or__", "__and__", "__sub__", "__xor__"})
+STRING_OPERATORS = frozenset({"__add__", "__mod__"})
+STRING: Value = ("ext", "str")
 FIXTURE_DECORATOR = "fixture"  # `@pytest.fixture`, `@pytest.fixture(scope=…)`, `@fixture`
 CONFTEST = "conftest.py"
 
@@ -57,6 +63,7 @@ class ProtocolMixin:
     if TYPE_CHECKING:  # provided by the evaluator
 
         def read(self, key: tuple[Any, ...]) -> Any: ...
+        def eval(self, model: FileModel, scope: str, expr: Any, site: str) -> set[Value]: ...
         def lookup(self, model: FileModel, scope: str, name: str) -> tuple[set[Value], str]: ...
         def iteration(self, value: Value) -> list[tuple[int, set[Value]]]: ...
         def member(self, value: Value, name: str) -> list[tuple[Value, int]]: ...
@@ -97,6 +104,50 @@ class ProtocolMixin:
                     if got:
                         break
             out |= got or {value}
+        return out
+
+    def operation(self, model: FileModel, scope: str, expr: Any, site: str) -> set[Value] | None:
+        """What an operation ``["o", operands, operator]`` gives, or None when its operator runs no
+        method in the language (parse/operators.py). ``a + b``: for an instance of a class of the tree,
+        what its ``__add__`` returns (``self`` is the instance); when the first operand has none, what
+        the second one's ``__radd__`` returns (``2 * v``); an outside value (``Path(p) / "x"``,
+        ``"a" + s``) gives a value of its own type (``datetime - datetime`` is the one common
+        exception: what a reader then calls is reported as an outside member either way, never a
+        method of the tree); ``xs + ys`` of containers, the containers; ``s + "x"`` of an unknown
+        ``s``, a string when no class of the tree has the method (``__add__``)."""
+        operands = expr[1]
+        method = operator_method(model.lang, expr[2], len(operands)) if len(expr) > 2 else None
+        if method is None:
+            return None
+        first = self.eval(model, scope, operands[0], f"{site}/0")
+        own = self._operated(first, method)
+        outside = {
+            v for v in first if v[0] == "ext" or (v[0] == "cont" and method in SAME_CONTAINER_OPERATORS)
+        }
+        if len(operands) > 1 and not own:
+            second = self.eval(model, scope, operands[1], f"{site}/1")
+            own = self._operated(second, reflected(method))
+            # `x + "a"` of an unknown `x` is a string, unless a class of the tree has the method
+            # (`LocalPath.__add__`: `p + "dir"` is a path)
+            if (
+                not own
+                and not outside
+                and method in STRING_OPERATORS
+                and STRING in second
+                and not any(d.kind == "method" for d in self.p.named(method))
+            ):
+                outside = {STRING}
+        return bounded(own or outside)
+
+    def _operated(self, values: set[Value], method: str) -> set[Value]:
+        """What ``method`` of each instance of the tree among ``values`` returns, read against it."""
+        out: set[Value] = set()
+        for value in values:
+            if value[0] != "inst":
+                continue
+            for found, _ in self.member(value, method):
+                if found[0] in ("def", "bm"):
+                    out |= self._as_receivers(found, frozenset({value[1]}), self.returns(found[1]))
         return out
 
     def subscripted(self, values: set[Value]) -> set[Value]:

@@ -33,6 +33,30 @@ TYPED_OUTSIDE_LANGS = frozenset({"go", "python"})
 # (`T = TypeVar("T")` holds the call's result, `typing.TypeVar`)
 OPAQUE_TYPE_PREFIXES = ("typing.", "typing_extensions.")
 OPAQUE_TYPES = frozenset({"object", "Any", "type", "collections.abc.Callable"})
+# The typing module's names of concrete builtin and standard-library types, and of the collections
+# ABCs: a value declared with one (`m: Dict[str, int]`, `scope: MutableMapping[str, Any]`, `xs:
+# List[Box]`) holds that type, so `m.get(…)` is `dict.get`, not a guess among the tree's `get`s.
+TYPING_CONCRETE = {
+    **{f"typing.{n.capitalize()}": n for n in ("list", "dict", "set", "tuple")},
+    "typing.FrozenSet": "frozenset",
+    "typing.Text": "str",
+    "typing.DefaultDict": "collections.defaultdict",
+    "typing.OrderedDict": "collections.OrderedDict",
+    "typing.Counter": "collections.Counter",
+    "typing.Deque": "collections.deque",
+    "typing.ChainMap": "collections.ChainMap",
+    "typing.Pattern": "re.Pattern",
+    "typing.Match": "re.Match",
+    "typing.AbstractSet": "collections.abc.Set",
+}
+TYPING_ABCS = frozenset(
+    {
+        *("Mapping", "MutableMapping", "Sequence", "MutableSequence", "MutableSet", "Collection"),
+        *("Iterable", "Iterator", "Reversible", "Container", "Sized", "Hashable", "Generator"),
+        *("AsyncIterable", "AsyncIterator", "AsyncGenerator", "Awaitable", "Coroutine"),
+        *("KeysView", "ValuesView", "ItemsView", "MappingView"),
+    }
+)
 
 
 # The methods of a language's builtin containers, by the type each name says (graph/calls.py: a call of
@@ -53,6 +77,18 @@ CONTAINER_METHODS: dict[str, dict[str, str]] = {
             *("concat", "join", "indexOf", "includes", "find", "findIndex", "some", "every", "flatMap"),
         ),
         "Array",
+    ),
+}
+# The methods several kinds of a language's builtin containers share, and those of its generators (a
+# generator function's result is a container of what it yields): a call of one on a container is
+# ``builtin``, named as written (``stack.pop``), not a member missing from it
+SHARED_CONTAINER_METHODS: dict[str, frozenset[str]] = {
+    "python": frozenset(
+        {
+            *("pop", "clear", "copy", "count", "index", "__len__", "__contains__", "__iter__"),
+            *("__getitem__", "__setitem__", "__delitem__", "__next__", "send", "throw", "close"),
+            *("__aiter__", "__anext__", "asend", "athrow", "aclose"),
+        }
     ),
 }
 # Python's builtin types: a method of a value of one (``set().add``) is ``builtin``, not ``external``
@@ -78,6 +114,25 @@ TYPE_CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
 
 def opaque_type(name: str) -> bool:
     return name in OPAQUE_TYPES or name.startswith(OPAQUE_TYPE_PREFIXES)
+
+
+def typing_alias(name: str) -> str | None:
+    """The type a typing-module name stands for (``typing.Dict`` -> ``dict``, ``typing.Mapping`` ->
+    ``collections.abc.Mapping``; ``typing_extensions`` alike), or None for any other name."""
+    if not name.startswith(OPAQUE_TYPE_PREFIXES):
+        return None
+    short = "typing." + name.split(".", 1)[1]
+    if short in TYPING_CONCRETE:
+        return TYPING_CONCRETE[short]
+    tail = short[len("typing.") :]
+    return f"collections.abc.{tail}" if tail in TYPING_ABCS else None
+
+
+def outside_type(name: str) -> str | None:
+    """The outside type a value declared ``name`` holds (a typing alias read as what it names), or
+    None when the declaration says nothing of the value's kind (:func:`opaque_type`)."""
+    name = typing_alias(name) or name
+    return None if opaque_type(name) else name
 
 
 # Decorators from outside the project that return what they decorate, or a wrapper called like it

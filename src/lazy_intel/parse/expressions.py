@@ -13,7 +13,8 @@ each expression's shape, as small JSON lists (stored as text):
 ``["l", [params…], body]``      a lambda or anonymous function (``body`` is an expression or ``["x"]``)
 ``["u", [options…]]``           one of several values (``a if c else b``, ``a or b``, ``c ? a : b``)
 ``["*", expr]``                 a spread / star expression
-``["o", [operands…]]``          an arithmetic/logical operation: computed from its operands
+``["o", [operands…], op?]``     an arithmetic/logical operation: computed from its operands (``op``
+                                as written, when the grammar names it: ``"+"``)
 ``["sl"]``                      a slice (``xs[1:3]`` keeps the container)
 ``["as", expr, type]``          a cast or type assertion (``x as T``, ``(T) x``, ``x.(T)``): the same
                                 object, read also as an instance of the type it names
@@ -540,7 +541,11 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
     if kind in SLICE_TYPES:
         return ["sl"]
     if kind in OPERATOR_TYPES:
-        return ["o", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
+        operands = [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]
+        operator = node.child_by_field_name("operator")
+        if operator is None:
+            return ["o", operands]
+        return ["o", operands, _text(source, operator)]  # the operator's method: parse/operators.py
     if kind in KEYWORD_TYPES:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")

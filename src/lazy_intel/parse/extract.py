@@ -21,6 +21,10 @@ capture names:
     empty name. For ``call`` and ``instantiate`` the engine also records the callee and the
     arguments as compact expressions (:mod:`lazy_intel.parse.expressions`), read from the
     captured node's ``function``/``arguments`` fields (or ``object`` + ``name``).
+``@reference.operator``
+    an operation that runs a method of its operand (Python's ``a + b`` runs ``__add__``;
+    :mod:`lazy_intel.parse.operators`): a reference named by that method, its callee the operation's
+    expression. An operator of no method (``and``) or of a language without the table makes none.
 ``@reference.none``
     a node that is no reference (the name part of a dotted type name read whole): no reference is
     made at it. Nor at a definition's own name node.
@@ -66,6 +70,7 @@ from lazy_intel.parse.facts import (
 )
 from lazy_intel.parse.flows import RawFlow, collect_flows, flow_kind
 from lazy_intel.parse.languages import C_LANGUAGES, grammar, tag_query
+from lazy_intel.parse.operators import operator_method
 from lazy_intel.parse.type_names import type_names
 
 logger = logging.getLogger(__name__)
@@ -280,8 +285,9 @@ def _is_call_function(node: tree_sitter.Node) -> bool:
 
 
 class _Collector:
-    def __init__(self, source: bytes) -> None:
+    def __init__(self, source: bytes, lang: str) -> None:
         self.source = source
+        self.lang = lang
         self.defs: dict[tuple[int, int, bool], _Def] = {}
         self.docs: dict[tuple[int, int], str] = {}
         self.refs: list[tuple[str, tree_sitter.Node, tree_sitter.Node, tree_sitter.Node | None]] = []
@@ -290,6 +296,14 @@ class _Collector:
         self.computed: set[tuple[int, int]] = set()  # name node spans of calls with a computed callee
         self.bindings: set[tuple[int, int]] = set()  # name node spans that are no references
         self.scoped_bindings: list[tuple[str, int, int]] = []  # (name, scope start, scope end)
+        self.operators: dict[int, str] = {}  # start byte of an operator site -> the method it runs
+
+    def _operator_method(self, node: tree_sitter.Node) -> str | None:
+        operator = node.child_by_field_name("operator")
+        if operator is None:
+            return None
+        operands = len(node.named_children)
+        return operator_method(self.lang, _text(self.source, operator), operands)
 
     def add_match(self, caps: dict[str, list[tree_sitter.Node]]) -> None:
         name_node = _first(caps, "name")
@@ -306,6 +320,11 @@ class _Collector:
                 if value.type == "as_pattern" and value.named_children:
                     value = value.named_children[0]
                 self.refs.append(("with", nodes[0], value, None))
+            elif capture == "reference.operator":
+                # `a + b` runs a method of `a` (parse/operators.py): a site named by that method
+                if (method := self._operator_method(nodes[0])) is not None:
+                    self.refs.append(("operator", nodes[0], nodes[0], None))
+                    self.operators[nodes[0].start_byte] = method
             elif capture.startswith("definition.") and name_node is not None:
                 self._add_def(capture.split(".", 1)[1], nodes[0], name_node, _first(caps, "parent"))
             elif capture == "scope" and name_node is not None:
@@ -456,7 +475,7 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
     parsed = blank_attribute_macros(source) if lang in C_LANGUAGES else source
     tree = _parser(lang).parse(parsed)
     root = tree.root_node
-    collector = _Collector(source)
+    collector = _Collector(source, lang)
     for _pattern, caps in tree_sitter.QueryCursor(tag_query(lang)).matches(root):
         collector.add_match(caps)
 
@@ -541,6 +560,22 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
                     scope=scope,
                     receiver=None,
                     callee=dumps(expression(source, name_node, 0, memo)),
+                )
+            )
+            continue
+        if kind == "operator":  # `a + b`: named by the method it runs, its callee the operation
+            references.append(
+                ReferenceFact(
+                    name=collector.operators[node.start_byte],
+                    kind="operator",
+                    start_byte=node.start_byte,
+                    end_byte=node.end_byte,
+                    line=node.start_point[0] + 1,
+                    name_start_byte=node.start_byte,
+                    name_end_byte=node.end_byte,
+                    scope=scope,
+                    receiver=None,
+                    callee=dumps(expression(source, node, 0, memo)),
                 )
             )
             continue

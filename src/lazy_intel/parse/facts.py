@@ -45,9 +45,10 @@ class SymbolFact:
 # what a ``@reference.<kind>`` capture may say (``with``: a context manager's __enter__/__exit__ run;
 # ``read``: an attribute read that is not a call, which runs a property's getter; ``export``: a name a
 # module lists as its public interface, Python's ``__all__ = ["Box", …]``, ECMAScript's ``export { a }``;
-# ``value``: a name read as a value where nothing calls it, TypeScript's ``typeof handler``)
+# ``value``: a name read as a value where nothing calls it, TypeScript's ``typeof handler``;
+# ``operator``: an operation that runs a method of its operand, Python's ``a + b``, named ``__add__``)
 REFERENCE_KINDS: frozenset[str] = frozenset(
-    {"call", "type", "inherit", "implement", "instantiate", "with", "read", "export", "value"}
+    {"call", "type", "inherit", "implement", "instantiate", "with", "read", "export", "value", "operator"}
 )
 
 

@@ -140,6 +140,10 @@
 (with_item
   value: (_) @receiver) @reference.with
 
+; `a + b`, `-a`: run a method of the operand (`__add__`, `__neg__`; parse/operators.py)
+(binary_operator) @reference.operator
+(unary_operator) @reference.operator
+
 ; ---- imports
 (import_statement
   name: (dotted_name) @import.module) @import

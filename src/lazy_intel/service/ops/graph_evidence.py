@@ -266,9 +266,10 @@ TYPE_NODE_LABELS = frozenset({"Class", "Interface", "Type"})
 # Implicit calls whose site names something else, left out of `references` (what a type checker
 # lists: where the name is written) and kept in `callers` and `impact`: applying `@app.route("/")`
 # calls the closure `route` returns (flask: 20 such sites listed as references of `route.decorator`),
-# `for x in box` calls `Box.__iter__`, `with lock:` calls `Lock.__enter__`. A property read
+# `for x in box` calls `Box.__iter__`, `with lock:` calls `Lock.__enter__`, `a + b` calls
+# `Vec.__add__`. A property read
 # (`implicit: "property"`) writes the property's name, so it stays a reference.
-UNWRITTEN_CALLS = frozenset({"decorator", "iteration", "with"})
+UNWRITTEN_CALLS = frozenset({"decorator", "iteration", "with", "operator"})
 
 
 MAX_ANCESTRY = 12  # INHERITS steps walked up from a class to find the constructor it inherits

@@ -17,7 +17,8 @@ FIXTURES = {
         "class CliRunner:\n    def invoke(self):\n        return 1\n\n\n"
         "class SubRunner:\n    def invoke(self):\n        return 2\n\n\n"
         "class Other:\n    def invoke(self):\n        return 3\n\n\n"
-        "class App:\n    def run(self):\n        return 4\n\n    def client(self):\n        return CliRunner()\n"
+        "class App:\n    def run(self):\n        return 4\n\n    def client(self):\n        return CliRunner()\n\n"
+        "    def write_text(self, text):\n        return 5\n"  # a namesake of `Path.write_text`
     ),
     "conftest.py": (
         "import pytest\n\nfrom pkg.runners import App, CliRunner\n\n\n"
@@ -43,6 +44,12 @@ FIXTURES = {
         "import pytest\n\nfrom pkg.runners import Other\n\n\n"
         "@pytest.fixture\ndef runner():\n    return Other()\n\n\n"
         "def test_module(runner):\n    runner.invoke()\n"
+    ),
+    # pytest's own fixtures, which no fixture of the tree defines: values of their documented types
+    "tests/test_e.py": (
+        "def test_builtin(tmp_path, monkeypatch):\n    (tmp_path / 'x').write_text('a')\n"
+        "    monkeypatch.setattr('a.b', 1)\n\n\n"
+        "def check(tmp_path):\n    tmp_path.write_text('b')\n"  # not a test: pytest passes it nothing
     ),
     # a fixture that overrides the one of its name and asks for it gets the outer one
     "tests/test_d.py": (
@@ -87,6 +94,18 @@ def test_a_tests_parameter_holds_its_fixtures_value(tmp_path) -> None:
     # a function pytest does not call gets no fixture: its call stays a guess among the namesakes
     assert _callee(graph, "tests/test_a.py::helper", "runner.invoke") == set()
     assert {e.strategy for e in graph.of("CALLS", "tests/test_a.py::helper")} == {"ambiguous"}
+
+
+def test_pytests_own_fixtures_are_outside_values(tmp_path) -> None:
+    graph = build_graph(tmp_path, FIXTURES)
+    builtin = {(e.target, e.dst, e.strategy) for e in graph.of("CALLS", "tests/test_e.py::test_builtin")}
+    assert builtin == {
+        ("pathlib.Path.write_text", None, "external"),  # not a guess of `App.write_text`
+        ("pytest.MonkeyPatch.setattr", None, "external"),
+    }
+    # a function pytest does not call keeps its unknown parameter (and the guess by name)
+    (check,) = graph.of("CALLS", "tests/test_e.py::check")
+    assert check.dst == "pkg/runners.py::App.write_text"
 
 
 def test_an_edit_of_a_conftest_fixture_reaches_its_tests(tmp_path) -> None:

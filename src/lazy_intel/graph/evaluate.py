@@ -45,8 +45,8 @@ from lazy_intel.graph.traits import (
     TRANSPARENT_DECORATORS,
     TYPE_CASTS,
     TYPE_VARIABLE_FACTORIES,
+    generic_alias,
     traits_of,
-    typing_alias,
 )
 from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pattern_names
 from lazy_intel.text.paths import is_test_path
@@ -595,7 +595,7 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             if expr[2] == ["sl"]:  # a slice of a container is (for us) the container
                 return {v for v in owners if v[0] == "cont"}
             # `MutableMapping[str, Any]` (a type alias's value): the generic alias names the same type
-            aliases = {v for v in owners if v[0] == "ext" and typing_alias(v[1])}
+            aliases = {v for v in owners if v[0] == "ext" and generic_alias(v[1], expr[2])}
             return self.subscripted(owners - aliases) | aliases
         if tag in ("t", "d"):
             items = expr[1] if tag == "t" else [pair[1] for pair in expr[1]]

@@ -22,6 +22,25 @@ if TYPE_CHECKING:
 SAME_CONTAINER_OPERATORS = frozenset({"__add__", "__mul__", "__or__", "__and__", "__sub__", "__xor__"})
 STRING_OPERATORS = frozenset({"__add__", "__mod__"})
 STRING: Value = ("ext", "str")
+# The fixtures pytest itself provides, by the type of what it passes (its documented reference):
+# a test's `tmp_path` parameter no fixture of the tree defines is a `pathlib.Path`, so
+# `(tmp_path / "x").write_text(…)` and `monkeypatch.setattr(…)` are outside members, not unknowns
+PYTEST_FIXTURES = {
+    "tmp_path": "pathlib.Path",
+    "tmp_path_factory": "pytest.TempPathFactory",
+    "tmpdir": "py.path.local",
+    "tmpdir_factory": "pytest.TempdirFactory",
+    "monkeypatch": "pytest.MonkeyPatch",
+    **dict.fromkeys(("capsys", "capfd", "capsysbinary", "capfdbinary"), "pytest.CaptureFixture"),
+    "caplog": "pytest.LogCaptureFixture",
+    "recwarn": "pytest.WarningsRecorder",
+    "request": "pytest.FixtureRequest",
+    "pytestconfig": "pytest.Config",
+    "cache": "pytest.Cache",
+    "doctest_namespace": "dict",
+    "pytester": "pytest.Pytester",
+    "testdir": "pytest.Testdir",
+}
 FIXTURE_DECORATOR = "fixture"  # `@pytest.fixture`, `@pytest.fixture(scope=…)`, `@fixture`
 CONFTEST = "conftest.py"
 
@@ -177,10 +196,15 @@ class ProtocolMixin:
         """What pytest passes the parameter ``name`` of ``scope`` (a test or a fixture): what its
         fixture (:meth:`fixtures`) returns or, for a generator fixture, what it yields."""
         out: set[Value] = set()
-        for fixture in self.fixtures(model, scope, name):
+        fixtures = self.fixtures(model, scope, name)
+        for fixture in fixtures:
             for value in self.returns(fixture[1]):
                 generated = value[0] == "cont" and str(value[1]).startswith("gen:")
                 out |= self.elements({value}) if generated else {value}
+        if not fixtures and name in PYTEST_FIXTURES:
+            symbol = model.by_qualified.get(scope)
+            if symbol is not None and takes_fixtures(model, symbol):  # pytest's own: `tmp_path`
+                out.add(("ext", PYTEST_FIXTURES[name]))
         return out
 
     def fixtures(self, model: FileModel, scope: str, name: str) -> list[Value]:

@@ -8,6 +8,7 @@ which module system resolves imports, what the constructor is called.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from lazy_intel.graph import builtin_methods
 from lazy_intel.graph.builtin_names import (
@@ -126,6 +127,38 @@ def typing_alias(name: str) -> str | None:
         return TYPING_CONCRETE[short]
     tail = short[len("typing.") :]
     return f"collections.abc.{tail}" if tail in TYPING_ABCS else None
+
+
+def generic_alias(name: str, key: Any) -> bool:
+    """Whether ``name[key]`` (``name`` an outside value) is a generic alias of the type ``name``
+    rather than an element of a value: a typing-module name subscripted (``MutableMapping[str, Any]``),
+    or a collections ABC or builtin collection subscripted with type arguments (``dict[str, Any]``;
+    ``d[k]`` and ``d["k"]`` are elements). A value and its class are one outside value for us, so the
+    key decides."""
+    if typing_alias(name):
+        return True
+    abstract = name.startswith("collections.abc.") and name.rsplit(".", 1)[1] in TYPING_ABCS
+    if not abstract and name not in ("list", "dict", "set", "frozenset", "tuple", "type"):
+        return False
+    items = key[1] if key and key[0] == "t" else [key]
+    return bool(items) and all(_type_argument(item) for item in items)
+
+
+def _type_argument(expr: Any) -> bool:
+    """A type written as a subscript's argument: a class-like name (``Box``, ``pkg.Box``), a builtin
+    type, ``None``, ``...``, or a generic of one (``list[Box]``)."""
+    if not expr:
+        return False
+    tag = expr[0]
+    if tag == "n":
+        return str(expr[1])[:1].isupper() or expr[1] in PYTHON_BUILTIN_TYPES or expr[1] == "None"
+    if tag == "a":
+        return str(expr[2])[:1].isupper()
+    if tag == "k":
+        return _type_argument(expr[1])
+    if tag == "t":  # `Callable[[A, B], C]`'s argument list
+        return all(_type_argument(item) for item in expr[1])
+    return tag == "x"
 
 
 def outside_type(name: str) -> str | None:

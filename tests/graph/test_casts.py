@@ -33,6 +33,12 @@ CASTS = {
         "type Other struct{}\n\nfunc (b *Other) Open() int { return 2 }\n\n"
         "func Go(o interface{}) {\n\to.(*Box).Open()\n}\n"
     ),
+    # a conversion to a predeclared type is builtin; an outside package is bound by its assumed name
+    "go/conv.go": (
+        'package box\n\nimport (\n\t"go.yaml.in/yaml/v3"\n\t"github.com/pelletier/go-toml/v2"\n)\n\n'
+        "func Conv(b []byte, n int) string {\n\tyaml.Marshal(b)\n\ttoml.Marshal(b)\n"
+        "\t_ = int64(n)\n\treturn string(b)\n}\n"
+    ),
     "cpp/box.cpp": (
         "class Box { public: int open() { return 1; } };\nclass Other { public: int open() { return 2; } };\n"
         "void go(void* o) {\n  ((Box*) o)->open();\n}\n"
@@ -78,6 +84,13 @@ def test_a_call_through_a_cast_reaches_the_method_of_the_type_it_names(casts_gra
         # and the type the cast names is a reference of the caller, as a type checker lists it
         box = method.rsplit(".", 1)[0]
         assert (caller, box) in graph.pairs("REFERENCES"), caller
+
+
+def test_go_conversions_are_builtin_and_versioned_imports_bind_their_package_name(casts_graph) -> None:
+    sites = {(e.target, e.strategy) for e in casts_graph.of("CALLS", "go/conv.go::Conv")}
+    assert ("string", "builtin") in sites and ("int64", "builtin") in sites
+    assert {s for t, s in sites if t.endswith("Marshal")} == {"external"}
+    assert len(sites) == 4
 
 
 def test_a_function_value_keeps_its_definition_through_a_type_assertion(casts_graph) -> None:

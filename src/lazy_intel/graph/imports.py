@@ -4,6 +4,7 @@ followed). A mixin of :class:`lazy_intel.graph.evaluate.Evaluator`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -241,6 +242,25 @@ class ImportMixin:
         return values
 
 
+GO_MAJOR_VERSION = re.compile(r"v[0-9]+")
+GO_NAME_PREFIX = re.compile(r"[A-Za-z0-9_]*")
+
+
+def go_import_names(path: str) -> list[str]:
+    """The names a Go import without an alias may bind: its last element, which is the package's
+    name by convention, and the name Go's tools assume when the two differ: the element before a
+    major-version suffix (``go.yaml.in/yaml/v3`` binds ``yaml``), without a ``go-`` prefix, up to
+    the first character no identifier has (``gopkg.in/yaml.v3``: ``yaml``; ``go-toml/v2``: ``toml``).
+    Both are kept: ``k8s.io/api/core/v1`` is package ``v1``, and only the package clause of an outside
+    package (which the index does not read) would tell."""
+    parts = path.split("/")
+    last = parts[-1]
+    base = parts[-2] if len(parts) > 1 and GO_MAJOR_VERSION.fullmatch(last) else last
+    match = GO_NAME_PREFIX.match(base.removeprefix("go-"))
+    assumed = match.group(0) if match else ""
+    return [last] if not assumed or assumed == last else [last, assumed]
+
+
 def import_bound_names(imp: Import, lang: str) -> list[str]:
     """The names an import statement introduces in its scope."""
     if imp.alias:
@@ -254,7 +274,7 @@ def import_bound_names(imp: Import, lang: str) -> list[str]:
     if system == "python":
         return [module.split(".")[0]]
     if system == "go":
-        return [module.rsplit("/", 1)[-1]]
+        return go_import_names(module)
     if system in ("rust", "java"):
         return [module.replace("::", ".").rsplit(".", 1)[-1]]
     return []

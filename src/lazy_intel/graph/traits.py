@@ -283,7 +283,7 @@ TRAITS: dict[str, Traits] = {
         "go",
         self_names=frozenset(),
         package_scope=True,
-        builtins=GO_BUILTINS,
+        builtins=GO_BUILTINS | GO_BUILTIN_TYPES,  # `string(b)`, `int64(n)`: conversions
         parented_functions_not_members=True,
     ),
     # a Java package is a directory: its other classes are visible without an import

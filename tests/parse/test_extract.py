@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lazy_intel.parse.extract import _Def, _sweep_scopes, extract_facts
+from lazy_intel.parse.extract import _Def, _sweep_scopes, extract_facts, extract_symbols
+from lazy_intel.parse.languages import language_for_path
 
 
 def _tree(draw: Any, start: int, end: int, depth: int, prefix: str) -> list[_Def]:
@@ -60,3 +64,43 @@ def test_a_call_named_after_a_body_leaves_the_body_s_references_in_their_method(
     facts = extract_facts("Use.java", "java", source)
     scopes = {r.name: r.scope for r in facts.references}
     assert scopes["peek"] == "Use.make.read" and scopes["nullSafe"] == "Use.make"
+
+
+# every language's extraction fixture (its module's SOURCE) and this package's own source
+FIXTURE_MODULES = {
+    "c": "test_c",
+    "cpp": "test_cpp",
+    "csharp": "test_csharp",
+    "go": "test_go",
+    "java": "test_java",
+    "javascript": "test_javascript",
+    "kotlin": "test_kotlin",
+    "php": "test_php",
+    "ruby": "test_ruby",
+    "rust": "test_rust",
+    "scala": "test_scala",
+    "swift": "test_swift",
+    "tsx": "test_tsx",
+    "typescript": "test_typescript",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(FIXTURE_MODULES))
+def test_a_symbols_only_pass_gives_the_full_passs_symbols(lang: str) -> None:
+    """The history's symbol diff reads old versions with :func:`extract_symbols`; it must list what
+    the index lists (same names, kinds, spans, docs, parents)."""
+    source = importlib.import_module(f"tests.parse.{FIXTURE_MODULES[lang]}").SOURCE
+    full, alone = extract_facts(f"x.{lang}", lang, source), extract_symbols(f"x.{lang}", lang, source)
+    assert full.symbols and alone.symbols == full.symbols
+    assert (alone.references, alone.imports, alone.flows) == ((), (), ())
+
+
+def test_a_symbols_only_pass_over_real_python() -> None:
+    root = Path(__file__).resolve().parents[2] / "src" / "lazy_intel" / "graph"
+    for path in sorted(root.glob("*.py")):
+        data = path.read_bytes()
+        lang = language_for_path(path.name)
+        assert lang == "python"
+        assert (
+            extract_symbols(path.name, lang, data).symbols == extract_facts(path.name, lang, data).symbols
+        ), path

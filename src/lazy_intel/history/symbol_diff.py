@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lazy_intel.parse.extract import extract_facts
+from lazy_intel.parse.extract import extract_symbols
 from lazy_intel.parse.facts import SymbolFact
 from lazy_intel.parse.languages import is_parsed_language, language_for_content
 
@@ -70,7 +70,7 @@ def definitions(path: str, data: bytes | None) -> list[Definition] | None:
     if not is_parsed_language(lang):
         return None
     assert lang is not None
-    facts = extract_facts(path, lang, data)
+    facts = extract_symbols(path, lang, data)
     return [Definition.of(s) for s in facts.symbols]
 
 

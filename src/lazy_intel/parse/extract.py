@@ -69,7 +69,7 @@ from lazy_intel.parse.facts import (
     SymbolFact,
 )
 from lazy_intel.parse.flows import RawFlow, collect_flows, flow_kind
-from lazy_intel.parse.languages import C_LANGUAGES, grammar, tag_query
+from lazy_intel.parse.languages import C_LANGUAGES, grammar, symbol_query, tag_query
 from lazy_intel.parse.operators import operator_method
 from lazy_intel.parse.type_names import type_names
 
@@ -284,10 +284,15 @@ def _is_call_function(node: tree_sitter.Node) -> bool:
     return function is not None and function.id == node.id
 
 
+# the captures a symbols-only pass reads (:func:`extract_symbols`): definitions and what names them
+SYMBOL_CAPTURES = frozenset({"scope", "doc", "doc.owner", "name", "parent", "callee"})
+
+
 class _Collector:
-    def __init__(self, source: bytes, lang: str) -> None:
+    def __init__(self, source: bytes, lang: str, *, symbols_only: bool = False) -> None:
         self.source = source
         self.lang = lang
+        self.symbols_only = symbols_only
         self.defs: dict[tuple[int, int, bool], _Def] = {}
         self.docs: dict[tuple[int, int], str] = {}
         self.refs: list[tuple[str, tree_sitter.Node, tree_sitter.Node, tree_sitter.Node | None]] = []
@@ -313,6 +318,8 @@ class _Collector:
             name_node = caps["callee"][0]
             self.computed.add((name_node.start_byte, name_node.end_byte))
         for capture, nodes in caps.items():
+            if self.symbols_only and capture not in SYMBOL_CAPTURES and not capture.startswith("definition."):
+                continue  # a reference, import or flow: not read for the definitions alone
             if capture == "definition.lambda":  # an anonymous function: named `<lambda>`
                 self._add_def("lambda", nodes[0], nodes[0], None, name=LAMBDA_NAME)
             elif capture == "reference.with" and (value := _first(caps, "receiver")) is not None:
@@ -458,25 +465,37 @@ def _sweep_scopes(defs: list[_Def], positions: Iterable[int]) -> list[str | None
 
 def extract_facts(path: str, lang: str, source: bytes) -> FileFacts:
     """Parse ``source`` and extract its facts; never raises for bad input (the error is recorded)."""
+    return _extract_safely(path, lang, source, symbols_only=False)
+
+
+def extract_symbols(path: str, lang: str, source: bytes) -> FileFacts:
+    """The same parse's definitions only (no references, imports or flows; the symbols are the ones
+    :func:`extract_facts` gives): for readers of many old versions of a file, the history's symbol
+    diff, where building every reference's and flow's expressions cost ~20x the definitions."""
+    return _extract_safely(path, lang, source, symbols_only=True)
+
+
+def _extract_safely(path: str, lang: str, source: bytes, *, symbols_only: bool) -> FileFacts:
     try:
         # the grammars read UTF-8: a file in another encoding is parsed transcoded, and its offsets
         # are mapped back, so names keep their letters and anchors stay bytes of the file
         readable = for_parsing(source)
-        return remap_offsets(_extract(path, lang, readable.utf8), readable)
+        return remap_offsets(_extract(path, lang, readable.utf8, symbols_only=symbols_only), readable)
     except Exception as exc:  # a grammar or query bug must not stop the index
         logger.warning("parse of %s failed: %s", path, exc)
         return FileFacts(path=path, lang=lang, error=f"{type(exc).__name__}: {exc}")
 
 
-def _extract(path: str, lang: str, source: bytes) -> FileFacts:
+def _extract(path: str, lang: str, source: bytes, *, symbols_only: bool = False) -> FileFacts:
     # tree-sitter parses in linear time and files are capped at LAZY_INTEL_MAX_FILE_BYTES, so the
     # bytes are parsed directly (a read callback that could enforce a deadline costs ~2x); C and C++
     # are parsed with their attribute-like macros blanked (same offsets; names are read from `source`)
     parsed = blank_attribute_macros(source) if lang in C_LANGUAGES else source
     tree = _parser(lang).parse(parsed)
     root = tree.root_node
-    collector = _Collector(source, lang)
-    for _pattern, caps in tree_sitter.QueryCursor(tag_query(lang)).matches(root):
+    collector = _Collector(source, lang, symbols_only=symbols_only)
+    query = symbol_query(lang) if symbols_only else tag_query(lang)
+    for _pattern, caps in tree_sitter.QueryCursor(query).matches(root):
         collector.add_match(caps)
 
     defs = sorted(
@@ -524,6 +543,10 @@ def _extract(path: str, lang: str, source: bytes) -> FileFacts:
             )
         )
 
+    if symbols_only:
+        return FileFacts(
+            path=path, lang=lang, symbols=tuple(symbols), syntax_errors=1 if root.has_error else 0
+        )
     # a definition's own name (`class Foo`, `type Foo = …`) and a captured binding are no references
     bound = collector.bindings | {
         (d.name_node.start_byte, d.name_node.end_byte) for d in defs if not d.is_scope

@@ -221,6 +221,24 @@ def tag_query(lang: str) -> tree_sitter.Query:
     return tree_sitter.Query(grammar(lang), query_source(LANGUAGES_BY_NAME[lang].name))
 
 
+SYMBOL_PATTERN_MARKS = ("@definition.", "@scope", "@doc")
+
+
+@functools.cache
+def symbol_query(lang: str) -> tree_sitter.Query:
+    """The language's query with only the patterns that capture a definition, a scope or a doc
+    enabled (parse/extract.py ``extract_symbols``): a definitions-only pass skips the matches of
+    every reference, import and flow, most of a file's matches."""
+    source = query_source(LANGUAGES_BY_NAME[lang].name)
+    query = tree_sitter.Query(grammar(lang), source)
+    data = source.encode("utf-8")
+    for index in range(query.pattern_count):
+        text = data[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)].decode("utf-8")
+        if not any(mark in text for mark in SYMBOL_PATTERN_MARKS):
+            query.disable_pattern(index)
+    return query
+
+
 @functools.cache
 def parser_versions() -> dict[str, str]:
     """Versions of everything that decides parse output: bindings, grammars, queries, extractor."""

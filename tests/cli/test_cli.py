@@ -36,6 +36,15 @@ def test_index_search_symbol_status_verify(make_repo) -> None:
     )
     assert text.exit_code == 0, text.output
     assert "app/retry.py:" in text.output and "generation 1" in text.output
+    # several words without quotes are one query (they were "unexpected extra arguments")
+    for command in ("search", "context", "auto"):
+        words = runner.invoke(
+            main, [command, "where", "are", "retries", "configured", "--root", str(root), "--json"]
+        )
+        quoted = runner.invoke(main, [command, "where are retries configured", "--root", str(root), "--json"])
+        assert words.exit_code == 0, words.output
+        assert json.loads(words.output)["items"] == json.loads(quoted.output)["items"], command
+    assert runner.invoke(main, ["search", "--root", str(root)]).exit_code == 2  # a query is required
 
     sym = runner.invoke(main, ["symbol", "Session.request", "--root", str(root), "--json"])
     answer = json.loads(sym.output)

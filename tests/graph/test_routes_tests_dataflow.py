@@ -35,6 +35,15 @@ ROUTES = {
         ]
         """
     ),
+    "svc/star.py": (
+        "from starlette.applications import Starlette\nfrom starlette.routing import Route, WebSocketRoute\n\n"
+        "async def homepage(request):\n    return None\n\n"
+        "class Users:\n    async def get(self, request):\n        return None\n\n"
+        "async def feed(websocket):\n    return None\n\n"
+        "routes = [\n    Route('/', homepage),\n    Route('/users', endpoint=Users),\n"
+        "    Route('/save', homepage, methods=['POST', 'PUT']),\n    WebSocketRoute('/ws', feed),\n]\n"
+        "app = Starlette(routes=routes)\n"
+    ),
     "web/server.js": (
         "const express = require('express');\nconst app = express();\n"
         "function listUsers(req, res) { res.send([]); }\napp.get('/users', listUsers);\n"
@@ -74,6 +83,11 @@ def test_routes_and_their_handlers(tmp_path) -> None:
         ("nextjs", "GET", "/api/items"),
         ("nextjs", "GET", "/blog/[slug]"),
         ("nextjs", "POST", "/api/items"),
+        ("starlette", "ANY", "/users"),  # an endpoint class answers the methods it defines
+        ("starlette", "GET", "/"),
+        ("starlette", "POST", "/save"),
+        ("starlette", "PUT", "/save"),
+        ("starlette", "WEBSOCKET", "/ws"),
     ]
     handles = {e.src: (e.dst, e.strategy) for e in graph.of("HANDLES")}
     assert handles[routes[("flask", "POST", "/items")]] == ("svc/flask_app.py::items", "local")
@@ -81,6 +95,9 @@ def test_routes_and_their_handlers(tmp_path) -> None:
     # Django: a view imported through `from . import views`; a class-based view's as_view()
     assert handles[routes[("django", "ANY", "/")]] == ("svc/views.py::index", "import")
     assert handles[routes[("django", "ANY", "/items/")]] == ("svc/views.py::ItemView", "import")
+    assert handles[routes[("starlette", "GET", "/")]] == ("svc/star.py::homepage", "local")
+    assert handles[routes[("starlette", "ANY", "/users")]] == ("svc/star.py::Users", "local")
+    assert handles[routes[("starlette", "WEBSOCKET", "/ws")]] == ("svc/star.py::feed", "local")
     assert handles[routes[("express", "GET", "/users")]] == ("web/server.js::listUsers", "local")
     assert routes[("express", "POST", "/users")] not in handles  # an inline handler: the route's own span
     assert handles[routes[("nextjs", "GET", "/about")]] == ("web/pages/about.tsx::About", "local")

@@ -173,7 +173,7 @@ def architecture_command(root: str, state_dir: str | None, as_json: bool, fmt: s
 @click.option("--match", "query", default=None, help="Only routes whose 'METHOD pattern' contains this.")
 @click.option("--path", "path_glob", default=None, help="Only routes declared in files matching this glob.")
 def routes_command(root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
-    """HTTP routes (Flask, FastAPI, Django, Express, Next.js, Go routers) and the handlers they call."""
+    """HTTP routes (Flask, FastAPI, Starlette, Django, Express, Next.js, Go routers) and the handlers they call."""
     run_operation(
         root,
         state_dir,
@@ -183,29 +183,39 @@ def routes_command(root: str, state_dir: str | None, as_json: bool, **opts: Any)
 
 
 @click.command("context")
-@click.argument("text")
+@click.argument("text", nargs=-1, required=True)
 @common_options
 @query_options
 @click.option("--symbol", "as_symbol", is_flag=True, help="TEXT is a symbol name, not a query.")
 @_symbol_options
-def context_command(text: str, root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
-    """Best definitions for TEXT with their callers, callees and related files, in one budget."""
+def context_command(
+    text: tuple[str, ...], root: str, state_dir: str | None, as_json: bool, **opts: Any
+) -> None:
+    """Best definitions for TEXT with their callers, callees and related files, in one budget (several
+    words need no quotes)."""
     key = "symbol" if opts.get("as_symbol") else "query"
     run_operation(
         root,
         state_dir,
         as_json,
-        {"operation": "context", key: text, "relativePath": opts.get("relative_path"), **_paged(opts)},
+        {
+            "operation": "context",
+            key: " ".join(text),
+            "relativePath": opts.get("relative_path"),
+            **_paged(opts),
+        },
     )
 
 
 @click.command("auto")
-@click.argument("query")
+@click.argument("query", nargs=-1, required=True)
 @common_options
 @query_options
-def auto_command(query: str, root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
+def auto_command(
+    query: tuple[str, ...], root: str, state_dir: str | None, as_json: bool, **opts: Any
+) -> None:
     """Classify QUERY (symbol, path, stack trace, text) and run the fitting operations once."""
-    run_operation(root, state_dir, as_json, {"operation": "auto", "query": query, **_paged(opts)})
+    run_operation(root, state_dir, as_json, {"operation": "auto", "query": " ".join(query), **_paged(opts)})
 
 
 COMMANDS: list[click.Command] = [

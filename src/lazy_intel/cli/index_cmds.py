@@ -167,7 +167,7 @@ def index_command(
 
 
 @click.command("search")
-@click.argument("query")
+@click.argument("query", nargs=-1, required=True)
 @common_options
 @query_options
 @click.option("--lang", default=None, help="Only files of this language (python, typescript, …).")
@@ -181,15 +181,18 @@ def index_command(
     show_default=True,
     help="all: every signal fused; lexical: BM25 only; dense: embeddings only; graph: all + graph priors.",
 )
-def search_command(query: str, root: str, state_dir: str | None, as_json: bool, **opts: Any) -> None:
-    """Ranked code chunks for QUERY (words, identifiers, an error message, an issue text)."""
+def search_command(
+    query: tuple[str, ...], root: str, state_dir: str | None, as_json: bool, **opts: Any
+) -> None:
+    """Ranked code chunks for QUERY (words, identifiers, an error message, an issue text; several
+    words need no quotes)."""
     run_operation(
         root,
         state_dir,
         as_json,
         {
             "operation": "search",
-            "query": query,
+            "query": " ".join(query),
             "maxChars": opts["max_chars"],
             "limit": opts["limit"],
             "freshness": opts["freshness"],

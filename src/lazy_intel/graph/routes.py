@@ -1,8 +1,8 @@
-"""HTTP routes: Flask, FastAPI, Django, Express, Next.js and Go's routers (gin, echo, chi, fiber,
+"""HTTP routes: Flask, FastAPI, Starlette, Django, Express, Next.js and Go's routers (gin, echo, chi, fiber,
 gorilla/mux, net/http), recognised from a file's own facts.
 
 Decorator routes (``@app.get("/x")``, ``@bp.route("/x", methods=[…])``) and call routes
-(``path("x/", views.f)``, ``app.post("/x", handler)``, ``r.GET("/x", h)``, ``mux.HandleFunc("GET /x",
+(``path("x/", views.f)``, ``Route("/x", endpoint)``, ``app.post("/x", handler)``, ``r.GET("/x", h)``, ``mux.HandleFunc("GET /x",
 h)``) come from call sites and their literal arguments; Next.js routes from the file's place under
 ``pages/`` or ``app/``. Each route becomes a Route node; :func:`handler_of` says what the HANDLES edge
 should point at. Prefixes of groups and mounted routers (``r.Group("/v1")``, ``app.use("/api",
@@ -20,6 +20,7 @@ from lazy_intel.graph.model import FileModel, Ref
 HTTP_METHODS = ("get", "post", "put", "delete", "patch", "head", "options")
 DECORATOR_METHODS = frozenset({*HTTP_METHODS, "route", "api_route", "websocket"})
 DJANGO_FUNCTIONS = frozenset({"path", "re_path", "url"})
+STARLETTE_ROUTES = frozenset({"Route", "WebSocketRoute"})  # `Mount` prefixes are not followed
 EXPRESS_METHODS = frozenset({*HTTP_METHODS, "all"})
 ECMA = frozenset({"javascript", "typescript", "tsx"})
 # Go: a router package the file imports names the framework (the first that matches, in this order)
@@ -151,6 +152,8 @@ def _python_routes(model: FileModel) -> list[RouteSite]:
                         qualified,
                     )
                 )
+    if _imports_module(model, "starlette"):
+        out += _starlette_routes(model)
     if _imports_module(model, "django"):
         for ref in model.refs:
             if ref.args_json is None:  # not call syntax
@@ -172,6 +175,55 @@ def _python_routes(model: FileModel) -> list[RouteSite]:
                     "ANY",
                     "/" + pattern.lstrip("^/").rstrip("$"),
                     "django",
+                    ref.start_byte,
+                    ref.end_byte,
+                    ref.line,
+                    ref.line,
+                    handler_expr=handler,
+                    scope=scope,
+                )
+            )
+    return out
+
+
+def _argument(args: list[Any], position: int, keyword: str) -> Any:
+    """A call's argument by position (before any keyword argument) or by keyword, or None."""
+    for arg in args:
+        if arg and arg[0] == "kw" and arg[1] == keyword:
+            return arg[2]
+    positional = [a for a in args if a and a[0] not in ("kw", "*")]
+    return positional[position] if len(positional) > position else None
+
+
+def _starlette_routes(model: FileModel) -> list[RouteSite]:
+    """``Route("/users/{id}", endpoint, methods=["GET"])`` and ``WebSocketRoute("/ws", endpoint)`` of a
+    file that imports Starlette: without ``methods``, a function endpoint answers GET, an endpoint
+    class (``HTTPEndpoint``: a capitalised name) the methods it defines (``ANY``)."""
+    out = []
+    for ref in model.refs:
+        if ref.args_json is None or ref.name not in STARLETTE_ROUTES:
+            continue
+        args = ref.args()
+        pattern = _string(_argument(args, 0, "path"))
+        handler = _argument(args, 1, "endpoint")
+        if pattern is None or not pattern.startswith("/") or not handler or handler[0] not in ("n", "a"):
+            continue
+        listed = next((a[2] for a in args if a and a[0] == "kw" and a[1] == "methods"), None)  # keyword-only
+        methods = (
+            [m.upper() for item in listed[1] if (m := _string(item))] if listed and listed[0] == "t" else []
+        )
+        if ref.name == "WebSocketRoute":
+            methods = ["WEBSOCKET"]
+        elif not methods:
+            named = handler[1] if handler[0] == "n" else handler[2]
+            methods = ["ANY" if str(named)[:1].isupper() else "GET"]
+        scope = model.scope_of(ref.scope, ref.start_byte)
+        for method in methods:
+            out.append(
+                RouteSite(
+                    method,
+                    pattern,
+                    "starlette",
                     ref.start_byte,
                     ref.end_byte,
                     ref.line,

@@ -114,7 +114,7 @@ OPERATIONS: dict[str, OperationSpec] = {
         OperationSpec(
             "routes",
             "lazy_intel.service.ops.ops_graph:op_routes",
-            "HTTP routes (Flask, FastAPI, Django, Express, Next.js, Go routers) -> handlers",
+            "HTTP routes (Flask, FastAPI, Starlette, Django, Express, Next.js, Go routers) -> handlers",
         ),
         OperationSpec(
             "query",

@@ -405,8 +405,9 @@ def op_routes(ctx: OperationContext) -> Answer:
             items.append(item)
     unresolved = sum(1 for r in routes if r.id not in handles or handles[r.id].dst is None)
     coverage = [
-        "routes: Flask, FastAPI, Django (path/re_path/url), Express, Next.js (pages/, app/) and Go "
-        "(gin, echo, chi, fiber, gorilla/mux, net/http) are recognised from syntax; other frameworks, "
+        "routes: Flask, FastAPI, Starlette (Route, WebSocketRoute), Django (path/re_path/url), Express, "
+        "Next.js (pages/, app/) and Go (gin, echo, chi, fiber, gorilla/mux, net/http) are recognised "
+        "from syntax; other frameworks, "
         "group and mount prefixes and dynamically built routes are not",
         f"{unresolved} route(s) without a resolved handler"
         if unresolved

@@ -1164,6 +1164,31 @@ def test_typescript_global_types_and_type_parameters_are_no_unresolved_reference
     assert not [e for e in refs if e.strategy == "unresolved"], sorted(by_target)
 
 
+def test_a_renamed_export_reaches_what_it_renames(tmp_path) -> None:
+    """hono's `export { Hono as HonoBase }` (and `class Hono extends HonoBase` in another file): the
+    base was unresolved, so every `app.get`/`app.use` of the tests was a guess among the tree's
+    methods (14,585 ambiguous edges); a re-export under another name reaches it too."""
+    files = {
+        "base.ts": (
+            "class Hono {\n  use(x: number): number { return x }\n}\n"
+            "class Other {\n  use(x: number): number { return 2 }\n}\n"
+            "export { Hono as HonoBase, Other }\n"
+        ),
+        "app.ts": (
+            "import { HonoBase } from './base'\nexport { HonoBase as Renamed } from './base'\n"
+            "export class App extends HonoBase {}\nconst app = new App()\napp.use(1)\n"
+        ),
+        "use.ts": "import { Renamed } from './app'\nconst r = new Renamed()\nr.use(2)\n",
+    }
+    graph = build_graph(tmp_path, files)
+    assert graph.resolved("INHERITS") == {("app.ts::App", "base.ts::Hono"): "import"}
+    calls = {(e.src, e.dst, e.strategy) for e in graph.of("CALLS") if e.target.endswith("use")}
+    assert calls == {
+        ("app.ts", "base.ts::Hono.use", "inheritance"),
+        ("use.ts", "base.ts::Hono.use", "member"),
+    }
+
+
 def test_ecmascript_exports_typeof_and_closing_tags_reference_what_they_name(tmp_path) -> None:
     """`export { Inner, handler as h }`, `export default Layout`, `typeof handler`, a JSX closing tag
     `</Layout>`, an attribute's value `onClick={handleStart}` and a stored member `Dialog.displayName = …`

@@ -336,8 +336,11 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
         elif ref.kind in ("call", "instantiate") and ref.args_json is not None:
             scope = model.scope_of(ref.scope, ref.start_byte)
             sites += [(scope, arg, ref.start_byte, ref.end_byte, ref.line) for arg in ref.args()]
+    exported = {ref.start_byte for ref in model.refs if ref.kind == "export"}
     for flow in model.flows:
         if flow.kind in ("assign", "enter", "return", "yield", "parameter") and flow.value is not None:
+            if flow.start_byte in exported:  # `export { a as b }`: the export reference names `a`
+                continue
             sites.append((model.scope_of(flow.scope), flow.value, flow.start_byte, flow.end_byte, flow.line))
     for scope, value, start, end, line in sites:
         for expr in _named_values(value):

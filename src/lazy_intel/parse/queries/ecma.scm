@@ -235,6 +235,15 @@
   left: (_) @flow.target
   right: (_) @flow.value) @flow.assign
 
+; `export { Hono as HonoBase }`: the module's name HonoBase holds what its Hono holds (an importer's
+; `import { HonoBase }` reaches the class; a re-export with a source is an import, above)
+(export_statement
+  !source
+  (export_clause
+    (export_specifier
+      name: (identifier) @flow.value
+      alias: (identifier) @flow.target) @flow.assign))
+
 (for_in_statement
   left: (_) @flow.target
   operator: "of"

@@ -49,6 +49,7 @@ ROUTES = {
         "function listUsers(req, res) { res.send([]); }\napp.get('/users', listUsers);\n"
         "app.post('/users', (req, res) => res.send('ok'));\n"
     ),
+    "web/edge.ts": "import { Hono } from 'hono'\nconst app = new Hono()\nfunction ping(c) { return 1 }\napp.get('/ping', ping)\n",
     "web/pages/about.tsx": "export default function About() { return null; }\n",
     "web/pages/api/hello.ts": "export default function handler(req, res) { res.status(200); }\n",
     "web/pages/_app.tsx": "export default function App() { return null; }\n",
@@ -78,6 +79,7 @@ def test_routes_and_their_handlers(tmp_path) -> None:
         ("flask", "GET", "/health"),
         ("flask", "GET", "/items"),
         ("flask", "POST", "/items"),
+        ("hono", "GET", "/ping"),  # Express's call shape, named by the package the file imports
         ("nextjs", "ANY", "/api/hello"),
         ("nextjs", "GET", "/about"),
         ("nextjs", "GET", "/api/items"),

@@ -1,4 +1,5 @@
-"""HTTP routes: Flask, FastAPI, Starlette, Django, Express, Next.js and Go's routers (gin, echo, chi, fiber,
+"""HTTP routes: Flask, FastAPI, Starlette, Django, Express (and hono, fastify, koa, elysia: the same
+call shape, named by the package the file imports), Next.js and Go's routers (gin, echo, chi, fiber,
 gorilla/mux, net/http), recognised from a file's own facts.
 
 Decorator routes (``@app.get("/x")``, ``@bp.route("/x", methods=[…])``) and call routes
@@ -31,6 +32,15 @@ GO_ROUTERS = (
     ("github.com/gofiber/fiber", "fiber"),
     ("github.com/gorilla/mux", "gorilla"),
     ("net/http", "net/http"),
+)
+# ECMAScript routers with Express's call shape, by the package a file imports
+ECMA_ROUTERS = (
+    ("express", "express"),
+    ("hono", "hono"),
+    ("fastify", "fastify"),
+    ("@koa/router", "koa"),
+    ("koa-router", "koa"),
+    ("elysia", "elysia"),
 )
 GO_UPPER_METHODS = frozenset(m.upper() for m in HTTP_METHODS)  # gin, echo: r.GET("/x", h)
 GO_TITLE_METHODS = frozenset(m.title() for m in HTTP_METHODS)  # chi, fiber: r.Get("/x", h)
@@ -257,7 +267,17 @@ def _decorator_route(ref: Ref, framework: str) -> list[tuple[str, str, str]]:
     return [(m, pattern or "/", kind) for m in methods or ["GET" if member == "route" else "ANY"]]
 
 
+def _ecma_framework(model: FileModel) -> str:
+    """The router package the file imports (the first of ``ECMA_ROUTERS`` that matches), else
+    ``express``, whose call shape (``app.get("/x", handler)``) the others share."""
+    for prefix, name in ECMA_ROUTERS:
+        if any(i.module == prefix or i.module.startswith(prefix + "/") for i in model.imports):
+            return name
+    return "express"
+
+
 def _express_routes(model: FileModel) -> list[RouteSite]:
+    framework = _ecma_framework(model)
     out = []
     for ref in model.refs:
         if ref.kind != "call" or ref.args_json is None:
@@ -276,7 +296,7 @@ def _express_routes(model: FileModel) -> list[RouteSite]:
             RouteSite(
                 method,
                 pattern,
-                "express",
+                framework,
                 ref.start_byte,
                 ref.end_byte,
                 ref.line,

@@ -1164,6 +1164,50 @@ def test_typescript_global_types_and_type_parameters_are_no_unresolved_reference
     assert not [e for e in refs if e.strategy == "unresolved"], sorted(by_target)
 
 
+def test_java_member_classes_and_generic_instantiations_have_types(tmp_path) -> None:
+    """square/retrofit: `new Retrofit.Builder().baseUrl(…)` (1,900 guesses among the tree's `baseUrl`s and
+    `build`s), `Retrofit.Rule rule; rule.create()` (member-not-found) and `new AtomicReference<>()` /
+    `new TypeToken<T>() {}` (an unresolved callee, ~440 sites) had no type: `Outer.Inner` was an
+    unknown expression and `X<T>` in a `new` a subscript; `throw new AssertionError()` was unresolved."""
+    files = {
+        "src/main/java/p/Retrofit.java": (
+            "package p;\n\npublic final class Retrofit {\n"
+            "  public static final class Builder {\n    public Builder baseUrl(String u) { return this; }\n"
+            "    public Retrofit build() { return new Retrofit(); }\n  }\n"
+            '  public static final class Rule {\n    public String create() { return "x"; }\n  }\n'
+            '  public String base() { return "b"; }\n}\n'
+        ),
+        "src/main/java/p/Other.java": (  # a namesake of every method: a guess by name would be ambiguous
+            "package p;\n\npublic final class Other {\n  public Other baseUrl(String u) { return this; }\n"
+            '  public Other build() { return this; }\n  public String create() { return "y"; }\n'
+            '  public String open() { return "z"; }\n}\n'
+        ),
+        "src/main/java/p/Use.java": (
+            "package p;\n\nimport java.util.concurrent.atomic.AtomicReference;\n\npublic final class Use {\n"
+            "  private final Retrofit.Rule rule = new Retrofit.Rule();\n\n  void go() {\n"
+            '    Retrofit r = new Retrofit.Builder().baseUrl("u").build();\n    r.base();\n    rule.create();\n'
+            "    AtomicReference<String> ref = new AtomicReference<>();\n    ref.get();\n"
+            "    Box<String> box = new Box<String>();\n    box.open();\n    throw new AssertionError();\n  }\n}\n\n"
+            'class Box<T> {\n  String open() { return "o"; }\n}\n'
+        ),
+    }
+    graph = build_graph(tmp_path, files)
+    calls = {(e.target, e.dst, e.strategy) for e in graph.of("CALLS", "src/main/java/p/Use.java::Use.go")}
+    retrofit = "src/main/java/p/Retrofit.java::Retrofit"
+    assert calls == {
+        ("Retrofit.Builder", retrofit + ".Builder", "member"),
+        ("Retrofit.Builder().baseUrl", retrofit + ".Builder.baseUrl", "member"),
+        ("Retrofit.Builder().baseUrl().build", retrofit + ".Builder.build", "member"),
+        ("r.base", retrofit + ".base", "member"),
+        ("rule.create", retrofit + ".Rule.create", "member"),
+        ("java.util.concurrent.atomic.AtomicReference", None, "external"),
+        ("java.util.concurrent.atomic.AtomicReference.get", None, "external"),
+        ("Box", "src/main/java/p/Use.java::Box", "local"),
+        ("box.open", "src/main/java/p/Use.java::Box.open", "member"),
+        ("AssertionError", None, "builtin"),
+    }
+
+
 def test_a_renamed_export_reaches_what_it_renames(tmp_path) -> None:
     """hono's `export { Hono as HonoBase }` (and `class Hono extends HonoBase` in another file): the
     base was unresolved, so every `app.get`/`app.use` of the tests was a guess among the tree's

@@ -528,6 +528,19 @@ JAVA_LANG = frozenset(
         "Deprecated",
         "FunctionalInterface",
         "SuppressWarnings",
+        "SafeVarargs",
+        # the rest of java.lang's public classes, interfaces, exceptions and errors
+        *("AssertionError", "ArithmeticException", "ArrayIndexOutOfBoundsException", "ArrayStoreException"),
+        *("ClassCastException", "ClassNotFoundException", "CloneNotSupportedException", "InterruptedException"),
+        *("NumberFormatException", "SecurityException", "StackOverflowError", "OutOfMemoryError"),
+        *("NoSuchFieldException", "NoSuchMethodException", "ReflectiveOperationException"),
+        *("StringIndexOutOfBoundsException", "NegativeArraySizeException", "IllegalMonitorStateException"),
+        *("LinkageError", "ExceptionInInitializerError", "NoClassDefFoundError", "VirtualMachineError"),
+        *("InternalError", "AbstractMethodError", "IncompatibleClassChangeError", "InstantiationException"),
+        *("IllegalAccessException", "TypeNotPresentException", "EnumConstantNotPresentException"),
+        *("Cloneable", "AutoCloseable", "Appendable", "Readable", "StringBuffer", "Process", "ProcessBuilder"),
+        *("Runtime", "ClassLoader", "ThreadLocal", "InheritableThreadLocal", "StrictMath", "Package"),
+        *("Module", "ModuleLayer", "StackTraceElement", "StackWalker", "ThreadGroup", "Iterable"),
     ]
 )
 

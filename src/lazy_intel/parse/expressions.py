@@ -59,6 +59,7 @@ ATTRIBUTE_TYPES = frozenset(
         "qualified_type",
         "nested_identifier",
         "scope_resolution",
+        "scoped_type_identifier",  # Java's `Retrofit.Builder`: a member class of Retrofit
     }
 )
 OBJECT_FIELDS = (
@@ -470,6 +471,14 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["k", ["n", ARRAY_BASE], expression(source, value_type, depth + 1, memo)]
     if kind == "generic_type":  # `Optional[Foo]`, `List<Foo>`, `Repo[T]`: a subscript of the base type
         base = node.child_by_field_name("type") or (named[0] if named else None)
+        parent = node.parent
+        if (
+            base is not None
+            and parent is not None
+            and parent.type in CALL_TYPES
+            and _field(parent, CALLEE_FIELDS) == node
+        ):
+            return expression(source, base, depth + 1, memo)  # `new AtomicReference<>()` makes one
         arguments = next((c for c in named if c.type in ("type_parameter", "type_arguments")), None)
         items = (
             [expression(source, c, depth + 1, memo) for c in _named(arguments)[:MAX_ITEMS]]

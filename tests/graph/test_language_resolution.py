@@ -1208,6 +1208,60 @@ def test_java_member_classes_and_generic_instantiations_have_types(tmp_path) -> 
     }
 
 
+def test_a_ruby_constant_path_reaches_its_class_however_often_the_namespace_reopens(tmp_path) -> None:
+    """rack/rack: `module Rack` is reopened in every file of the gem, so `Rack` alone named more parts
+    than a lookup keeps and `Rack::MockRequest.new(app).get("/")` was a guess among the tree's `get`s
+    (537 sites); minitest's `describe`/`it`/`assert_equal` and `StringIO` were unresolved."""
+    files = {
+        f"lib/rack/thing{i}.rb": f"module Rack\n  class Thing{i}\n    def run; end\n  end\nend\n"
+        for i in range(7)
+    }
+    files["lib/rack/mock_request.rb"] = (
+        "module Rack\n  class MockRequest\n    def get(path)\n      1\n    end\n  end\nend\n"
+    )
+    files["lib/other.rb"] = (
+        "class Other\n  def get(path)\n    2\n  end\n  def host\n    4\n  end\nend\n"
+        "class Other2\n  def get(path)\n    3\n  end\nend\n"
+    )
+    # a module mixed in brings its methods; a method returns its last expression; `Class.new(Base)`
+    files["lib/rack/request.rb"] = (
+        "module Rack\n  class Request\n    module Env\n      def env_key\n        2\n      end\n    end\n"
+        "    include Env\n    include Helpers\n  end\n"  # Env is nested in the class (as rack's is)
+        "  module Helpers\n    def host\n      1\n    end\n  end\nend\n"
+    )
+    files["test/test_request.rb"] = (
+        "class TestRequest\n  class NonDelegate < Rack::Request\n  end\n  def make(env)\n    NonDelegate.new env\n"
+        "  end\n  def go\n    make({}).host\n    Class.new(Rack::Request).new({}).host\n    make({}).env_key\n  end\nend\n"
+    )
+    files["test/test_mock.rb"] = (
+        'require "rack/mock_request"\n\ndescribe Rack::MockRequest do\n  it "gets" do\n'
+        '    res = Rack::MockRequest.new(app).get("/")\n    io = StringIO.new\n    assert_equal 1, res\n  end\nend\n'
+    )
+    graph = build_graph(tmp_path, files)
+    go = [e for e in graph.of("CALLS", "test/test_request.rb::TestRequest.go") if e.target.endswith("host")]
+    assert len(go) == 2 and {(e.dst, e.strategy) for e in go} == {
+        ("lib/rack/request.rb::Rack.Helpers.host", "inheritance")
+    }
+    (env_key,) = [
+        e for e in graph.of("CALLS", "test/test_request.rb::TestRequest.go") if e.target.endswith("env_key")
+    ]
+    assert (env_key.dst, env_key.strategy) == ("lib/rack/request.rb::Rack.Request.Env.env_key", "inheritance")
+    assert graph.resolved("IMPLEMENTS") == {
+        ("lib/rack/request.rb::Rack.Request", "<module Rack.Helpers>"): "local",
+        ("lib/rack/request.rb::Rack.Request", "<module Rack.Request.Env>"): "local",
+    }
+    calls = {(e.target, e.dst, e.strategy) for e in graph.of("CALLS") if e.src.startswith("test/test_mock")}
+    mock = "lib/rack/mock_request.rb::Rack.MockRequest"
+    assert calls == {
+        ("describe", None, "builtin"),
+        ("it", None, "builtin"),
+        ("Rack.MockRequest", mock, "member"),
+        ("Rack.MockRequest.new().get", mock + ".get", "member"),
+        ("StringIO", None, "builtin"),
+        ("assert_equal", None, "builtin"),
+    }
+
+
 def test_a_renamed_export_reaches_what_it_renames(tmp_path) -> None:
     """hono's `export { Hono as HonoBase }` (and `class Hono extends HonoBase` in another file): the
     base was unresolved, so every `app.get`/`app.use` of the tests was a guess among the tree's

@@ -585,6 +585,26 @@ RUBY_KERNEL = frozenset(
         *("include", "extend", "prepend", "private", "protected", "public", "module_function"),
         *("block_given?", "catch", "throw", "rand", "exit", "abort", "at_exit", "caller", "binding"),
         *("Integer", "Float", "String", "Array", "Hash", "private_constant", "alias_method"),
+        *("autoload", "__method__", "__dir__", "gets", "open", "system", "exec", "fork", "trap", "srand"),
+        # core classes and modules, and the standard library's most used ones
+        *("Object", "BasicObject", "Class", "Module", "Kernel", "Comparable", "Enumerable", "Enumerator"),
+        *("File", "Dir", "IO", "StringIO", "Time", "Struct", "Symbol", "Proc", "Method", "Range", "Regexp"),
+        *("MatchData", "Encoding", "Process", "Thread", "Mutex", "Queue", "Fiber", "Set", "Rational"),
+        *("Complex", "Math", "Marshal", "ObjectSpace", "GC", "Signal", "Random", "Data", "ENV", "ARGV"),
+        *("STDIN", "STDOUT", "STDERR", "NilClass", "TrueClass", "FalseClass", "Numeric", "Tempfile"),
+        *("Pathname", "URI", "Logger", "Timeout", "SecureRandom", "Base64", "Digest", "CGI", "Date"),
+        *("Exception", "StandardError", "ArgumentError", "RuntimeError", "TypeError", "NameError"),
+        *("NoMethodError", "KeyError", "IndexError", "IOError", "EOFError", "NotImplementedError"),
+        *("ZeroDivisionError", "RangeError", "StopIteration", "FrozenError", "ScriptError", "LoadError"),
+        *("SystemExit", "Interrupt", "SecurityError", "SystemCallError", "Errno", "FloatDomainError"),
+        # the test runners' DSLs (minitest, minitest/spec, RSpec), as JavaScript's `describe`/`it`
+        # (not `subject` and `let`: what they return is the test's own value, not the runner's)
+        *("describe", "it", "context", "specify", "before", "after"),
+        *("expect", "allow", "receive", "eq", "skip", "flunk", "pass", "assert", "refute"),
+        *("assert_equal", "assert_nil", "assert_raises", "assert_match", "assert_includes", "assert_empty"),
+        *("assert_instance_of", "assert_kind_of", "assert_predicate", "assert_same", "assert_in_delta"),
+        *("assert_output", "assert_silent", "assert_respond_to", "assert_operator", "assert_throws"),
+        *("refute_equal", "refute_nil", "refute_match", "refute_includes", "refute_empty", "refute_same"),
     }
 )
 # .NET types C# code names without a namespace import it can see (``using System;`` is external)

@@ -115,6 +115,8 @@ def classify(
         strategy = HOW_TO_STRATEGY[how]
         return [(v, strategy) for v in ordered(values)], strategy
     if tag == "a":
+        if constant := an.constant_path_values(model, expr):  # `Rack::MockRequest`: a namespace's member
+            return [(v, "member") for v in ordered(constant)], "member"
         owners = an.eval(model, scope, expr[1], site)
         if not owners:
             return [], "unknown-receiver"
@@ -540,8 +542,12 @@ def _without_header_prototypes(candidates: list[NamedDefinition]) -> tuple[list[
     return kept, len(candidates) - len(kept)
 
 
-def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: str) -> list[Resolution]:
-    """The type (class, interface, alias) a type use, base class or implemented interface names."""
+def type_targets(
+    an: Analysis, model: FileModel, scope: str, expr: Any, site: str, *, modules: bool = False
+) -> list[Resolution]:
+    """The type (class, interface, alias) a type use, base class or implemented interface names; with
+    ``modules``, a module too (Ruby's ``include Helpers`` mixes a module in)."""
+    labels = TYPE_LABELS | {"Type", "Module"} if modules else TYPE_LABELS | {"Type"}
     text = render(expr)
     found, reason = classify(an, model, scope, expr, site)
     out: dict[int, Resolution] = {}
@@ -551,7 +557,7 @@ def type_targets(an: Analysis, model: FileModel, scope: str, expr: Any, site: st
         value = ("def", found_value[1]) if found_value[0] == "inst" and strategy == "self" else found_value
         if value[0] == "def":
             entry = an.p.symbol(value[1])
-            if entry is not None and entry[1].label in TYPE_LABELS | {"Type"}:
+            if entry is not None and entry[1].label in labels:
                 out.setdefault(value[1], Resolution(value[1], strategy, CONFIDENCE.get(strategy, 0.5), text))
         elif value[0] == "ext" and external is None and expr[0] != "c":
             # (an outside call's result keeps the callee's name: not the class `class M(make(Q))` gets)

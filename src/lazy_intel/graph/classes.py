@@ -289,8 +289,11 @@ class ClassMixin:
             expr = ref.callee()
             made = expr[0] == "c"  # `class M(make(Q))`: an outside call's result keeps the callee's
             # name (`type`, `collections.namedtuple`), which is not the class it returns
-            for value in ordered(self.eval(model, scope, expr, f"{model.path}:{ref.start_byte}")):
-                if self.is_class(value):
+            mixin = model.lang == "ruby" and ref.kind == "implement"  # `include Helpers`: a module
+            # (written in the class body: looked up from the class itself, which may nest the module)
+            where = model.scope_of(cls.qualified) if mixin else scope
+            for value in ordered(self.eval(model, where, expr, f"{model.path}:{ref.start_byte}")):
+                if self.is_class(value) or (mixin and self._is_module(value)):
                     named = True  # (its own name: `class Foo(Foo)` rebinding an earlier Foo)
                     if value[1] not in found and value[1] != class_id:
                         found.append(value[1])
@@ -300,6 +303,10 @@ class ClassMixin:
                         external.append(value[1])
             unresolved += not named
         return tuple(found), tuple(external), unresolved
+
+    def _is_module(self, value: Value) -> bool:
+        entry = self.p.symbol(value[1]) if value[0] == "def" else None
+        return entry is not None and entry[1].kind == "module"
 
     def unresolved_base(self, class_id: int) -> bool:
         """Whether the class or an ancestor has a base the index could not evaluate: a member

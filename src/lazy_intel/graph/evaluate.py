@@ -546,6 +546,8 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
         if tag == "n":
             return self.lookup(model, scope, expr[1])[0]
         if tag == "a":
+            if found := self.constant_path_values(model, expr):  # Ruby's `Rack::MockRequest`
+                return found
             out: set[Value] = set()
             for value in self.eval(model, scope, expr[1], site):
                 out |= {v for v, _ in self.member(value, expr[2])}
@@ -573,6 +575,14 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
                 }
                 if made:
                     return bounded(made)
+            if model.lang == "ruby" and callee == ["a", ["n", "Class"], "new"]:
+                # `Class.new(Rack::Request) do … end`: an anonymous subclass, read as its base (its
+                # instances answer the base's methods); without a base, nothing known
+                return (
+                    {v for v in self.eval(model, scope, args[0], f"{site}/0") if self.is_class(v)}
+                    if args
+                    else set()
+                )
             if callee[0] == "a" and callee[2] == "new" and model.lang == "ruby":
                 # Ruby's `Greeter.new(…)`: an instance of the class (resolve.py links the call to it)
                 made = {("inst", v[1]) for v in self.eval(model, scope, callee[1], site) if self.is_class(v)}

@@ -113,6 +113,26 @@ class ImportMixin:
             return set()
         return {("def", d.node_id) for d in found}
 
+    def constant_path_values(self, model: FileModel, expr: Any) -> set[Value]:
+        """``Rack::MockRequest`` (a path of capitalised names) in a language whose types every file sees:
+        the type whose qualified name is the path (or ends with it), found by its last name. The
+        namespace itself need not resolve: Ruby's ``module Rack`` is reopened in every file of the gem,
+        more parts than a name lookup keeps (:meth:`global_type`), so ``Rack`` alone is nothing."""
+        if not traits_of(model.lang).global_types:
+            return set()
+        dotted = constant_path(expr)
+        if dotted is None or "." not in dotted:
+            return set()
+        last = dotted.rsplit(".", 1)[1]
+        found = [
+            d
+            for d in self.family_types(model, last, modules=True)
+            if d.qualified == dotted or d.qualified.endswith("." + dotted)
+        ]
+        if not found or len({d.qualified for d in found}) > 1 or len(found) > MAX_AMBIGUOUS:
+            return set()
+        return {("def", d.node_id) for d in found}
+
     def package_models(self, directory: str, exclude: str | None = None) -> Iterator[FileModel]:
         """The models of the files of ``directory`` (but ``exclude``), as other files see them."""
         for path in self.p.index.dir_files(directory, self.p.deps):
@@ -240,6 +260,21 @@ class ImportMixin:
         for part in rest:
             values = {v for value in values for v, _ in self.member(value, part)}
         return values
+
+
+def constant_path(expr: Any) -> str | None:
+    """``["a", ["n", "Rack"], "MockRequest"]`` as ``Rack.MockRequest`` when every part is a capitalised
+    name (a constant path: Ruby's ``Rack::MockRequest``, C#'s ``Acme.Widget``), else None."""
+    parts: list[str] = []
+    while expr and expr[0] == "a":
+        parts.append(str(expr[2]))
+        expr = expr[1]
+    if not expr or expr[0] != "n":
+        return None
+    parts.append(str(expr[1]))
+    if not all(p[:1].isupper() for p in parts):
+        return None
+    return ".".join(reversed(parts))
 
 
 GO_MAJOR_VERSION = re.compile(r"v[0-9]+")

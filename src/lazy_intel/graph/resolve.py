@@ -171,7 +171,9 @@ def _type_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             if cls is None:
                 continue
             kind = "IMPLEMENTS" if ref.kind == "implement" else "INHERITS"
-            for r in type_targets(an, model, model.scope_of(cls.parent), ref.callee(), site):
+            mixin = ref.kind == "implement" and model.lang == "ruby"  # `include Helpers`: a module,
+            where = model.scope_of(cls.qualified if mixin else cls.parent)  # named in the class body
+            for r in type_targets(an, model, where, ref.callee(), site, modules=mixin):
                 if r.dst != cls.node_id:
                     out.append(_edge(model, kind, cls.node_id, r, ref))
     return out

@@ -251,8 +251,9 @@ class Traits:
     # call is no method in any language without ``implicit_members``: calls._reachable_by_guess.)
     nested_functions_local: bool = False
     # Without imports to say which, a definition of the tree named like a builtin wins over it: a type
-    # in every language whose module system is "none"; in C and C++ any definition (a project's own
-    # `assert` macro, its own `abort`), as no header says whose a bare name is
+    # in every language whose module system is "none"; in C, C++ and Ruby any definition (a project's
+    # own `assert` macro, its own `abort`, a test helper's `context`), as no import says whose a bare
+    # name is
     builtins_yield_to_any_definition: bool = False
 
 
@@ -329,6 +330,9 @@ TRAITS: dict[str, Traits] = {
         global_types=True,
         builtins=RUBY_KERNEL,
         builtin_methods=builtin_methods.RUBY,
+        # a test DSL name the tree defines (sinatra's `def self.context`, `Sinatra::Base.before`) is
+        # the tree's, not the test runner's
+        builtins_yield_to_any_definition=True,
     ),
     # a PHP namespace is a directory (PSR-4, graph/php_autoload.py)
     "php": Traits(

@@ -78,3 +78,12 @@
   (argument_list
     .
     (_) @flow.value .)) @flow.return
+
+; a method returns its last expression (`def make(env) … NonDelegate.new env end`)
+(method
+  body: (body_statement
+    (_) @flow.value .) @flow.return)
+
+(singleton_method
+  body: (body_statement
+    (_) @flow.value .) @flow.return)

@@ -45,6 +45,9 @@ FIXTURES = {
         "@pytest.fixture\ndef runner():\n    return Other()\n\n\n"
         "def test_module(runner):\n    runner.invoke()\n"
     ),
+    # a plugin's fixture (registered through `pytest_plugins` or an entry point): the tree's only one
+    "pkg/plugin.py": "import pytest\n\nfrom pkg.runners import App\n\n\n@pytest.fixture\ndef widget():\n    return App()\n",
+    "tests/test_f.py": "def test_plugin(widget):\n    widget.run()\n",
     # pytest's own fixtures, which no fixture of the tree defines: values of their documented types
     "tests/test_e.py": (
         "def test_builtin(tmp_path, monkeypatch):\n    (tmp_path / 'x').write_text('a')\n"
@@ -102,6 +105,11 @@ def test_pytests_own_fixtures_are_outside_values(tmp_path) -> None:
     assert builtin == {
         ("pathlib.Path.write_text", None, "external"),  # not a guess of `App.write_text`
         ("pytest.MonkeyPatch.setattr", None, "external"),
+    }
+    plugin = {(e.target, e.dst, e.strategy) for e in graph.of("CALLS", "tests/test_f.py::test_plugin")}
+    assert plugin == {
+        ("widget.run", "pkg/runners.py::App.run", "member"),
+        ("widget", "pkg/plugin.py::widget", "import"),
     }
     # a function pytest does not call keeps its unknown parameter (and the guess by name)
     (check,) = graph.of("CALLS", "tests/test_e.py::check")

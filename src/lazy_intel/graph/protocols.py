@@ -41,6 +41,7 @@ PYTEST_FIXTURES = {
     "pytester": "pytest.Pytester",
     "testdir": "pytest.Testdir",
 }
+PLUGIN_CANDIDATES = 8  # functions of a fixture's name read to find the one plugin fixture
 FIXTURE_DECORATOR = "fixture"  # `@pytest.fixture`, `@pytest.fixture(scope=…)`, `@fixture`
 CONFTEST = "conftest.py"
 
@@ -211,7 +212,9 @@ class ProtocolMixin:
         """The fixture pytest passes the parameter ``name`` of ``scope``, as the definitions of that
         name it would pick from: the test class's own, else the module's (imported ones too), else
         the nearest ``conftest.py``'s. None for a function pytest does not call, or when no fixture
-        of the tree has the name (pytest's own: ``tmp_path``, ``monkeypatch``; a plugin's)."""
+        of the tree has the name (pytest's own: ``tmp_path``, ``monkeypatch``; those are values of
+        their types, :data:`PYTEST_FIXTURES`); a plugin's fixture when the tree has exactly one by
+        the name."""
         symbol = model.by_qualified.get(scope)
         if symbol is None or not takes_fixtures(model, symbol):
             return []
@@ -231,6 +234,12 @@ class ProtocolMixin:
                 found = [v for v, _ in self.member(("mod", path), name) if self._is_fixture_value(v)]
                 if found:
                     break
+        if not found:
+            # a plugin's fixture (`pytest_plugins = […]`, an entry point, pytest's own `monkeypatch` in
+            # pytest's repository): the tree's one fixture of the name, wherever it is defined
+            named = [("def", d.node_id) for d in self.p.named(name) if d.kind == "function"]
+            plugins = [v for v in named[:PLUGIN_CANDIDATES] if self._is_fixture_value(v)]
+            found = plugins if len(plugins) == 1 else []
         return found
 
     def _is_fixture_value(self, value: Value) -> bool:

@@ -226,17 +226,17 @@ SYMBOL_PATTERN_MARKS = ("@definition.", "@scope", "@doc")
 
 @functools.cache
 def symbol_query(lang: str) -> tree_sitter.Query:
-    """The language's query with only the patterns that capture a definition, a scope or a doc
-    enabled (parse/extract.py ``extract_symbols``): a definitions-only pass skips the matches of
-    every reference, import and flow, most of a file's matches."""
-    source = query_source(LANGUAGES_BY_NAME[lang].name)
-    query = tree_sitter.Query(grammar(lang), source)
-    data = source.encode("utf-8")
-    for index in range(query.pattern_count):
-        text = data[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)].decode("utf-8")
-        if not any(mark in text for mark in SYMBOL_PATTERN_MARKS):
-            query.disable_pattern(index)
-    return query
+    """The language's patterns that capture a definition, a scope or a doc, as a query of their own
+    (parse/extract.py ``extract_symbols``): a definitions-only pass skips the matches of every
+    reference, import and flow, most of a file's matches, and the smaller query compiles in under
+    half the time (Swift's whole query takes ~4 s to compile)."""
+    full = tag_query(lang)
+    data = query_source(LANGUAGES_BY_NAME[lang].name).encode("utf-8")
+    patterns = [
+        data[full.start_byte_for_pattern(i) : full.end_byte_for_pattern(i)] for i in range(full.pattern_count)
+    ]
+    kept = [p for p in patterns if any(mark in p.decode("utf-8") for mark in SYMBOL_PATTERN_MARKS)]
+    return tree_sitter.Query(grammar(lang), b"\n".join(kept).decode("utf-8"))
 
 
 @functools.cache

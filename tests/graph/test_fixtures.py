@@ -47,7 +47,11 @@ FIXTURES = {
     ),
     # a plugin's fixture (registered through `pytest_plugins` or an entry point): the tree's only one
     "pkg/plugin.py": "import pytest\n\nfrom pkg.runners import App\n\n\n@pytest.fixture\ndef widget():\n    return App()\n",
-    "tests/test_f.py": "def test_plugin(widget):\n    widget.run()\n",
+    "tests/test_f.py": "def test_plugin(widget):\n    widget.run()\n\n\ndef test_elsewhere(gadget):\n    gadget.run()\n",
+    # a fixture of another test module is that module's own: no plugin
+    "tests/other/test_g.py": (
+        "import pytest\n\nfrom pkg.runners import App\n\n\n@pytest.fixture\ndef gadget():\n    return App()\n"
+    ),
     # pytest's own fixtures, which no fixture of the tree defines: values of their documented types
     "tests/test_e.py": (
         "def test_builtin(tmp_path, monkeypatch):\n    (tmp_path / 'x').write_text('a')\n"
@@ -107,6 +111,9 @@ def test_pytests_own_fixtures_are_outside_values(tmp_path) -> None:
         ("pytest.MonkeyPatch.setattr", None, "external"),
     }
     plugin = {(e.target, e.dst, e.strategy) for e in graph.of("CALLS", "tests/test_f.py::test_plugin")}
+    assert not [
+        e for e in graph.of("CALLS", "tests/test_f.py::test_elsewhere") if e.dst and "gadget" in e.dst
+    ]
     assert plugin == {
         ("widget.run", "pkg/runners.py::App.run", "member"),
         ("widget", "pkg/plugin.py::widget", "import"),

@@ -236,8 +236,13 @@ class ProtocolMixin:
                     break
         if not found:
             # a plugin's fixture (`pytest_plugins = […]`, an entry point, pytest's own `monkeypatch` in
-            # pytest's repository): the tree's one fixture of the name, wherever it is defined
-            named = [("def", d.node_id) for d in self.p.named(name) if d.kind == "function"]
+            # pytest's repository): the tree's one fixture of the name in a module that is no test
+            # file or conftest (their fixtures are seen only by their own tests)
+            named = [
+                ("def", d.node_id)
+                for d in self.p.named(name)
+                if d.kind in ("function", "method") and not is_test_path(d.path)
+            ]
             plugins = [v for v in named[:PLUGIN_CANDIDATES] if self._is_fixture_value(v)]
             found = plugins if len(plugins) == 1 else []
         return found

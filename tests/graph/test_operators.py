@@ -146,3 +146,37 @@ def test_members_that_exist_are_not_reported_missing(graph) -> None:
     assert (call.dst, call.strategy, call.props.get("reason")) == (None, "unresolved", "member")
     assert _sites(graph, "literals")["expected.pop"] == {(None, "builtin")}
     assert _sites(graph, "consume")["stream.__anext__"] == {(None, "builtin")}
+
+
+def _chain(prefix: str, length: int, files: int) -> dict[str, str]:
+    """``{prefix}{i}()`` returns ``{prefix}{i + 1}() + 0`` across ``files`` modules; the last a Box."""
+    bodies: dict[str, list[str]] = {}
+    for i in range(length):
+        module = f"chain/{prefix}{i % files}.py"
+        if i + 1 < length:
+            call = f"{prefix}{i + 1}"
+            line = f"def {prefix}{i}():\n    from chain.{prefix}{(i + 1) % files} import {call}\n    return {call}() + 0\n"
+        else:
+            line = f"def {prefix}{i}():\n    from chain.box import Box\n    return Box()\n"
+        bodies.setdefault(module, []).append(line)
+    return {path: "\n\n".join(parts) for path, parts in bodies.items()}
+
+
+def test_a_long_chain_of_results_is_followed_and_a_deeper_one_does_not_stop_the_index(tmp_path) -> None:
+    """Ray's fixture: 90 modules whose functions return the next one's result plus a number made a
+    RecursionError that failed the whole index once operations were followed. A chain is followed
+    up to MAX_DEMAND_DEPTH nested results; past it the value is unknown."""
+    files = {
+        "chain/__init__.py": "",
+        "chain/box.py": "class Box:\n    def open(self):\n        return 1\n",
+        **_chain("short", 120, 12),
+        **_chain("long", 500, 25),
+        "chain/use.py": (
+            "from chain.short0 import short0\nfrom chain.long0 import long0\n\n\n"
+            "def go():\n    short0().open()\n    long0().open()\n"
+        ),
+    }
+    graph = build_graph(tmp_path, files)
+    opened = {e.target: e.dst for e in graph.of("CALLS", "chain/use.py::go") if e.target.endswith("open")}
+    assert opened["short0().open"] == "chain/box.py::Box.open"
+    assert "long0().open" in opened  # indexed; its value is past the depth the resolver follows

@@ -52,6 +52,13 @@ from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pa
 from lazy_intel.text.paths import is_test_path
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
+# How many demand computations may nest (`a()` returns `b() + 1`, which returns `c() + 1`, …): a chain
+# of calls through other functions' results, each a few Python frames deep. Past it the value is
+# unknown (as in a cycle) instead of a RecursionError that would stop the whole index; resolve.py
+# raises the interpreter's recursion limit to fit it (RESOLVE_RECURSION_LIMIT). A chain this deep is
+# the only case where the answer may depend on what the worker resolved before (a shared result of
+# the deep part is taken whole).
+MAX_DEMAND_DEPTH = 200
 # methods of a container (a list, dict or set literal, a declared collection) that return one of its
 # elements; the methods that store elements are analysis.py's STORE_METHODS / MERGE_METHODS
 ELEMENT_METHODS = frozenset(
@@ -112,8 +119,8 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             self.p.deps.extend(tokens)
             self.memo[key] = (value, tokens, False)
             return value
-        if key in self.busy:
-            self.taint()
+        if key in self.busy or len(self.stack) >= MAX_DEMAND_DEPTH:
+            self.taint()  # a cycle, or a chain deeper than any the resolver follows: nothing known
             return empty
         self.busy.add(key)
         self.stack.append(key)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,10 @@ from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.values import last_name, ordered, pattern_names
 
 DIRECT = frozenset({"local", "import", "self", "package", "member", "inheritance"})
+# The interpreter's recursion limit while resolving: MAX_DEMAND_DEPTH (graph/evaluate.py) nested demand
+# computations of ~10 Python frames each, with room to spare (Python 3.11 keeps Python-to-Python calls
+# off the C stack)
+RESOLVE_RECURSION_LIMIT = 8000
 TEST_PREFIX = re.compile(r"^(?:test_?|Test)")
 
 
@@ -48,6 +53,8 @@ class FileGraph:
 
 
 def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
+    if sys.getrecursionlimit() < RESOLVE_RECURSION_LIMIT:  # room for MAX_DEMAND_DEPTH nested demands
+        sys.setrecursionlimit(RESOLVE_RECURSION_LIMIT)
     program = Program(store, model)
     an = Analysis(program)
     an.run()

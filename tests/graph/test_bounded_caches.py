@@ -22,7 +22,7 @@ def test_shared_results_stay_within_their_bound_oldest_dropped_first(
         store.share(("k", i), i, frozenset({f"n:{i}"}))
         assert len(store.shared) <= 8
     assert ("k", 29) in store.shared and ("k", 0) not in store.shared
-    assert store.shared[("k", 29)] == (29, frozenset({"n:29"}), frozenset())  # no file's content read
+    assert store.shared[("k", 29)] == (29, frozenset({"n:29"}), frozenset(), 1)  # no file's content read
 
 
 def test_a_shared_result_knows_the_files_whose_content_it_read() -> None:

@@ -3,6 +3,7 @@ result that read the file being resolved was computed through its interface, and
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from lazy_intel.graph.build import ResolvedFile
@@ -53,3 +54,35 @@ def test_a_files_edges_are_the_same_whatever_was_resolved_before_it(tmp_path: Pa
     assert class_calls  # the sites this is about are there
     assert after.edges == alone.edges
     assert after.deps == alone.deps
+
+
+def _chain(length: int, files: int) -> dict[str, str]:
+    """``f{i}()`` returns ``f{i + 1}() + 0`` across ``files`` modules; the last returns a Box."""
+    bodies: dict[str, list[str]] = {"pkg/box.py": ["class Box:\n    def open(self):\n        return 1\n"]}
+    for i in range(length):
+        tail = f"from pkg.m{(i + 1) % files} import f{i + 1}\n    return f{i + 1}() + 0"
+        if i + 1 == length:
+            tail = "from pkg.box import Box\n    return Box()"
+        bodies.setdefault(f"pkg/m{i % files}.py", []).append(f"def f{i}():\n    {tail}\n")
+    bodies["pkg/use.py"] = ["from pkg.m0 import f0\n\n\ndef go():\n    f0().open()\n"]
+    return {"pkg/__init__.py": "", **{path: "\n\n".join(parts) for path, parts in bodies.items()}}
+
+
+def test_a_chain_deeper_than_the_resolver_follows_resolves_the_same_whatever_came_before(
+    tmp_path: Path,
+) -> None:
+    """A chain of results deeper than MAX_DEMAND_DEPTH is cut where it passes the bound. A result
+    computed whole in another resolution (from nearer the chain's end) is not taken where computing
+    it would have been cut, so each file's edges and dependencies are those it has resolved alone
+    (a resumed build resolves files in another order than a clean one)."""
+    tree = _chain(260, 20)
+    store = serial_store(tmp_path, tree)
+    limit = sys.getrecursionlimit()
+    files = sorted(p for p in tree if p.endswith(".py") and p != "pkg/__init__.py")
+    alone = {path: _resolve(store, [path])[path] for path in ("pkg/use.py", "pkg/m0.py", "pkg/m7.py")}
+    backwards = _resolve(store, sorted(files, reverse=True))
+    forwards = _resolve(store, files)
+    for path, resolved in alone.items():
+        assert backwards[path].edges == resolved.edges == forwards[path].edges, path
+        assert backwards[path].deps == resolved.deps == forwards[path].deps, path
+    assert sys.getrecursionlimit() == limit  # raised while resolving only, not for the whole process

@@ -56,8 +56,10 @@ VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 # of calls through other functions' results, each a few Python frames deep. Past it the value is
 # unknown (as in a cycle) instead of a RecursionError that would stop the whole index; resolve.py
 # raises the interpreter's recursion limit to fit it (RESOLVE_RECURSION_LIMIT). A chain this deep is
-# the only case where the answer may depend on what the worker resolved before (a shared result of
-# the deep part is taken whole).
+# not a case where the answer may depend on what the worker resolved before: every result keeps its
+# height (how many demands it nested, itself included), and a result computed elsewhere, or earlier in
+# this resolution, is taken only where computing it would not have reached the bound (depth + height
+# <= MAX_DEMAND_DEPTH); deeper, it is computed again and cut as it would have been.
 MAX_DEMAND_DEPTH = 200
 # methods of a container (a list, dict or set literal, a declared collection) that return one of its
 # elements; the methods that store elements are analysis.py's STORE_METHODS / MERGE_METHODS
@@ -89,9 +91,11 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
         self.focus = program.focus
         self.active_lambdas: set[Value] = set()  # lambdas being evaluated: a recursive one yields nothing
         self.vars: dict[tuple[Any, ...], set[Value]] = {}
-        self.memo: dict[tuple[Any, ...], tuple[Any, frozenset[str], bool]] = {}
+        # key -> (value, tokens, tainted, height)
+        self.memo: dict[tuple[Any, ...], tuple[Any, frozenset[str], bool, int]] = {}
         self.busy: set[tuple[Any, ...]] = set()
         self.stack: list[tuple[Any, ...]] = []
+        self.heights: list[int] = []  # per computation under way: the greatest height below it so far
         self.tainted: set[tuple[Any, ...]] = set()
         self._static: dict[tuple[str, str], tuple[frozenset[Value], str, frozenset[str]]] = {}
         program.on_focus_read = self._focus_read
@@ -102,40 +106,61 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
 
     # ---- memoised demand computations
     def demand(self, key: tuple[Any, ...], compute: Callable[[], Any], empty: Any = EMPTY) -> Any:
-        """``compute()`` once per resolution (and once per build when pure); ``empty`` in a cycle."""
+        """``compute()`` once per resolution (and once per build when pure); ``empty`` in a cycle.
+
+        A result is the same whoever computed it first: one that would have been cut by
+        MAX_DEMAND_DEPTH had it been computed here is computed here instead (depth + height)."""
+        depth = len(self.stack)
         memo = self.memo.get(key)
         if memo is not None:
-            value, tokens, tainted = memo
-            self.p.deps.extend(tokens)
-            if tainted:
-                self.taint()
-            return value
-        shared = self.p.store.shared.get(key)
-        # a result that read the focus file was computed through its interface; computed here it
-        # reads the file in full and may differ: taking it would make the edges depend on which
-        # files this process resolved before (django/contrib/gis/measure.py: a decorated base class)
-        if shared is not None and self.focus.path not in shared[2]:
-            value, tokens, _ = shared
-            self.p.deps.extend(tokens)
-            self.memo[key] = (value, tokens, False)
-            return value
-        if key in self.busy or len(self.stack) >= MAX_DEMAND_DEPTH:
+            value, tokens, tainted, height = memo
+            if tainted or depth + height <= MAX_DEMAND_DEPTH:
+                self.p.deps.extend(tokens)
+                if tainted:
+                    self.taint()
+                self._nested(height)
+                return value
+        else:
+            shared = self.p.store.shared.get(key)
+            # a result that read the focus file was computed through its interface; computed here it
+            # reads the file in full and may differ: taking it would make the edges depend on which
+            # files this process resolved before (django/contrib/gis/measure.py: a decorated base class)
+            if (
+                shared is not None
+                and self.focus.path not in shared[2]
+                and depth + shared[3] <= MAX_DEMAND_DEPTH
+            ):
+                value, tokens, _, height = shared
+                self.p.deps.extend(tokens)
+                self.memo[key] = (value, tokens, False, height)
+                self._nested(height)
+                return value
+        if key in self.busy or depth >= MAX_DEMAND_DEPTH:
             self.taint()  # a cycle, or a chain deeper than any the resolver follows: nothing known
             return empty
         self.busy.add(key)
         self.stack.append(key)
+        self.heights.append(0)
         self.p.deps.push()
         try:
             value = compute()
         finally:
             tokens = frozenset(self.p.deps.pop())
             self.stack.pop()
+            height = self.heights.pop() + 1
             self.busy.discard(key)
+        self._nested(height)
         tainted = key in self.tainted
-        self.memo[key] = (value, tokens, tainted)
-        if not tainted:
-            self.p.store.share(key, value, tokens)
+        if memo is None:  # a complete result kept is not replaced by this depth's cut one
+            self.memo[key] = (value, tokens, tainted, height)
+            if not tainted:
+                self.p.store.share(key, value, tokens, height)
         return value
+
+    def _nested(self, height: int) -> None:
+        """The computation under way (if any) nests a result of ``height`` demands."""
+        if self.heights and self.heights[-1] < height:
+            self.heights[-1] = height
 
     def taint(self) -> None:
         """The computations under way depend on a cycle or on the focus file's changing state."""

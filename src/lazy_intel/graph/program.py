@@ -244,8 +244,8 @@ class FactStore:
         # each read once: reader -> its table
         self._manifests: dict[Callable[[sqlite3.Connection], Any], Any] = {}
         # pure demand results shared by the resolutions of one build: key -> (value, tokens, the
-        # files whose content the result read)
-        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str]]] = {}
+        # files whose content the result read, its height: the demands it nested, itself included)
+        self.shared: dict[tuple[object, ...], tuple[object, frozenset[str], frozenset[str], int]] = {}
 
     def model(self, path: str) -> FileModel | None:
         if path in self._models:
@@ -275,7 +275,7 @@ class FactStore:
             self._interfaces.popitem(last=False)
         return projection
 
-    def share(self, key: tuple[object, ...], value: object, tokens: frozenset[str]) -> None:
+    def share(self, key: tuple[object, ...], value: object, tokens: frozenset[str], height: int = 1) -> None:
         """Keep a pure demand result for the other resolutions of this build; past
         :data:`SHARED_RESULTS` the oldest half is dropped (a dropped result is computed again, with
         the same value and tokens: what is shared never depends on which file was resolved first)."""
@@ -283,7 +283,7 @@ class FactStore:
         if len(shared) >= SHARED_RESULTS:
             for old in list(islice(shared, len(shared) // 2)):
                 del shared[old]
-        shared[key] = (value, tokens, content_paths(tokens))
+        shared[key] = (value, tokens, content_paths(tokens), height)
 
     def forget(self, path: str) -> None:
         self._models.pop(path, None)

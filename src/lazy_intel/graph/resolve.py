@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,8 +54,38 @@ class FileGraph:
 
 
 def resolve_file(store: FactStore, model: FileModel) -> FileGraph:
-    if sys.getrecursionlimit() < RESOLVE_RECURSION_LIMIT:  # room for MAX_DEMAND_DEPTH nested demands
-        sys.setrecursionlimit(RESOLVE_RECURSION_LIMIT)
+    """The edges and dependency tokens of one file, read from the facts of ``store``."""
+    with _deep_recursion:
+        return _resolve(store, model)
+
+
+class _RecursionRoom:
+    """RESOLVE_RECURSION_LIMIT while any thread of the process resolves; afterwards the rest of the
+    process (a test runner, serve's other work) has its own limit again."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._outer = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._inside == 0:
+                self._outer = sys.getrecursionlimit()
+                sys.setrecursionlimit(max(self._outer, RESOLVE_RECURSION_LIMIT))
+            self._inside += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._inside -= 1
+            if self._inside == 0:
+                sys.setrecursionlimit(self._outer)
+
+
+_deep_recursion = _RecursionRoom()
+
+
+def _resolve(store: FactStore, model: FileModel) -> FileGraph:
     program = Program(store, model)
     an = Analysis(program)
     an.run()

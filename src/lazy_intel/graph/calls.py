@@ -48,7 +48,9 @@ TYPE_KINDS = frozenset(
 # as an unknown receiver's is (:func:`by_unique_name`, low confidence). Not for a class whose lookup
 # is dynamic (these names in its ancestry): the member may be made up at run time.
 SELF_MEMBER_NOT_FOUND = "self-member-not-found"
-DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__", "__call", "__index", "method_missing"})
+# (a tuple: the lookups stop at the first found, and each records a dependency token, so the order
+# they run in has to be the same in every process)
+DYNAMIC_LOOKUP = ("__getattr__", "__getattribute__", "__call", "__index", "method_missing")
 # ``errors.append(e)`` where ``errors = []`` (a list, dict, set or tuple literal, a comprehension, a
 # declared collection: the container values of graph/evaluate.py) in a language whose containers are
 # builtin types: the call is the builtin type's method (``builtin``, named ``list.append``), not an
@@ -262,7 +264,8 @@ def _beside_unresolved_base(an: Analysis, owners: set[Value]) -> bool:
     """Whether the owners hold instances or classes, and every one of them has a base the index could
     not evaluate in its ancestry (the other owners, a class attribute's own field node, have no
     members to miss)."""
-    typed = [o for o in owners if o[0] in ("inst", "super") or (o[0] == "def" and an.is_class(o))]
+    # in one order in every process: the lookups stop at the first answer, and each records tokens
+    typed = [o for o in ordered(owners) if o[0] in ("inst", "super") or (o[0] == "def" and an.is_class(o))]
     return bool(typed) and all(an.unresolved_base(o[1]) for o in typed)
 
 
@@ -270,7 +273,7 @@ def _dynamic_instances(an: Analysis, owners: set[Value]) -> bool:
     """Whether every owner is an instance of a class whose ancestry defines a ``DYNAMIC_LOOKUP``
     method in the tree (``class ConnectionProxy: def __getattr__(self, item): …``)."""
     return bool(owners) and all(
-        owner[0] == "inst" and _looks_up_dynamically(an, owner[1]) for owner in owners
+        owner[0] == "inst" and _looks_up_dynamically(an, owner[1]) for owner in ordered(owners)
     )
 
 
@@ -282,7 +285,7 @@ def _looks_up_dynamically(an: Analysis, class_id: int) -> bool:
 def _assigned_member(an: Analysis, owners: set[Value], name: str) -> bool:
     """Whether some owner is an instance of a class whose ancestry in the tree assigns or declares the
     attribute ``name`` (``self.app = app``): the member is there, only its value is not known."""
-    for owner in owners:
+    for owner in ordered(owners):  # the first found ends the lookups, which record tokens
         if owner[0] != "inst":
             continue
         for class_id, _ in an.mro(owner[1]):

@@ -61,6 +61,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 89: dependency tokens the same under every hash seed, results past MAX_DEMAND_DEPTH the same in any order;
 # 88: a pytest parameter no conftest or module fixture names takes the tree's one plugin fixture of the name;
 # 87: a Ruby module mixed in (`include Helpers`) is a base, `Class.new(Base)` is its base;
 # 86: a constant path of capitalised names (Ruby's `Rack::MockRequest`) reaches the type of that qualified
@@ -118,7 +119,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "88"
+RESOLVER_VERSION = "89"
 MODULE_KEY = 0
 
 

@@ -302,18 +302,30 @@ def _assigned_member(an: Analysis, owners: set[Value], name: str) -> bool:
 
 def _assigns_attribute(model: FileModel, qualified: str, name: str) -> bool:
     """Whether a method of the class ``qualified`` assigns ``<something>.name`` (``self.name = …``)."""
-    prefix = qualified + "."
-    for flow in model.flows_with_top(qualified.split(".", 1)[0]):
-        target = flow.target
-        if (
-            flow.kind == "assign"
-            and target
-            and target[0] == "a"
-            and target[2] == name
-            and model.scope_of(flow.scope).startswith(prefix)
-        ):
-            return True
-    return False
+    return name in _assigned_attributes(model, qualified)
+
+
+def _assigned_attributes(model: FileModel, qualified: str) -> frozenset[str]:
+    """The attributes the methods of the class ``qualified`` assign, read once per class and model
+    (each member missing from an instance asked again: 18k times over a quarter of Django). What a
+    view records is recorded on every call: the class's top-level facet, which its flows lie under."""
+    facet = qualified.split(".", 1)[0]
+    flows = model.flows_with_top(facet)  # records the facet's token on a view
+    raw = getattr(model, "raw", model)
+    memo = raw._memo.setdefault("assigned_attributes", {})
+    found = memo.get(qualified)
+    if found is None:
+        prefix = qualified + "."
+        found = frozenset(
+            flow.target[2]
+            for flow in flows
+            if flow.kind == "assign"
+            and flow.target
+            and flow.target[0] == "a"
+            and raw.scope_of(flow.scope).startswith(prefix)
+        )
+        memo[qualified] = found
+    return found
 
 
 def call_targets(

@@ -226,7 +226,8 @@ def collect(
                 _, missing = materialise(git_dir, issue.base_commit, src, scope)
                 stats.missing_blobs += missing
                 marker.write_text(issue.base_commit + "\n")
-            ws = Workspace.open(src, settings=settings, state_dir=state)
+            # a slot's state may be the previous slot's, copied with its checkout: adopted here
+            ws = Workspace.open(src, settings=settings, state_dir=state, adopt_state_dir=True)
             try:
                 began = time.perf_counter()
                 if sync:

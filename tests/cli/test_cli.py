@@ -136,3 +136,35 @@ def test_no_progress_when_stdout_is_not_a_terminal(make_repo) -> None:
         [exe, "index", str(make_repo(files)), "--json"], capture_output=True, timeout=120, check=False
     )
     assert quiet.returncode == 0 and quiet.stderr == b""
+
+
+def test_a_state_directory_of_another_root_is_refused_not_rebuilt(make_repo, tmp_path: Path) -> None:
+    """``--state-dir`` given from the wrong directory: a strict query synced the current directory into
+    it, replacing the other root's published index with this one's. Refused with INVALID_ARGUMENT
+    (exit 2) by every command; the other root's index stays; ``index --rebuild`` takes it over."""
+    first = make_repo(FILES)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.py").write_text("def unrelated():\n    return 1\n")
+    state = tmp_path / "state"
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(first), "--state-dir", str(state)]).exit_code == 0
+    published = json.loads((state / "catalog.json").read_text())["store"]
+
+    for args in (
+        ["search", "retries", "--root", str(other)],
+        ["status", "--root", str(other)],
+        ["index", str(other)],
+    ):
+        refused = runner.invoke(main, [*args, "--state-dir", str(state), "--json"])
+        assert refused.exit_code == 2, (args, refused.output)
+        answer = json.loads(refused.output)
+        assert answer["code"] == "INVALID_ARGUMENT" and str(first.resolve()) in answer["message"], args
+    assert json.loads((state / "catalog.json").read_text())["store"] == published
+    kept = runner.invoke(main, ["symbol", "Session.request", "--root", str(first), "--state-dir", str(state)])
+    assert kept.exit_code == 0 and "app/retry.py" in kept.output
+
+    taken = runner.invoke(main, ["index", str(other), "--rebuild", "--state-dir", str(state)])
+    assert taken.exit_code == 0, taken.output
+    found = runner.invoke(main, ["symbol", "unrelated", "--root", str(other), "--state-dir", str(state)])
+    assert found.exit_code == 0 and "notes.py" in found.output

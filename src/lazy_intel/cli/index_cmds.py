@@ -40,14 +40,21 @@ def emit(answer: Answer, as_json: bool, render: Callable[[Answer], str] | None =
         sys.exit(2 if answer.code == "INVALID_ARGUMENT" else 1)
 
 
-def open_workspace_or_exit(root: str, state_dir: str | None, as_json: bool, operation: str) -> Workspace:
+def open_workspace_or_exit(
+    root: str, state_dir: str | None, as_json: bool, operation: str, *, adopt_state_dir: bool = False
+) -> Workspace:
     """The workspace of one CLI command. It never syncs in the background (``auto_index`` off): the
     process exits right after answering, and would kill a background sync mid-publication. It keeps
     no in-memory postings (``postings_mb`` 0): a process that answers once would read each phrase's
     scores to use them once, and FTS5 ranks the same (nor does it import NumPy for them)."""
     try:
         settings = load_settings(auto_index=False, postings_mb=0)
-        return Workspace.open(root, settings=settings, state_dir=Path(state_dir) if state_dir else None)
+        return Workspace.open(
+            root,
+            settings=settings,
+            state_dir=Path(state_dir) if state_dir else None,
+            adopt_state_dir=adopt_state_dir,
+        )
     except LazyIntelError as exc:
         emit(error_answer(operation, exc.code, exc.message, view=NO_VIEW, next_step=exc.next_step), as_json)
         raise AssertionError("unreachable") from None
@@ -151,7 +158,9 @@ def index_command(
         os.environ["LAZY_INTEL_STORE"] = store
     if executor is not None:
         os.environ["LAZY_INTEL_EXECUTOR"] = executor
-    workspace = open_workspace_or_exit(root, state_dir, as_json, "reindex" if rebuild else "sync")
+    workspace = open_workspace_or_exit(
+        root, state_dir, as_json, "reindex" if rebuild else "sync", adopt_state_dir=rebuild
+    )
     progress = TerminalProgress.for_command(as_json)
     try:
         workspace.sync(rebuild=rebuild, progress=progress)

@@ -205,8 +205,18 @@ class Workspace:
 
     @classmethod
     def open(
-        cls, root: str | Path, *, settings: Settings | None = None, state_dir: Path | None = None
+        cls,
+        root: str | Path,
+        *,
+        settings: Settings | None = None,
+        state_dir: Path | None = None,
+        adopt_state_dir: bool = False,
     ) -> Workspace:
+        """The workspace of ``root``. An explicit ``state_dir`` whose published index is another
+        root's is refused (``INVALID_ARGUMENT``) unless ``adopt_state_dir``: ``index --rebuild``, or a
+        caller that copied the state directory along with its tree (the next sync records the new
+        root). The default ``<root>/.lazy-intel`` is not checked: there another root means the tree
+        moved."""
         resolved_settings = settings or load_settings()
         canonical = canonical_root(
             root,
@@ -214,6 +224,8 @@ class Workspace:
             deny_roots=resolved_settings.deny_roots,
         )
         state = StateDir.for_root(canonical, state_dir)
+        if state_dir is not None and not adopt_state_dir and not resolved_settings.store:
+            state.check_root(canonical)
         if resolved_settings.store:
             from lazy_intel.store.pg.store import is_postgres_url
 

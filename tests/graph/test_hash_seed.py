@@ -53,29 +53,14 @@ SHAPES = {
 }
 RESOLVE_ALL = """
 import pickle, sys
-from lazy_intel.graph.build import ResolvedFile
-from lazy_intel.graph.modules import PathIndex
-from lazy_intel.graph.program import FactStore
-from lazy_intel.graph.resolve import resolve_file
-from lazy_intel.parse.languages import is_parsed_language
-from lazy_intel.store.schema import connect
+from pathlib import Path
+from tests.graph.test_settled_memo import _resolve_all
 
-conn = connect(sys.argv[1], readonly=True)
-files = {
-    path: lang
-    for path, lang in conn.execute("SELECT path, lang FROM files WHERE lang IS NOT NULL ORDER BY path")
-    if is_parsed_language(lang)
-}
-store = FactStore(conn, PathIndex(files))
-out = {}
-for path in files:
-    model = store.model(path)
-    if model is not None:
-        resolved = ResolvedFile.of(path, resolve_file(store, model))
-        out[path] = (sorted(map(repr, resolved.edges)), resolved.deps, resolved.exhausted)
-with open(sys.argv[2], "wb") as handle:
-    pickle.dump(out, handle)
+resolved = _resolve_all(Path(sys.argv[1]))
+out = {path: (sorted(map(repr, r.edges)), r.deps, r.exhausted) for path, r in resolved.items()}
+Path(sys.argv[2]).write_bytes(pickle.dumps(out))
 """
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _corpus() -> dict[str, str]:

@@ -1262,6 +1262,31 @@ def test_a_ruby_constant_path_reaches_its_class_however_often_the_namespace_reop
     }
 
 
+def test_ruby_attribute_readers_are_methods_of_their_class(tmp_path) -> None:
+    """`attr_reader :env` (and `attr_accessor`, also in `class << self`) defines the method `env`:
+    a call of it was `member-not-found`, a guess among the tree's methods of the name (rack's
+    `request.env`, sinatra's `Delegator.target`). An `attr_writer`'s `name=` is assigned, never called."""
+    files = {
+        "lib/request.rb": (
+            "class Request\n  attr_reader :env, :params\n  attr_accessor :body\n  attr_writer :hidden\n"
+            "  class << self\n    attr_accessor :target\n  end\nend\n"
+        ),
+        "lib/other.rb": "class Other\n  def env\n    1\n  end\n  def params\n    2\n  end\n  def hidden\n    3\n  end\nend\n",
+        "lib/use.rb": (
+            "def go\n  r = Request.new\n  r.env\n  r.params\n  r.body\n  r.hidden\n  Request.target\nend\n"
+        ),
+    }
+    graph = build_graph(tmp_path, files)
+    calls = {(e.target, e.dst, e.strategy) for e in graph.of("CALLS", "lib/use.rb::go")}
+    assert {
+        ("r.env", "lib/request.rb::Request.env", "member"),
+        ("r.params", "lib/request.rb::Request.params", "member"),
+        ("r.body", "lib/request.rb::Request.body", "member"),
+    } <= calls, calls
+    assert not [c for c in calls if c[0] == "r.hidden" and c[1] == "lib/request.rb::Request.hidden"]
+    assert [c for c in calls if c[0] == "Request.target" and c[1] == "lib/request.rb::Request.target"], calls
+
+
 def test_a_renamed_export_reaches_what_it_renames(tmp_path) -> None:
     """hono's `export { Hono as HonoBase }` (and `class Hono extends HonoBase` in another file): the
     base was unresolved, so every `app.get`/`app.use` of the tests was a guess among the tree's

@@ -243,6 +243,8 @@ def _name_part(part: str) -> str:
     stripped = part.strip()
     if len(stripped) > 2 and stripped[0] == stripped[-1] == "`":
         return stripped[1:-1]  # a quoted identifier (Kotlin's ``fun `with space`()``, Scala, Swift)
+    if len(stripped) > 1 and stripped[0] == ":" and stripped[1] != ":":
+        return stripped[1:]  # a Ruby symbol naming a definition (`attr_reader :name`)
     words = part.split()
     if words[0] == "operator":
         return "".join(words)

@@ -24,6 +24,15 @@
 (singleton_method
   name: (_) @name) @definition.method
 
+; `attr_reader :name, :size` and `attr_accessor :name` define the reader methods `name` and `size` (in
+; a class, a module or `class << self`); an `attr_writer`'s `name=` is assigned, never called by name
+((body_statement
+  (call
+    !receiver
+    method: (identifier) @_attr
+    arguments: (argument_list (simple_symbol) @name @definition.method)))
+  (#match? @_attr "^attr_(reader|accessor)$"))
+
 ; constants: `VERSION = '1.0'`
 (program
   (assignment

@@ -22,7 +22,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lazy_intel.service.indexing.sync import current_store_path
 from lazy_intel.workspace.state import StateDir
 
 Site = tuple[str, int, int]  # path, start byte, end byte
@@ -31,7 +30,7 @@ Target = tuple[str | None, str, float, str]  # "path::qualified" or None, strate
 
 def call_sites(root: Path) -> dict[Site, set[Target]]:
     """Every CALLS site of ``root``'s published store with its targets."""
-    store = current_store_path(StateDir.for_root(root))
+    store = StateDir.for_root(root).published_store()
     if store is None:
         raise SystemExit(f"{root}: no published index (run `lazy-intel index` there first)")
     conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)

@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import lazy_intel.service.indexing.sync as sync_module  # noqa: E402
-from lazy_intel.service.indexing.sync import current_store_path, run_sync  # noqa: E402
+from lazy_intel.service.indexing.sync import run_sync  # noqa: E402
 from lazy_intel.settings import load_settings  # noqa: E402
 from lazy_intel.store.postings import read_chunk_files  # noqa: E402
 from lazy_intel.store.reader import open_view  # noqa: E402
@@ -39,7 +39,7 @@ ADDED = "\n\ndef scale_trace_added_{0}(x):\n    return x\n"
 
 
 def _targets(tree: Path, state: StateDir, count: int) -> list[str]:
-    store = current_store_path(state)
+    store = state.published_store()
     assert store is not None, f"no published store in {state.path}"
     with open_view(store) as view:
         rows = view.conn.execute(
@@ -82,7 +82,7 @@ def main() -> None:
                 scoped += report.scoped
         finally:
             path.write_bytes(original)
-    store = current_store_path(state)
+    store = state.published_store()
     assert store is not None
     with open_view(store) as view:
         started = time.perf_counter()

@@ -69,7 +69,7 @@ def upgrade(old_state: Path, state: Path, tree: Path, max_file_bytes: int) -> di
     """Copy a schema-4 build to ``state`` and add what schema 5 adds (see the module docstring)."""
     shutil.copytree(old_state, state)
     dir_ = StateDir(state)
-    store = sync_module.current_store_path(dir_)
+    store = dir_.published_store()
     assert store is not None, f"no published store in {old_state}"
     conn = connect(str(store))
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from lazy_intel.service.indexing.sync import current_store_path, run_sync
+from lazy_intel.service.indexing.sync import run_sync
 from lazy_intel.store.reader import open_view
 from lazy_intel.store.row_counts import ROW_COUNTS_KEY, RowCounts, count_rows, parse_row_counts
 from lazy_intel.store.schema import connect
@@ -54,7 +54,7 @@ def test_recorded_counts_equal_the_tables_after_random_syncs(tmp_path: Path) -> 
             only = (rel,) if rng.random() < 0.5 else None
         report = run_sync(root, state, max_file_bytes=MAX_BYTES, rebuild=step == 7, only=only)
         scoped += report.scoped
-        store = current_store_path(state)
+        store = state.published_store()
         assert store is not None
         recorded, counted = _recorded_and_counted(store)
         assert recorded == counted, (step, action)
@@ -82,7 +82,7 @@ def test_counts_of_another_generation_are_not_used(tmp_path: Path) -> None:
     root, state = tmp_path / "repo", StateDir(tmp_path / "state")
     write_tree(root, {f"m{i}.py": _source(i, 2) for i in range(4)})
     run_sync(root, state, max_file_bytes=MAX_BYTES, rebuild=True)
-    store = current_store_path(state)
+    store = state.published_store()
     assert store is not None
     conn = connect(str(store))
     try:

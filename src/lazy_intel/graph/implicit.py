@@ -22,7 +22,7 @@ from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import call_targets, classify
-from lazy_intel.graph.model import FileModel
+from lazy_intel.graph.model import FileModel, Ref
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
 from lazy_intel.parse.operators import reflected
 
@@ -89,24 +89,30 @@ def _property_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edg
                 continue
             if value[1] not in best or CONFIDENCE.get(strategy, 0) > CONFIDENCE.get(best[value[1]], 0):
                 best[value[1]] = strategy
-        for dst, strategy in sorted(best.items()):
-            out.append(
-                EdgeRow(
-                    model.key,
-                    "CALLS",
-                    scope_node(model, scope),
-                    dst,
-                    strategy,
-                    CONFIDENCE.get(strategy, 0.5),
-                    ref.name,
-                    model.path,
-                    ref.start_byte,
-                    ref.end_byte,
-                    ref.line,
-                    props({"implicit": "property"}),
-                )
-            )
+        out.extend(_site_calls(model, ref, scope_node(model, scope), best, "property"))
     return out
+
+
+def _site_calls(model: FileModel, ref: Ref, src: int, found: dict[int, str], implicit: str) -> list[EdgeRow]:
+    """CALLS edges from the site of ``ref`` to each ``dst -> strategy`` of ``found``, in ``dst`` order,
+    named by the reference and marked ``implicit``."""
+    return [
+        EdgeRow(
+            model.key,
+            "CALLS",
+            src,
+            dst,
+            strategy,
+            CONFIDENCE.get(strategy, 0.5),
+            ref.name,
+            model.path,
+            ref.start_byte,
+            ref.end_byte,
+            ref.line,
+            props({"implicit": implicit}),
+        )
+        for dst, strategy in sorted(found.items())
+    ]
 
 
 def _with_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
@@ -163,23 +169,7 @@ def _operator_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edg
             for value, strategy in values:
                 if value[0] in ("def", "bm") and strategy in READ_STRATEGIES:
                     found.setdefault(value[1], strategy)
-        for dst, strategy in sorted(found.items()):
-            out.append(
-                EdgeRow(
-                    model.key,
-                    "CALLS",
-                    scope_node(model, scope),
-                    dst,
-                    strategy,
-                    CONFIDENCE.get(strategy, 0.5),
-                    ref.name,
-                    model.path,
-                    ref.start_byte,
-                    ref.end_byte,
-                    ref.line,
-                    props({"implicit": "operator"}),
-                )
-            )
+        out.extend(_site_calls(model, ref, scope_node(model, scope), found, "operator"))
     return out
 
 

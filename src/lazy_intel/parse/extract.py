@@ -571,12 +571,15 @@ def _extract(path: str, lang: str, source: bytes, *, symbols_only: bool = False)
     references = []
     memo = ExpressionMemo()  # references and flows read many of the same nodes
     for (kind, node, name_node, receiver_node), scope in zip(unique_refs, ref_scopes, strict=True):
-        if kind == "with":
-            # the context manager's methods run: resolved as members of the value (graph.implicit)
+        if kind in ("with", "operator"):
+            # a site named by the method it runs, its callee the value: `with x:` runs the context
+            # manager's methods, `a + b` its operand's (resolved as members, graph.implicit); an
+            # operation is its own name node
+            name = "__enter__" if kind == "with" else collector.operators[node.start_byte]
             references.append(
                 ReferenceFact(
-                    name="__enter__",
-                    kind="with",
+                    name=name,
+                    kind=kind,
                     start_byte=node.start_byte,
                     end_byte=node.end_byte,
                     line=name_node.start_point[0] + 1,
@@ -585,22 +588,6 @@ def _extract(path: str, lang: str, source: bytes, *, symbols_only: bool = False)
                     scope=scope,
                     receiver=None,
                     callee=dumps(expression(source, name_node, 0, memo)),
-                )
-            )
-            continue
-        if kind == "operator":  # `a + b`: named by the method it runs, its callee the operation
-            references.append(
-                ReferenceFact(
-                    name=collector.operators[node.start_byte],
-                    kind="operator",
-                    start_byte=node.start_byte,
-                    end_byte=node.end_byte,
-                    line=node.start_point[0] + 1,
-                    name_start_byte=node.start_byte,
-                    name_end_byte=node.end_byte,
-                    scope=scope,
-                    receiver=None,
-                    callee=dumps(expression(source, node, 0, memo)),
                 )
             )
             continue

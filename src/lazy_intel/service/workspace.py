@@ -32,7 +32,7 @@ from lazy_intel.service.indexing import check_memo
 from lazy_intel.service.indexing.dirty import FAILED, RUNNING, DirtyTracker
 from lazy_intel.service.indexing.scheduler import SyncScheduler, Ticket
 from lazy_intel.settings import Settings, load_settings
-from lazy_intel.store.integrity import check_store, header_problem
+from lazy_intel.store.integrity import check_store, header_problem, store_meta
 from lazy_intel.store.journal import PublicationJournal
 from lazy_intel.store.reader import MIB, ReadView, open_view
 from lazy_intel.store.schema import connect
@@ -99,6 +99,21 @@ def _first_problem(path: Path, *, memo: Path | None = None) -> str:
                 _checked.clear()
             _checked[key] = verdict
     return verdict
+
+
+def _refuse_other_root(state: StateDir, root: Path) -> None:
+    """Refuse a state directory given by hand whose published store indexes another root: a sync from
+    here would replace that root's index with this one's."""
+    store = state.published_store()
+    published = (store_meta(store) or {}).get("root") if store is not None else None
+    if published is not None and published != str(root):
+        raise InvalidArgument(
+            f"state directory {state.path} holds the index of {published}, not of {root}",
+            next_step=(
+                f"run from {published} or pass --root {published}; "
+                "to index this root into it instead, `lazy-intel index --rebuild`"
+            ),
+        )
 
 
 def release_sync_garbage(*, freeze: bool = False) -> None:
@@ -225,7 +240,7 @@ class Workspace:
         )
         state = StateDir.for_root(canonical, state_dir)
         if state_dir is not None and not adopt_state_dir and not resolved_settings.store:
-            state.check_root(canonical)
+            _refuse_other_root(state, canonical)
         if resolved_settings.store:
             from lazy_intel.store.pg.store import is_postgres_url
 

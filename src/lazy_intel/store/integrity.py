@@ -186,3 +186,20 @@ def check_store(
         if own:
             db.close()
     return problems
+
+
+def store_meta(path: Path) -> dict[str, str] | None:
+    """The meta table of a store, or ``None`` when the file cannot be read as a store (a read-only
+    connection: it reads what the last commit wrote, whoever holds the writer lock)."""
+    if header_problem(path) is not None:
+        return None
+    try:
+        conn = connect(str(path), readonly=True)
+    except Exception:
+        return None
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except Exception:
+        return None
+    finally:
+        conn.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 import stat
 import tempfile
 from pathlib import Path
@@ -93,39 +92,13 @@ class StateDir:
     def write_catalog(self, data: dict[str, Any]) -> None:
         write_json_atomic(self.catalog, data)
 
-    def published_root(self) -> str | None:
-        """The root the published store was built from (its ``meta`` row), or None when nothing is
-        published or the store cannot tell (a damaged store is the store checks' business)."""
+    def published_store(self) -> Path | None:
+        """The store file the catalog names, if it exists."""
         catalog = self.read_catalog()
-        name = catalog.get("store") if catalog else None
-        if not isinstance(name, str):
+        if not catalog or not isinstance(catalog.get("store"), str):
             return None
-        store = self.path / name
-        if not store.is_file():
-            return None
-        try:
-            conn = sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True)
-            try:
-                row = conn.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
-            finally:
-                conn.close()
-        except sqlite3.Error:
-            return None
-        return row[0] if row and isinstance(row[0], str) else None
-
-    def check_root(self, root: Path) -> None:
-        """Refuse a state directory whose published store indexes another root. Given by hand
-        (``--state-dir``) from the wrong directory, a sync would replace that root's index with this
-        one's."""
-        published = self.published_root()
-        if published is not None and published != str(root):
-            raise InvalidArgument(
-                f"state directory {self.path} holds the index of {published}, not of {root}",
-                next_step=(
-                    f"run from {published} or pass --root {published}; "
-                    "to index this root into it instead, `lazy-intel index --rebuild`"
-                ),
-            )
+        path = self.path / catalog["store"]
+        return path if path.is_file() else None
 
 
 def write_json_atomic(path: Path, data: dict[str, Any], mode: int = 0o600, *, durable: bool = True) -> None:

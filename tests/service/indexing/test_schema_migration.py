@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from lazy_intel.service.indexing import sync as sync_module
-from lazy_intel.service.indexing.sync import current_store_path
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
@@ -64,7 +63,7 @@ def old_store(make_repo) -> tuple[Workspace, Path]:
     root = make_repo(FILES)
     ws = Workspace.open(root, settings=load_settings(env={}))
     ws.sync()
-    store = current_store_path(ws.state)
+    store = ws.state.published_store()
     assert store is not None
     downgrade_to_schema_3(store)
     assert _columns(store) == list(FTS_COLUMNS_BY_VERSION[3])
@@ -91,12 +90,12 @@ def test_the_old_store_answers_while_the_rebuild_runs_then_the_new_one_does(
     assert answer["items"] and answer["items"][0]["anchor"]["path"] == "pkg/model.py"
     assert any("store schema 3" in w and "rebuild is running" in w for w in answer["warnings"])
     assert not any("stems" in c for c in answer["coverage"])  # the old index has none
-    assert ws.is_building() and current_store_path(ws.state) == old and old.is_file()
+    assert ws.is_building() and ws.state.published_store() == old and old.is_file()
     again = _run(ws, operation="symbol", symbol="Estimator.fit", freshness="auto")
     assert again["status"] == "ok" and ws.scheduler.syncs == before  # the rebuild is still held
     gate.set()
     assert ws.wait_background(WAIT_S)
-    new = current_store_path(ws.state)
+    new = ws.state.published_store()
     assert new is not None and new != old
     assert _columns(new) == list(FTS_COLUMNS_BY_VERSION[SCHEMA_VERSION])
     assert ws.last_report is not None and ws.last_report.full_rebuild
@@ -111,7 +110,7 @@ def test_a_strict_read_rebuilds_first(old_store: tuple[Workspace, Path]) -> None
     ws, old = old_store
     answer = _run(ws, operation="search", query=QUERY, freshness="strict")
     assert answer["status"] == "ok" and not any("schema" in w for w in answer["warnings"])
-    new = current_store_path(ws.state)
+    new = ws.state.published_store()
     assert new is not None and new != old and "stems" in _columns(new)
 
 
@@ -125,7 +124,7 @@ def test_a_failed_rebuild_keeps_serving_the_old_store(old_store: tuple[Workspace
     first = _run(ws, operation="search", query=QUERY, freshness="auto")
     assert first["status"] == "ok"
     assert ws.wait_background(WAIT_S) and ws.last_error is not None
-    assert current_store_path(ws.state) == old and old.is_file()
+    assert ws.state.published_store() == old and old.is_file()
     second = _run(ws, operation="search", query=QUERY, freshness="auto")
     assert second["status"] == "ok" and second["items"][0]["anchor"]["path"] == "pkg/model.py"
     assert any("store schema 3" in w for w in second["warnings"])
@@ -139,7 +138,7 @@ def test_auto_index_off_says_how_to_rebuild(make_repo) -> None:
     root = make_repo(FILES)
     ws = Workspace.open(root, settings=load_settings(env={"LAZY_INTEL_AUTO_INDEX": "0"}))
     ws.sync()
-    store = current_store_path(ws.state)
+    store = ws.state.published_store()
     assert store is not None
     downgrade_to_schema_3(store)
     answer = _run(ws, operation="search", query=QUERY, freshness="auto")
@@ -152,7 +151,7 @@ def test_a_schema_this_build_cannot_read_is_rebuilt_not_served(make_repo) -> Non
     root = make_repo(FILES)
     ws = Workspace.open(root, settings=load_settings(env={}))
     ws.sync()
-    store = current_store_path(ws.state)
+    store = ws.state.published_store()
     assert store is not None
     conn = connect(str(store))
     conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
@@ -198,7 +197,7 @@ def test_a_schema_4_store_answers_the_graph_then_is_rebuilt_with_the_deps_index(
     ws = Workspace.open(make_repo(files), settings=load_settings(env={}))
     try:
         ws.sync()
-        old = current_store_path(ws.state)
+        old = ws.state.published_store()
         assert old is not None
         fresh = _run(ws, operation="impact", symbol="Estimator.fit", freshness="fast")
         downgrade_to_schema_4(old)
@@ -208,7 +207,7 @@ def test_a_schema_4_store_answers_the_graph_then_is_rebuilt_with_the_deps_index(
         assert served["items"] == fresh["items"]  # the graph reads need none of the new indexes
         assert any("store schema 4" in w for w in served["warnings"])
         assert ws.wait_background(WAIT_S)
-        new = current_store_path(ws.state)
+        new = ws.state.published_store()
         assert new is not None and new != old
         assert {"graph_deps", "graph_files_key", "edges_unresolved_name"} <= _tables(new)
         conn = connect(str(new), readonly=True)
@@ -263,7 +262,7 @@ def test_an_older_schema_store_is_upgraded_in_place_not_rebuilt(make_repo, versi
     ws = Workspace.open(root, settings=load_settings(env={}))
     try:
         ws.sync()
-        old = current_store_path(ws.state)
+        old = ws.state.published_store()
         assert old is not None
         fresh = _run(ws, operation="search", query=QUERY, freshness="fast")
         fresh_impact = _run(ws, operation="impact", symbol="Estimator.fit", depth=3, freshness="fast")
@@ -275,7 +274,7 @@ def test_an_older_schema_store_is_upgraded_in_place_not_rebuilt(make_repo, versi
         assert served["status"] == "ok" and served["items"] == fresh["items"]
         assert any(f"store schema {version}" in w and "in place" in w for w in served["warnings"])
         assert ws.wait_background(WAIT_S)  # the sync that read started: the upgrade
-        assert current_store_path(ws.state) == old and old.stat().st_ino == inode  # the same store
+        assert ws.state.published_store() == old and old.stat().st_ino == inode  # the same store
         assert set(ADDED_SINCE[version]) <= set(_tables(old))
         conn = connect(str(old), readonly=True)
         try:
@@ -293,6 +292,6 @@ def test_an_older_schema_store_is_upgraded_in_place_not_rebuilt(make_repo, versi
         assert impact["items"] == fresh_impact["items"]
         (root / "pkg" / "report.py").write_text("def render(rows, sep):\n    return sep.join(rows)\n")
         report = ws.sync()
-        assert report.published and not report.full_rebuild and current_store_path(ws.state) == old
+        assert report.published and not report.full_rebuild and ws.state.published_store() == old
     finally:
         ws.close()

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from lazy_intel.service.indexing import check_memo
 from lazy_intel.service.indexing.resume import resume_problem
-from lazy_intel.service.indexing.sync import mark_retired, remove_store_files, store_meta
-from lazy_intel.store.integrity import check_store
+from lazy_intel.service.indexing.sync import mark_retired, remove_store_files
+from lazy_intel.store.integrity import check_store, store_meta
 from lazy_intel.store.journal import (
     ABANDONED,
     KIND_REBUILD,

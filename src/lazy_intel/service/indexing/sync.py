@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lazy_intel.faultpoints import pause_point
-from lazy_intel.store.integrity import header_problem
+from lazy_intel.store.integrity import store_meta
 from lazy_intel.store.journal import ABANDONED, KIND_INCREMENTAL, KIND_REBUILD, Intent, PublicationJournal
 from lazy_intel.store.row_counts import file_count
 from lazy_intel.store.schema import (
@@ -108,14 +108,6 @@ class SyncReport:
         }
 
 
-def current_store_path(state: StateDir) -> Path | None:
-    catalog = state.read_catalog()
-    if not catalog or not isinstance(catalog.get("store"), str):
-        return None
-    path = state.path / catalog["store"]
-    return path if path.is_file() else None
-
-
 def store_profile(root: Path, max_file_bytes: int) -> str:
     """The scope digest a store built now would record: policy, parser fingerprint, limits, schema,
     graph resolver. ``run_sync`` records exactly this; recovery compares against it."""
@@ -124,23 +116,6 @@ def store_profile(root: Path, max_file_bytes: int) -> str:
 
     policy = load_policy(root)
     return policy.digest(parser_fingerprint(), str(max_file_bytes), str(SCHEMA_VERSION), RESOLVER_VERSION)
-
-
-def store_meta(path: Path) -> dict[str, str] | None:
-    """The meta table of a store, or ``None`` when the file cannot be read as a store (callers hold
-    the writer lock, so no checkpoint is under way)."""
-    if header_problem(path) is not None:
-        return None
-    try:
-        conn = connect(str(path), readonly=True)
-    except Exception:
-        return None
-    try:
-        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    except Exception:
-        return None
-    finally:
-        conn.close()
 
 
 def _store_is_compatible(path: Path) -> bool:
@@ -192,7 +167,7 @@ def run_sync(
     journal = PublicationJournal(state.runtime)
     policy = load_policy(root)
     scope_digest = store_profile(root, max_file_bytes)
-    live = current_store_path(state)
+    live = state.published_store()
     full = rebuild or live is None or not _store_is_compatible(live)
     intent: Intent | None = None
     resumed = None

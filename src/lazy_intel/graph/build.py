@@ -61,6 +61,9 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 90: Rust, C++, Ruby and Kotlin operations run their operand type's operator method (`Add::add`,
+#     `operator+`, `def +`, `operator fun plus`), without Python's reflection; a comparison of outside values
+#     is not a value of their type;
 # 89: dependency tokens the same under every hash seed, results past MAX_DEMAND_DEPTH the same in any order;
 # 88: a pytest parameter no conftest or module fixture names takes the tree's one plugin fixture of the name;
 # 87: a Ruby module mixed in (`include Helpers`) is a base, `Class.new(Base)` is its base;
@@ -119,7 +122,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "89"
+RESOLVER_VERSION = "90"
 MODULE_KEY = 0
 
 

@@ -24,7 +24,7 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import call_targets, classify
 from lazy_intel.graph.model import FileModel, Ref
 from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
-from lazy_intel.parse.operators import reflected
+from lazy_intel.parse.operators import operand_methods
 
 CONTEXT_METHODS = ("__enter__", "__exit__")
 
@@ -160,7 +160,7 @@ def _operator_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edg
         scope = model.scope_of(ref.scope, ref.start_byte)
         site = f"{model.path}:{ref.start_byte}"
         found: dict[int, str] = {}
-        for index, method in enumerate((ref.name, reflected(ref.name))[: len(expr[1])]):
+        for index, method in operand_methods(model.lang, ref.name, len(expr[1])):
             if method not in defined:
                 defined[method] = any(d.kind == "method" for d in an.p.named(method))
             if not defined[method] or found:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lazy_intel.graph.model import FileModel, Symbol, own_header_refs
 from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.values import Value, bounded, ordered
-from lazy_intel.parse.operators import operator_method, reflected
+from lazy_intel.parse.operators import COMPARISON_METHODS, operator_method, reflected
 from lazy_intel.text.paths import is_test_path
 
 if TYPE_CHECKING:
@@ -144,9 +144,12 @@ class ProtocolMixin:
         outside = {
             v for v in first if v[0] == "ext" or (v[0] == "cont" and method in SAME_CONTAINER_OPERATORS)
         }
-        if len(operands) > 1 and not own:
+        if method in COMPARISON_METHODS:  # `a < b` of outside values: a boolean, not `a`'s type
+            outside = set()
+        second_method = reflected(model.lang, method) if len(operands) > 1 else None
+        if second_method is not None and not own:
             second = self.eval(model, scope, operands[1], f"{site}/1")
-            own = self._operated(second, reflected(method))
+            own = self._operated(second, second_method)
             # `x + "a"` of an unknown `x` is a string, unless a class of the tree has the method
             # (`LocalPath.__add__`: `p + "dir"` is a path)
             if (

@@ -161,6 +161,7 @@ LAMBDA_TYPES = frozenset(
     }
 )
 UNION_TYPES = frozenset({"conditional_expression", "ternary_expression", "boolean_operator"})
+STATEMENT_GROUP_TYPES = frozenset({"parenthesized_statements"})
 WRAPPER_TYPES = frozenset(
     {
         "parenthesized_expression",
@@ -223,9 +224,13 @@ ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expr
 SLICE_TYPES = frozenset({"slice", "range_expression"})
 # `union_type`: a declared `A[T] | None` (Python parses `Box | None` as a binary operator but a union
 # with a generic in it as a union type; TypeScript's `Foo | null`): read as the union of its members
+# (Ruby's operations are `binary` and `unary`; Rust's, C++'s and Kotlin's compound assignments read
+# as the operation they run, its value the method's: parse/operators.py)
 OPERATOR_TYPES = frozenset(
     {"binary_operator", "binary_expression", "unary_operator", "unary_expression", "union_type"}
+    | {"binary", "unary"}
 )
+UNARY_TYPES = frozenset({"unary_operator", "unary_expression", "unary"})
 COMPREHENSION_BODY_TYPES = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
 # A control-flow node between an assignment and its definition: one of these words in its type.
 CONTROL_WORDS = frozenset(
@@ -256,6 +261,16 @@ CONTROL_WORDS = frozenset(
         "until",
     }
 )
+
+
+def operator_node(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The operator token of an operation: its ``operator`` field, or the leading token of a unary
+    operation whose grammar gives it no field (Rust's ``-a``, ``!a``, ``*p``)."""
+    operator = node.child_by_field_name("operator")
+    if operator is None and node.type in UNARY_TYPES and node.child_count > 1:
+        first = node.children[0]
+        return None if first.is_named else first
+    return operator
 
 
 def _text(source: bytes, node: tree_sitter.Node) -> str:
@@ -419,6 +434,8 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         ]
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
         return expression(source, named[0], depth + 1, memo) if named else UNKNOWN
+    if kind in STATEMENT_GROUP_TYPES:  # Ruby's `(a + b)`: the value of its last statement
+        return expression(source, named[-1], depth + 1, memo) if named else UNKNOWN
     if kind in CALL_TYPES:
         cast = _named_cast(source, node)
         if cast is not None:  # C++'s `static_cast<Foo*>(p)`: a cast, not a call
@@ -551,7 +568,7 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return ["sl"]
     if kind in OPERATOR_TYPES:
         operands = [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]
-        operator = node.child_by_field_name("operator")
+        operator = operator_node(node)
         if operator is None:
             return ["o", operands]
         return ["o", operands, _text(source, operator)]  # the operator's method: parse/operators.py

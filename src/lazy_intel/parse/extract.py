@@ -59,7 +59,15 @@ import tree_sitter
 
 from lazy_intel.parse.c_macros import blank_attribute_macros, macro_prefix_start
 from lazy_intel.parse.encoding import for_parsing, remap_offsets
-from lazy_intel.parse.expressions import CALL_TYPES, UNKNOWN, ExpressionMemo, call_parts, dumps, expression
+from lazy_intel.parse.expressions import (
+    CALL_TYPES,
+    UNKNOWN,
+    ExpressionMemo,
+    call_parts,
+    dumps,
+    expression,
+    operator_node,
+)
 from lazy_intel.parse.facts import (
     CALLABLE_KINDS,
     CONTAINER_KINDS,
@@ -306,7 +314,7 @@ class _Collector:
         self.operators: dict[int, str] = {}  # start byte of an operator site -> the method it runs
 
     def _operator_method(self, node: tree_sitter.Node) -> str | None:
-        operator = node.child_by_field_name("operator")
+        operator = operator_node(node)
         if operator is None:
             return None
         operands = len(node.named_children)

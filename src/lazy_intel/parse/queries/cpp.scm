@@ -101,6 +101,10 @@
     name: (template_function
       name: (identifier) @name))) @reference.call
 
+; `a + b`, `-a`: run the operand's member `operator+` / `operator-` (parse/operators.py)
+(binary_expression) @reference.operator
+(unary_expression) @reference.operator
+
 (new_expression
   type: [
     (type_identifier) @name

@@ -75,6 +75,10 @@
     (identifier) @name
     .)) @reference.call
 
+; `a + b`, `-a`: run the operand's `operator fun plus` / `unaryMinus` (parse/operators.py)
+(binary_expression) @reference.operator
+(unary_expression) @reference.operator
+
 ; `class A : Base(x), Iface`: a constructor call names the superclass, a bare type an interface
 (class_declaration
   "class"

@@ -53,6 +53,10 @@
   method: (identifier) @name) @reference.call
   (#not-eq? @name "new"))
 
+; `a + b`, `-a`, `a << x`: run the operand's method `+`, `-@`, `<<` (parse/operators.py)
+(binary) @reference.operator
+(unary) @reference.operator
+
 ((call
   receiver: [(constant) (scope_resolution)] @name
   method: (identifier) @_new) @reference.instantiate

@@ -77,6 +77,10 @@
 (macro_invocation
   macro: [(identifier) (scoped_identifier)] @name) @reference.call
 
+; `a + b`, `-a`: run a method of the operand's type (`Add::add`, `Neg::neg`; parse/operators.py)
+(binary_expression) @reference.operator
+(unary_expression) @reference.operator
+
 ((struct_expression
   name: [
     (type_identifier) @name

@@ -61,6 +61,8 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 91: a compound assignment (`a += b`, `q |= x`) CALLS the method it runs: Python `__iadd__`, else `__add__`,
+#     else `b.__radd__`; Rust `add_assign`; C++ `operator+=`; Kotlin `plusAssign`, else `plus`; Ruby `+`;
 # 90: Rust, C++, Ruby and Kotlin operations run their operand type's operator method (`Add::add`,
 #     `operator+`, `def +`, `operator fun plus`), without Python's reflection; a comparison of outside values
 #     is not a value of their type;
@@ -122,7 +124,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "90"
+RESOLVER_VERSION = "91"
 MODULE_KEY = 0
 
 

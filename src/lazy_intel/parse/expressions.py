@@ -263,6 +263,17 @@ CONTROL_WORDS = frozenset(
 )
 
 
+def operation_expression(source: bytes, node: tree_sitter.Node, memo: ExpressionMemo) -> Any:
+    """An operator site's expression: the operation, or the one a compound assignment runs
+    (``a += b``: ``["o", [a, b], "+="]``; the assignment's own value stays its right-hand side)."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    operator = node.child_by_field_name("operator")
+    if node.type in OPERATOR_TYPES or left is None or right is None or operator is None:
+        return expression(source, node, 0, memo)
+    operands = [expression(source, left, 1, memo), expression(source, right, 1, memo)]
+    return ["o", operands, _text(source, operator)]
+
+
 def operator_node(node: tree_sitter.Node) -> tree_sitter.Node | None:
     """The operator token of an operation: its ``operator`` field, or the leading token of a unary
     operation whose grammar gives it no field (Rust's ``-a``, ``!a``, ``*p``)."""

@@ -66,6 +66,7 @@ from lazy_intel.parse.expressions import (
     call_parts,
     dumps,
     expression,
+    operation_expression,
     operator_node,
 )
 from lazy_intel.parse.facts import (
@@ -595,7 +596,11 @@ def _extract(path: str, lang: str, source: bytes, *, symbols_only: bool = False)
                     name_end_byte=name_node.end_byte,
                     scope=scope,
                     receiver=None,
-                    callee=dumps(expression(source, name_node, 0, memo)),
+                    callee=dumps(
+                        operation_expression(source, name_node, memo)
+                        if kind == "operator"
+                        else expression(source, name_node, 0, memo)
+                    ),
                 )
             )
             continue

@@ -9,77 +9,84 @@ The other languages with operator methods name them their own way, and only Pyth
 the second operand: Rust's ``a + b`` runs ``Add::add`` (``impl Add for V { fn add(...) }``), C++'s
 runs a member ``operator+``, Ruby's a method named ``+`` (unary minus ``-@``), Kotlin's an
 ``operator fun plus``. Comparisons and equality run methods too (Rust ``eq``/``lt``, Kotlin
-``equals``/``compareTo``). Not read: compound assignments (Rust ``add_assign``, C++ ``operator+=``,
-Kotlin ``plusAssign``; an assignment's value is its right-hand side), C++ free-function operators
+``equals``/``compareTo``).
+
+A compound assignment runs a method as well (a site of its own; its value is still the assignment's
+right-hand side): Python's ``a += b`` runs ``__iadd__``, else ``__add__``, else ``b.__radd__``;
+Rust's ``AddAssign::add_assign``; C++'s member ``operator+=``; Kotlin's ``plusAssign``, else
+``plus``; Ruby's ``a += b`` is ``a = a + b`` and runs ``+``. Not read: C++ free-function operators
 (``operator+(a, b)``, not a member). A language without a table makes no operator site.
 """
 
 from __future__ import annotations
 
+_PYTHON_BINARY = {
+    "+": "__add__",
+    "-": "__sub__",
+    "*": "__mul__",
+    "/": "__truediv__",
+    "//": "__floordiv__",
+    "%": "__mod__",
+    "**": "__pow__",
+    "@": "__matmul__",
+    "<<": "__lshift__",
+    ">>": "__rshift__",
+    "&": "__and__",
+    "|": "__or__",
+    "^": "__xor__",
+}
 # (operator as written, number of operands) -> the method it runs on the first operand
 PYTHON_OPERATOR_METHODS: dict[tuple[str, int], str] = {
-    ("+", 2): "__add__",
-    ("-", 2): "__sub__",
-    ("*", 2): "__mul__",
-    ("/", 2): "__truediv__",
-    ("//", 2): "__floordiv__",
-    ("%", 2): "__mod__",
-    ("**", 2): "__pow__",
-    ("@", 2): "__matmul__",
-    ("<<", 2): "__lshift__",
-    (">>", 2): "__rshift__",
-    ("&", 2): "__and__",
-    ("|", 2): "__or__",
-    ("^", 2): "__xor__",
+    **{(op, 2): method for op, method in _PYTHON_BINARY.items()},
+    **{(op + "=", 2): "__i" + method[2:] for op, method in _PYTHON_BINARY.items()},
     ("-", 1): "__neg__",
     ("+", 1): "__pos__",
     ("~", 1): "__invert__",
 }
 
+_RUST_ARITHMETIC = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "%": "rem",
+    "&": "bitand",
+    "|": "bitor",
+    "^": "bitxor",
+    "<<": "shl",
+    ">>": "shr",
+}
+_RUST_COMPARISON = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 RUST_OPERATOR_METHODS: dict[tuple[str, int], str] = {
-    **{
-        (op, 2): method
-        for op, method in (
-            ("+", "add"),
-            ("-", "sub"),
-            ("*", "mul"),
-            ("/", "div"),
-            ("%", "rem"),
-            ("&", "bitand"),
-            ("|", "bitor"),
-            ("^", "bitxor"),
-            ("<<", "shl"),
-            (">>", "shr"),
-            ("==", "eq"),
-            ("!=", "ne"),
-            ("<", "lt"),
-            ("<=", "le"),
-            (">", "gt"),
-            (">=", "ge"),
-        )
-    },
+    **{(op, 2): method for op, method in (_RUST_ARITHMETIC | _RUST_COMPARISON).items()},
+    **{(op + "=", 2): method + "_assign" for op, method in _RUST_ARITHMETIC.items()},
     ("-", 1): "neg",
     ("!", 1): "not",
 }
 
-_CPP_BINARY = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>", "==", "!=", "<", ">", "<=", ">=", "<=>")
+_CPP_ARITHMETIC = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>")
+_CPP_COMPARISON = ("==", "!=", "<", ">", "<=", ">=", "<=>")
 CPP_OPERATOR_METHODS: dict[tuple[str, int], str] = {
-    **{(op, 2): "operator" + op for op in _CPP_BINARY},
+    **{(op, 2): "operator" + op for op in (*_CPP_ARITHMETIC, *_CPP_COMPARISON)},
+    **{(op + "=", 2): "operator" + op + "=" for op in _CPP_ARITHMETIC},
     **{(op, 1): "operator" + op for op in ("-", "+", "!", "~")},
 }
 
-_RUBY_BINARY = ("+", "-", "*", "/", "%", "**", "==", "!=", "<", ">", "<=", ">=", "<=>", "<<", ">>")
+_RUBY_ARITHMETIC = ("+", "-", "*", "/", "%", "**", "<<", ">>", "&", "|", "^")
+_RUBY_COMPARISON = ("==", "!=", "<", ">", "<=", ">=", "<=>", "=~", "===")
 RUBY_OPERATOR_METHODS: dict[tuple[str, int], str] = {
-    **{(op, 2): op for op in (*_RUBY_BINARY, "&", "|", "^", "=~", "===")},
+    **{(op, 2): op for op in (*_RUBY_ARITHMETIC, *_RUBY_COMPARISON)},
+    **{(op + "=", 2): op for op in _RUBY_ARITHMETIC},  # `a += b` is `a = a + b`
     ("-", 1): "-@",
     ("+", 1): "+@",
     ("!", 1): "!",
     ("~", 1): "~",
 }
 
-_KOTLIN_ARITHMETIC = (("+", "plus"), ("-", "minus"), ("*", "times"), ("/", "div"), ("%", "rem"))
+_KOTLIN_ARITHMETIC = {"+": "plus", "-": "minus", "*": "times", "/": "div", "%": "rem"}
 KOTLIN_OPERATOR_METHODS: dict[tuple[str, int], str] = {
-    **{(op, 2): method for op, method in _KOTLIN_ARITHMETIC},
+    **{(op, 2): method for op, method in _KOTLIN_ARITHMETIC.items()},
+    **{(op + "=", 2): method + "Assign" for op, method in _KOTLIN_ARITHMETIC.items()},
     **{(op, 2): "compareTo" for op in ("<", ">", "<=", ">=")},
     ("==", 2): "equals",
     ("!=", 2): "equals",
@@ -95,28 +102,15 @@ OPERATOR_METHODS: dict[str, dict[tuple[str, int], str]] = {
     "ruby": RUBY_OPERATOR_METHODS,
     "kotlin": KOTLIN_OPERATOR_METHODS,
 }
+# a compound assignment's method -> the plain operation's, tried next on the same operand
+IN_PLACE_FALLBACKS: dict[str, dict[str, str]] = {
+    "python": {"__i" + method[2:]: method for method in _PYTHON_BINARY.values()},
+    "kotlin": {method + "Assign": method for method in _KOTLIN_ARITHMETIC.values()},
+}
 # methods whose result is not a value of their operand's type (an outside operand gives nothing)
 COMPARISON_METHODS = frozenset(
-    {
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "equals",
-        "compareTo",
-        "==",
-        "!=",
-        "<",
-        ">",
-        "<=",
-        ">=",
-        "<=>",
-        "=~",
-        "===",
-    }
-    | {"operator" + op for op in ("==", "!=", "<", ">", "<=", ">=", "<=>")}
+    {*_RUST_COMPARISON.values(), "equals", "compareTo", *_RUBY_COMPARISON}
+    | {"operator" + op for op in _CPP_COMPARISON}
 )
 # languages whose binary operator falls back to the second operand's reflected method
 REFLECTING = frozenset({"python"})
@@ -134,6 +128,13 @@ def reflected(lang: str, method: str) -> str | None:
 
 
 def operand_methods(lang: str, method: str, operands: int) -> list[tuple[int, str]]:
-    """(operand index, method) in the order the language tries them for one operation."""
-    second = reflected(lang, method) if operands > 1 else None
-    return [(0, method)] if second is None else [(0, method), (1, second)]
+    """(operand index, method) in the order the language tries them for one operation: Python's
+    ``a += b`` ``a.__iadd__``, ``a.__add__``, ``b.__radd__``; Kotlin's ``plusAssign``, ``plus``."""
+    chain = [(0, method)]
+    plain = IN_PLACE_FALLBACKS.get(lang, {}).get(method)
+    if plain is not None:
+        chain.append((0, plain))
+    second = reflected(lang, plain or method) if operands > 1 else None
+    if second is not None:
+        chain.append((1, second))
+    return chain

@@ -104,6 +104,7 @@
 ; `a + b`, `-a`: run the operand's member `operator+` / `operator-` (parse/operators.py)
 (binary_expression) @reference.operator
 (unary_expression) @reference.operator
+(assignment_expression) @reference.operator  ; `a += b` (a plain `=` runs no method here)
 
 (new_expression
   type: [

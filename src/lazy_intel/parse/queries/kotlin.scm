@@ -78,6 +78,7 @@
 ; `a + b`, `-a`: run the operand's `operator fun plus` / `unaryMinus` (parse/operators.py)
 (binary_expression) @reference.operator
 (unary_expression) @reference.operator
+(assignment) @reference.operator  ; `a += b`: `plusAssign`, else `plus`
 
 ; `class A : Base(x), Iface`: a constructor call names the superclass, a bare type an interface
 (class_declaration

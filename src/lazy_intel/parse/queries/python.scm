@@ -143,6 +143,8 @@
 ; `a + b`, `-a`: run a method of the operand (`__add__`, `__neg__`; parse/operators.py)
 (binary_operator) @reference.operator
 (unary_operator) @reference.operator
+; `a += b`: runs `__iadd__`, else `__add__` (parse/operators.py)
+(augmented_assignment) @reference.operator
 
 ; ---- imports
 (import_statement

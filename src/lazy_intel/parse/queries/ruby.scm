@@ -56,6 +56,7 @@
 ; `a + b`, `-a`, `a << x`: run the operand's method `+`, `-@`, `<<` (parse/operators.py)
 (binary) @reference.operator
 (unary) @reference.operator
+(operator_assignment) @reference.operator  ; `a += b` is `a = a + b`
 
 ((call
   receiver: [(constant) (scope_resolution)] @name

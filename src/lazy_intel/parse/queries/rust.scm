@@ -80,6 +80,7 @@
 ; `a + b`, `-a`: run a method of the operand's type (`Add::add`, `Neg::neg`; parse/operators.py)
 (binary_expression) @reference.operator
 (unary_expression) @reference.operator
+(compound_assignment_expr) @reference.operator
 
 ((struct_expression
   name: [

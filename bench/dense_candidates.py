@@ -189,7 +189,10 @@ def issue_slots(work: Path, issues: Sequence[loc.Issue]) -> dict[str, Path]:
         slot = work / issue.repo.replace("/", "+") / issue.base_commit[:12]
         if not (slot / "state").is_dir():
             continue
-        store = Workspace.open(slot / "src", settings=settings, state_dir=slot / "state").store_path()
+        # a slot's state may be the previous slot's, copied with its checkout (loc_collect.py)
+        store = Workspace.open(
+            slot / "src", settings=settings, state_dir=slot / "state", adopt_state_dir=True
+        ).store_path()
         if store is not None:
             out[issue.instance_id] = store
     return out
@@ -387,7 +390,7 @@ def run_quality(  # noqa: PLR0917
             continue
         install_vectors(store, embedder.profile.id, vectors)
         slot = store.parents[2]
-        ws = Workspace.open(slot / "src", settings=settings, state_dir=slot / "state")
+        ws = Workspace.open(slot / "src", settings=settings, state_dir=slot / "state", adopt_state_dir=True)
         with ws.read() as view:
             for (name, config, sweep), (prefix, query_embedder) in itertools.product(
                 (("dense", DENSE_ONLY, (None,)), ("default", DEFAULT_CONFIG, weights)), variants.items()

@@ -293,7 +293,10 @@ def collect(args: argparse.Namespace) -> None:
                 materialise(git_dir, base, slot / "src")  # a repository outside the dev set: index it here
                 marker.write_text(base + "\n")
                 fresh = True
-            ws = Workspace.open(slot / "src", settings=settings, state_dir=slot / "state")
+            # a slot's state may be the previous slot's, copied with its checkout (loc_collect.py)
+            ws = Workspace.open(
+                slot / "src", settings=settings, state_dir=slot / "state", adopt_state_dir=True
+            )
             try:
                 if fresh:
                     ws.sync()

@@ -309,7 +309,8 @@ VERSIONS: dict[str, list[str | None]] = {
     "ann/use.py": [
         "from ann.mk import make\n\ndef go():\n    make().run()\n    for x in make():\n        x.run()\n"
     ],
-    # an operation's method: it comes, goes, returns another class, moves to the reflected side;
+    # an operation's method: it comes, goes, returns another class, moves to the reflected side, gains
+    # an in-place form;
     # `tmp + "x"` is a string only while no class of the tree has `__add__`
     "op/vec.py": [
         "class Vec:\n    def __add__(self, o):\n        return self\n    def norm(self): return 1\n",
@@ -317,10 +318,13 @@ VERSIONS: dict[str, list[str | None]] = {
         "class Mat:\n    def norm(self): return 2\n\nclass Vec:\n    def __add__(self, o):\n"
         "        return Mat()\n    def norm(self): return 1\n",
         "class Vec:\n    def __radd__(self, o):\n        return self\n    def norm(self): return 1\n",
+        # `w += v` runs `__iadd__` while Vec has one, else `__add__` (session 51)
+        "class Vec:\n    def __iadd__(self, o):\n        return self\n    def __add__(self, o):\n"
+        "        return self\n    def norm(self): return 1\n",
     ],
     "op/use.py": [
         "from op.vec import Vec\n\ndef go(v: Vec, tmp):\n    (v + v).norm()\n    (1 + v).norm()\n"
-        "    s = tmp + 'x'\n    s.format()\n",
+        "    s = tmp + 'x'\n    s.format()\n    w = v\n    w += v\n",
     ],
     # the module path a single-level package is imported by (golib): moved away and back
     "go.mod": ["module example.com/m\n", "module example.com/other\n\ngo 1.22\n"],

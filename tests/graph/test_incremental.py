@@ -114,6 +114,16 @@ VERSIONS: dict[str, list[str | None]] = {
     ],
     "cproj/api.c": ['#include "api.h"\n\nint api(int x) {\n  return x;\n}\n', None],
     "cproj/use.c": ['#include "api.h"\n\nint use(void) {\n  return api(1);\n}\n'],
+    # C includes (session 52): a header found by its path suffix, included by another header, comes,
+    # goes and moves; the includer drops the include; a function-like macro comes and goes
+    "cproj/inc/deep.h": ["int deep(int x);\n#define TWICE(x) ((x) * 2)\n", None, "int deep(int x);\n"],
+    "cproj/other/deep.h": [None, "int deep(int x);\n#define TWICE(x) ((x) + (x))\n"],
+    "cproj/mid.h": ['#include "deep.h"\n', '#include "inc/deep.h"\n', "int mid(void);\n"],
+    "cproj/deep.c": ['#include "inc/deep.h"\n\nint deep(int x) {\n  return x;\n}\n', None],
+    "cproj/use2.c": [
+        '#include "mid.h"\n\nint use2(void) {\n  return deep(TWICE(1));\n}\n',
+        "int use2(void) {\n  return deep(TWICE(1));\n}\n",
+    ],
     # Go: a named slice type's element type changes under a file of the package that ranges over it
     "gotypes/t.go": [
         "package gotypes\n\ntype E struct{}\n\nfunc (e *E) J() int { return 1 }\n\n"

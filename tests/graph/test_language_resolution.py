@@ -977,25 +977,28 @@ C_PROTOTYPES = {
 def test_a_c_call_of_a_function_declared_in_a_header_is_its_definition(tmp_path) -> None:
     """The prototype in a header and the definition in a source file are one function: the call is
     the definition's, not "ambiguous" between the two at half confidence (jq's `jv_free`: 1,234 edges
-    for 651 calls). Two `static` definitions of one name in two source files stay ambiguous between
-    those two (a file's own is its own); a function only a header declares is the declaration's."""
+    for 651 calls). A caller that includes the header sees the name through it (an `import` edge,
+    session 52; before, every call into another file was a unique-name guess, left out of
+    `references`). Two `static` definitions of one name in two source files are neither the function a
+    header declares: the includer's call is the declaration's; without an include, the guess stays
+    ambiguous between them (a file's own is its own); a function only a header declares, called where
+    no include shows it, is the declaration's by its unique name."""
     graph = build_graph(tmp_path, C_PROTOTYPES)
     targets = graph.call_targets
 
-    assert targets("src/tool_a.c::a", "buf_len") == [("src/buf.c::buf_len", "unique-name")]
-    assert targets("cpp/main.cpp::main", "area") == [("cpp/shape.cpp::area", "unique-name")]
+    assert targets("src/tool_a.c::a", "buf_len") == [("src/buf.c::buf_len", "import")]
+    assert targets("cpp/main.cpp::main", "area") == [("cpp/shape.cpp::area", "import")]
     # `Shape s; s.scale()`: by the declared type (session 45), Shape's out-of-line definition, not
     # its declaration in the class, nor Circle's inline `scale`
     assert targets("cpp/main.cpp::main", "s.scale") == [("cpp/shape_impl.cpp::Shape.scale", "member")]
     assert targets("cpp/main.cpp::main", "c.perimeter") == [("cpp/circle.hpp::Circle.perimeter", "member")]
     assert targets("src/tool_a.c::a", "usage") == [("src/tool_a.c::usage", "local")]
-    assert targets("src/main.c::main", "usage") == [
-        ("src/tool_a.c::usage", "ambiguous"),
-        ("src/tool_b.c::usage", "ambiguous"),
-    ]
+    assert targets("src/main.c::main", "usage") == [("include/buf.h::usage", "import")]
+    assert targets("src/tool_b.c::b", "usage") == [("src/tool_b.c::usage", "local")]
     assert targets("src/tool_b.c::b", "only_declared") == [("include/buf.h::only_declared", "unique-name")]
-    dropped = [e.props for e in graph.of("CALLS", "src/tool_a.c::a") if e.target == "buf_len"]
-    assert dropped == [{"header_declarations": 1}]
+    # the include itself: the header the tree holds (found by its name under include/), not outside
+    imports = {(e.src, e.target): (e.dst, e.strategy) for e in graph.edges if e.type == "IMPORTS"}
+    assert imports[("src/tool_a.c", "buf.h")] == ("include/buf.h", "import")
 
 
 ARRAYS = {

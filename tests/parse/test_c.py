@@ -81,3 +81,23 @@ def test_c_references() -> None:
 
 def test_c_imports() -> None:
     assert imports(facts()) == {("stdio.h", None, None, False), ("util/buf.h", None, None, False)}
+
+
+def test_a_c_function_named_in_parentheses_is_a_definition() -> None:
+    """`int (lua_gettop) (lua_State *L)`: the parentheses keep a function-like macro of the same name
+    from expanding (lua declares and defines its whole API so); the prototype and the definition are
+    definitions like any other, behind an attribute-like macro or not (session 52)."""
+    source = (
+        b"LUA_API int (lua_gettop) (lua_State *L);\n"
+        b"LUA_API const char *(lua_pushstring) (lua_State *L, const char *s);\n"
+        b"int (lua_gettop) (lua_State *L) {\n  return 0;\n}\n"
+        b"static const char *(name_of) (int x) {\n  return 0;\n}\n"
+    )
+    facts = extract_facts("lapi.c", "c", source)
+    found = sorted((s.name, s.kind, s.start_line) for s in facts.symbols)
+    assert found == [
+        ("lua_gettop", "function", 1),
+        ("lua_gettop", "function", 3),
+        ("lua_pushstring", "function", 2),
+        ("name_of", "function", 6),
+    ]

@@ -26,6 +26,10 @@ BLANKED = [
     ("int f(void)\n    _ASN1_GCC_ATTR_DEPRECATED;\n", "_ASN1_GCC_ATTR_DEPRECATED"),
     ("virtual void f() const FOO_OVERRIDE = 0;", "FOO_OVERRIDE"),
     ("extern LZMA_API int lzma_code(void);", "LZMA_API"),
+    # lua: after `const`, and before a name kept in parentheses from a function-like macro
+    ("LUA_API const char *(lua_pushstring) (lua_State *L, const char *s);", "LUA_API"),
+    ("LUA_API lua_Number (lua_tonumberx) (lua_State *L, int idx, int *isnum);", "LUA_API"),
+    ("LUAI_FUNC const TValue *luaH_getint (Table *t, lua_Integer key);", "LUAI_FUNC"),
 ]
 KEPT = [
     '#define FMT_API __attribute__((visibility("default")))\n#define X \\\n  FMT_API void\n',

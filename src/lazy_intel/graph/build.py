@@ -61,6 +61,10 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 92: C/C++ `#include` resolves to the tree's file (beside the includer, else by path suffix) and its
+#     names (and those of what it includes) are seen through it: a call of a function a header declares
+#     is an `import` edge to its source file's definition, no longer a unique-name guess; a C
+#     function-like macro called as a function resolves to the macro;
 # 91: a compound assignment (`a += b`, `q |= x`) CALLS the method it runs: Python `__iadd__`, else `__add__`,
 #     else `b.__radd__`; Rust `add_assign`; C++ `operator+=`; Kotlin `plusAssign`, else `plus`; Ruby `+`;
 # 90: Rust, C++, Ruby and Kotlin operations run their operand type's operator method (`Add::add`,
@@ -124,7 +128,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "91"
+RESOLVER_VERSION = "92"
 MODULE_KEY = 0
 
 

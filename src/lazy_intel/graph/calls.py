@@ -359,8 +359,9 @@ def call_targets(
                     also.append(Resolution(None, "external", 0.0, f"{external[0]}.__init__", extra))
             elif symbol.label not in CALLABLE_LABELS:
                 continue  # a variable whose value is unknown: reported unresolved below
-            elif symbol.kind == "macro" and expr[0] != "m":
-                continue  # `check(…)` is never the macro `check!` (Rust keeps their names apart)
+            elif symbol.kind == "macro" and expr[0] != "m" and model.lang == "rust":
+                continue  # `check(…)` is never the macro `check!` (Rust keeps their names apart; a C
+                # function-like macro is called as a function is)
             elif model.lang in C_LANGUAGES and entry[0].path.endswith(HEADER_SUFFIXES):
                 dst = _defined_out_of_line(an, symbol) or dst
             _keep_most_direct(out, dst, Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra))

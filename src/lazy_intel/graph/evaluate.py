@@ -49,6 +49,7 @@ from lazy_intel.graph.traits import (
     traits_of,
 )
 from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pattern_names
+from lazy_intel.parse.languages import C_LANGUAGES
 from lazy_intel.text.paths import is_test_path
 
 VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
@@ -391,6 +392,8 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             if found:
                 return found, "global"
         found = self.wildcard_binding(model, name)
+        if not found and model.lang in C_LANGUAGES:
+            found = self.include_binding(model, name)
         if found:
             return found, "import"
         if name in traits.builtins and (

@@ -12,6 +12,7 @@ from lazy_intel.graph.model import LABEL_OF_KIND, TYPE_LABELS, FileModel, Import
 from lazy_intel.graph.modules import (
     ECMA_LANGS,
     Target,
+    c_include,
     ecma_resolve,
     go_module_resolve,
     go_resolve,
@@ -29,7 +30,7 @@ from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.tsconfig import mapped_bases
 from lazy_intel.graph.values import Value, module_value, ordered
 from lazy_intel.graph.workspace_packages import package_bases
-from lazy_intel.parse.languages import guess_family, language_for_path
+from lazy_intel.parse.languages import C_LANGUAGES, guess_family, language_for_path
 
 if TYPE_CHECKING:
     from lazy_intel.graph.program import NamedDefinition, Program
@@ -61,7 +62,24 @@ class ImportMixin:
         entries = self.declared(model).get("", {}).get(name)
         if entries:
             return self._binding(model, "", name, entries)[0]
-        return self.wildcard_binding(model, name)
+        found = self.wildcard_binding(model, name)
+        if not found and model.lang in C_LANGUAGES:
+            found = self.include_binding(model, name)
+        return found
+
+    def include_binding(self, model: FileModel, name: str) -> set[Value]:
+        """``name`` as a C or C++ file sees it through its ``#include``s: declared by an included file
+        of the tree, or by what that file includes (each file's answer is memoised per name by
+        :meth:`module_binding`; an include cycle ends at the demand's guard). A header the tree does
+        not hold (``<stdio.h>``) declares nothing we know of: the standard library's names are
+        builtins (``Traits.builtins``), and a name found nowhere is left to the unique-name guess."""
+        for imp in model.includes():
+            for module in ordered(self.import_module_values(model, imp)):
+                if module[0] == "mod" and module != ("mod", model.path):
+                    found = self.member(module, name)
+                    if found:
+                        return {v for v, _ in found}
+        return set()
 
     def wildcard_binding(self, model: FileModel, name: str) -> set[Value]:
         """``name`` through the module's ``from m import *`` / ``export * from`` / ``use m::*``."""
@@ -348,4 +366,6 @@ def resolve_import(program: Program, model: FileModel, imp: Import) -> Target | 
     if system == "rust":
         rust_found = rust_resolve(index, model.path, module, deps, program.rust_crates)
         return rust_found[0] if rust_found else None
+    if model.lang in C_LANGUAGES:  # `#include`; C++'s `using namespace std` finds no file
+        return c_include(index, model.path, module, deps)
     return None

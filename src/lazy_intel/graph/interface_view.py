@@ -132,6 +132,10 @@ class InterfaceView:
         self.note(NO_NAME)
         return self.raw.wildcard_imports()
 
+    def includes(self) -> list[Import]:
+        self.note(NO_NAME)  # an include binds no name: its facet is the nameless one
+        return self.raw.includes()
+
     def flows_binding(self, scope: str, name: str) -> list[Flow]:
         self.note(scope_facet(scope, name))
         return self.raw.flows_binding(scope, name)

@@ -454,6 +454,11 @@ class FileModel:
         """Module-level ``from m import *`` / ``export * from`` / ``use m::*`` imports, in order."""
         return [i for i in self.imports if i.wildcard and self.scope_of(i.scope) == ""]
 
+    def includes(self) -> list[Import]:
+        """A C or C++ file's ``#include``s, in order (its other imports, C++'s ``using``, name a
+        namespace or a member, or are wildcards: ``using namespace std``)."""
+        return [i for i in self.imports if i.name is None and not i.wildcard]
+
     def flows_binding(self, scope: str, name: str) -> list[Flow]:
         """The flows of ``scope`` whose target binds ``name`` (parameters and assignments)."""
         from lazy_intel.graph.values import pattern_names

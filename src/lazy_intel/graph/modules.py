@@ -26,7 +26,8 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 ECMA_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 ECMA_LANGS = frozenset({"javascript", "typescript", "tsx"})
 # Languages whose imports name files or packages we can find; the rest resolve by unique names.
-IMPORT_AWARE = frozenset({"python", "go", "java", "kotlin", "php", "rust"} | ECMA_LANGS)
+# C and C++: `#include` (c_include), every name of the included file seen, as through a wildcard.
+IMPORT_AWARE = frozenset({"python", "go", "java", "kotlin", "php", "rust", "c", "cpp"} | ECMA_LANGS)
 
 
 @dataclass
@@ -449,6 +450,41 @@ def php_include(index: PathIndex, importer: str, spec: str, deps: Deps) -> Targe
         if not path.startswith("..") and index.exists(path, deps):
             return Target(path)
     return None
+
+
+# ---- C and C++
+def c_include(index: PathIndex, importer: str, spec: str, deps: Deps) -> Target | None:
+    """The tree's file an ``#include "spec"`` / ``#include <spec>`` names: relative to the including
+    file's directory (what the preprocessor tries first for quotes), else the file whose path ends
+    with ``spec`` (what an ``-I`` directory of the build would find; the build's flags are not read),
+    the one nearest the includer when several do (:func:`_include_key`). ``None`` for a header the tree does not
+    hold (``<stdio.h>``) and for a C++ ``using namespace a::b`` (the other import with this syntax):
+    a spec without a ``.`` or ``/`` is matched only beside the includer, as an extensionless header
+    (``<vector>``) of the tree's own is rare and a namespace's name is common."""
+    spec = spec.strip()
+    if not spec or "::" in spec:
+        return None
+    beside = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+    if not beside.startswith("../") and beside != ".." and index.exists(beside, deps):
+        return Target(beside)
+    if spec.startswith(("/", "../")) or ("." not in spec and "/" not in spec):
+        return None
+    suffix = posixpath.normpath(spec)
+    candidates = [c for c in index.with_suffix(suffix, deps) if c != importer]
+    if not candidates:
+        return None
+    return Target(min(candidates, key=lambda c: _include_key(c, importer)))
+
+
+def _include_key(candidate: str, importer: str) -> tuple[int, int, str]:
+    """Nearest first: the most leading directories shared with the includer (``lib/src/x.c`` takes
+    ``lib/include/util.h`` before ``tests/util.h``), then the shallower, then by path."""
+    shared = 0
+    for a, b in zip(candidate.split("/")[:-1], importer.split("/")[:-1], strict=False):
+        if a != b:
+            break
+        shared += 1
+    return (-shared, candidate.count("/"), candidate)
 
 
 # ---- Rust

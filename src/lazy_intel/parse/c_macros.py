@@ -13,11 +13,13 @@ every node keeps its bytes and the extraction reads names from the original text
 could not stand:
 
 1. before a declaration keyword (``FMT_API void``, ``EXPORT static``, ``FMT_BEGIN_NAMESPACE
-   namespace``), ``~``, ``[[``, or another candidate that stands so (``A B void``);
+   namespace``, also after ``const``/``volatile``: ``LUA_API const char *``), ``~``, ``[[``, or
+   another candidate that stands so (``A B void``);
 2. before a class of the same file followed by ``(`` (a constructor: ``FMT_CONSTEXPR20 buffer(``);
-3. before a type and a declared name (``FMT_API std::string name(``, ``LIB_API format_error e;``): a
-   type is never followed by two names (unless the middle one is a candidate too: in ``LPCSTR WINAPI
-   f(`` neither is hidden);
+3. before a type and a declared name (``FMT_API std::string name(``, ``LIB_API format_error e;``,
+   ``LUA_API lua_Number (lua_tonumberx) (``, ``LUA_API const TValue *x``): a type is never followed
+   by two names (unless the middle one is a candidate too: in ``LPCSTR WINAPI f(`` neither is
+   hidden);
 4. between ``class``/``struct``/``union`` and the class's name (``class FMT_API buffer {``);
 5. alone on a line whose next code starts a declaration (a letter, ``#``, ``~``, ``[``), unless the
    code before it continues (``A,\n  LAST\n#if``: an enum's last value);
@@ -47,9 +49,14 @@ _TYPE = r"(?:::)?\w+(?:::\w+)*(?:<[^;{}()\n]*>)?"
 # Each candidate is found first, then its surroundings are matched where it stands (one regex over the
 # file with every rule as an alternative tried each rule at every byte: ~0.3 s per MB).
 _CANDIDATES = re.compile(_CAPITALS)  # whole words only: checked in code (a leading \b costs 4x)
-_BEFORE = re.compile(rf"(?:\s+{_CANDIDATE}){{0,8}}\s+(?:(?:{_DECLARATION_WORDS})\b|~|\[\[)")
+_QUALIFIERS = r"(?:(?:const|volatile)\s+)*"  # `LUA_API const char *f(`: a qualifier, then the type
+_BEFORE = re.compile(rf"(?:\s+{_CANDIDATE}){{0,8}}\s+{_QUALIFIERS}(?:(?:{_DECLARATION_WORDS})\b|~|\[\[)")
 _CONSTRUCTOR = re.compile(r"\s+(\w+)\s*\(")
-_TYPED = re.compile(rf"\s+(?!const\b|volatile\b|{_CANDIDATE}\s){_TYPE}[\s*&]+\w+\s*[(;=,\[{{]")
+# the declared name may stand in parentheses (`LUA_API lua_Number (lua_tonumberx) (…)`, a name kept
+# from function-like macros)
+_TYPED = re.compile(
+    rf"\s+{_QUALIFIERS}(?!const\b|volatile\b|{_CANDIDATE}\s){_TYPE}[\s*&]+\(?\w+\)?\s*[(;=,\[{{]"
+)
 _CLASS_KEY = re.compile(r"\b(?:class|struct|union)\s+$")
 _CLASS_NAME_NEXT = re.compile(r"\s+\w+\s*(?:final\b\s*)?[:{]")
 _ALONE_NEXT = re.compile(r"[ \t]*\n\s*[A-Za-z_#~\[]")

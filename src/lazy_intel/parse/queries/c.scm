@@ -1,19 +1,20 @@
 ; C tag query (C++ inherits it). Capture names: see lazy_intel/parse/extract.py.
 
 ; ---- definitions
-; functions, also through pointer return types: `buffer_t *buffer_new(…) {…}`
+; functions, also through pointer return types: `buffer_t *buffer_new(…) {…}`, and with the name in
+; parentheses (`int (lua_gettop) (lua_State *L)`: kept from a function-like macro of the same name)
 (function_definition
   declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+    (function_declarator declarator: [(identifier) @name (parenthesized_declarator (identifier) @name)])
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) @name (parenthesized_declarator (identifier) @name)]))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) @name (parenthesized_declarator (identifier) @name)])))
   ]) @definition.function
 
-; prototypes: `int buffer_len(const buffer_t *b);`
+; prototypes: `int buffer_len(const buffer_t *b);`, `LUA_API int (lua_gettop) (lua_State *L);`
 (declaration
   declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+    (function_declarator declarator: [(identifier) @name (parenthesized_declarator (identifier) @name)])
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) @name (parenthesized_declarator (identifier) @name)]))
   ]) @definition.function
 
 ; `typedef struct tag {…} name_t;` is the struct name_t (the whole typedef); other typedefs are types

@@ -28,9 +28,11 @@ with inferred types, so a JavaScript repository is measured the same way) and on
 With ``--language c`` or ``--language cpp`` the truth is **clangd** (the compiler's own references; every
 C/C++ source and header opened first, so its index of open documents holds the whole tree), again with
 the index alone scored. clangd needs the project's include directories to see across files: the bench
-writes a ``compile_flags.txt`` into its own copy of the tree (never into the mirror) naming every
-directory that holds a header, with ``-xc -std=gnu11`` (``c``: a ``.h`` is read as C) or ``-xc++
--std=c++17`` (``cpp``). A third table scores against the truth sites where the name is written: clangd
+writes a ``compile_commands.json`` into its own copy of the tree (never into the mirror), one entry per
+source file (``-xc -std=gnu11`` for ``.c``, ``-xc++ -std=c++17`` for C++ sources; ``c`` leaves C++
+sources out) with ``-I`` for the root and every directory holding a header and its ancestors; a
+header takes a nearby source's flags. A tree that needs generated headers (a ``config.h`` its build
+writes) gives clangd errors, and its truth misses what those files hide. A third table scores against the truth sites where the name is written: clangd
 also reports a macro's expansion sites (``lua_pop(L, 1)`` is a use of ``lua_settop``), which a reading
 of the source without a preprocessor cannot see. Definitions asked about: functions, structs, unions, enums, typedefs and macros
 (``cpp``: also classes, methods and constructors); a name declared in a header and defined in a
@@ -163,8 +165,14 @@ CPP_LANGUAGE_IDS = {
     ".hpp": "cpp",
     ".hxx": "cpp",
 }
-# the clang flags of each language's compile_flags.txt (besides the -I of every header directory)
-CLANG_FLAGS = {"c": ("-xc", "-std=gnu11"), "cpp": ("-xc++", "-std=c++17")}
+# the clang flags of a source file by its extension (besides the -I of every header directory)
+SOURCE_FLAGS = {
+    ".c": ("-xc", "-std=gnu11"),
+    ".cc": ("-xc++", "-std=c++17"),
+    ".cpp": ("-xc++", "-std=c++17"),
+    ".cxx": ("-xc++", "-std=c++17"),
+}
+CLANG_LANGUAGES = ("c", "cpp")
 
 
 @dataclass(frozen=True)
@@ -199,19 +207,34 @@ LANGUAGES = {
 }
 
 
-def write_compile_flags(root: Path, language: str) -> int:
-    """``compile_flags.txt`` in the bench's copy of the tree: the language's flags and ``-I`` for every
-    directory that holds a header (relative to ``root``, as clangd reads them). Returns how many."""
-    headers = sorted(
+def write_compile_commands(root: Path, language: str) -> int:
+    """``compile_commands.json`` in the bench's copy of the tree: one entry per source file, read as
+    its extension says (``.c`` as C, ``.cc``/``.cpp``/``.cxx`` as C++), with ``-I`` for the root and
+    for every directory that holds a header and all its ancestors (``#include "leveldb/db.h"`` is
+    written from ``include/``, ``"port/port.h"`` from the root). A header takes the flags of a source
+    file clangd finds near it, and with them its language. Returns how many sources."""
+    header_dirs: set[str] = {"."}
+    sources: list[str] = []
+    for directory, _dirs, files in os.walk(root):
+        rel = os.path.relpath(directory, root)
+        for f in files:
+            suffix = Path(f).suffix
+            if suffix in (".h", ".hh", ".hpp", ".hxx"):
+                parts = Path(rel).parts
+                header_dirs.update(str(Path(*parts[:i])) for i in range(1, len(parts) + 1))
+            elif suffix in SOURCE_FLAGS and (language == "cpp" or suffix == ".c"):
+                sources.append(os.path.normpath(os.path.join(rel, f)))
+    includes = [f"-I{d}" for d in sorted(header_dirs)]
+    entries = [
         {
-            os.path.relpath(directory, root)
-            for directory, _dirs, files in os.walk(root)
-            if any(Path(f).suffix in (".h", ".hh", ".hpp", ".hxx") for f in files)
+            "directory": str(root),
+            "file": path,
+            "arguments": ["clang", *SOURCE_FLAGS[Path(path).suffix], *includes, "-c", path],
         }
-    )
-    flags = [*CLANG_FLAGS[language], *(f"-I{d}" for d in headers)]
-    (root / "compile_flags.txt").write_text("\n".join(flags) + "\n")
-    return len(headers)
+        for path in sorted(sources)
+    ]
+    (root / "compile_commands.json").write_text(json.dumps(entries, indent=1))
+    return len(entries)
 
 
 def clangd_entry(language: str) -> dict[str, Any]:
@@ -492,8 +515,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         operator.mkdir()
         language = LANGUAGES[args.language]
         index_only = language.scored == ("index",)
-        if args.language in CLANG_FLAGS:
-            write_compile_flags(root, args.language)
+        if args.language in CLANG_LANGUAGES:
+            write_compile_commands(root, args.language)
         truth_layer = SemanticLayer(
             load_config_file(str(write_config(operator, [server_entry(language.truth)])))
         )
@@ -603,7 +626,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print("truth: basedpyright references (every .py file opened first); server: jedi-language-server")
     tables = [("every site", rows), ("sites outside test files", rows_outside)]
-    if args.language in CLANG_FLAGS:
+    if args.language in CLANG_LANGUAGES:
         tables.append(("truth sites where the name is written (no macro expansions)", rows_written))
     for title, table in tables:
         print(f"\n{title}:")

@@ -16,7 +16,16 @@ from tests.graph.helpers import build_graph
 
 FILES = {
     # a header under include/, found by its name from src/ (an -I directory the build would name)
-    "lib/include/util.h": '#include "inner/deep.h"\n\nint util_len(const char *s);\n#define TWICE(x) ((x) * 2)\n',
+    "lib/include/util.h": (
+        '#include "inner/deep.h"\n\nint util_len(const char *s);\n#define TWICE(x) ((x) * 2)\n'
+        "#define UTIL_FLAG 1\n"
+    ),
+    # a function and a macro used as values (stored, tested), seen through the include
+    "lib/src/hooks.c": (
+        '#include "util.h"\n\nstruct hooks { int (*len)(const char *); };\n\n'
+        "static struct hooks table = { .len = util_len };\n\n"
+        "int flagged(struct hooks *h) {\n#if UTIL_FLAG\n  h->len = util_len;\n#endif\n  return UTIL_FLAG | 0;\n}\n"
+    ),
     "lib/include/inner/deep.h": "#include <stdio.h>\n\nint deep(int x);\nstruct node { int v; };\n",
     "lib/src/util.c": '#include "util.h"\n\nint util_len(const char *s) {\n  return s ? 1 : 0;\n}\n',
     "lib/src/deep.c": '#include "inner/deep.h"\n\nint deep(int x) {\n  return x;\n}\n',
@@ -74,3 +83,19 @@ def test_a_type_through_an_include_and_an_include_cycle(graph) -> None:
     assert ("node", "lib/include/inner/deep.h::node", "import") in types
     assert graph.call_targets("cyc/use.c::go", "from_a") == [("cyc/defs.c::from_a", "import")]
     assert graph.call_targets("cyc/use.c::go", "from_b") == [("cyc/defs.c::from_b", "import")]
+
+
+def test_a_function_and_a_macro_used_as_values_through_an_include(graph) -> None:
+    uses = sorted(
+        (e.src, e.target, e.dst, e.strategy, e.props.get("use"))
+        for e in graph.edges
+        if e.type == "REFERENCES" and e.src.startswith("lib/src/hooks.c")
+    )
+    # an initializer of a file-level variable is the file's use
+    assert ("lib/src/hooks.c", "util_len", "lib/src/util.c::util_len", "import", "value") in uses
+    assert ("lib/src/hooks.c::flagged", "util_len", "lib/src/util.c::util_len", "import", "value") in uses
+    flags = [u for u in uses if u[1] == "UTIL_FLAG"]
+    assert (
+        flags
+        == [("lib/src/hooks.c::flagged", "UTIL_FLAG", "lib/include/util.h::UTIL_FLAG", "import", "value")] * 2
+    )  # `#if UTIL_FLAG` and `UTIL_FLAG | 0`

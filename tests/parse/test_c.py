@@ -101,3 +101,49 @@ def test_a_c_function_named_in_parentheses_is_a_definition() -> None:
         ("lua_pushstring", "function", 2),
         ("name_of", "function", 6),
     ]
+
+
+VALUES = b"""#include "ops.h"
+#if HAVE_POLL && defined(USE_FAST)
+#endif
+#ifdef WITH_DEBUG
+#endif
+static const reg funcs[] = {{"assert", base_assert}, {NULL, NULL}};
+struct ops o = { .read = my_read };
+char buf[MAX_LEN];
+
+int f(struct ev *e, int x, int n) {
+  e->add = add_read;
+  int (*g)(int) = &other;
+  if ((e->state & DELETED) || x > n)
+    return CODE_ERR;
+  switch (x) { case KIND_A: break; }
+  CHECK(x);
+  return helper;
+}
+"""
+
+
+def test_c_values_a_function_or_macro_is_used_as() -> None:
+    """A function stored, initialised, returned or taken the address of, and a capitals name where an
+    operand stands or in a preprocessor condition, are `value` references (session 52: clangd lists
+    them, the index did not); a lower-case operand (a local, `x > n`) is not, and a macro called as a
+    function is one `call` reference, not also a value."""
+    refs = extract_facts("v.c", "c", VALUES).references
+    values = {(r.name, r.scope) for r in refs if r.kind == "value"}
+    assert values == {
+        ("HAVE_POLL", None),
+        ("USE_FAST", None),
+        ("WITH_DEBUG", None),
+        ("base_assert", "funcs"),  # inside the variable it initialises
+        ("my_read", "o"),
+        ("MAX_LEN", "buf"),
+        ("add_read", "f"),
+        ("other", "f"),
+        ("DELETED", "f"),
+        ("CODE_ERR", "f"),
+        ("KIND_A", "f"),
+        ("helper", "f"),
+    }
+    at_check = [r.kind for r in refs if r.name == "CHECK"]
+    assert at_check == ["call"]

@@ -157,3 +157,35 @@ def test_cpp_export_macro_does_not_leak_into_the_name() -> None:
     assert f.error is None
     convert = assert_symbol(source, f, "__double2bfloat16", "function", source.decode().rstrip("\n"))
     assert convert.parent is None
+
+
+TYPES = b"""template <typename T, class U = int>
+class Box {
+  T value;
+  std::unique_ptr<Stack> stack;
+  Kind::value kind;
+  a::b::Deep deep;
+  U other;
+};
+
+void make() {
+  auto s = new Stack;
+  auto p = static_cast<Shape*>(nullptr);
+}
+"""
+
+
+def test_cpp_type_names_at_any_depth() -> None:
+    """A template's argument, a cast's type and a path (`Kind::value`, whole) are type references; a
+    template's own parameters (`T`, `U`) are not; `new Stack` is one `instantiate` reference, not also a
+    type (session 52)."""
+    refs = extract_facts("box.h", "cpp", TYPES).references
+    kinds = sorted((r.name, r.kind, r.receiver) for r in refs if r.kind in ("type", "instantiate"))
+    assert ("Stack", "type", None) in kinds  # std::unique_ptr<Stack>
+    assert ("value", "type", "Kind") in kinds and ("value", "type", None) not in kinds
+    assert ("Deep", "type", "a.b") in kinds and ("Deep", "type", None) not in kinds
+    assert ("Shape", "type", None) in kinds
+    assert [k for k in kinds if k[0] == "Stack" and k[1] == "instantiate"] == [("Stack", "instantiate", None)]
+    assert not [k for k in kinds if k[0] in ("T", "U")]
+    sites = [(r.name, r.start_byte) for r in refs if r.name == "Stack"]
+    assert len(sites) == len(set(sites)) == 2  # one at the field's argument, one at `new`

@@ -362,8 +362,8 @@ def call_targets(
             elif symbol.kind == "macro" and expr[0] != "m" and model.lang == "rust":
                 continue  # `check(…)` is never the macro `check!` (Rust keeps their names apart; a C
                 # function-like macro is called as a function is)
-            elif model.lang in C_LANGUAGES and entry[0].path.endswith(HEADER_SUFFIXES):
-                dst = _defined_out_of_line(an, symbol) or dst
+            else:
+                dst = defined_at(an, model, entry)
             _keep_most_direct(out, dst, Resolution(dst, strategy, CONFIDENCE.get(strategy, 0.5), text, extra))
         elif value[0] == "ext":
             if strategy == "builtin" and not call_syntax:
@@ -527,6 +527,15 @@ def _reachable_by_guess(
 # defines one with the same qualified name (an inline definition in the header could not coexist
 # with it in one program); others of the name (`Circle::area` defined inline) stay.
 DECLARED_KINDS = frozenset({"function", "method"})
+
+
+def defined_at(an: Analysis, model: FileModel, entry: tuple[FileModel, Symbol]) -> int:
+    """The node a use of the definition ``entry`` (its file's model, the symbol) lands on: in C and
+    C++, a function a header declares is its source file's definition when exactly one has it."""
+    owner, symbol = entry
+    if model.lang in C_LANGUAGES and owner.path.endswith(HEADER_SUFFIXES):
+        return _defined_out_of_line(an, symbol) or symbol.node_id
+    return symbol.node_id
 
 
 def _defined_out_of_line(an: Analysis, symbol: Symbol) -> int | None:

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lazy_intel.graph.analysis import Analysis
-from lazy_intel.graph.calls import CALLABLE_KINDS, Resolution, call_targets, classify, render, type_targets
+from lazy_intel.graph.calls import (
+    CALLABLE_KINDS,
+    Resolution,
+    call_targets,
+    classify,
+    defined_at,
+    render,
+    type_targets,
+)
 from lazy_intel.graph.implicit import implicit_edges
 from lazy_intel.graph.imports import import_bound_names
 from lazy_intel.graph.model import (
@@ -448,7 +456,7 @@ def _definition_uses(
                 model.key,
                 "REFERENCES",
                 scope_node(model, scope),
-                v[1],
+                defined_at(an, model, entry),
                 strategy,
                 CONFIDENCE[strategy],
                 render(expr),

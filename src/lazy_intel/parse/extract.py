@@ -569,11 +569,15 @@ def _extract(path: str, lang: str, source: bytes, *, symbols_only: bool = False)
         and not _bound_in_scope(source, r, collector.scoped_bindings)
     ]
     refs_sorted = sorted(refs_kept, key=lambda r: (r[1].start_byte, r[2].start_byte, r[0]))
+    # a catch-all `type` or `value` reference where a reference of another kind names the same node
+    # (`new T` instantiates T, `: public T` inherits it, `FOO(x)` calls the macro) is that one: a
+    # query's catch-all names do not double them
+    other_kinds = {(r[2].start_byte, r[2].end_byte) for r in refs_sorted if r[0] not in CATCH_ALL_KINDS}
     seen_refs: set[tuple[str, int, int]] = set()
     unique_refs = []
     for ref in refs_sorted:
         key = (ref[0], ref[2].start_byte, ref[2].end_byte)
-        if key not in seen_refs:
+        if key not in seen_refs and not (ref[0] in CATCH_ALL_KINDS and key[1:] in other_kinds):
             seen_refs.add(key)
             unique_refs.append(ref)
     ref_scopes = _sweep_scopes(defs, [r[2].start_byte for r in unique_refs])
@@ -702,6 +706,9 @@ def _use_tree(
             if len(out) >= MAX_USE_TREE_LEAVES:
                 break
     return out[:MAX_USE_TREE_LEAVES]
+
+
+CATCH_ALL_KINDS = frozenset({"type", "value"})  # kinds a query may capture broadly (see above)
 
 
 def _imports(

@@ -136,6 +136,38 @@
       (struct_specifier !body name: (_) @name)
     ]) @reference.type)
 
+; every other type name, at any depth: a template's argument (`std::unique_ptr<Stack>`), `new T`'s
+; in C++, a cast's, a return type behind `static`, a local's (a `type_identifier` names a type, never a
+; value); a definition's own name is dropped by the extractor, and a reference of another kind at the
+; same name (`new T` instantiates, `: public T` inherits) is kept instead of this one
+(type_identifier) @name @reference.type
+
+; a function or macro used as a value (C has no value flows, so these are the places a name is stored
+; or handed on): assigned (`ac->ev.addRead = redisAeAddRead;`), an initializer (`{"assert",
+; luaB_assert}`, `.read = my_read`, `int (*g)(void) = f;`), returned, its address taken (`&f`); a call's
+; arguments are read from the call. Names of locals resolve to no definition and make no edge.
+(assignment_expression right: (identifier) @name @reference.value)
+(init_declarator value: (identifier) @name @reference.value)
+(initializer_list (identifier) @name @reference.value)
+(initializer_pair value: (identifier) @name @reference.value)
+(return_statement (identifier) @name @reference.value)
+(pointer_expression argument: (identifier) @name @reference.value)
+; a name in capitals (a constant-like macro: `e->state & REDIS_DELETED`, `case KIND_A:`, `#if HAVE_X`,
+; `char buf[MAX_LEN]`) where an operand stands
+((binary_expression [left: (identifier) right: (identifier)] @name @reference.value)
+  (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
+((unary_expression argument: (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
+((parenthesized_expression (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
+((case_statement value: (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
+((subscript_expression (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
+((array_declarator size: (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
+((conditional_expression [consequence: (identifier) alternative: (identifier)] @name @reference.value)
+  (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
+(preproc_if condition: (identifier) @name @reference.value)
+(preproc_elif condition: (identifier) @name @reference.value)
+(preproc_ifdef name: (identifier) @name @reference.value)
+(preproc_defined (identifier) @name @reference.value)
+
 ; ---- imports
 (preproc_include
   path: (_) @import.module) @import

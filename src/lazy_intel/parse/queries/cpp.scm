@@ -133,6 +133,27 @@
   (type_descriptor
     type: (type_identifier) @name) @reference.type)
 
+; a type named through a scope (`CollectionType::value`, `a::b::C`): one reference of the whole path,
+; not also one of its last name or of an inner part of the path (`std::unique_ptr<T>` is its template's
+; name and its argument, by the catch-all of c.scm)
+[
+  (qualified_identifier name: (type_identifier))
+  (qualified_identifier name: (qualified_identifier name: (type_identifier)))
+  (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: (type_identifier))))
+] @name @reference.type
+(qualified_identifier name: (qualified_identifier) @reference.none)
+(qualified_identifier name: (type_identifier) @reference.none)
+
+; a template's type parameter (`template <typename T>`): `T` inside the declaration is the parameter,
+; not a type of that name elsewhere
+(template_declaration
+  parameters: (template_parameter_list
+    [
+      (type_parameter_declaration (type_identifier) @binding.name)
+      (optional_type_parameter_declaration name: (type_identifier) @binding.name)
+      (variadic_type_parameter_declaration (type_identifier) @binding.name)
+    ])) @binding.scope
+
 ; ---- imports: `using namespace std;` imports every name, `using std::string;` one
 (using_declaration
   "namespace" @import.wildcard

@@ -147,3 +147,15 @@ def test_c_values_a_function_or_macro_is_used_as() -> None:
     }
     at_check = [r.kind for r in refs if r.name == "CHECK"]
     assert at_check == ["call"]
+
+
+def test_an_include_guard_tests_no_macro() -> None:
+    """`#ifndef X` whose body defines X (an include guard, a default value) refers to no definition of
+    X: none exists where it is tested (clangd lists no reference there); `#ifdef OTHER` and a use after
+    the definition do refer (session 52)."""
+    source = (
+        b"#ifndef GUARD_H\n#define GUARD_H\n#ifdef OTHER\n#endif\n#ifndef DEFAULT_N\n#define DEFAULT_N 4\n"
+        b"#endif\n#ifndef F\n#define F(x) x\n#endif\nint a[DEFAULT_N];\n#endif\n"
+    )
+    refs = extract_facts("g.h", "c", source).references
+    assert sorted((r.name, r.line) for r in refs) == [("DEFAULT_N", 11), ("OTHER", 3)]

@@ -166,6 +166,12 @@
 (preproc_if condition: (identifier) @name @reference.value)
 (preproc_elif condition: (identifier) @name @reference.value)
 (preproc_ifdef name: (identifier) @name @reference.value)
+; ... but not `#ifndef X` whose body defines X (an include guard, a default `#define`): no X is defined
+; where it is tested
+((preproc_ifdef name: (identifier) @reference.none (preproc_def name: (identifier) @_defined))
+  (#eq? @reference.none @_defined))
+((preproc_ifdef name: (identifier) @reference.none (preproc_function_def name: (identifier) @_defined))
+  (#eq? @reference.none @_defined))
 (preproc_defined (identifier) @name @reference.value)
 
 ; ---- imports

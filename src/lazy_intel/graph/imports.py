@@ -62,24 +62,53 @@ class ImportMixin:
         entries = self.declared(model).get("", {}).get(name)
         if entries:
             return self._binding(model, "", name, entries)[0]
-        found = self.wildcard_binding(model, name)
-        if not found and model.lang in C_LANGUAGES:
-            found = self.include_binding(model, name)
-        return found
+        return self.wildcard_binding(model, name)
 
     def include_binding(self, model: FileModel, name: str) -> set[Value]:
-        """``name`` as a C or C++ file sees it through its ``#include``s: declared by an included file
-        of the tree, or by what that file includes (each file's answer is memoised per name by
-        :meth:`module_binding`; an include cycle ends at the demand's guard). A header the tree does
-        not hold (``<stdio.h>``) declares nothing we know of: the standard library's names are
-        builtins (``Traits.builtins``), and a name found nowhere is left to the unique-name guess."""
-        for imp in model.includes():
-            for module in ordered(self.import_module_values(model, imp)):
-                if module[0] == "mod" and module != ("mod", model.path):
-                    found = self.member(module, name)
-                    if found:
-                        return {v for v, _ in found}
-        return set()
+        """``name`` as a C or C++ file sees it through its ``#include``s: the tree's top-level
+        definitions of that name in a file it includes, directly or through another include. The
+        definitions of the name come from the name table (``n:<name>``: one appearing anywhere is
+        seen), the files from :meth:`include_closure`; a name the tree does not define is not looked
+        for in any header (the standard library's names are builtins, ``Traits.builtins``; a name
+        defined only where no include leads is left to the unique-name guess)."""
+        candidates = [d for d in self.p.named(name) if not d.parent and d.path != model.path]
+        if not candidates:
+            return set()
+        closure = self.include_closure(model)
+        found: set[Value] = set()
+        for d in candidates:
+            if d.path in closure:
+                self.p.deps.add(f"o:{d.path}:{name}")  # that file's facet of the name
+                found.add(("def", d.node_id))
+        return found
+
+    def include_closure(self, model: FileModel) -> frozenset[str]:
+        """The tree's files ``model`` includes, directly or through the files it includes (each
+        file's includes read through its view: the nameless facet, ``o:<path>:*``; each include
+        resolved once per build, ``import_module_values``)."""
+        return frozenset(
+            self.demand(("IC", model.path), lambda: frozenset(self._include_closure(model)), frozenset())
+        )
+
+    def _include_closure(self, model: FileModel) -> set[str]:
+        # the focus file too is read through its view, so the result carries the same tokens whichever
+        # file computed it (and may be shared with another file's resolution)
+        start = self.model_at(model.path, full_allowed=False)
+        if start is None:
+            return set()
+        seen = {model.path}
+        queue = [start]
+        while queue:
+            current = queue.pop(0)
+            for imp in current.includes():
+                for module in ordered(self.import_module_values(current, imp)):
+                    if module[0] == "mod" and module[1] not in seen:
+                        seen.add(module[1])
+                        included = self.model_at(module[1], full_allowed=False)
+                        if included is not None:
+                            queue.append(included)
+        seen.discard(model.path)
+        return seen
 
     def wildcard_binding(self, model: FileModel, name: str) -> set[Value]:
         """``name`` through the module's ``from m import *`` / ``export * from`` / ``use m::*``."""

@@ -168,6 +168,11 @@ class Box {
   U other;
 };
 
+namespace stdr {
+template <class T>
+using numeric_limits = std::numeric_limits<T>;
+}
+
 void make() {
   auto s = new Stack;
   auto p = static_cast<Shape*>(nullptr);
@@ -187,5 +192,8 @@ def test_cpp_type_names_at_any_depth() -> None:
     assert ("Shape", "type", None) in kinds
     assert [k for k in kinds if k[0] == "Stack" and k[1] == "instantiate"] == [("Stack", "instantiate", None)]
     assert not [k for k in kinds if k[0] in ("T", "U")]
+    # the scoped template an alias names is the scope's, not the alias being defined
+    assert ("numeric_limits", "type", "std") in kinds and ("numeric_limits", "type", None) not in kinds
+    assert ("unique_ptr", "type", "std") in kinds
     sites = [(r.name, r.start_byte) for r in refs if r.name == "Stack"]
     assert len(sites) == len(set(sites)) == 2  # one at the field's argument, one at `new`

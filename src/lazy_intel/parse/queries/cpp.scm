@@ -143,6 +143,11 @@
 ] @name @reference.type
 (qualified_identifier name: (qualified_identifier) @reference.none)
 (qualified_identifier name: (type_identifier) @reference.none)
+; a scoped template (`std::numeric_limits<T>`): its name with the scope as receiver, so that `using
+; numeric_limits = std::numeric_limits<T>;` is no use of the alias it defines
+(qualified_identifier
+  scope: (_) @receiver
+  name: (template_type name: (type_identifier) @name)) @reference.type
 
 ; a template's type parameter (`template <typename T>`): `T` inside the declaration is the parameter,
 ; not a type of that name elsewhere

@@ -35,6 +35,12 @@ UNION = frozenset({"Union"})
 CLASS_OF = frozenset({"type", "Type"})
 # Rust's wrappers of one value: `Option<T>`, `Box<T>`, `Result<T, E>` (`x?` is the `T`) hold a `T`
 RUST_TRANSPARENT = frozenset({"Option", "Box", "Rc", "Arc", "Result", "Cow"})
+# C++'s owners and wrappers of one value: `p->m()` of a `std::unique_ptr<T>` is `T::m`
+CPP_TRANSPARENT = frozenset({"unique_ptr", "shared_ptr", "optional", "reference_wrapper"})
+# C++'s sequences: `for (auto& x : v)` of a `std::vector<T>` iterates `T`s
+CPP_COLLECTIONS = frozenset(
+    {"vector", "deque", "list", "forward_list", "set", "multiset", "unordered_set", "span"}
+)
 # collections whose arguments are the types of their elements
 COLLECTIONS = frozenset(
     {
@@ -94,13 +100,21 @@ def declared_parts(annotation: Expr, depth: int = 0, lang: str = "") -> tuple[li
         base, key = annotation[1], annotation[2]
         items = key[1] if key and key[0] == "t" else [key]
         name = last_name(base)
-        if name in TRANSPARENT or (lang == "rust" and name in RUST_TRANSPARENT):
+        if (
+            name in TRANSPARENT
+            or (lang == "rust" and name in RUST_TRANSPARENT)
+            or (lang == "cpp" and name in CPP_TRANSPARENT)
+        ):
             return declared_parts(items[0], depth + 1, lang) if items else ([], [])
         if name in UNION:
             return _union([declared_parts(item, depth + 1, lang) for item in items])
         if name in CLASS_OF and lang == "python":
             return [], []
-        if name in COLLECTIONS or (lang == "python" and name in MAPPINGS):
+        if (
+            name in COLLECTIONS
+            or (lang == "python" and name in MAPPINGS)
+            or (lang == "cpp" and name in CPP_COLLECTIONS)
+        ):
             held = items[-1:] if name in MAPPINGS else items
             classes = _union([declared_parts(item, depth + 1, lang) for item in held])[0]
             # Python's: also an instance of the collection type itself (`xs.pop()` is `list.pop`)

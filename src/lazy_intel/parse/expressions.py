@@ -426,6 +426,22 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
             path: Expr = ["n", parts[0]]
             for part in parts[1:]:
                 path = ["a", path, part]
+            # C++'s `std::unique_ptr<Stack>`: the path subscripted by the template's arguments, as
+            # `unique_ptr<Stack>` is (not where it is made: `new a::Box<T>()` makes a Box)
+            inner = node.child_by_field_name("name")
+            while inner is not None and inner.type in QUALIFIED_TYPES:
+                inner = inner.child_by_field_name("name")
+            parent = node.parent
+            if (
+                inner is not None
+                and inner.type == "template_type"
+                and not (
+                    parent is not None and parent.type in CALL_TYPES and _field(parent, CALLEE_FIELDS) == node
+                )
+                and (arguments := inner.child_by_field_name("arguments")) is not None
+            ):
+                items = [expression(source, c, depth + 1, memo) for c in _named(arguments)[:MAX_ITEMS]]
+                return ["k", path, items[0] if len(items) == 1 else ["t", items]]
             return path
     if kind in STRING_TYPES:
         return ["s", _literal(source, node)]
@@ -443,6 +459,9 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
             expression(source, named[0], depth + 1, memo),
             items[0] if len(items) == 1 else ["t", items],
         ]
+    if kind == "type_descriptor":  # a C++ template's argument (`Stack`, `const Foo*`): its type
+        inner = node.child_by_field_name("type")
+        return expression(source, inner, depth + 1, memo) if inner is not None else UNKNOWN
     if kind in WRAPPER_TYPES or (kind in SELF_TYPES and len(named) == 1):
         return expression(source, named[0], depth + 1, memo) if named else UNKNOWN
     if kind in STATEMENT_GROUP_TYPES:  # Ruby's `(a + b)`: the value of its last statement

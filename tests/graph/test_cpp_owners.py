@@ -33,3 +33,21 @@ def test_members_through_an_owner_and_a_sequence(tmp_path) -> None:
     assert targets(go, "m_stack.Push") == [("src/stack.cpp::Y.Stack.Push", "member")]
     assert targets(go, "s.Top") == [("src/stack.cpp::Y.Stack.Top", "member")]
     assert targets(go, "p.Top") == [("src/stack.cpp::Y.Stack.Top", "member")]
+
+
+def test_a_namespace_s_type_through_an_include_is_no_guess(tmp_path) -> None:
+    """`Stack` in parser.h names the `Y::Stack` stack.h declares, which parser.h includes: an `import`
+    reference, not a type found by its name alone (a unique-name guess, which `references` leaves out);
+    `Other`, declared in a header nothing here includes, is still found by its name alone."""
+    files = {
+        **FILES,
+        "src/use_other.cpp": '#include "stack.h"\nnamespace Z {\nvoid f(Other* o) { o->Top(); }\n}\n',
+    }
+    graph = build_graph(tmp_path, files)
+    types = {
+        (e.src, e.dst, e.strategy)
+        for e in graph.edges
+        if e.type == "REFERENCES" and e.target in ("Stack", "Other")
+    }
+    assert ("src/parser.h::Y.Parser", "src/stack.h::Y.Stack", "import") in types  # the field's type
+    assert ("src/use_other.cpp::Z.f", "src/other.h::Z.Other", "unique-name") in types

@@ -387,13 +387,15 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             members = [found for receiver in ordered(receivers) for found in self.member(receiver, name)]
             if members:
                 return {v for v, _ in members}, "self"
+        if model.lang in C_LANGUAGES:  # what an include declares, before a type found by name alone
+            found = self.include_binding(model, name)
+            if found:
+                return found, "import"
         if traits.global_types:
             found = self.global_type(model, name)
             if found:
                 return found, "global"
         found = self.wildcard_binding(model, name)
-        if not found and model.lang in C_LANGUAGES:
-            found = self.include_binding(model, name)
         if found:
             return found, "import"
         if name in traits.builtins and (

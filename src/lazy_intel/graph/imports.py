@@ -5,6 +5,7 @@ followed). A mixin of :class:`lazy_intel.graph.evaluate.Evaluator`.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -72,11 +73,11 @@ class ImportMixin:
         """``name`` as a C or C++ file sees it through its ``#include``s: the tree's top-level
         definitions of that name in a file it includes, directly or through another include (C++: also
         one a namespace holds, which valid code names bare only inside the namespace or after a
-        ``using``; not a class's member). The
-        definitions of the name come from the name table (``n:<name>``: one appearing anywhere is
-        seen), the files from :meth:`include_closure`; a name the tree does not define is not looked
-        for in any header (the standard library's names are builtins, ``Traits.builtins``; a name
-        defined only where no include leads is left to the unique-name guess)."""
+        ``using``; not a class's member). The definitions of the name come from the name table
+        (``n:<name>``: one appearing anywhere is seen), the files from :meth:`include_closure`; a name
+        the tree does not define is not looked for in any header (the standard library's names are
+        builtins, ``Traits.builtins``; a name defined only where no include leads is left to the
+        unique-name guess)."""
         candidates = [
             d
             for d in self.p.named(name)
@@ -108,9 +109,9 @@ class ImportMixin:
         if start is None:
             return set()
         seen = {model.path}
-        queue = [start]
+        queue = deque([start])
         while queue:
-            current = queue.pop(0)
+            current = queue.popleft()
             for imp in current.includes():
                 for module in ordered(self.import_module_values(current, imp)):
                     if module[0] == "mod" and module[1] not in seen:

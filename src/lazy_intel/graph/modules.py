@@ -477,13 +477,9 @@ def c_include(index: PathIndex, importer: str, spec: str, deps: Deps) -> Target 
 
 
 def _include_key(candidate: str, importer: str) -> tuple[int, int, str]:
-    """Nearest first: the most leading directories shared with the includer (``lib/src/x.c`` takes
+    """Nearest first: the most of its directory shared with the includer's (``lib/src/x.c`` takes
     ``lib/include/util.h`` before ``tests/util.h``), then the shallower, then by path."""
-    shared = 0
-    for a, b in zip(candidate.split("/")[:-1], importer.split("/")[:-1], strict=False):
-        if a != b:
-            break
-        shared += 1
+    shared = _shared_depth(posixpath.dirname(candidate), posixpath.dirname(importer))
     return (-shared, candidate.count("/"), candidate)
 
 

@@ -154,14 +154,15 @@
 (pointer_expression argument: (identifier) @name @reference.value)
 ; a name in capitals (a constant-like macro: `e->state & REDIS_DELETED`, `case KIND_A:`, `#if HAVE_X`,
 ; `char buf[MAX_LEN]`) where an operand stands
-((binary_expression [left: (identifier) right: (identifier)] @name @reference.value)
-  (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
-((unary_expression argument: (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
-((parenthesized_expression (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
-((case_statement value: (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
-((subscript_expression (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
-((array_declarator size: (identifier) @name @reference.value) (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
-((conditional_expression [consequence: (identifier) alternative: (identifier)] @name @reference.value)
+([
+  (binary_expression [left: (identifier) right: (identifier)] @name @reference.value)
+  (unary_expression argument: (identifier) @name @reference.value)
+  (parenthesized_expression (identifier) @name @reference.value)
+  (case_statement value: (identifier) @name @reference.value)
+  (subscript_expression (identifier) @name @reference.value)
+  (array_declarator size: (identifier) @name @reference.value)
+  (conditional_expression [consequence: (identifier) alternative: (identifier)] @name @reference.value)
+]
   (#match? @name "^_*[A-Z][A-Z0-9_]+$"))
 (preproc_if condition: (identifier) @name @reference.value)
 (preproc_elif condition: (identifier) @name @reference.value)

@@ -184,6 +184,9 @@ class Language:
     ids: dict[str, str]  # extension -> LSP language id
     kinds: tuple[str, ...]  # symbol kinds asked about
     scored: tuple[str, ...]  # the answers scored besides the truth's own
+    # the index is asked for the one definition (its line), not every definition of the name in the
+    # file: Java's overloads are separate symbols to its server (a Python getter and setter are one)
+    per_definition: bool = False
 
 
 LANGUAGES = {
@@ -198,6 +201,13 @@ LANGUAGES = {
     ),
     "c": Language(
         "clangd-c", C_LANGUAGE_IDS, ("function", "struct", "union", "enum", "type", "macro"), ("index",)
+    ),
+    "java": Language(
+        "jdtls",
+        {".java": "java"},
+        ("method", "constructor", "class", "interface", "enum", "record"),
+        ("index",),
+        per_definition=True,
     ),
     "cpp": Language(
         "clangd-cpp",
@@ -297,9 +307,20 @@ def typescript_entry() -> dict[str, Any]:
     )
 
 
-def server_entry(name: str) -> dict[str, Any]:
+def jdtls_entry(work: Path) -> dict[str, Any]:
+    """jdtls (``java_truth``: installed by this bench, never by CI), its data under ``work``."""
+    from java_truth import jdtls_arguments
+
+    java, arguments = jdtls_arguments(work)
+    return _entry("jdtls", [{"id": "java", "extensions": [".java"]}], java, arguments)
+
+
+def server_entry(name: str, work: Path | None = None) -> dict[str, Any]:
     import sysconfig
 
+    if name == "jdtls":
+        assert work is not None
+        return jdtls_entry(work)
     if name == "typescript":
         return typescript_entry()
     if name.startswith("clangd-"):
@@ -513,8 +534,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         index_only = language.scored == ("index",)
         if args.language in CLANG_LANGUAGES:
             write_compile_commands(root, args.language)
+        if args.language == "java":
+            from java_truth import write_eclipse_project
+
+            write_eclipse_project(root)
         truth_layer = SemanticLayer(
-            load_config_file(str(write_config(operator, [server_entry(language.truth)])))
+            load_config_file(str(write_config(operator, [server_entry(language.truth, base)])))
         )
         jedi_dir = operator / "jedi"
         jedi_dir.mkdir()
@@ -559,6 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "symbol": qualified,
                     "relativePath": path,
                     "includeDeclaration": False,
+                    **({"line": line - 1} if language.per_definition else {}),
                 }
                 index = spans(all_pages(index_run, request))
                 with_candidates = all_pages(index_run, {**request, "includeCandidates": True})
@@ -617,6 +643,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             "truth: typescript-language-server references (every .ts/.tsx file opened first); the index alone"
         )
+    elif args.language == "java":
+        print("truth: jdtls references (an Eclipse project of every source root; the index alone)")
     elif index_only:
         print("truth: clangd references (every source and header opened first); the index alone")
     else:

@@ -378,12 +378,17 @@ VERSIONS: dict[str, list[str | None]] = {
         "package com.a;\n\npublic class Base {\n    void run() {}\n}\n",
         "package com.a;\n\npublic class Base {\n    void start() {}\n}\n",
         None,
+        # Java's separate names: a field beside the method, a constructor named like the class
+        "package com.a;\n\npublic class Base {\n    public Base() {}\n    int run;\n    void run() {}\n"
+        "    static class Inner {}\n}\n",
     ],
     "java/com/a/User.java": [
         "package com.a;\n\npublic class User {\n    Base base;\n    void go() { base.run(); }\n}\n"
     ],
     "java/com/a/Impl.java": [
-        "package com.a;\n\npublic class Impl extends Base {\n    void go() { run(); }\n}\n"
+        "package com.a;\n\npublic class Impl extends Base {\n    void go() { run(); }\n}\n",
+        "package com.a;\n\npublic class Impl extends Base {\n    int run;\n    void go() { run(); int x = run; }\n"
+        "    Base.Inner inner() { return null; }\n}\n",
     ],
     # a declared parameter type narrows what a call site passes (Analysis.fitting): whether `Sub`
     # fits `Base` depends on another file's class hierarchy; `__all__` names re-exported definitions

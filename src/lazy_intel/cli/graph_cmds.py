@@ -24,6 +24,12 @@ from lazy_intel.ui.picture import picture_from_answer
 
 def _symbol_options(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option(
+        "--line",
+        type=int,
+        default=None,
+        help="Zero-based line inside the definition: one of several definitions of SYMBOL (overloads).",
+    )(func)
+    func = click.option(
         "--path", "relative_path", default=None, help="The definition in this file (relative path)."
     )(func)
     return func
@@ -50,6 +56,7 @@ def _symbol_command(name: str, summary: str, default_depth: str | None) -> click
             "operation": name,
             "symbol": symbol,
             "relativePath": opts.get("relative_path"),
+            "line": opts.get("line"),
             "depth": opts.get("depth"),
             **_paged(opts),
         }
@@ -111,6 +118,7 @@ def impact_command(symbol: str | None, root: str, state_dir: str | None, as_json
             "operation": "impact",
             "symbol": symbol,
             "relativePath": opts.get("relative_path"),
+            "line": opts.get("line"),
             "depth": opts.get("depth"),
             **_paged(opts),
         },

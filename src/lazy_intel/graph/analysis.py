@@ -138,34 +138,34 @@ class Analysis(Evaluator):
             self._recording[-1] |= read
         return frozenset(read)
 
-    def member(self, value: Value, name: str) -> list[tuple[Value, int]]:
+    def member(self, value: Value, name: str, call: bool | None = None) -> list[tuple[Value, int]]:
         if not self.memoisable():
-            return super().member(value, name)
-        key = (value, name)
+            return super().member(value, name, call)
+        key = (value, name) if call is None else (value, name, call)
         memo = self._members.get(key)
         if memo is not None and memo[0] == self._version:
             self._replay(memo[2])
             return list(memo[1])
         version, read = self._record()
         try:
-            found = super().member(value, name)
+            found = super().member(value, name, call)
         finally:
             recorded = self._recorded(read)
         if version == self._version:  # no variable grew while it was computed
             self._members[key] = (version, tuple(found), recorded)
         return found
 
-    def _focus_lookup(self, scope: str, name: str) -> tuple[set[Value], str]:
+    def _focus_lookup(self, scope: str, name: str, call: bool | None = None) -> tuple[set[Value], str]:
         if not self.memoisable():
-            return super()._focus_lookup(scope, name)
-        key = (scope, name)
+            return super()._focus_lookup(scope, name, call)
+        key = (scope, name) if call is None else (scope, name, call)
         memo = self._lookups.get(key)
         if memo is not None and memo[0] == self._version:
             self._replay(memo[3])
             return set(memo[1]), memo[2]
         version, read = self._record()
         try:
-            values, how = super()._focus_lookup(scope, name)
+            values, how = super()._focus_lookup(scope, name, call)
         finally:
             recorded = self._recorded(read)
         if version == self._version:

@@ -61,6 +61,9 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 98: a constructor named after its class is no name inside the class (`Outer.Base` in Outer found
+# `Outer()`); Java's methods have a namespace of their own (a call sees no field, a read no method), and a
+# Java call runs the overloads its argument count fits (ClassMixin.overloads);
 # 97: C++'s `std` namespace is the standard library (`std::make_shared` is external, not unresolved);
 # 96: a C/C++ name an include declares comes before a C++ type found by its name alone, and a C++
 #     namespace's definitions are seen through includes (not a class's members);
@@ -137,7 +140,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "97"
+RESOLVER_VERSION = "98"
 MODULE_KEY = 0
 
 

@@ -9,6 +9,7 @@ from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.builtin_calls import CALL_METHOD
 from lazy_intel.graph.model import CALLABLE_LABELS, HEADER_SUFFIXES, TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import IMPORT_AWARE, rust_crate_dir
+from lazy_intel.graph.namespaces import namespace_of
 from lazy_intel.graph.rows import CONFIDENCE, MAX_AMBIGUOUS
 from lazy_intel.graph.traits import (
     CONTAINER_METHODS,
@@ -106,14 +107,23 @@ def render(expr: Any) -> str:
 
 
 def classify(
-    an: Analysis, model: FileModel, scope: str, expr: Any, site: str, *, getters: bool = False
+    an: Analysis,
+    model: FileModel,
+    scope: str,
+    expr: Any,
+    site: str,
+    *,
+    getters: bool = False,
+    called: bool = True,
 ) -> tuple[list[tuple[Value, str]], str]:
     """Values of a callee expression, each with its strategy, and the reason when there are none.
     With ``getters``, an attribute's values are the getter methods its read calls (``Box.size`` for
-    ``b.size``), not what they return."""
+    ``b.size``), not what they return. ``called=False``: the expression is read, not called (a type's
+    name, a value stored): where methods have a namespace of their own (Java) it sees no method."""
     tag = expr[0]
+    call = None if getters else namespace_of(model.lang, called)
     if tag == "n":
-        values, how = an.lookup(model, scope, expr[1])
+        values, how = an.lookup(model, scope, expr[1], call)
         strategy = HOW_TO_STRATEGY[how]
         return [(v, strategy) for v in ordered(values)], strategy
     if tag == "a":
@@ -124,9 +134,9 @@ def classify(
             return [], "unknown-receiver"
         enclosing = an.enclosing_class(model, scope)
         out: list[tuple[Value, str]] = []
-        members = an.getters if getters else an.member
         for owner in ordered(owners):
-            for value, depth in members(owner, expr[2]):
+            found = an.getters(owner, expr[2]) if getters else an.member(owner, expr[2], call)
+            for value, depth in found:
                 if owner[0] in ("mod", "pkg"):
                     strategy = "import"
                 elif owner[0] == "ext":
@@ -329,12 +339,21 @@ def _assigned_attributes(model: FileModel, qualified: str) -> frozenset[str]:
 
 
 def call_targets(
-    an: Analysis, model: FileModel, scope: str, expr: Any, site: str, *, kind: str, call_syntax: bool = True
+    an: Analysis,
+    model: FileModel,
+    scope: str,
+    expr: Any,
+    site: str,
+    *,
+    kind: str,
+    call_syntax: bool = True,
+    argc: int | None = None,
 ) -> list[Resolution]:
     """The targets of a call (or instantiation) site; an unresolved site yields one ``dst=None``.
 
     An out-of-repository target is reported (``external``/``builtin``, no ``dst``); ``[]`` only for a
-    builtin reached without call syntax (``raise ValueError``).
+    builtin reached without call syntax (``raise ValueError``). ``argc``: how many arguments the site
+    passes, which picks among overloads where the language does (Java, ``ClassMixin.overloads``).
     """
     text = render(expr)
     found, reason = classify(an, model, scope, expr, site)
@@ -351,7 +370,7 @@ def call_targets(
             extra = None
             dst = value[1]
             if symbol.label in TYPE_LABELS:
-                constructor = an.constructor(value[1])
+                constructor = an.constructor(value[1], argc)
                 extra = {"instantiates": symbol.qualified}
                 if constructor is not None:
                     dst = constructor
@@ -390,6 +409,9 @@ def call_targets(
                     unresolved = Resolution(None, "external", 0.0, method[1])
     if not out and unresolved is None and found and all(v[0] == "ext" for v, _ in found):
         return []
+    if len(out) > 1 and argc is not None:
+        kept = set(an.overloads(sorted(out), argc))
+        out = {dst: r for dst, r in out.items() if dst in kept}
     if out:
         resolved = sorted(out.values(), key=lambda r: r.dst or 0)
         if len(resolved) > 1:
@@ -574,7 +596,7 @@ def type_targets(
     ``modules``, a module too (Ruby's ``include Helpers`` mixes a module in)."""
     labels = TYPE_LABELS | {"Type", "Module"} if modules else TYPE_LABELS | {"Type"}
     text = render(expr)
-    found, reason = classify(an, model, scope, expr, site)
+    found, reason = classify(an, model, scope, expr, site, called=False)
     out: dict[int, Resolution] = {}
     external: Resolution | None = None
     for found_value, strategy in found:

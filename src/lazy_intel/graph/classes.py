@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from lazy_intel.graph.annotations import declared_parts
 from lazy_intel.graph.model import TYPE_LABELS, FileModel, Symbol
 from lazy_intel.graph.modules import Target, python_submodule
+from lazy_intel.graph.namespaces import ARITY_LANGS, visible
 from lazy_intel.graph.nodes import is_getter
 from lazy_intel.graph.rows import EXTENSION_CANDIDATES
 from lazy_intel.graph.traits import ENUM_BASES, traits_of
@@ -54,8 +55,10 @@ class ClassMixin:
         entry = self.p.symbol(value[1])
         return entry is not None and entry[1].label in TYPE_LABELS
 
-    def member(self, value: Value, name: str) -> list[tuple[Value, int]]:
-        """``value.name``: each possible value with its depth in the class hierarchy (0 = own)."""
+    def member(self, value: Value, name: str, call: bool | None = None) -> list[tuple[Value, int]]:
+        """``value.name``: each possible value with its depth in the class hierarchy (0 = own). With
+        ``call`` (Java, :mod:`lazy_intel.graph.namespaces`): only the methods of that name (``True``)
+        or only its fields and types (``False``), the nearest class that has one."""
         kind = value[0]
         if kind == "mod":
             model = self.model_at(value[1], full_allowed=False)
@@ -73,7 +76,11 @@ class ClassMixin:
             if entry is None:
                 return []
             model, symbol = entry
-            found = [(("def", c.node_id), 0) for c in model.children_named(symbol.qualified, name)]
+            found = [
+                (("def", c.node_id), 0)
+                for c in model.children_named(symbol.qualified, name)
+                if call is None or visible(c, call)
+            ]
             if not found and not symbol.parent and traits_of(model.lang).module_system == "ecma":
                 # `var res = …; res.send = function send() {…}`: the functions assigned to its members
                 assigned = self.assigned_members(model).get((symbol.name, name), ())
@@ -89,14 +96,14 @@ class ClassMixin:
         out: list[tuple[Value, int]] = []
         defined = False  # a getter of the name whose value is unknown: the member is not inherited
         for class_id, depth in mro:
-            found = self.class_member(class_id, name, kind != "def")
+            found = self.class_member(class_id, name, kind != "def", call)
             if found:
                 out = [(v, depth) for v in ordered(found)]
                 break
             if kind != "def" and self._class_getters(class_id, name):
                 defined = True
                 break
-        if kind == "inst":  # instance attributes live on the object: any class of it may set them
+        if kind == "inst" and not call:  # instance attributes live on the object: any class may set them
             seen = {v for v, _ in out}
             for class_id, depth in mro:
                 entry = self.p.symbol(class_id)
@@ -167,13 +174,16 @@ class ClassMixin:
         entry = self.p.symbol(class_id)
         return entry is not None and entry[0].lang == "python"
 
-    def class_member(self, class_id: int, name: str, bind: bool) -> set[Value]:
-        """Methods and class-level values called ``name`` in the class itself (not its bases)."""
+    def class_member(self, class_id: int, name: str, bind: bool, call: bool | None = None) -> set[Value]:
+        """Methods and class-level values called ``name`` in the class itself (not its bases); with
+        ``call``, only those a call (or a read) of the name sees."""
         entry = self.p.symbol(class_id)
         if entry is None:
             return set()
         model, cls = entry
         children = model.children_named(cls.qualified, name)
+        if call is not None:
+            children = [c for c in children if visible(c, call)]
         getters = _getters_among(model, children) if bind else []
         # `obj.size` of a `@property` (or `cached_property`) is what the getter returns, not the getter
         # (``getters`` finds it for the implicit property edge) nor the decorators' descriptor object
@@ -181,7 +191,7 @@ class ClassMixin:
         for getter in getters:
             out |= self.returns(getter.node_id)
         declared = self.declared(model).get(cls.qualified, {}).get(name, ())
-        if "var" in declared and not (getters and _only_decorated(model, declared)):
+        if "var" in declared and not call and not (getters and _only_decorated(model, declared)):
             if self._enum_member(model, class_id, children, name):
                 out.add(("inst", class_id))  # `Color.RED` is a `Color`, whatever `RED = 1` assigns
             else:
@@ -339,19 +349,55 @@ class ClassMixin:
                 return True
         return False
 
-    def constructor(self, class_id: int) -> int | None:
-        """The constructor a call of the class runs, looked up through its bases."""
+    def constructor(self, class_id: int, argc: int | None = None) -> int | None:
+        """The constructor a call of the class runs, looked up through its bases; of a class's several
+        (Java's overloads), the one that takes ``argc`` arguments when one does (:meth:`overloads`)."""
         for ancestor, _ in self.mro(class_id):
             entry = self.p.symbol(ancestor)
             if entry is None:
                 continue
             names = traits_of(entry[0].lang).constructors
-            for child in entry[0].children.get(entry[1].qualified, ()):
-                if child.kind == "constructor" or (
-                    child.name in names and child.kind in ("method", "function")
-                ):
-                    return child.node_id
+            found = [
+                child.node_id
+                for child in entry[0].children.get(entry[1].qualified, ())
+                if child.kind == "constructor"
+                or (child.name in names and child.kind in ("method", "function"))
+            ]
+            if found:
+                return self.overloads(found, argc)[0]
         return None
+
+    def overloads(self, node_ids: list[int], argc: int | None) -> list[int]:
+        """Of the callables ``node_ids`` (overloads of one name), those a call with ``argc`` arguments
+        can run, in a language that chooses an overload by its parameters (Java: no default values, so
+        the count decides unless a variadic parameter takes the rest); all of them when none can or
+        the count is unknown. Reads each one's parameters (a fact of its body)."""
+        if argc is None or len(node_ids) < 2:
+            return node_ids
+        fixed, spread = [], []
+        for node_id in node_ids:
+            entry = self.p.symbol(node_id)
+            if entry is None or entry[0].lang not in ARITY_LANGS:
+                return node_ids
+            count, variadic = self.arity(entry[0], entry[1])
+            if argc == count and not variadic:
+                fixed.append(node_id)
+            elif variadic and argc >= count - 1:
+                spread.append(node_id)
+        # as Java chooses: a method of fixed arity before one that must spread the arguments
+        return fixed or spread or node_ids
+
+    def arity(self, model: FileModel, symbol: Symbol) -> tuple[int, bool]:
+        """How many parameters a callable declares, and whether its last takes any number (``["*", …]``
+        declared: Java's ``String... rest``)."""
+        self.read_body(model, symbol.qualified)
+        params = [
+            flow
+            for flow in model.flows_by_scope.get(symbol.qualified, ())
+            if flow.kind == "parameter" and symbol.start_byte <= flow.start_byte < symbol.end_byte
+        ]
+        last = params[-1].annotation if params else None
+        return len(params), bool(last) and last[0] == "*"
 
     def iteration(self, value: Value) -> list[tuple[int, set[Value]]]:
         """An instance's iteration protocol (``__iter__`` then ``__next__``): (method id, what it returns)."""

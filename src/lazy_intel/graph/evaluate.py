@@ -38,6 +38,7 @@ from lazy_intel.graph.model import (
     Symbol,
     own_header_refs,
 )
+from lazy_intel.graph.namespaces import in_namespace, namespace_of
 from lazy_intel.graph.program import Program
 from lazy_intel.graph.protocols import ProtocolMixin
 from lazy_intel.graph.traits import (
@@ -204,6 +205,8 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             parent = model.by_qualified.get(symbol.parent) if symbol.parent else None
             if symbol.parent and (parent is None or parent.kind not in SCOPE_KINDS):
                 continue  # a member of a value (an object literal's method): not a lexical name
+            if symbol.kind == "constructor" and parent is not None and symbol.name == parent.name:
+                continue  # Java's, C#'s, C++'s `Outer()`: inside the class, `Outer` is still the class
             names = out.setdefault(symbol.parent or "", {})
             names.setdefault(symbol.name, []).append(symbol)
             if symbol.qualified in model.header_refs and symbol.kind not in VALUE_KINDS:
@@ -305,21 +308,26 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             current = symbol.parent
         return set()
 
-    def lookup(self, model: FileModel, scope: str, name: str) -> tuple[set[Value], str]:
+    def lookup(
+        self, model: FileModel, scope: str, name: str, call: bool | None = None
+    ) -> tuple[set[Value], str]:
         """Values of a bare ``name`` in ``scope`` and how it was bound: local, import, dataflow,
-        package, self, builtin, unbound."""
+        package, self, builtin, unbound. ``call`` (only in a language whose methods have a namespace
+        of their own, :func:`namespace_of`): the name is called (``True``: its methods) or read
+        (``False``: anything else)."""
         if self.is_full(model):
-            return self._focus_lookup(scope, name)
+            return self._focus_lookup(scope, name, call)
         values, how = self.demand(
-            ("L", model.path, scope, name),
-            lambda: self._lookup_frozen(model, scope, name),
+            ("L", model.path, scope, name) if call is None else ("L", model.path, scope, name, call),
+            lambda: self._lookup_frozen(model, scope, name, call),
             (EMPTY, "unbound"),
         )
         return set(values), how
 
-    def _focus_lookup(self, scope: str, name: str) -> tuple[set[Value], str]:
+    def _focus_lookup(self, scope: str, name: str, call: bool | None = None) -> tuple[set[Value], str]:
         """A lookup in the focus file; one that does not go through its variables is memoised."""
-        cached = self._static.get((scope, name))
+        key = (scope, name) if call is None else (scope, name, call)
+        cached = self._static.get(key)
         if cached is not None:
             frozen, how, tokens = cached
             self.p.deps.extend(tokens)
@@ -331,11 +339,11 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
         )
         self.p.deps.push()
         try:
-            values, how = self._lookup_inner(model, scope, name)
+            values, how = self._lookup_inner(model, scope, name, call)
         finally:
             tokens = frozenset(self.p.deps.pop())
         if static and how not in ("self", "dataflow"):
-            self._static[(scope, name)] = (frozenset(values), how, tokens)
+            self._static[key] = (frozenset(values), how, tokens)
         return values, how
 
     def read_body(self, model: FileModel, scope: str | None) -> None:
@@ -345,16 +353,22 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
         if facet is not None:
             self.p.deps.add(f"r:{model.path}:{facet}")
 
-    def _lookup_frozen(self, model: FileModel, scope: str, name: str) -> tuple[frozenset[Value], str]:
+    def _lookup_frozen(
+        self, model: FileModel, scope: str, name: str, call: bool | None = None
+    ) -> tuple[frozenset[Value], str]:
         self.read_body(model, scope)
-        values, how = self._lookup_inner(model, scope, name)
+        values, how = self._lookup_inner(model, scope, name, call)
         return frozenset(values), how
 
-    def _lookup_inner(self, model: FileModel, scope: str, name: str) -> tuple[set[Value], str]:
+    def _lookup_inner(
+        self, model: FileModel, scope: str, name: str, call: bool | None = None
+    ) -> tuple[set[Value], str]:
         traits = traits_of(model.lang)
         declared = self.declared(model)
         for current in self.scope_chain(model, scope):
             entries = declared.get(current, {}).get(name)
+            if entries and call is not None:
+                entries = in_namespace(entries, call)
             if entries:
                 return self._binding(model, current, name, entries)
         if name in traits.self_names:
@@ -384,7 +398,9 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             receivers = {("inst", cls.node_id)} if cls is not None else set()
             if cls is None and traits.extension_members:
                 receivers = self.extension_receiver(model, scope)
-            members = [found for receiver in ordered(receivers) for found in self.member(receiver, name)]
+            members = [
+                found for receiver in ordered(receivers) for found in self.member(receiver, name, call)
+            ]
             if members:
                 return {v for v, _ in members}, "self"
         if model.lang in C_LANGUAGES:  # what an include declares, before a type found by name alone
@@ -581,13 +597,14 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             return set()
         tag = expr[0]
         if tag == "n":
-            return self.lookup(model, scope, expr[1])[0]
+            return self.lookup(model, scope, expr[1], namespace_of(model.lang, False))[0]
         if tag == "a":
             if found := self.constant_path_values(model, expr):  # Ruby's `Rack::MockRequest`
                 return found
             out: set[Value] = set()
+            read = namespace_of(model.lang, False)
             for value in self.eval(model, scope, expr[1], site):
-                out |= {v for v, _ in self.member(value, expr[2])}
+                out |= {v for v, _ in self.member(value, expr[2], read)}
             return bounded(out)
         if tag == "c":
             out = set()
@@ -720,12 +737,15 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
         receivers it was found on — an instance's, ``super()``'s or a class object's class — when it is a
         method (``sub.copy()`` of ``Base.copy``, ``super().m()`` in ``Sub``, ``Sub.create()``): the
         result of such a call is read against those classes (:meth:`_as_receivers`)."""
+        call = namespace_of(model.lang, True)
+        if callee[0] == "n" and call is not None:
+            return [(v, frozenset()) for v in ordered(self.lookup(model, scope, callee[1], call)[0])]
         if callee[0] != "a":
             return [(v, frozenset()) for v in self.eval(model, scope, callee, site)]
         found: dict[Value, set[int]] = {}
         for owner in self.eval(model, scope, callee[1], site):
             classed = owner[0] in ("inst", "super") or (owner[0] == "def" and self.is_class(owner))
-            for value, _ in self.member(owner, callee[2]):
+            for value, _ in self.member(owner, callee[2], call):
                 found.setdefault(value, set())
                 if classed:
                     found[value].add(owner[1])

@@ -34,6 +34,7 @@ from lazy_intel.graph.model import (
     file_node_id,
     module_node_id,
 )
+from lazy_intel.graph.namespaces import ARITY_LANGS
 from lazy_intel.graph.nodes import (
     CALLABLE_SCOPE_KINDS,
     defines_edges,
@@ -181,6 +182,7 @@ def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             site,
             kind=ref.kind,
             call_syntax=explicit_new or ref.args_json is not None,
+            argc=len(ref.args()) if ref.args_json is not None and model.lang in ARITY_LANGS else None,
         ):
             out.append(_edge(model, "CALLS", src, r, ref, extra=extra))
         if ref.args_json is not None and id(ref) in decorators:
@@ -438,7 +440,7 @@ def _definition_uses(
     """REFERENCES from ``scope`` to each function, method or type ``expr`` resolves to through
     scopes, imports or members (no name-only guess), at ``span`` (start byte, end byte, line), marked
     ``use``; with ``named``, only to a definition of that name."""
-    found, _ = classify(an, model, scope, expr, site)
+    found, _ = classify(an, model, scope, expr, site, called=False)
     out: list[EdgeRow] = []
     seen: set[int] = set()
     for v, strategy in found:

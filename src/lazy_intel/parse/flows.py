@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import tree_sitter
 
-from lazy_intel.parse.expressions import Expr, ExpressionMemo, condition_path, dumps, expression
+from lazy_intel.parse.expressions import UNKNOWN, Expr, ExpressionMemo, condition_path, dumps, expression
 from lazy_intel.parse.facts import FLOW_KINDS, FlowFact
 
 RawFlow = tuple[str, tree_sitter.Node, dict[str, list[tree_sitter.Node]]]
@@ -48,6 +48,9 @@ def _index_in_parent(node: tree_sitter.Node) -> int:
 # Python's `*args` / `**kwargs` parameters: a tuple and a dict whatever they are called (a declared
 # type is the type of each element: `*handlers: Handler` is a tuple of handlers)
 SPLAT_PARAMETER_TYPES = frozenset({"list_splat_pattern", "dictionary_splat_pattern"})
+# Java's `String... rest`: its declared type is written ``["*", element type]`` (how many arguments a
+# call may pass: the graph's overload choice, `Analysis.arity`)
+VARIADIC_PARAMETER_TYPES = frozenset({"spread_parameter"})
 
 
 def splat_parameter_type(node_type: str, declared: Expr | None) -> Expr:
@@ -107,6 +110,8 @@ def collect_flows(
         declared = expression(source, annotation, 0, memo) if annotation is not None else None
         if kind == "parameter" and target is not None and target.type in SPLAT_PARAMETER_TYPES:
             declared = splat_parameter_type(target.type, declared)
+        elif kind == "parameter" and node.type in VARIADIC_PARAMETER_TYPES:
+            declared = ["*", declared if declared is not None else UNKNOWN]  # any number of arguments
         facts.append(
             FlowFact(
                 kind=kind,

@@ -183,6 +183,13 @@
     type: (_) @flow.type
     name: (_) @flow.target) @flow.parameter)
 
+; `String... rest`: a parameter too (flows.py marks its type variadic: ["*", type])
+(formal_parameters
+  (spread_parameter
+    (_) @flow.type
+    (variable_declarator
+      name: (identifier) @flow.target)) @flow.parameter)
+
 (return_statement
   (_) @flow.value) @flow.return
 

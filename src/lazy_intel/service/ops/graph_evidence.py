@@ -238,6 +238,18 @@ def target_nodes(ctx: OperationContext, symbol: str, path: str | None) -> tuple[
     name = symbol.strip().replace("::", ".").replace("#", ".")
     exact = [r for r in rows if r.qualified_name == name]
     chosen = exact or rows
+    line = ctx.request.line
+    if line is not None:
+        # one of several definitions of the name in a file (Java's overloads, a getter and its setter):
+        # the one whose lines hold the (zero-based) line
+        chosen = [r for r in chosen if r.start_line - 1 <= line <= r.end_line - 1]
+        if not chosen:
+            spans = ", ".join(f"{r.path}:{r.start_line - 1}-{r.end_line - 1}" for r in (exact or rows)[:5])
+            raise NotFound(
+                f"no definition of {symbol!r} spans line {line} (zero-based); its definitions: {spans}",
+                next_step="pass a line inside one of those definitions, or leave line out for all of them",
+            )
+        rows = chosen
     warnings: list[str] = []
     if len(rows) > 1:
         shown = ", ".join(f"{r.qualified_name} ({r.path}:{r.start_line})" for r in chosen[:MAX_TARGETS])

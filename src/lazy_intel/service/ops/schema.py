@@ -95,7 +95,11 @@ ARGUMENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "maximum": 10,
         "description": "Graph traversal depth: callers/callees default 1, impact and implementations 3.",
     },
-    "line": {"type": "integer", "minimum": 0, "description": "Zero-based line (semantic operations)."},
+    "line": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Zero-based line (semantic operations; with symbol: the one definition spanning it).",
+    },
     "character": {
         "type": "integer",
         "minimum": 0,

@@ -1,0 +1,186 @@
+"""Java's names, measured against jdtls on jsoup (`bench/references_accuracy.py --language java`,
+session 53): a constructor named after its class shadowed the class inside it, and a field shadowed a
+method of the same name (Java keeps them apart: the syntax says which one a use means)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lazy_intel.service.ops.operations import execute
+from lazy_intel.settings import load_settings
+from lazy_intel.store.schema import connect
+from tests.conftest import write_tree
+from tests.graph.helpers import build_graph, index_repo
+
+FILES = {
+    "p/Api.java": (
+        "package p;\n\n"
+        "public interface Api {\n"
+        "    enum Method { GET, POST; boolean hasBody; boolean hasBody() { return hasBody; } }\n"
+        "    interface Base<T> { T url(String u); String url(); }\n"
+        "    interface Req extends Base<Req> {}\n"
+        "}\n"
+    ),
+    "p/Outer.java": (
+        "package p;\n\n"
+        "public class Outer implements Api {\n"
+        "    public Outer() {}\n"
+        "    private Outer.Req req;\n"
+        "    private static abstract class Base<T> implements Api.Base<T> {\n"
+        "        public T url(String u) { return null; }\n"
+        '        public String url() { return ""; }\n'
+        "    }\n"
+        "    public static class Req extends Outer.Base<Api.Req> implements Api.Req {\n"
+        "        String url;\n"
+        "        void go() { url(); String s = url; }\n"
+        "    }\n"
+        "    void run(String url) {\n"
+        '        req.url("x");\n'
+        "        Method m = Method.GET;\n"
+        "        String read = req.url;\n"
+        "        url();\n"
+        "    }\n"
+        "    String url() { return null; }\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    return build_graph(tmp_path_factory.mktemp("java_names"), FILES)
+
+
+def test_inside_a_class_its_name_is_the_class_not_its_constructor(graph) -> None:
+    # `Outer.Base<…>` in Outer's nested class: `Outer` had found the constructor `Outer()`, a method,
+    # which has no member `Base`, so Req had no base and nothing inherited through it resolved
+    inherits = graph.resolved("INHERITS")
+    assert inherits.get(("p/Outer.java::Outer.Req", "p/Outer.java::Outer.Base")) == "member"
+
+
+def test_a_call_sees_methods_past_a_field_of_the_same_name(graph) -> None:
+    # Req's field `url` stood in front of Base's methods: `url()` and `req.url("x")` called nothing
+    base_url = "p/Outer.java::Outer.Base.url"
+    assert {d for d, _ in graph.call_targets("p/Outer.java::Outer.Req.go", "url")} == {base_url}
+    assert {d for d, _ in graph.call_targets("p/Outer.java::Outer.run", "req.url")} == {base_url}
+    # a parameter `url` does not hide the class's method from a call either
+    assert graph.call_targets("p/Outer.java::Outer.run", "url") == [("p/Outer.java::Outer.url", "self")]
+
+
+def test_a_read_sees_no_method(graph) -> None:
+    # `return hasBody;` reads the field, `String s = url;` and `req.url` the field `url`: none is a
+    # use of a method of that name
+    references = graph.of("REFERENCES")
+    methods = {"p/Api.java::Api.Method.hasBody", "p/Outer.java::Outer.Base.url", "p/Api.java::Api.Base.url"}
+    assert [e for e in references if e.dst in methods] == []
+    # a type read by its name still resolves (an interface's nested type, inherited)
+    assert graph.resolved("REFERENCES").get(("p/Outer.java::Outer.run", "p/Api.java::Api.Method")) == "self"
+
+
+OVERLOADS = {
+    "q/A.java": (
+        "package q;\n\n"
+        "class A {\n"
+        "    void f() {}\n"
+        "    void f(int a) {}\n"
+        "    void f(int a, String... rest) {}\n"
+        "    A(int x) {}\n"
+        "    A(int x, int y) {}\n"
+        '    void g() { f(); f(1); f(1, "a", "b"); new A(3); new A(1, 2); this.f(2); f(1, "a"); }\n'
+        "}\n"
+    ),
+    "q/B.java": ("package q;\n\nclass B {\n    void h(A a) { a.f(); a.f(1, 2, 3); a.f(1, 2, 3, 4); }\n}\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def overloads(tmp_path_factory):
+    base = tmp_path_factory.mktemp("java_overloads")
+    root = base / "repo"
+    root.mkdir()
+    write_tree(root, OVERLOADS)
+    ws = index_repo(root, base / "state")
+    yield ws
+    ws.close()
+
+
+def _calls_by_site(ws) -> dict[tuple[str, int, int], list[int]]:
+    """(file, start byte, end byte) of each call site -> the lines of the definitions it reaches."""
+    path = ws.store_path()
+    conn = connect(str(path), readonly=True)
+    try:
+        rows = conn.execute(
+            "SELECT e.path, e.start_byte, e.end_byte, n.start_line FROM edges e JOIN nodes n ON n.id = e.dst "
+            "WHERE e.type = 'CALLS'"
+        ).fetchall()
+    finally:
+        conn.close()
+    out: dict[tuple[str, int, int], list[int]] = {}
+    for file, start, end, line in rows:
+        out.setdefault((file, start, end), []).append(line)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def test_a_call_runs_the_overload_its_argument_count_fits(overloads) -> None:
+    # A.f() is line 4, f(int) 5, f(int, String...) 6; A(int) 7, A(int, int) 8; the calls are in the
+    # body of g() (A.java) and h() (B.java)
+    sites = _calls_by_site(overloads)
+
+    def at(file: str, text: str) -> list[int]:
+        data = OVERLOADS[file].encode()
+        body = data.index(b"{", data.index(b"void g()" if file == "q/A.java" else b"void h("))
+        start = data.index(text.encode(), body)
+        return next(v for (f, s, e), v in sites.items() if f == file and (s, e) == (start, start + len(text)))
+
+    assert at("q/A.java", "f()") == [4]
+    assert at("q/A.java", "f(1)") == [5]  # fixed arity before a variadic one that also fits
+    assert at("q/A.java", 'f(1, "a", "b")') == [6]  # only the variadic one takes three
+    assert at("q/A.java", 'f(1, "a")') == [6]
+    assert at("q/A.java", "this.f(2)") == [5]
+    assert at("q/A.java", "new A(3)") == [7]
+    assert at("q/A.java", "new A(1, 2)") == [8]
+    # through a receiver of another file: three and four arguments fit only the variadic one
+    assert at("q/B.java", "a.f()") == [4]
+    assert at("q/B.java", "a.f(1, 2, 3)") == [6]
+    assert at("q/B.java", "a.f(1, 2, 3, 4)") == [6]
+
+
+def test_references_with_a_line_answer_for_that_overload_alone(overloads) -> None:
+    settings = load_settings(env={})
+
+    def sites(**extra: object) -> list[tuple[str, int]]:
+        answer = execute(
+            {
+                "operation": "references",
+                "symbol": "A.f",
+                "relativePath": "q/A.java",
+                "includeDeclaration": False,
+                "freshness": "fast",
+                **extra,
+            },
+            lambda _r: overloads,
+            settings,
+        ).to_dict()
+        assert answer["status"] != "error", answer
+        return sorted(
+            (i["anchor"]["path"], i["anchor"]["start_line"])
+            for i in answer["items"]
+            if i["kind"] == "reference"
+        )
+
+    every = sites()
+    assert len(every) == 8  # without a line: the sites of all three overloads
+    assert sites(line=3) == [("q/A.java", 9), ("q/B.java", 4)]  # f(): `f()` and `a.f()`
+    assert len(sites(line=4)) == 2 and len(sites(line=5)) == 4
+    answer = execute(
+        {
+            "operation": "references",
+            "symbol": "A.f",
+            "relativePath": "q/A.java",
+            "line": 0,
+            "freshness": "fast",
+        },
+        lambda _r: overloads,
+        settings,
+    ).to_dict()
+    assert answer["status"] == "error" and answer["code"] == "NOT_FOUND"

@@ -184,3 +184,77 @@ def test_references_with_a_line_answer_for_that_overload_alone(overloads) -> Non
         settings,
     ).to_dict()
     assert answer["status"] == "error" and answer["code"] == "NOT_FOUND"
+
+
+NESTED = {
+    "n/Conn.java": (
+        "package n;\n\n"
+        "public interface Conn {\n"
+        "    enum Method { GET, POST }\n"
+        "    interface Base<T extends Base<T>> {\n"
+        "        Method method();\n"
+        "    }\n"
+        "    interface Request extends Base<Request> {\n"
+        "        Request proxy(String host);\n"
+        "    }\n"
+        "}\n"
+    ),
+    "n/Impl.java": (
+        "package n;\n\n"
+        "public class Impl implements Conn {\n"
+        "    public Impl() {}\n"
+        "    static class Req implements Conn.Request {\n"
+        "        public Method method() { return Method.GET; }\n"
+        "        public Conn.Request proxy(String host) { return this; }\n"
+        "    }\n"
+        "    static Impl make() { return new Impl(); }\n"
+        "}\n"
+    ),
+    "n/Use.java": "package n;\n\nclass Use {\n    Impl.Req req(Impl impl) { return new Impl.Req(); }\n}\n",
+    # C++: a nested class sees its enclosing class's types too
+    "cc/shape.hpp": (
+        "struct Shape {\n  enum Kind { Round, Flat };\n  struct Part {\n    Kind kind;\n  };\n};\n"
+        "struct Other {\n  enum Kind { Up };\n};\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def nested(tmp_path_factory):
+    return build_graph(tmp_path_factory.mktemp("java_nested"), NESTED)
+
+
+def test_a_nested_type_sees_the_types_of_the_classes_around_it(nested) -> None:
+    # `Method` in Conn.Base, `Request` in Conn.Request and in Impl.Req (which implements Conn) were
+    # guesses by the unique name, or ambiguous where two types share it
+    resolved = nested.resolved("REFERENCES")
+    assert resolved[("n/Conn.java::Conn.Base", "n/Conn.java::Conn.Method")] == "self"
+    assert resolved[("n/Conn.java::Conn.Request", "n/Conn.java::Conn.Request")] == "self"
+    assert resolved[("n/Impl.java::Impl.Req", "n/Conn.java::Conn.Method")] == "self"
+    assert resolved[("cc/shape.hpp::Shape.Part", "cc/shape.hpp::Shape.Kind")] == "self"
+
+
+def test_an_outer_type_written_before_a_nested_one_is_referenced(nested) -> None:
+    # `Impl.Req` (a type, an instantiation) and `Conn.Request` name Impl and Conn as well
+    receivers = {(e.src, e.dst) for e in nested.of("REFERENCES") if e.props.get("use") == "receiver"}
+    assert ("n/Use.java::Use.req", "n/Impl.java::Impl") in receivers
+    assert ("n/Impl.java::Impl.Req", "n/Conn.java::Conn") in receivers
+
+
+def test_new_of_a_class_is_a_reference_of_the_class(tmp_path) -> None:
+    # its constructor is named like the class (kind `constructor`), not `__init__`: `new Impl()` called
+    # the constructor and was no reference of Impl
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, {k: v for k, v in NESTED.items() if k.startswith("n/")})
+    ws = index_repo(root, tmp_path / "state")
+    try:
+        answer = execute(
+            {"operation": "references", "symbol": "Impl", "includeDeclaration": False, "freshness": "fast"},
+            lambda _r: ws,
+            load_settings(env={}),
+        ).to_dict()
+    finally:
+        ws.close()
+    texts = {i["text"] for i in answer["items"] if i["kind"] == "reference"}
+    assert {"new Impl()", "new Impl.Req()"} <= texts

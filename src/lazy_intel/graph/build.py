@@ -61,6 +61,9 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 99: a nested class sees the members of the classes around it (Java, C#, Kotlin, Scala, C++, Swift:
+# `Method` in `Connection.Base` is `Connection.Method`); the receiver of a type, base or instantiation
+# written `Outer.Inner` is a reference of Outer;
 # 98: a constructor named after its class is no name inside the class (`Outer.Base` in Outer found
 # `Outer()`); Java's methods have a namespace of their own (a call sees no field, a read no method), and a
 # Java call runs the overloads its argument count fits (ClassMixin.overloads);
@@ -140,7 +143,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "98"
+RESOLVER_VERSION = "99"
 MODULE_KEY = 0
 
 

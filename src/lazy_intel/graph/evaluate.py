@@ -403,6 +403,10 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             ]
             if members:
                 return {v for v, _ in members}, "self"
+            if traits.outer_members and cls is not None:
+                found = self.outer_member(model, cls, name, call)
+                if found:
+                    return found, "self"
         if model.lang in C_LANGUAGES:  # what an include declares, before a type found by name alone
             found = self.include_binding(model, name)
             if found:
@@ -426,6 +430,16 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
         if traits.module_system == "ecma" and name in TEST_RUNNER_GLOBALS and is_test_path(model.path):
             return {("ext", name)}, "external"  # `describe(…)`, `it(…)`: the test runner's
         return set(), "unbound"
+
+    def outer_member(self, model: FileModel, cls: Symbol, name: str, call: bool | None) -> set[Value]:
+        """``name`` as a member (its own or inherited) of a class around ``cls``, nearest first."""
+        outer = model.by_qualified.get(cls.parent) if cls.parent else None
+        while outer is not None and outer.label in TYPE_LABELS:
+            found = self.member(("inst", outer.node_id), name, call)
+            if found:
+                return {v for v, _ in found}
+            outer = model.by_qualified.get(outer.parent) if outer.parent else None
+        return set()
 
     def _binding(self, model: FileModel, scope: str, name: str, entries: list[Any]) -> tuple[set[Value], str]:
         values: set[Value] = set()

@@ -399,15 +399,20 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     return out
 
 
+# the reference kinds whose receiver (`Outer` of `Outer.Inner`, `Box` of `Box.create()`) is itself a use
+RECEIVER_REFERENCE_KINDS = frozenset({"call", "read", "type", "inherit", "implement", "instantiate"})
+
+
 def _receiver_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     """REFERENCES for a definition named as the receiver of a member access: ``Box`` in
-    ``Box.create()``, ``Box.size``, ``handler.calls = 0`` (``use: "receiver"``), what a type checker
+    ``Box.create()``, ``Box.size``, ``handler.calls = 0``, a nested type's outer one (``Outer`` in a
+    type, base or instantiation written ``Outer.Inner``) (``use: "receiver"``), what a type checker
     lists among the references of ``Box``. The receiver's last name must be the definition's own
     name: ``cls.create()`` and ``self.x`` name a parameter, not the class."""
     out = []
     self_names = traits_of(model.lang).self_names
     for ref in model.refs:
-        if ref.kind not in ("call", "read"):
+        if ref.kind not in RECEIVER_REFERENCE_KINDS:
             continue
         callee = ref.callee()
         if not callee or callee[0] != "a":

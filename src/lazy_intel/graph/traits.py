@@ -233,6 +233,9 @@ class Traits:
     self_names: frozenset[str] = frozenset({"this"})
     first_param_is_self: bool = False  # Python: a method's first parameter is the instance
     implicit_members: bool = False  # a bare name in a method may be a member of its class
+    # ... or of a class around that class: Java's, C#'s, Kotlin's, Scala's, C++'s and Swift's nested
+    # classes see their enclosing classes' members (a nested enum, a static method, a sibling type)
+    outer_members: bool = False
     package_scope: bool = False  # names of sibling files in the same directory are visible (Go)
     constructors: frozenset[str] = frozenset()
     builtins: frozenset[str] = frozenset()
@@ -292,6 +295,7 @@ TRAITS: dict[str, Traits] = {
     "java": Traits(
         "java",
         implicit_members=True,
+        outer_members=True,
         package_scope=True,
         builtins=JAVA_LANG,
         builtin_methods=builtin_methods.JAVA,
@@ -309,6 +313,7 @@ TRAITS: dict[str, Traits] = {
     "cpp": Traits(
         "none",
         implicit_members=True,
+        outer_members=True,
         global_types=True,
         extension_members=True,
         builtins=CPP_STANDARD,
@@ -317,6 +322,7 @@ TRAITS: dict[str, Traits] = {
     "csharp": Traits(
         "none",
         implicit_members=True,
+        outer_members=True,
         super_names=frozenset({"base"}),
         global_types=True,
         builtins=CSHARP_SYSTEM,
@@ -348,6 +354,7 @@ TRAITS: dict[str, Traits] = {
     "kotlin": Traits(
         "kotlin",
         implicit_members=True,
+        outer_members=True,
         package_scope=True,
         builtins=KOTLIN_BUILTINS | JAVA_LANG,  # java.lang is imported on the JVM
         builtin_methods=builtin_methods.KOTLIN,
@@ -357,11 +364,12 @@ TRAITS: dict[str, Traits] = {
         "none",
         self_names=frozenset({"self"}),
         implicit_members=True,
+        outer_members=True,
         constructors=frozenset({"init"}),
         global_types=True,
         builtin_methods=builtin_methods.SWIFT,
     ),
-    "scala": Traits("none", implicit_members=True, global_types=True),
+    "scala": Traits("none", implicit_members=True, outer_members=True, global_types=True),
 }
 DEFAULT_TRAITS = Traits("none")
 

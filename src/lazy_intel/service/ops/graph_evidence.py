@@ -275,6 +275,12 @@ CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor"})
 TYPE_NODE_LABELS = frozenset({"Class", "Interface", "Type"})
 
 
+def is_constructor(node: GraphNode) -> bool:
+    """Python's ``__init__``/``__new__``, JavaScript's ``constructor``, or a definition of kind
+    ``constructor`` (Java's, C#'s, C++'s, named after their class)."""
+    return node.kind == "constructor" or node.name in CONSTRUCTOR_NAMES
+
+
 # Implicit calls whose site names something else, left out of `references` (what a type checker
 # lists: where the name is written) and kept in `callers` and `impact`: applying `@app.route("/")`
 # calls the closure `route` returns (flask: 20 such sites listed as references of `route.decorator`),
@@ -312,7 +318,7 @@ def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
         qualified = {t.qualified_name for t in types_}
         # the constructor may be inherited (`Color()` runs `Property.__init__`, saying `instantiates: Color`)
         inner = nodes_by_ids(conn, members(conn, _with_ancestors(conn, [t.id for t in types_])))
-        constructors = [n.id for n in inner.values() if n.name in CONSTRUCTOR_NAMES]
+        constructors = [n.id for n in inner.values() if is_constructor(n)]
         edges.extend(
             e
             for e in edges_into(conn, constructors, ("CALLS",))

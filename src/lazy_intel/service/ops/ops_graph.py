@@ -45,6 +45,7 @@ from lazy_intel.service.ops.graph_evidence import (
     describe,
     edge_info,
     finish_answer,
+    is_constructor,
     language_coverage,
     need_graph,
     node_item,
@@ -65,7 +66,6 @@ DEFAULT_IMPACT_DEPTH = 3
 MAX_IMPACT_NODES = 5_000
 MAX_TESTS_IN_DATA = 20
 TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
-CONSTRUCTOR_NAMES = frozenset({"constructor", "__init__", "__new__"})
 LOCAL_KINDS = frozenset({"local", "parameter"})
 
 
@@ -73,7 +73,7 @@ def _constructors(view: Any, types_: Sequence[GraphNode]) -> list[int]:
     if not types_:
         return []
     inner = nodes_by_ids(view.conn, members(view.conn, [t.id for t in types_]))
-    return [n.id for n in inner.values() if n.name in CONSTRUCTOR_NAMES]
+    return [n.id for n in inner.values() if is_constructor(n)]
 
 
 # ---- callers / callees -------------------------------------------------------------------------

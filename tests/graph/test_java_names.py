@@ -10,7 +10,7 @@ from lazy_intel.service.ops.operations import execute
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
 from tests.conftest import write_tree
-from tests.graph.helpers import build_graph, index_repo
+from tests.graph.helpers import build_graph, graph_of, index_repo
 
 FILES = {
     "p/Api.java": (
@@ -258,3 +258,89 @@ def test_new_of_a_class_is_a_reference_of_the_class(tmp_path) -> None:
         ws.close()
     texts = {i["text"] for i in answer["items"] if i["kind"] == "reference"}
     assert {"new Impl()", "new Impl.Req()"} <= texts
+
+
+FIELD_AND_METHOD = {
+    "f/Api.java": "package f;\n\npublic interface Api {\n    Api data(Item item);\n    int data();\n}\n",
+    "f/Item.java": "package f;\n\nclass Item {\n    void check() {}\n}\n",
+    "f/Impl.java": (
+        "package f;\n\n"
+        "class Impl implements Api {\n"
+        "    private int data;\n"
+        "    @Override\n"
+        "    public Api data(Item item) { Item kept = item; kept.check(); return this; }\n"
+        "    @Override\n"
+        "    public int data() { return data; }\n"
+        "}\n"
+    ),
+    "f/Use.java": "package f;\n\nclass Use {\n    void go(Impl impl) { impl.data(new Item()); impl.data(); }\n}\n",
+}
+
+
+@pytest.fixture(scope="module")
+def field_and_method(tmp_path_factory):
+    base = tmp_path_factory.mktemp("java_field_method")
+    root = base / "repo"
+    root.mkdir()
+    write_tree(root, FIELD_AND_METHOD)
+    ws = index_repo(root, base / "state")
+    yield ws
+    ws.close()
+
+
+def test_a_method_named_like_a_field_is_the_scope_of_its_body(field_and_method) -> None:
+    # the field `data` came first under the shared qualified name, so the method's parameters and
+    # locals belonged to the class (no local node for `kept`) and its calls came from the field
+    graph = graph_of(field_and_method)
+    assert graph.call_targets("f/Impl.java::Impl.data", "kept.check") == [
+        ("f/Item.java::Item.check", "member")
+    ]
+    assert {name for name, _ in graph.every_node_props if name.endswith(".kept")} == {
+        "f/Impl.java::Impl.data.kept"
+    }
+    conn = connect(str(field_and_method.store_path()), readonly=True)
+    try:
+        kinds = conn.execute(
+            "SELECT DISTINCT n.kind FROM edges e JOIN nodes n ON n.id = e.src WHERE e.type = 'CALLS' "
+            "AND e.path = 'f/Impl.java'"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert kinds == [("method",)]
+
+
+def test_an_override_is_of_the_overload_with_its_arity_and_its_calls_are_references(field_and_method) -> None:
+    overrides = sorted((src, dst) for (_, src, dst) in _overrides(field_and_method))
+    # data(Item) (its span starts at @Override) overrides Api.data(Item), data() Api.data(); both had
+    # overridden whichever of the two came first
+    assert overrides == [(5, 4), (7, 5)]
+
+    def references(line: int) -> list[str]:
+        answer = execute(
+            {
+                "operation": "references",
+                "symbol": "Api.data",
+                "relativePath": "f/Api.java",
+                "line": line,
+                "includeDeclaration": False,
+                "freshness": "fast",
+            },
+            lambda _r: field_and_method,
+            load_settings(env={}),
+        ).to_dict()
+        return sorted(i["text"] for i in answer["items"] if i["kind"] == "reference")
+
+    # a call through the implementing class reaches the interface's method it overrides (JDT lists it)
+    assert references(3) == ["impl.data(new Item())"]
+    assert references(4) == ["impl.data()"]
+
+
+def _overrides(ws) -> list[tuple[str, int, int]]:
+    conn = connect(str(ws.store_path()), readonly=True)
+    try:
+        return conn.execute(
+            "SELECT e.path, a.start_line, b.start_line FROM edges e JOIN nodes a ON a.id = e.src "
+            "JOIN nodes b ON b.id = e.dst WHERE e.type = 'OVERRIDES'"
+        ).fetchall()
+    finally:
+        conn.close()

@@ -303,6 +303,21 @@ class FileModel:
                 return s
         return first
 
+    def scope_symbol(self, qualified: str, position: int | None = None) -> Symbol | None:
+        """The definition named ``qualified`` that code runs in: of several, a scope before a value
+        (Java's method ``data()`` before its field ``data``), and among those (overloads) the one whose
+        span holds ``position``."""
+        first = self.by_qualified.get(qualified)
+        if first is None or qualified not in self._same_qualified:
+            return first
+        named = self._same_qualified[qualified]
+        scopes = [s for s in named if s.kind in SCOPE_KINDS] or named
+        if position is not None:
+            for s in scopes:
+                if s.start_byte <= position < s.end_byte:
+                    return s
+        return scopes[0]
+
     @cached_property
     def children(self) -> dict[str | None, list[Symbol]]:
         out: dict[str | None, list[Symbol]] = {}
@@ -333,8 +348,8 @@ class FileModel:
             symbol = self.by_qualified.get(current)
             if symbol is None:
                 return current
-            if position is not None and current in self._same_qualified:
-                symbol = self.symbol_at(current, position)
+            if current in self._same_qualified:
+                symbol = self.scope_symbol(current, position) or symbol
             if symbol.kind in SCOPE_KINDS and (position is None or position >= symbol.name_start):
                 return current
             current = symbol.parent

@@ -154,7 +154,7 @@ def _local_nodes(model: FileModel) -> list[NodeRow]:
         if flow.kind not in ("assign", "iterate", "enter", "parameter"):
             continue
         scope = model.scope_of(flow.scope)
-        symbol = model.by_qualified.get(scope)
+        symbol = model.scope_symbol(scope)
         if symbol is None or symbol.kind not in CALLABLE_SCOPE_KINDS:
             continue
         for name in pattern_names(flow.target):

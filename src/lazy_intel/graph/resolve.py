@@ -127,10 +127,12 @@ def _nothing() -> None:
     pass
 
 
-def scope_node(model: FileModel, scope: str) -> int:
+def scope_node(model: FileModel, scope: str, position: int | None = None) -> int:
+    """The node of the definition code at ``position`` in ``scope`` runs in (of overloads sharing the
+    name, the one that holds it)."""
     if not scope:
         return file_node_id(model.path)
-    symbol = model.by_qualified.get(scope)
+    symbol = model.scope_symbol(scope, position)
     return symbol.node_id if symbol is not None else file_node_id(model.path)
 
 
@@ -164,7 +166,7 @@ def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             continue
         scope = model.scope_of(ref.scope, ref.start_byte)
         site = f"{model.path}:{ref.start_byte}"
-        src = scope_node(model, scope)
+        src = scope_node(model, scope, ref.start_byte)
         callee = ref.callee()
         explicit_new = ref.kind == "instantiate" and callee[0] == "a" and callee[2] == "new"
         if explicit_new:  # Ruby's `Greeter.new`: a call of the class, with or without parentheses
@@ -213,7 +215,7 @@ def _type_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
         if ref.kind == "type":
             scope = model.scope_of(ref.scope, ref.start_byte)
             for r in type_targets(an, model, scope, ref.callee(), site):
-                out.append(_edge(model, "REFERENCES", scope_node(model, scope), r, ref))
+                out.append(_edge(model, "REFERENCES", scope_node(model, scope, ref.start_byte), r, ref))
         elif ref.kind in ("inherit", "implement") and ref.scope:
             cls = model.by_qualified.get(ref.scope)
             if cls is None:
@@ -242,6 +244,10 @@ def _override_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
             targets = [
                 t for t in found if (e := an.p.symbol(t)) is not None and e[1].label in CALLABLE_LABELS
             ]
+            if targets and model.lang in ARITY_LANGS:
+                # an overload of another arity is a method of its own, not the one overridden
+                own = an.arity(model, symbol)
+                targets = [t for t in targets if (e := an.p.symbol(t)) is not None and an.arity(*e) == own]
             if targets:
                 out.append(
                     EdgeRow(
@@ -462,7 +468,7 @@ def _definition_uses(
             EdgeRow(
                 model.key,
                 "REFERENCES",
-                scope_node(model, scope),
+                scope_node(model, scope, start),
                 defined_at(an, model, entry),
                 strategy,
                 CONFIDENCE[strategy],

@@ -290,6 +290,8 @@ def is_constructor(node: GraphNode) -> bool:
 UNWRITTEN_CALLS = frozenset({"decorator", "iteration", "with", "operator"})
 
 
+# languages whose method references include the calls of its overriders (JDT's answer for Java)
+OVERRIDE_CALL_LANGS = frozenset({"java"})
 MAX_ANCESTRY = 12  # INHERITS steps walked up from a class to find the constructor it inherits
 
 
@@ -313,6 +315,16 @@ def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
         for e in edges_into(conn, [t.id for t in targets], REFERENCE_TYPES)
         if e.properties.get("implicit") not in UNWRITTEN_CALLS
     ]
+    methods = [t.id for t in targets if t.label == "Method" and t.lang in OVERRIDE_CALL_LANGS]
+    if methods:
+        # a call of a method that overrides it (`req.data()` of a class implementing `Request.data`):
+        # what Eclipse's JDT lists among a Java method's references
+        walk = traverse(conn, methods, types=("OVERRIDES",), incoming=True, depth=MAX_ANCESTRY, hops=False)
+        edges.extend(
+            e
+            for e in edges_into(conn, [r.node for r in walk.reached], ("CALLS",))
+            if e.properties.get("implicit") not in UNWRITTEN_CALLS
+        )
     types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]
     if types_:
         qualified = {t.qualified_name for t in types_}

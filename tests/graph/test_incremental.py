@@ -387,7 +387,8 @@ VERSIONS: dict[str, list[str | None]] = {
     ],
     "java/com/a/Impl.java": [
         "package com.a;\n\npublic class Impl extends Base {\n    void go() { run(); }\n}\n",
-        "package com.a;\n\npublic class Impl extends Base {\n    int run;\n    void go() { run(); int x = run; }\n"
+        "package com.a;\n\npublic class Impl extends Base {\n    int run;\n    /** {@link Base#run()} */\n"
+        "    void go() { run(); int x = run; }\n"
         "    Base.Inner inner() { return null; }\n    static class N { Inner i; }\n}\n",
     ],
     # a declared parameter type narrows what a call site passes (Analysis.fitting): whether `Sub`

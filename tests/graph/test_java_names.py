@@ -273,7 +273,10 @@ FIELD_AND_METHOD = {
         "    public int data() { return data; }\n"
         "}\n"
     ),
-    "f/Use.java": "package f;\n\nclass Use {\n    void go(Impl impl) { impl.data(new Item()); impl.data(); }\n}\n",
+    "f/Use.java": (
+        "package f;\n\nclass Use {\n    void go(Impl impl, Api api) { impl.data(new Item()); impl.data(); }\n"
+        "    void via(Api api) { api.data(new Item()); }\n}\n"
+    ),
 }
 
 
@@ -331,8 +334,26 @@ def test_an_override_is_of_the_overload_with_its_arity_and_its_calls_are_referen
         return sorted(i["text"] for i in answer["items"] if i["kind"] == "reference")
 
     # a call through the implementing class reaches the interface's method it overrides (JDT lists it)
-    assert references(3) == ["impl.data(new Item())"]
+    assert references(3) == ["api.data(new Item())", "impl.data(new Item())"]
     assert references(4) == ["impl.data()"]
+
+    def override_references(line: int) -> list[str]:
+        answer = execute(
+            {
+                "operation": "references",
+                "symbol": "Impl.data",
+                "relativePath": "f/Impl.java",
+                "line": line,
+                "includeDeclaration": False,
+                "freshness": "fast",
+            },
+            lambda _r: field_and_method,
+            load_settings(env={}),
+        ).to_dict()
+        return sorted(i["text"] for i in answer["items"] if i["kind"] == "reference")
+
+    # and a call through the interface may run the override: listed for it too
+    assert override_references(5) == ["api.data(new Item())", "impl.data(new Item())"]
 
 
 def _overrides(ws) -> list[tuple[str, int, int]]:
@@ -344,3 +365,42 @@ def _overrides(ws) -> list[tuple[str, int, int]]:
         ).fetchall()
     finally:
         conn.close()
+
+
+DOCS = {
+    "d/Conn.java": "package d;\n\npublic class Conn {\n    public static final Conn INSTANCE = new Conn();\n    enum Kind { A }\n}\n",
+    "d/D.java": (
+        "package d;\n\n"
+        "/**\n * See {@linkplain #open() open} and {@link Conn}.\n * @see D#open(int)\n */\n"
+        "class D {\n"
+        "    /** Like {@link #open(int)}. */\n"
+        "    void open() {}\n"
+        "    void open(int n) {}\n"
+        "    Object get() { return Conn.Kind.A == null ? Conn.INSTANCE : null; }\n"
+        "}\n"
+    ),
+}
+
+
+def test_doc_links_and_static_reads_reference_what_they_name(tmp_path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(root, DOCS)
+    ws = index_repo(root, tmp_path / "state")
+    try:
+        conn = connect(str(ws.store_path()), readonly=True)
+        try:
+            rows = conn.execute(
+                "SELECT e.line, n.qualified_name, n.start_line, e.properties FROM edges e "
+                "JOIN nodes n ON n.id = e.dst WHERE e.type = 'REFERENCES' AND e.path = 'd/D.java'"
+            ).fetchall()
+        finally:
+            conn.close()
+    finally:
+        ws.close()
+    docs = sorted((line, name, target_line) for line, name, target_line, p in rows if '"doc"' in (p or ""))
+    # each link to the overload its parameter list names (open() is line 9, open(int) line 10)
+    assert docs == [(4, "D.open", 9), (5, "D.open", 10), (8, "D.open", 10)]
+    uses = {(line, name) for line, name, _, _ in rows}
+    assert (4, "Conn") in uses  # the type part of a link
+    assert (11, "Conn") in uses and (11, "Conn.Kind") in uses  # `Conn.INSTANCE`, `Conn.Kind.A`

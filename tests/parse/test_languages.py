@@ -18,6 +18,7 @@ PLAIN_CAPTURES = {
     "scope",
     "doc",
     "doc.owner",
+    "javadoc",  # a Java doc comment: the names it links to (parse/javadoc.py)
     "import",
     "import.module",
     "import.name",

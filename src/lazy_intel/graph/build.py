@@ -61,6 +61,8 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 101: the members a Java doc comment links to are references (`use: "doc"`, graph/doc_links.py), of the
+# overload its parameter list names;
 # 100: of definitions sharing a qualified name, code runs in the scope one (Java's method `data()`, not
 # its field `data`: the method's parameters and locals were the class's) and, of overloads, the one that
 # holds it (an edge's source); a Java override is of the overload with its arity;
@@ -146,7 +148,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "100"
+RESOLVER_VERSION = "101"
 MODULE_KEY = 0
 
 

@@ -23,6 +23,7 @@ from lazy_intel.graph.calls import (
     render,
     type_targets,
 )
+from lazy_intel.graph.doc_links import doc_link_edges
 from lazy_intel.graph.implicit import implicit_edges
 from lazy_intel.graph.imports import import_bound_names
 from lazy_intel.graph.model import (
@@ -108,6 +109,7 @@ def _resolve(store: FactStore, model: FileModel) -> FileGraph:
     out.edges.extend(imports)
     out.edges.extend(_value_reference_edges(an, model))
     out.edges.extend(_receiver_reference_edges(an, model))
+    out.edges.extend(doc_link_edges(an, model, scope_node))
     out.edges.extend(implicit_edges(an, model, scope_node))
     out.edges.extend(_assigned_from_edges(an, model))
     out.edges.extend(_handles_edges(an, model))

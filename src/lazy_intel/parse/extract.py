@@ -78,6 +78,7 @@ from lazy_intel.parse.facts import (
     SymbolFact,
 )
 from lazy_intel.parse.flows import RawFlow, collect_flows, flow_kind
+from lazy_intel.parse.javadoc import link_references
 from lazy_intel.parse.languages import C_LANGUAGES, grammar, symbol_query, tag_query
 from lazy_intel.parse.operators import operator_method
 from lazy_intel.parse.type_names import type_names
@@ -313,6 +314,7 @@ class _Collector:
         self.bindings: set[tuple[int, int]] = set()  # name node spans that are no references
         self.scoped_bindings: list[tuple[str, int, int]] = []  # (name, scope start, scope end)
         self.operators: dict[int, str] = {}  # start byte of an operator site -> the method it runs
+        self.javadocs: list[tuple[int, int]] = []  # spans of Java doc comments (parse/javadoc.py)
 
     def _operator_method(self, node: tree_sitter.Node) -> str | None:
         operator = operator_node(node)
@@ -354,6 +356,8 @@ class _Collector:
                 owner = _first(caps, "doc.owner")
                 if owner is not None:
                     self.docs.setdefault((owner.start_byte, owner.end_byte), _text(self.source, nodes[0]))
+            elif capture == "javadoc":
+                self.javadocs.append((nodes[0].start_byte, nodes[0].end_byte))
             elif capture == "reference.none":  # a name a declaration binds: never a reference
                 self.bindings.add((nodes[0].start_byte, nodes[0].end_byte))
             elif capture == "binding.name" and (scope := _first(caps, "binding.scope")) is not None:
@@ -645,6 +649,9 @@ def _extract(path: str, lang: str, source: bytes, *, symbols_only: bool = False)
             )
         )
 
+    if collector.javadocs:  # the names its doc comments link to (`{@link Type#member}`)
+        references += link_references(source, collector.javadocs, lambda p: _sweep_scopes(defs, p))
+        references.sort(key=lambda r: (r.start_byte, r.name_start_byte, r.kind))
     imports = _imports(source, defs, collector.imports)
     flows = collect_flows(
         source,

@@ -46,9 +46,22 @@ class SymbolFact:
 # ``read``: an attribute read that is not a call, which runs a property's getter; ``export``: a name a
 # module lists as its public interface, Python's ``__all__ = ["Box", …]``, ECMAScript's ``export { a }``;
 # ``value``: a name read as a value where nothing calls it, TypeScript's ``typeof handler``;
-# ``operator``: an operation that runs a method of its operand, Python's ``a + b``, named ``__add__``)
+# ``operator``: an operation that runs a method of its operand, Python's ``a + b``, named ``__add__``;
+# ``doc``: a member a Javadoc comment links to, ``{@link Box#open(int)}``: parse/javadoc.py)
 REFERENCE_KINDS: frozenset[str] = frozenset(
-    {"call", "type", "inherit", "implement", "instantiate", "with", "read", "export", "value", "operator"}
+    {
+        "call",
+        "type",
+        "inherit",
+        "implement",
+        "instantiate",
+        "with",
+        "read",
+        "export",
+        "value",
+        "operator",
+        "doc",
+    }
 )
 
 

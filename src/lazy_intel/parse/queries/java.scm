@@ -45,6 +45,16 @@
   name: (identifier) @name) @definition.constant
 
 ; ---- references
+; a doc comment: the names its `{@link …}` and `@see …` tags link to (parse/javadoc.py)
+((block_comment) @javadoc
+  (#match? @javadoc "^/[*][*]"))
+
+; `JsonNull.INSTANCE`, `FilterResult.BLOCK_ALL`: a field or constant read through its owner (a type
+; named as the receiver is a use of it: resolve._receiver_reference_edges)
+(field_access
+  object: (_) @receiver
+  field: (identifier) @name) @reference.read
+
 (method_invocation
   !object
   name: (identifier) @name) @reference.call

@@ -317,12 +317,19 @@ def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
     ]
     methods = [t.id for t in targets if t.label == "Method" and t.lang in OVERRIDE_CALL_LANGS]
     if methods:
-        # a call of a method that overrides it (`req.data()` of a class implementing `Request.data`):
-        # what Eclipse's JDT lists among a Java method's references
-        walk = traverse(conn, methods, types=("OVERRIDES",), incoming=True, depth=MAX_ANCESTRY, hops=False)
+        # a call of a method it overrides or that overrides it (`req.data()` of a class implementing
+        # `Request.data`; `adapter.write()` of a `TypeAdapter` that may run this override): what
+        # Eclipse's JDT lists among a Java method's references
+        related = [
+            r.node
+            for incoming in (True, False)
+            for r in traverse(
+                conn, methods, types=("OVERRIDES",), incoming=incoming, depth=MAX_ANCESTRY, hops=False
+            ).reached
+        ]
         edges.extend(
             e
-            for e in edges_into(conn, [r.node for r in walk.reached], ("CALLS",))
+            for e in edges_into(conn, related, ("CALLS",))
             if e.properties.get("implicit") not in UNWRITTEN_CALLS
         )
     types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]

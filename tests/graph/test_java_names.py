@@ -318,42 +318,34 @@ def test_an_override_is_of_the_overload_with_its_arity_and_its_calls_are_referen
     # overridden whichever of the two came first
     assert overrides == [(5, 4), (7, 5)]
 
-    def references(line: int) -> list[str]:
-        answer = execute(
-            {
-                "operation": "references",
-                "symbol": "Api.data",
-                "relativePath": "f/Api.java",
-                "line": line,
-                "includeDeclaration": False,
-                "freshness": "fast",
-            },
-            lambda _r: field_and_method,
-            load_settings(env={}),
-        ).to_dict()
-        return sorted(i["text"] for i in answer["items"] if i["kind"] == "reference")
-
     # a call through the implementing class reaches the interface's method it overrides (JDT lists it)
-    assert references(3) == ["api.data(new Item())", "impl.data(new Item())"]
-    assert references(4) == ["impl.data()"]
-
-    def override_references(line: int) -> list[str]:
-        answer = execute(
-            {
-                "operation": "references",
-                "symbol": "Impl.data",
-                "relativePath": "f/Impl.java",
-                "line": line,
-                "includeDeclaration": False,
-                "freshness": "fast",
-            },
-            lambda _r: field_and_method,
-            load_settings(env={}),
-        ).to_dict()
-        return sorted(i["text"] for i in answer["items"] if i["kind"] == "reference")
-
+    assert _reference_texts(field_and_method, "Api.data", "f/Api.java", 3) == [
+        "api.data(new Item())",
+        "impl.data(new Item())",
+    ]
+    assert _reference_texts(field_and_method, "Api.data", "f/Api.java", 4) == ["impl.data()"]
     # and a call through the interface may run the override: listed for it too
-    assert override_references(5) == ["api.data(new Item())", "impl.data(new Item())"]
+    assert _reference_texts(field_and_method, "Impl.data", "f/Impl.java", 5) == [
+        "api.data(new Item())",
+        "impl.data(new Item())",
+    ]
+
+
+def _reference_texts(ws, symbol: str, path: str, line: int) -> list[str]:
+    """The sites `references` lists for the definition of ``symbol`` at (zero-based) ``line``."""
+    answer = execute(
+        {
+            "operation": "references",
+            "symbol": symbol,
+            "relativePath": path,
+            "line": line,
+            "includeDeclaration": False,
+            "freshness": "fast",
+        },
+        lambda _r: ws,
+        load_settings(env={}),
+    ).to_dict()
+    return sorted(i["text"] for i in answer["items"] if i["kind"] == "reference")
 
 
 def _overrides(ws) -> list[tuple[str, int, int]]:
@@ -377,6 +369,9 @@ DOCS = {
         "    void open() {}\n"
         "    void open(int n) {}\n"
         "    Object get() { return Conn.Kind.A == null ? Conn.INSTANCE : null; }\n"
+        "    int size = 0;\n"
+        "    /** Without a parameter list a link names the field {@link #size}, not the method. */\n"
+        "    int size() { return size; }\n"
         "}\n"
     ),
 }

@@ -174,7 +174,7 @@ class Analysis(Evaluator):
 
     def flow_item(self, flow: Flow) -> None:
         model = self.focus
-        scope = model.scope_of(flow.scope)
+        scope = model.flow_scope(flow)
         site = f"{model.path}:{flow.start_byte}"
         if flow.kind in ("assign", "iterate", "enter"):
             values = self.eval(model, scope, flow.value, site) if flow.value is not None else set()
@@ -272,7 +272,7 @@ class Analysis(Evaluator):
             self._params = {}
             for flow in self.focus.flows:
                 if flow.kind == "parameter":
-                    self._params.setdefault(self.focus.scope_of(flow.scope), []).append(flow)
+                    self._params.setdefault(self.focus.flow_scope(flow), []).append(flow)
             for flows in self._params.values():
                 flows.sort(key=lambda f: f.index)
         return self._params.get(scope, [])

@@ -61,6 +61,8 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 102: a flow of a definition whose qualified name another shares is that definition's (a field's own
+# declaration is its class's, not its same-named method's: `FileModel.flow_scope`);
 # 101: the members a Java doc comment links to are references (`use: "doc"`, graph/doc_links.py), of the
 # overload its parameter list names;
 # 100: of definitions sharing a qualified name, code runs in the scope one (Java's method `data()`, not
@@ -148,7 +150,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "101"
+RESOLVER_VERSION = "102"
 MODULE_KEY = 0
 
 

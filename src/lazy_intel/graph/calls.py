@@ -332,7 +332,7 @@ def _assigned_attributes(model: FileModel, qualified: str) -> frozenset[str]:
             if flow.kind == "assign"
             and flow.target
             and flow.target[0] == "a"
-            and raw.scope_of(flow.scope).startswith(prefix)
+            and raw.flow_scope(flow).startswith(prefix)
         )
         memo[qualified] = found
     return found

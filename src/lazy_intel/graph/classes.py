@@ -246,7 +246,7 @@ class ClassMixin:
             target = flow.target
             if flow.kind != "assign" or not target or target[0] != "a" or target[2] != name:
                 continue
-            scope = model.scope_of(flow.scope)
+            scope = model.flow_scope(flow)
             if not scope.startswith(prefix) or flow.value is None:
                 continue
             site = f"{model.path}:{flow.start_byte}"

@@ -218,7 +218,7 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
         for flow in model.flows:
             if flow.kind in ("assign", "iterate", "enter", "parameter"):
                 for name in pattern_names(flow.target):
-                    out.setdefault(model.scope_of(flow.scope), {}).setdefault(name, []).append("var")
+                    out.setdefault(model.flow_scope(flow), {}).setdefault(name, []).append("var")
         model._memo["declared"] = out
         return out
 

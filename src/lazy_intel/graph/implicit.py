@@ -180,7 +180,7 @@ def _fixture_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[Edge
     for flow in model.flows:
         if flow.kind != "parameter" or flow.value is not None or flow.target is None or flow.target[0] != "n":
             continue
-        scope = model.scope_of(flow.scope)
+        scope = model.flow_scope(flow)
         for fixture in an.fixtures(model, scope, flow.target[1]):
             entry = an.p.symbol(fixture[1])
             strategy = "local" if entry is not None and entry[0].path == model.path else "import"

@@ -121,6 +121,11 @@ class InterfaceView:
             self.note(top(scope))
         return self.raw.scope_of(scope, position)
 
+    def flow_scope(self, flow: Any) -> str:
+        if flow.scope:
+            self.note(top(flow.scope))
+        return self.raw.flow_scope(flow)
+
     def body_facet(self, scope: str | None) -> str | None:
         return self.raw.body_facet(scope)  # only names a token; reads nothing a result depends on
 
@@ -197,7 +202,7 @@ def facet_digests(model: FileModel, bound_names: Any, pattern_names: Any) -> dic
     for f in model.flows:
         if model.flow_body(f) is not None:
             continue
-        scope = model.scope_of(f.scope)
+        scope = model.flow_scope(f)
         facets = {top(scope)} if scope else (set(pattern_names(f.target)) or {NO_NAME})
         add(facets, f"F{f.identity()}\x00")
     return {facet: h.hexdigest()[:16] for facet, h in sorted(hashes.items())}

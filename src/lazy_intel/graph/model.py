@@ -304,19 +304,24 @@ class FileModel:
         return first
 
     def scope_symbol(self, qualified: str, position: int | None = None) -> Symbol | None:
-        """The definition named ``qualified`` that code runs in: of several, a scope before a value
-        (Java's method ``data()`` before its field ``data``), and among those (overloads) the one whose
-        span holds ``position``."""
+        """The definition named ``qualified`` that code at ``position`` belongs to: of several, the one
+        whose span holds it (a scope before a value when both do), else a scope before a value (Java's
+        method ``data()`` before its field ``data``)."""
         first = self.by_qualified.get(qualified)
         if first is None or qualified not in self._same_qualified:
             return first
         named = self._same_qualified[qualified]
-        scopes = [s for s in named if s.kind in SCOPE_KINDS] or named
         if position is not None:
-            for s in scopes:
-                if s.start_byte <= position < s.end_byte:
-                    return s
-        return scopes[0]
+            holding = [s for s in named if s.start_byte <= position < s.end_byte]
+            if holding:
+                return next((s for s in holding if s.kind in SCOPE_KINDS), holding[0])
+        return next((s for s in named if s.kind in SCOPE_KINDS), first)
+
+    def flow_scope(self, flow: Flow) -> str:
+        """The scope a flow fact runs in (of definitions sharing its scope's name, the one holding it:
+        a field's own declaration is the class's, not its same-named method's)."""
+        shared = flow.scope in self._same_qualified
+        return self.scope_of(flow.scope, flow.start_byte if shared else None)
 
     @cached_property
     def children(self) -> dict[str | None, list[Symbol]]:
@@ -383,18 +388,18 @@ class FileModel:
     def flows_by_scope(self) -> dict[str, list[Flow]]:
         out: dict[str, list[Flow]] = {}
         for flow in self.flows:
-            out.setdefault(self.scope_of(flow.scope), []).append(flow)
+            out.setdefault(self.flow_scope(flow), []).append(flow)
         return out
 
     def interface(self) -> FileModel:
         """What other files may read: everything but call sites and local values of non-returning code."""
-        returning = {self.scope_of(f.scope) for f in self.flows if f.kind in ("return", "yield")}
+        returning = {self.flow_scope(f) for f in self.flows if f.kind in ("return", "yield")}
         keep_flows = [
             f
             for f in self.flows
             if f.kind not in ("assign", "enter")
-            or self.scope_of(f.scope) in returning
-            or self._is_type_level(self.scope_of(f.scope))
+            or self.flow_scope(f) in returning
+            or self._is_type_level(self.flow_scope(f))
             or (f.target is not None and f.target[0] == "a")
         ]
         headers = {id(r) for refs in self.header_refs.values() for r in refs}
@@ -425,7 +430,7 @@ class FileModel:
         """The body a flow belongs to; an attribute store (``self.x = …``) is the class's outline."""
         if flow.kind == "assign" and flow.target is not None and flow.target[0] == "a":
             return None
-        return self.body_facet(self.scope_of(flow.scope))
+        return self.body_facet(self.flow_scope(flow))
 
     def body_digests(self) -> dict[str, str]:
         """Per callable body (see :meth:`body_facet`): a digest of its flow facts without positions.
@@ -486,7 +491,7 @@ class FileModel:
         if by_top is None:
             by_top = {}
             for flow in self.flows:
-                scope = self.scope_of(flow.scope)
+                scope = self.flow_scope(flow)
                 if scope:
                     by_top.setdefault(scope.split(".", 1)[0], []).append(flow)
             self._memo["flows_by_top"] = by_top

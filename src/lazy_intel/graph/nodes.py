@@ -153,7 +153,7 @@ def _local_nodes(model: FileModel) -> list[NodeRow]:
     for flow in model.flows:
         if flow.kind not in ("assign", "iterate", "enter", "parameter"):
             continue
-        scope = model.scope_of(flow.scope)
+        scope = model.flow_scope(flow)
         symbol = model.scope_symbol(scope)
         if symbol is None or symbol.kind not in CALLABLE_SCOPE_KINDS:
             continue

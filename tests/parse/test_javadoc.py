@@ -51,5 +51,5 @@ def test_links_are_type_and_member_references_read_in_the_documented_definition(
 def test_parameter_counts_and_bounded_links() -> None:
     assert [_parameter_count(p) for p in (b"()", b"(int)", b"(String, Map<K, V>)", b"( )")] == [0, 1, 2, 0]
     many = b"/** " + b" ".join(b"{@link A%d}" % i for i in range(600)) + b" */\nclass X {}\n"
-    found = link_references(many, [(0, many.index(b"*/") + 2)], lambda ps: [None] * len(ps))
+    found = link_references(many, [(0, many.index(b"*/") + 2, 0)], lambda ps: [None] * len(ps))
     assert len(found) == 512  # MAX_LINKS per comment

@@ -14,10 +14,7 @@ from typing import Any
 from lazy_intel.graph.analysis import Analysis
 from lazy_intel.graph.calls import classify, defined_at, render
 from lazy_intel.graph.model import CALLABLE_LABELS, TYPE_LABELS, FileModel
-from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
-
-# strategies a link's target may be found by (no name-only guess)
-LINK_STRATEGIES = frozenset({"local", "import", "self", "package", "member", "inheritance"})
+from lazy_intel.graph.rows import CONFIDENCE, DIRECT_STRATEGIES, EdgeRow, props
 
 
 def doc_link_edges(an: Analysis, model: FileModel, scope_node: Any) -> list[EdgeRow]:
@@ -62,7 +59,7 @@ def _definitions(an: Analysis, found: list[tuple[Any, str]]) -> dict[int, str]:
     """The callables and types among ``found`` reached by a direct strategy, by node id."""
     out: dict[int, str] = {}
     for value, strategy in found:
-        if value[0] not in ("def", "bm") or strategy not in LINK_STRATEGIES:
+        if value[0] not in ("def", "bm") or strategy not in DIRECT_STRATEGIES:
             continue
         entry = an.p.symbol(value[1])
         if entry is not None and entry[1].label in CALLABLE_LABELS | TYPE_LABELS:

@@ -33,6 +33,7 @@ from lazy_intel.graph.interface_view import DeclaredView, InterfaceView, top
 from lazy_intel.graph.model import (
     SCOPE_KINDS,
     TYPE_LABELS,
+    VALUE_KINDS,
     FileModel,
     Import,
     Symbol,
@@ -53,7 +54,6 @@ from lazy_intel.graph.values import Value, bounded, iterated_target, ordered, pa
 from lazy_intel.parse.languages import C_LANGUAGES
 from lazy_intel.text.paths import is_test_path
 
-VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 # How many demand computations may nest (`a()` returns `b() + 1`, which returns `c() + 1`, …): a chain
 # of calls through other functions' results, each a few Python frames deep. Past it the value is
 # unknown (as in a cycle) instead of a RecursionError that would stop the whole index; resolve.py

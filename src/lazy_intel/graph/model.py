@@ -48,6 +48,8 @@ LABEL_OF_KIND: dict[str, str] = {
 CALLABLE_LABELS = frozenset({"Function", "Method"})
 TYPE_LABELS = frozenset({"Class", "Interface", "Type"})
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+# definitions that hold a value rather than run code
+VALUE_KINDS = frozenset({"variable", "constant", "field", "property"})
 SCOPE_KINDS = frozenset(
     {"function", "method", "constructor", "macro", "lambda"}
     | {k for k, v in LABEL_OF_KIND.items() if v in TYPE_LABELS}

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from lazy_intel.graph.model import Symbol
+from lazy_intel.graph.model import CALLABLE_KINDS, VALUE_KINDS, Symbol
 
 METHOD_NAMESPACE_LANGS = frozenset({"java"})
 # Languages whose overloads a call's argument count picks among (``ClassMixin.overloads``): Java has
 # no default parameter values, so a call of ``f(a)`` never runs ``f(a, b)``
 ARITY_LANGS = frozenset({"java"})
-METHOD_KINDS = frozenset({"method", "function", "constructor"})
-VARIABLE_KINDS = frozenset({"variable", "constant", "field", "property"})
 
 
 def namespace_of(lang: str, call: bool) -> bool | None:
@@ -32,8 +30,8 @@ def namespace_of(lang: str, call: bool) -> bool | None:
 def visible(symbol: Symbol, call: bool) -> bool:
     """Whether a definition is seen by a call (``True``) or a read (``False``) of its name."""
     if call:
-        return symbol.kind not in VARIABLE_KINDS
-    return symbol.kind not in METHOD_KINDS
+        return symbol.kind not in VALUE_KINDS
+    return symbol.kind not in CALLABLE_KINDS
 
 
 def in_namespace(entries: list[Any], call: bool) -> list[Any]:

@@ -44,11 +44,10 @@ from lazy_intel.graph.nodes import (
     numbered_routes,
 )
 from lazy_intel.graph.program import FactStore, Program
-from lazy_intel.graph.rows import CONFIDENCE, EdgeRow, props
+from lazy_intel.graph.rows import CONFIDENCE, DIRECT_STRATEGIES, EdgeRow, props
 from lazy_intel.graph.traits import traits_of
 from lazy_intel.graph.values import last_name, ordered, pattern_names
 
-DIRECT = frozenset({"local", "import", "self", "package", "member", "inheritance"})
 # The interpreter's recursion limit while resolving: MAX_DEMAND_DEPTH (graph/evaluate.py) nested demand
 # computations of ~10 Python frames each, with room to spare (Python 3.11 keeps Python-to-Python calls
 # off the C stack)
@@ -457,7 +456,7 @@ def _definition_uses(
     out: list[EdgeRow] = []
     seen: set[int] = set()
     for v, strategy in found:
-        if v[0] not in bound or strategy not in DIRECT or v[1] in seen:
+        if v[0] not in bound or strategy not in DIRECT_STRATEGIES or v[1] in seen:
             continue
         entry = an.p.symbol(v[1])
         if entry is None or entry[1].label not in CALLABLE_LABELS | TYPE_LABELS:
@@ -544,7 +543,7 @@ def _assigned_from_edges(an: Analysis, model: FileModel) -> list[EdgeRow]:
                 sources.setdefault(local_node_id(model.path, scope, name), (name, via, 1.0))
                 continue
             values, how = an.lookup(model, scope, name)
-            if how in DIRECT:
+            if how in DIRECT_STRATEGIES:
                 for v in ordered(values):
                     if v[0] == "def":
                         sources.setdefault(int(v[1]), (name, via, CONFIDENCE[how]))
@@ -695,7 +694,7 @@ def _tests_edges(
         targets: dict[int, tuple[str, float, str]] = {}
         for name in _subject_names(symbol.name):
             values, how = an.lookup(model, "", name)
-            if how in DIRECT:
+            if how in DIRECT_STRATEGIES:
                 for value in ordered(values):
                     entry = an.p.symbol(value[1]) if value[0] == "def" else None
                     if entry is not None and not is_test_path(entry[0].path):

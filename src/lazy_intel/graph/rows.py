@@ -25,6 +25,8 @@ CONFIDENCE: dict[str, float] = {
     "lambda": 0.0,
 }
 MAX_AMBIGUOUS = 5
+# Strategies that tie a site to a definition through scopes, imports or members (no name-only guess)
+DIRECT_STRATEGIES = frozenset({"local", "import", "self", "package", "member", "inheritance"})
 # methods of one name read to find an extension of a type (ClassMixin.extension_members, and the
 # `symbol` lookup of `Type.Member`)
 EXTENSION_CANDIDATES = 32

@@ -314,7 +314,7 @@ class _Collector:
         self.bindings: set[tuple[int, int]] = set()  # name node spans that are no references
         self.scoped_bindings: list[tuple[str, int, int]] = []  # (name, scope start, scope end)
         self.operators: dict[int, str] = {}  # start byte of an operator site -> the method it runs
-        self.javadocs: list[tuple[int, int]] = []  # spans of Java doc comments (parse/javadoc.py)
+        self.javadocs: list[tuple[int, int, int]] = []  # Java doc comments: span, line (parse/javadoc.py)
 
     def _operator_method(self, node: tree_sitter.Node) -> str | None:
         operator = operator_node(node)
@@ -357,7 +357,7 @@ class _Collector:
                 if owner is not None:
                     self.docs.setdefault((owner.start_byte, owner.end_byte), _text(self.source, nodes[0]))
             elif capture == "javadoc":
-                self.javadocs.append((nodes[0].start_byte, nodes[0].end_byte))
+                self.javadocs.append((nodes[0].start_byte, nodes[0].end_byte, nodes[0].start_point[0]))
             elif capture == "reference.none":  # a name a declaration binds: never a reference
                 self.bindings.add((nodes[0].start_byte, nodes[0].end_byte))
             elif capture == "binding.name" and (scope := _first(caps, "binding.scope")) is not None:

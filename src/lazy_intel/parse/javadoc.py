@@ -13,8 +13,9 @@ has parameters (the overload it names: ``graph/resolve.py`` resolves it). Pure: 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from itertools import islice
 
 from lazy_intel.parse.expressions import UNKNOWN, dumps
 from lazy_intel.parse.facts import ReferenceFact
@@ -47,74 +48,67 @@ def _parameter_count(params: bytes) -> int:
 
 
 def link_references(
-    source: bytes, comments: Iterable[tuple[int, int]], scope_of: Callable[[list[int]], list[str | None]]
+    source: bytes,
+    comments: Iterable[tuple[int, int, int]],
+    scope_of: Callable[[list[int]], list[str | None]],
 ) -> list[ReferenceFact]:
-    """The references of the Javadoc comments spanning ``comments`` (start, end byte) of ``source``;
-    ``scope_of`` gives the enclosing definition of each position (as the extractor's sweep does); a
-    link's scope is that of the code after its comment, the definition it documents."""
-    sites: list[tuple[str, int, int, int, int, str | None, str | None]] = []
-    documented: list[int] = []  # per site: where the definition its comment documents begins
-    for start, end in comments:
+    """The references of the Javadoc comments of ``source`` at ``comments`` (start byte, end byte,
+    zero-based start line); ``scope_of`` gives the enclosing definition of each position (as the
+    extractor's sweep does): a link's scope is that of the code after its comment, the definition it
+    documents (``#open()`` above ``class D`` is D's)."""
+    found: list[tuple[int, ReferenceFact]] = []  # (where the documented definition begins, reference)
+    for start, end, row in comments:
         text = source[start:end]
         if not is_javadoc(text):
             continue
         rest = source[end : end + 4096]
         after = end + len(rest) - len(rest.lstrip())
-        for match in list(LINK.finditer(text))[:MAX_LINKS]:
-            target = match.group(1)
-            if not target or target == b"#":
-                continue
-            at = start + match.start(1)
-            type_part, _, member_part = target.partition(b"#")
-            names = [n for n in type_part.split(b".") if n]
-            if names:
-                receiver = ".".join(n.decode(errors="replace") for n in names[:-1]) or None
-                name_start = at + len(type_part) - len(names[-1])
-                sites.append(
-                    ("type", at, at + len(type_part), name_start, at + len(type_part), receiver, None)
-                )
-                documented.append(after)
-            if member_part:
-                member, paren, params = member_part.partition(b"(")
-                if not member:
-                    continue
-                member_start = at + len(type_part) + 1
-                args = dumps([UNKNOWN] * _parameter_count(b"(" + params)) if paren else None
-                receiver = ".".join(n.decode(errors="replace") for n in names) or None
-                sites.append(
-                    (
-                        "doc:" + member.decode(errors="replace"),
-                        at,
-                        at + len(target),
-                        member_start,
-                        member_start + len(member),
-                        receiver,
-                        args,
-                    )
-                )
-                documented.append(after)
-    if not sites:
-        return []
-    # a link is read in the definition its comment documents (`#open()` above `class D` is D's)
-    scopes = scope_of(documented)
-    newlines = [i for i, byte in enumerate(source) if byte == 10]
-    out = []
-    for (kind, site_start, site_end, name_start, name_end, receiver, args), scope in zip(
-        sites, scopes, strict=True
-    ):
-        name = kind[4:] if kind.startswith("doc:") else source[name_start:name_end].decode(errors="replace")
-        out.append(
-            ReferenceFact(
-                name=name,
-                kind="doc" if kind.startswith("doc:") else "type",
-                start_byte=site_start,
-                end_byte=site_end,
-                line=bisect_right(newlines, name_start - 1) + 1,
-                name_start_byte=name_start,
-                name_end_byte=name_end,
-                scope=scope,
-                receiver=receiver,
-                args=args,
+        found.extend((after, ref) for ref in _links(text, start, row))
+    scopes = scope_of([after for after, _ in found]) if found else []
+    return [replace(ref, scope=scope) for (_, ref), scope in zip(found, scopes, strict=True)]
+
+
+def _links(text: bytes, start: int, row: int) -> Iterator[ReferenceFact]:
+    """The references of one comment ``text`` at byte ``start`` and line ``row`` (no scope yet)."""
+    for match in islice(LINK.finditer(text), MAX_LINKS):
+        target = match.group(1)
+        at = start + match.start(1)
+        type_part, _, member_part = target.partition(b"#")
+        names = [n for n in type_part.split(b".") if n]
+        line = row + 1 + text.count(b"\n", 0, match.start(1))
+        if names:
+            receiver = ".".join(n.decode(errors="replace") for n in names[:-1]) or None
+            type_end = at + len(type_part)
+            yield _reference(
+                "type", names[-1], (at, type_end), type_end - len(names[-1]), line, receiver=receiver
             )
-        )
-    return out
+        member, paren, params = member_part.partition(b"(")
+        if member:
+            args = dumps([UNKNOWN] * _parameter_count(b"(" + params)) if paren else None
+            receiver = ".".join(n.decode(errors="replace") for n in names) or None
+            site = (at, at + len(target))
+            yield _reference("doc", member, site, at + len(type_part) + 1, line, receiver=receiver, args=args)
+
+
+def _reference(
+    kind: str,
+    name: bytes,
+    site: tuple[int, int],
+    name_start: int,
+    line: int,
+    *,
+    receiver: str | None,
+    args: str | None = None,
+) -> ReferenceFact:
+    return ReferenceFact(
+        name=name.decode(errors="replace"),
+        kind=kind,
+        start_byte=site[0],
+        end_byte=site[1],
+        line=line,
+        name_start_byte=name_start,
+        name_end_byte=name_start + len(name),
+        scope=None,
+        receiver=receiver,
+        args=args,
+    )

@@ -92,6 +92,19 @@ VERSIONS: dict[str, list[str | None]] = {
     "web/use.ts": [
         "import { make } from './factory';\nexport function go() { const m = make(); m.total(); }\n"
     ],
+    # an object pattern reads the member an interface declares in another file (session 54)
+    "web/props.ts": [
+        "import { Fancy } from './fancy';\nexport interface Holder { box: Fancy }\n",
+        "import { Plain } from './fancy';\nexport type Holder = { box: Plain; n: number }\n",
+        "export interface Holder { box: unknown }\n",
+        None,
+    ],
+    "web/destructure.ts": [
+        "import type { Holder } from './props';\nexport const go = ({ box }: Holder) => box.total();\n"
+        "export function rest(h: Holder) { const { ...o } = h; return o.box.total(); }\n",
+        "import type { Holder } from './props';\nexport function each(hs: Holder[]) {\n"
+        "  hs.forEach(({ box: b }) => b.total());\n}\n",
+    ],
     # a non-relative import a tsconfig maps (baseUrl, paths): the mapping changes, comes and goes
     "web/tsconfig.json": [
         '{ "compilerOptions": { "baseUrl": "." } }\n',

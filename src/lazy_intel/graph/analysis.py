@@ -189,7 +189,11 @@ class Analysis(Evaluator):
                 self.assign(scope, target, flow.value if flow.kind == "assign" else None, values, site)
         elif flow.kind == "parameter":
             names = pattern_names(flow.target)
-            if len(names) == 1:
+            if (
+                flow.target and flow.target[0] == "d"
+            ):  # `({ scene }: Props) => …`: each name a member of the argument
+                self.assign(scope, flow.target, None, self.parameter_values(model, scope, flow), site)
+            elif len(names) == 1:
                 self.write(("v", scope, names[0]), self.parameter_values(model, scope, flow))
         elif flow.kind == "return" and (flow.value is not None or flow.annotation is not None):
             returned = self.eval(model, scope, flow.value, site) if flow.value is not None else set()
@@ -218,6 +222,9 @@ class Analysis(Evaluator):
                 elements = self.unpacked(self.focus, values)
                 for item in items:
                     self.assign(scope, item, None, elements, site)
+        elif tag == "d":  # an object pattern: each target receives the member its key names
+            for key, item in target[1]:
+                self.assign(scope, item, None, self.pattern_member(self.focus, values, key), site)
         elif tag == "a":
             for owner in self.eval(self.focus, scope, target[1], site):
                 if owner[0] == "inst" or self.is_class(owner):
@@ -307,13 +314,18 @@ class Analysis(Evaluator):
             else:
                 param = params[position] if position < len(params) else None
                 position += 1
-            if param is not None and param.target is not None and param.target[0] == "n":
+            if param is not None and param.target is not None and param.target[0] in ("n", "d"):
                 passed = (
                     values
                     if param.annotation is None
                     else self.fitting(model, symbol.qualified, param, values)
                 )
-                self.write(("v", symbol.qualified, param.target[1]), passed)
+                if param.target[0] == "n":
+                    self.write(("v", symbol.qualified, param.target[1]), passed)
+                else:  # `f({ scene })` of `function f({ scene }: Props)`
+                    self.assign(
+                        symbol.qualified, param.target, None, passed, f"{model.path}:{param.start_byte}"
+                    )
 
     def fitting(self, model: FileModel, scope: str, param: Flow, values: set[Value]) -> set[Value]:
         """What a call site passes, less the instances of the project's classes a declared parameter

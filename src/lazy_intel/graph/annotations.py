@@ -31,6 +31,10 @@ TRANSPARENT = frozenset(
     {"Optional", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly", "Annotated", "TypeGuard"}
 )
 UNION = frozenset({"Union"})
+# TypeScript's utility types of one object type: `Partial<Props>`, `Readonly<AppState>`, `Pick<T, K>`,
+# `Omit<T, K>` hold (some of) the members of their first argument, so member lookup reads that type
+TS_TRANSPARENT = frozenset({"Partial", "Readonly", "Required", "NonNullable", "Pick", "Omit", "Awaited"})
+TS_LANGS = frozenset({"typescript", "tsx"})
 # `type[Foo]`: the class itself (or a subclass), not an instance of it: read as naming nothing
 CLASS_OF = frozenset({"type", "Type"})
 # Rust's wrappers of one value: `Option<T>`, `Box<T>`, `Result<T, E>` (`x?` is the `T`) hold a `T`
@@ -104,6 +108,7 @@ def declared_parts(annotation: Expr, depth: int = 0, lang: str = "") -> tuple[li
             name in TRANSPARENT
             or (lang == "rust" and name in RUST_TRANSPARENT)
             or (lang == "cpp" and name in CPP_TRANSPARENT)
+            or (lang in TS_LANGS and name in TS_TRANSPARENT)
         ):
             return declared_parts(items[0], depth + 1, lang) if items else ([], [])
         if name in UNION:

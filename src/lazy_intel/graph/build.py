@@ -61,6 +61,9 @@ from lazy_intel.store.schema import index_statements
 logger = logging.getLogger(__name__)
 
 # Bump when resolution changes what it writes: a store built by another version is rebuilt.
+# 103: an ECMAScript object pattern (`const { a, b: c } = x`, `({ scene }: Props) => …`) gives each
+# name the member its key reads; a TypeScript property signature declares its member's type; `App["scene"]`
+# is the type of the member, `Partial<T>`, `Readonly<T>`, `Pick<T, K>` hold the members of T;
 # 102: a flow of a definition whose qualified name another shares is that definition's (a field's own
 # declaration is its class's, not its same-named method's: `FileModel.flow_scope`);
 # 101: the members a Java doc comment links to are references (`use: "doc"`, graph/doc_links.py), of the
@@ -150,7 +153,7 @@ logger = logging.getLogger(__name__)
 # 25: container element methods; 24: Rust builtins; 23: tsconfig path mapping; 22: JavaScript
 # `this` outside classes; 21: Python import roots; 20: go.mod module paths; 19: Go new/make/append,
 # fields named like types; 18: transparent decorators; 17: Python outside types; 16: getter values
-RESOLVER_VERSION = "102"
+RESOLVER_VERSION = "103"
 MODULE_KEY = 0
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lazy_intel.graph.annotations import declared_parts
+from lazy_intel.graph.annotations import TS_LANGS, declared_parts
 from lazy_intel.graph.model import TYPE_LABELS, FileModel
 from lazy_intel.graph.traits import GO_BUILTIN_TYPES, TYPED_OUTSIDE_LANGS, outside_type
 from lazy_intel.graph.values import Value, bounded
@@ -23,6 +23,7 @@ class DeclaredTypeMixin:
 
         def eval(self, model: FileModel, scope: str, expr: Any, site: str) -> set[Value]: ...
         def is_class(self, value: Value) -> bool: ...
+        def member(self, value: Value, name: str, call: bool | None = None) -> list[tuple[Value, int]]: ...
 
     def declared_type(self, model: FileModel, scope: str, annotation: Any, site: str) -> set[Value]:
         """An instance of the class a declared type names (``x: Foo``, ``Foo x``, ``x *Foo``,
@@ -40,6 +41,8 @@ class DeclaredTypeMixin:
                 classes = {("ext", t) for v in found if v[0] == "ext" and (t := outside_type(v[1]))}
                 if model.lang == "go" and name[0] == "n" and name[1] in GO_BUILTIN_TYPES:
                     classes.add(("ext", name[1]))
+            if not classes and name[0] == "a" and model.lang in TS_LANGS:
+                classes = self.member_type(model, scope, name, site)
             out |= classes | self.named_collection(found, site)
         if elements:
             items = {
@@ -51,6 +54,12 @@ class DeclaredTypeMixin:
             if items:
                 out.add(("cont", f"{site}:declared", frozenset(bounded(items))))
         return out
+
+    def member_type(self, model: FileModel, scope: str, path: Any, site: str) -> set[Value]:
+        """TypeScript's indexed access type ``App["scene"]`` (read as the path ``App.scene``): what
+        the member holds in an instance of the type (``scene: Scene`` declared in ``App``)."""
+        owners = self.declared_type(model, scope, path[1], site)
+        return bounded({v for owner in owners for v, _ in self.member(owner, path[2])})
 
     def named_collection(self, found: set[Value], site: str) -> set[Value]:
         """The collection a named slice or array type declares (Go's ``type errorMsgs []*Error``, its

@@ -470,7 +470,11 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             if isinstance(entry, Symbol) and entry.qualified in model.header_refs:
                 values |= self.decorated(model, entry)
         for flow in model.flows_binding(scope, name):
-            if flow.kind == "parameter" and pattern_names(flow.target) == [name]:
+            if flow.kind == "parameter" and flow.target[0] == "d":  # `({ scene }: Props) => …`
+                site = f"{model.path}:{flow.start_byte}"
+                given = self.parameter_values(model, scope, flow)
+                values |= self.destructure(model, scope, flow.target, None, given, name=name, site=site)
+            elif flow.kind == "parameter" and pattern_names(flow.target) == [name]:
                 values |= self.parameter_values(model, scope, flow)
             elif flow.kind in ("assign", "iterate", "enter") and name in pattern_names(flow.target):
                 site = f"{model.path}:{flow.start_byte}"
@@ -501,6 +505,13 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
             return values if target[1] == name else set()
         if target[0] == "*":
             return self.destructure(model, scope, target[1], None, values, name=name, site=site)
+        if target[0] == "d":
+            out = set()
+            for key, item in target[1]:
+                if name in pattern_names(item):
+                    members = self.pattern_member(model, values, key)
+                    out |= self.destructure(model, scope, item, None, members, name=name, site=site)
+            return out
         if target[0] != "t":
             return set()
         items = target[1]
@@ -513,6 +524,17 @@ class Evaluator(ClassMixin, ImportMixin, ProtocolMixin, DeclaredTypeMixin):
                     out |= self.destructure(model, scope, item, sub, sub_values, name=name, site=sub_site)
             return out
         return self.unpacked(model, values)
+
+    def pattern_member(self, model: FileModel, values: set[Value], key: Any) -> set[Value]:
+        """What the target of an object pattern's ``key`` receives from ``values``: the member the key
+        names (``{ scene }`` of a ``Props`` reads ``Props.scene``); the rest (key ``None``) keeps
+        the object, less members nobody reads through it; a computed key, nothing."""
+        if key is None:
+            return values
+        if key[0] not in ("n", "s"):
+            return set()
+        read = namespace_of(model.lang, False)
+        return bounded({v for value in values for v, _ in self.member(value, key[1], read)})
 
     def unpacked(self, model: FileModel, values: set[Value]) -> set[Value]:
         """What each name of an unpacking target may receive from ``values``: their elements; in Go

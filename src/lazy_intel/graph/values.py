@@ -81,7 +81,8 @@ def iterated_target(lang: str, target: Any) -> Any:
 
 
 def pattern_names(target: Any) -> list[str]:
-    """The plain names an assignment target binds (``a, (b, *c)`` -> a, b, c)."""
+    """The plain names an assignment target binds (``a, (b, *c)`` -> a, b, c; an object pattern's
+    targets, ``{ a, b: c }`` -> a, c)."""
     if not target:
         return []
     tag = target[0]
@@ -91,6 +92,8 @@ def pattern_names(target: Any) -> list[str]:
         return [n for item in target[1] for n in pattern_names(item)]
     if tag == "*":
         return pattern_names(target[1])
+    if tag == "d":  # an object pattern: `{ a, b: c, ...rest }` -> a, c, rest
+        return [n for _, item in target[1] for n in pattern_names(item)]
     return []
 
 

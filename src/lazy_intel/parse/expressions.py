@@ -9,7 +9,8 @@ each expression's shape, as small JSON lists (stored as text):
 ``["k", object, key]``          subscript: ``d["a"]``, ``xs[0]``; a generic type ``Optional[Foo]``
 ``["s", text]`` / ``["i", text]`` a string / number literal (text without quotes)
 ``["t", [items…]]``             tuple, list, set or array (also an unpacking target)
-``["d", [[key, value]…]]``      dict / object literal
+``["d", [[key, value]…]]``      dict / object literal; as a target, an object pattern (``{ a, b: c, ...r }``:
+                                each target receives the member its key names; ``null`` for the rest)
 ``["l", [params…], body]``      a lambda or anonymous function (``body`` is an expression or ``["x"]``)
 ``["u", [options…]]``           one of several values (``a if c else b``, ``a or b``, ``c ? a : b``)
 ``["*", expr]``                 a spread / star expression
@@ -144,6 +145,8 @@ SEQUENCE_TYPES = frozenset(
     }
 )
 MAP_TYPES = frozenset({"dictionary", "object", "dictionary_comprehension"})
+# ECMAScript's `{ scene, a: b, c = 1, ...rest }`, written as the literal it mirrors (["d", …])
+OBJECT_PATTERN_TYPES = frozenset({"object_pattern"})
 # a declared array or slice type reads as a subscript of this name (no language's identifier), which
 # graph/annotations.py counts among the collections: its elements are instances of the element type
 ARRAY_TYPES = frozenset({"slice_type", "array_type"})
@@ -343,6 +346,31 @@ def _path_parts(source: bytes, node: tree_sitter.Node) -> list[str]:
     return []
 
 
+def _pattern_pair(
+    source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMemo | None
+) -> list[Any] | None:
+    """One entry of an object pattern: ``[key, target]``; a default (``c = 1``, ``a: b = 1``) is left
+    out; the rest (``...rest``) has the key ``None``."""
+    kind = node.type
+    if kind == "object_assignment_pattern":  # `c = 1`: the shorthand with a default
+        left = node.child_by_field_name("left")
+        return _pattern_pair(source, left, depth, memo) if left is not None else None
+    if kind == "shorthand_property_identifier_pattern":
+        name = ["n", _text(source, node)]
+        return [name, name]
+    if kind == "pair_pattern":
+        key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
+        if key is None or value is None:
+            return None
+        if value.type == "assignment_pattern":  # `a: b = 1`
+            value = value.child_by_field_name("left") or value
+        return [expression(source, key, depth + 1, memo), expression(source, value, depth + 1, memo)]
+    if kind == "rest_pattern":
+        inner = node.named_children[0] if node.named_child_count else None
+        return [None, expression(source, inner, depth + 1, memo)] if inner is not None else None
+    return None
+
+
 def _field(node: tree_sitter.Node, names: tuple[str, ...]) -> tree_sitter.Node | None:
     for name in names:
         child = node.child_by_field_name(name)
@@ -509,6 +537,16 @@ def _read(source: bytes, node: tree_sitter.Node, depth: int, memo: ExpressionMem
         return expression(source, named[0], depth + 1, memo)
     if kind in SEQUENCE_TYPES:
         return ["t", [expression(source, c, depth + 1, memo) for c in named[:MAX_ITEMS]]]
+    if kind == "lookup_type" and len(named) == 2:
+        # TypeScript's `App["scene"]`: the type of App's member `scene`, read as that member (the graph
+        # reads a declared type written as a member path as the type of the member); another key, unknown
+        key = named[1].named_children[0] if named[1].named_child_count else None
+        if named[1].type == "literal_type" and key is not None and key.type == "string":
+            return ["a", expression(source, named[0], depth + 1, memo), _literal(source, key)]
+        return UNKNOWN
+    if kind in OBJECT_PATTERN_TYPES:
+        pairs = (_pattern_pair(source, c, depth, memo) for c in named[:MAX_ITEMS])
+        return ["d", [pair for pair in pairs if pair is not None]]
     # Go's `[]*Foo` / `[4]Foo`, Java's `Foo[]`, TypeScript's `Foo[]`, Rust's `[Foo; 4]`
     if kind in ARRAY_TYPES:
         element = node.child_by_field_name("element") or (named[0] if named else None)

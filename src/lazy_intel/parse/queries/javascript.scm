@@ -22,14 +22,15 @@
      property: (property_identifier) @_method)
    arguments: (arguments
      .
-     [(arrow_function parameters: (formal_parameters . (identifier) @flow.target))
-      (function_expression parameters: (formal_parameters . (identifier) @flow.target))])) @flow.iterate
+     [(arrow_function parameters: (formal_parameters . [(identifier) (object_pattern)] @flow.target))
+      (function_expression parameters: (formal_parameters . [(identifier) (object_pattern)] @flow.target))])) @flow.iterate
   (#match? @_method "^(map|forEach|filter|find|findIndex|findLast|findLastIndex|some|every|flatMap)$"))
 
+; `function f({ scene, a: b })`: an object pattern's names are members of the argument
 (formal_parameters
-  (identifier) @flow.target @flow.parameter)
+  [(identifier) (object_pattern)] @flow.target @flow.parameter)
 
 (formal_parameters
   (assignment_pattern
-    left: (identifier) @flow.target
+    left: [(identifier) (object_pattern)] @flow.target
     right: (_) @flow.value) @flow.parameter)

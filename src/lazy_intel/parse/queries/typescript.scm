@@ -57,9 +57,9 @@
      property: (property_identifier) @_method)
    arguments: (arguments
      .
-     [(arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @flow.target)))
+     [(arrow_function parameters: (formal_parameters . (required_parameter pattern: [(identifier) (object_pattern)] @flow.target)))
       (function_expression
-        parameters: (formal_parameters . (required_parameter pattern: (identifier) @flow.target)))])) @flow.iterate
+        parameters: (formal_parameters . (required_parameter pattern: [(identifier) (object_pattern)] @flow.target)))])) @flow.iterate
   (#match? @_method "^(map|forEach|filter|find|findIndex|findLast|findLastIndex|some|every|flatMap)$"))
 
 ; `export const createStore = ((f) => …) as CreateStore`, `const f = (() => …) satisfies F`: a
@@ -143,7 +143,8 @@
     (identifier) @import.alias
     source: (string) @import.module)) @import
 
-; ---- value flow: typed declarations and parameters
+; ---- value flow: typed declarations and parameters (a parameter written as an object pattern,
+; `({ scene }: Props) => …`, gives each of its names the member of the argument its key names)
 (variable_declarator
   name: (_) @flow.target
   type: (type_annotation (_) @flow.type)
@@ -155,21 +156,27 @@
 
 (formal_parameters
   (required_parameter
-    pattern: (identifier) @flow.target
+    pattern: [(identifier) (object_pattern)] @flow.target
     type: (type_annotation (_) @flow.type)?) @flow.parameter)
 
 (formal_parameters
   (required_parameter
-    pattern: (identifier) @flow.target
+    pattern: [(identifier) (object_pattern)] @flow.target
     type: (type_annotation (_) @flow.type)?
     value: (_) @flow.value) @flow.parameter)
 
 (formal_parameters
   (optional_parameter
-    pattern: (identifier) @flow.target
+    pattern: [(identifier) (object_pattern)] @flow.target
     type: (type_annotation (_) @flow.type)?) @flow.parameter)
 
 (public_field_definition
+  name: (_) @flow.target
+  type: (type_annotation (_) @flow.type)) @flow.assign
+
+; a member declared in an interface or an object type (`interface P { scene: Scene }`, `type P = {
+; scene: Scene }`) holds an instance of its type, as a class's typed field does
+(property_signature
   name: (_) @flow.target
   type: (type_annotation (_) @flow.type)) @flow.assign
 

@@ -7,6 +7,7 @@ definition's span, which ``verify`` checks by its anchor (DESIGN §6).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -292,6 +293,11 @@ UNWRITTEN_CALLS = frozenset({"decorator", "iteration", "with", "operator"})
 
 # languages whose method references include the calls of its overriders (JDT's answer for Java)
 OVERRIDE_CALL_LANGS = frozenset({"java"})
+# languages whose method references are those of its whole override family: the methods it overrides
+# up to their roots and every overrider of those roots, siblings included, each family member's
+# declaration and its calls (the TypeScript compiler's answer: `ZodString._parse` is referenced by the
+# abstract `ZodType._parse`, by `this._parse(input)` in the base and by `ZodNumber._parse`)
+OVERRIDE_FAMILY_LANGS = frozenset({"typescript", "tsx", "javascript"})
 MAX_ANCESTRY = 12  # INHERITS steps walked up from a class to find the constructor it inherits
 
 
@@ -299,6 +305,36 @@ def _with_ancestors(conn: Any, ids: list[int]) -> list[int]:
     """``ids`` and their classes' project ancestors (resolved INHERITS edges, bounded)."""
     walk = traverse(conn, ids, types=("INHERITS",), incoming=False, depth=MAX_ANCESTRY, hops=False)
     return [*ids, *(r.node for r in walk.reached)]
+
+
+def _override_family_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
+    """For the methods among ``targets`` in :data:`OVERRIDE_FAMILY_LANGS`: the calls of the other
+    members of their override families and those members' declarations (an ``OVERRIDES`` site whose
+    ``use`` is ``override``, from the member to the method asked about)."""
+    methods = [t.id for t in targets if t.label == "Method" and t.lang in OVERRIDE_FAMILY_LANGS]
+    if not methods:
+        return []
+    up = traverse(conn, methods, types=("OVERRIDES",), incoming=False, depth=MAX_ANCESTRY, hops=False)
+    roots = [*methods, *(r.node for r in up.reached)]
+    down = traverse(conn, roots, types=("OVERRIDES",), incoming=True, depth=MAX_ANCESTRY, hops=False)
+    asked = {t.id for t in targets}
+    related = [n for n in dict.fromkeys([*roots, *(r.node for r in down.reached)]) if n not in asked]
+    if not related:
+        return []
+    out = [
+        e
+        for e in edges_into(conn, related, ("CALLS",))
+        if e.properties.get("implicit") not in UNWRITTEN_CALLS
+    ]
+    declared = json.dumps({"use": "override"})
+    for node in nodes_by_ids(conn, related).values():
+        if node.path is None or node.start_byte is None:
+            continue
+        site = (node.path, node.start_byte, node.end_byte, node.start_line)
+        out.append(
+            GraphEdge("OVERRIDES", node.id, methods[0], "inheritance", 0.85, node.name, *site, declared)
+        )
+    return out
 
 
 def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
@@ -332,6 +368,7 @@ def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
             for e in edges_into(conn, related, ("CALLS",))
             if e.properties.get("implicit") not in UNWRITTEN_CALLS
         )
+    edges.extend(_override_family_edges(conn, targets))
     types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]
     if types_:
         qualified = {t.qualified_name for t in types_}

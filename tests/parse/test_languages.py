@@ -18,7 +18,7 @@ PLAIN_CAPTURES = {
     "scope",
     "doc",
     "doc.owner",
-    "javadoc",  # a Java doc comment: the names it links to (parse/javadoc.py)
+    "doc.comment",  # a `/** … */` comment: the names it uses (parse/javadoc.py, parse/jsdoc.py)
     "import",
     "import.module",
     "import.name",

@@ -79,7 +79,8 @@ from lazy_intel.parse.facts import (
 )
 from lazy_intel.parse.flows import RawFlow, collect_flows, flow_kind
 from lazy_intel.parse.javadoc import link_references
-from lazy_intel.parse.languages import C_LANGUAGES, grammar, symbol_query, tag_query
+from lazy_intel.parse.jsdoc import doc_type_references
+from lazy_intel.parse.languages import C_LANGUAGES, ECMA_LANGUAGES, grammar, symbol_query, tag_query
 from lazy_intel.parse.operators import operator_method
 from lazy_intel.parse.type_names import type_names
 
@@ -286,13 +287,14 @@ def _strip_module(text: str) -> str:
 
 
 def _is_call_function(node: tree_sitter.Node) -> bool:
-    """Whether ``node`` is what a call calls (``obj.m`` in ``obj.m()``) or a decorator's expression."""
+    """Whether ``node`` is what a call calls (``obj.m`` in ``obj.m()``), what a ``new`` makes
+    (``new ns.Box()``) or a decorator's expression."""
     parent = node.parent
     if parent is None:
         return False
     if parent.type == "decorator":
         return True
-    function = parent.child_by_field_name("function")
+    function = parent.child_by_field_name("function") or parent.child_by_field_name("constructor")
     return function is not None and function.id == node.id
 
 
@@ -314,7 +316,8 @@ class _Collector:
         self.bindings: set[tuple[int, int]] = set()  # name node spans that are no references
         self.scoped_bindings: list[tuple[str, int, int]] = []  # (name, scope start, scope end)
         self.operators: dict[int, str] = {}  # start byte of an operator site -> the method it runs
-        self.javadocs: list[tuple[int, int, int]] = []  # Java doc comments: span, line (parse/javadoc.py)
+        # `/** … */` comments: span, line (Java's: parse/javadoc.py; JavaScript's and TypeScript's: parse/jsdoc.py)
+        self.doc_comments: list[tuple[int, int, int]] = []
 
     def _operator_method(self, node: tree_sitter.Node) -> str | None:
         operator = operator_node(node)
@@ -356,8 +359,8 @@ class _Collector:
                 owner = _first(caps, "doc.owner")
                 if owner is not None:
                     self.docs.setdefault((owner.start_byte, owner.end_byte), _text(self.source, nodes[0]))
-            elif capture == "javadoc":
-                self.javadocs.append((nodes[0].start_byte, nodes[0].end_byte, nodes[0].start_point[0]))
+            elif capture == "doc.comment":
+                self.doc_comments.append((nodes[0].start_byte, nodes[0].end_byte, nodes[0].start_point[0]))
             elif capture == "reference.none":  # a name a declaration binds: never a reference
                 self.bindings.add((nodes[0].start_byte, nodes[0].end_byte))
             elif capture == "binding.name" and (scope := _first(caps, "binding.scope")) is not None:
@@ -649,8 +652,9 @@ def _extract(path: str, lang: str, source: bytes, *, symbols_only: bool = False)
             )
         )
 
-    if collector.javadocs:  # the names its doc comments link to (`{@link Type#member}`)
-        references += link_references(source, collector.javadocs, lambda p: _sweep_scopes(defs, p))
+    if collector.doc_comments:  # the names its doc comments use (`{@link Type#member}`, `@param {Foo} x`)
+        read_doc = doc_type_references if lang in ECMA_LANGUAGES else link_references
+        references += read_doc(source, collector.doc_comments, lambda p: _sweep_scopes(defs, p))
         references.sort(key=lambda r: (r.start_byte, r.name_start_byte, r.kind))
     imports = _imports(source, defs, collector.imports)
     flows = collect_flows(

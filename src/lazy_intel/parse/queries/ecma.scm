@@ -123,12 +123,17 @@
     object: (_) @receiver
     property: (_) @name)) @reference.instantiate
 
-; a member stored on a named object: `Dialog.displayName = 'Dialog'` (the object is referenced as the
-; receiver; a property's setter would run)
-(assignment_expression
-  left: (member_expression
-    object: (identifier) @receiver
-    property: (property_identifier) @name) @reference.read)
+; a JSDoc comment: the types in its `{…}` and the names its `{@link …}` and `@see …` name (parse/jsdoc.py)
+((comment) @doc.comment
+  (#match? @doc.comment "^/[*][*]"))
+
+; a member read, not called: `c.req`, `ElementBounds.boundsCache`, `ctx.path` (a getter runs, a field or
+; a static member is read; the object is referenced as the receiver), also where it is stored
+; (`Dialog.displayName = 'Dialog'`: a setter runs); the callee of a call or a `new` is the call's own
+; reference (the extractor drops the read there)
+(member_expression
+  object: (_) @receiver
+  property: (property_identifier) @name) @reference.read
 
 ; the names a module exports from its own scope: `export { a, b as c };`, `export default Box;`
 (export_statement

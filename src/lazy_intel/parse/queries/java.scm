@@ -46,8 +46,8 @@
 
 ; ---- references
 ; a doc comment: the names its `{@link …}` and `@see …` tags link to (parse/javadoc.py)
-((block_comment) @javadoc
-  (#match? @javadoc "^/[*][*]"))
+((block_comment) @doc.comment
+  (#match? @doc.comment "^/[*][*]"))
 
 ; `JsonNull.INSTANCE`, `FilterResult.BLOCK_ALL`: a field or constant read through its owner (a type
 ; named as the receiver is a use of it: resolve._receiver_reference_edges)

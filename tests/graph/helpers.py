@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,6 +96,19 @@ def index_repo(root: Path, state: Path, *, rebuild: bool = False) -> Workspace:
     ws = Workspace.open(root, settings=load_settings(env={}), state_dir=state)
     ws.sync(rebuild=rebuild)
     return ws
+
+
+@contextmanager
+def indexed_workspace(base: Path, files: Mapping[str, str]) -> Iterator[Workspace]:
+    """``files`` written under ``base/repo`` and indexed (the workspace closed afterwards)."""
+    root = base / "repo"
+    root.mkdir()
+    write_tree(root, files)
+    ws = index_repo(root, base / "state")
+    try:
+        yield ws
+    finally:
+        ws.close()
 
 
 def graph_of(ws: Workspace) -> Graph:

@@ -4,9 +4,6 @@ method of the same name (Java keeps them apart: the syntax says which one a use 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,21 +12,7 @@ from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
 from lazy_intel.store.schema import connect
-from tests.conftest import write_tree
-from tests.graph.helpers import build_graph, graph_of, index_repo
-
-
-@contextmanager
-def _indexed(base: Path, files: dict[str, str]) -> Iterator[Workspace]:
-    """``files`` written under ``base/repo`` and indexed (the workspace closed afterwards)."""
-    root = base / "repo"
-    root.mkdir()
-    write_tree(root, files)
-    ws = index_repo(root, base / "state")
-    try:
-        yield ws
-    finally:
-        ws.close()
+from tests.graph.helpers import build_graph, graph_of, indexed_workspace
 
 
 def _query(ws: Workspace, sql: str) -> list[tuple[Any, ...]]:
@@ -124,7 +107,7 @@ OVERLOADS = {
 
 @pytest.fixture(scope="module")
 def overloads(tmp_path_factory):
-    with _indexed(tmp_path_factory.mktemp("java_overloads"), OVERLOADS) as ws:
+    with indexed_workspace(tmp_path_factory.mktemp("java_overloads"), OVERLOADS) as ws:
         yield ws
 
 
@@ -264,7 +247,7 @@ def test_an_outer_type_written_before_a_nested_one_is_referenced(nested) -> None
 def test_new_of_a_class_is_a_reference_of_the_class(tmp_path) -> None:
     # its constructor is named like the class (kind `constructor`), not `__init__`: `new Impl()` called
     # the constructor and was no reference of Impl
-    with _indexed(tmp_path, {k: v for k, v in NESTED.items() if k.startswith("n/")}) as ws:
+    with indexed_workspace(tmp_path, {k: v for k, v in NESTED.items() if k.startswith("n/")}) as ws:
         answer = execute(
             {"operation": "references", "symbol": "Impl", "includeDeclaration": False, "freshness": "fast"},
             lambda _r: ws,
@@ -296,7 +279,7 @@ FIELD_AND_METHOD = {
 
 @pytest.fixture(scope="module")
 def field_and_method(tmp_path_factory):
-    with _indexed(tmp_path_factory.mktemp("java_field_method"), FIELD_AND_METHOD) as ws:
+    with indexed_workspace(tmp_path_factory.mktemp("java_field_method"), FIELD_AND_METHOD) as ws:
         yield ws
 
 
@@ -381,7 +364,7 @@ DOCS = {
 
 
 def test_doc_links_and_static_reads_reference_what_they_name(tmp_path) -> None:
-    with _indexed(tmp_path, DOCS) as ws:
+    with indexed_workspace(tmp_path, DOCS) as ws:
         rows = _query(
             ws,
             "SELECT e.line, n.qualified_name, n.start_line, e.properties FROM edges e "

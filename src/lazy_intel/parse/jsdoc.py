@@ -30,25 +30,7 @@ LINK = re.compile(rb"(?:\{@(?:link|linkcode|linkplain)|@see)\s+([A-Za-z_$][\w$]*
 NAME = re.compile(rb"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?=(\s*\??\s*:)?)")
 STRING = re.compile(rb"'[^']*'|\"[^\"]*\"|`[^`]*`")
 KEYWORDS = frozenset(
-    {
-        b"typeof",
-        b"keyof",
-        b"import",
-        b"readonly",
-        b"infer",
-        b"is",
-        b"asserts",
-        b"extends",
-        b"new",
-        b"in",
-        b"function",
-        b"true",
-        b"false",
-        b"null",
-        b"undefined",
-        b"void",
-        b"unique",
-    }
+    b"typeof keyof import readonly infer is asserts extends new in function true false null undefined void unique".split()
 )
 MAX_NAMES = 512  # per comment
 

@@ -15,8 +15,7 @@ import pytest
 from lazy_intel.service.ops.operations import execute
 from lazy_intel.service.workspace import Workspace
 from lazy_intel.settings import load_settings
-from tests.conftest import write_tree
-from tests.graph.helpers import index_repo
+from tests.graph.helpers import indexed_workspace
 
 SOURCES = {
     "ts/base.ts": (
@@ -55,15 +54,8 @@ SOURCES = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Iterator[Workspace]:
-    base = tmp_path_factory.mktemp("override_family")
-    root = base / "repo"
-    root.mkdir()
-    write_tree(root, SOURCES)
-    ws = index_repo(root, base / "state")
-    try:
+    with indexed_workspace(tmp_path_factory.mktemp("override_family"), SOURCES) as ws:
         yield ws
-    finally:
-        ws.close()
 
 
 def _references(ws: Workspace, symbol: str, path: str) -> list[tuple[str, int, str]]:

@@ -127,12 +127,13 @@
 ((comment) @doc.comment
   (#match? @doc.comment "^/[*][*]"))
 
-; a member read, not called: `c.req`, `ElementBounds.boundsCache`, `ctx.path` (a getter runs, a field or
-; a static member is read; the object is referenced as the receiver), also where it is stored
-; (`Dialog.displayName = 'Dialog'`: a setter runs); the callee of a call or a `new` is the call's own
-; reference (the extractor drops the read there)
+; a member read through a name, not called: `c.req`, `ElementBounds.boundsCache`, `ctx.path` (a getter
+; runs, a field or a static member is read; the name is referenced as the receiver), also where it is
+; stored (`Dialog.displayName = 'Dialog'`: a setter runs); the callee of a call or a `new` is the call's
+; own reference (the extractor drops the read there). A read through `this`, a call's result or another
+; member names no definition as its receiver and is left out (a third of a React tree's references)
 (member_expression
-  object: (_) @receiver
+  object: (identifier) @receiver
   property: (property_identifier) @name) @reference.read
 
 ; the names a module exports from its own scope: `export { a, b as c };`, `export default Box;`

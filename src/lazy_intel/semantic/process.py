@@ -8,7 +8,10 @@ thread, never on a short-lived request thread.
 
 The environment is minimal and built from scratch: a fixed system ``PATH`` (never the user's or a
 repository's), a fresh temporary ``HOME`` with XDG cache/config/data directories inside it, offline
-switches for npm and Go, and nothing else — no credentials, no shell profile.
+switches for npm and Go, and nothing else — no credentials, no shell profile. The ``HOME`` is removed
+when the server is reaped; one whose lazy-intel process was killed before it could (SIGKILL, a crash)
+is removed by the next server start of any lazy-intel process (:func:`sweep_orphaned_homes`: the
+directory's name carries the pid of the process that made it).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+HOME_PREFIX = "lazy-intel-lsp-"  # then the making process's pid, "-", mkdtemp's suffix
 STDERR_LINES_KEPT = 64
 _PR_SET_PDEATHSIG = 1
 
@@ -46,6 +50,44 @@ if sys.platform.startswith("linux"):
 def _set_parent_death_signal() -> None:  # runs in the child between fork and exec
     if _libc is not None:
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def sweep_orphaned_homes(directory: Path | None = None) -> int:
+    """Remove the temporary ``HOME`` directories (under ``directory``, default the system's temporary
+    directory) that this user's lazy-intel processes made and could not remove: the pid in the name
+    is no running process. Another user's directories, ones named otherwise and ones whose process
+    runs are kept. Returns how many were removed."""
+    base = directory if directory is not None else Path(tempfile.gettempdir())
+    removed = 0
+    for entry in base.glob(HOME_PREFIX + "*"):
+        pid_text, dash, _ = entry.name[len(HOME_PREFIX) :].partition("-")
+        if not dash or not pid_text.isdigit() or _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_symlink() or not entry.is_dir() or entry.stat().st_uid != os.getuid():
+                continue
+            shutil.rmtree(entry)
+            removed += 1
+    if removed:
+        log.info("removed %d language-server home(s) left by killed processes", removed)
+    return removed
+
+
+def new_home() -> Path:
+    """A fresh temporary ``HOME`` for one server, named after this process (after a sweep of those
+    killed processes left)."""
+    sweep_orphaned_homes()
+    return Path(tempfile.mkdtemp(prefix=f"{HOME_PREFIX}{os.getpid()}-"))
 
 
 def minimal_environment(home: Path) -> dict[str, str]:
@@ -111,7 +153,7 @@ class ServerProcess:
     """A running server: its pipes, its process group, a bounded tail of its stderr."""
 
     def __init__(self, argv: list[str], cwd: Path) -> None:
-        self.home = Path(tempfile.mkdtemp(prefix="lazy-intel-lsp-"))
+        self.home = new_home()
         env = minimal_environment(self.home)
 
         def spawn() -> subprocess.Popen[bytes]:

@@ -188,12 +188,9 @@ class Analysis(Evaluator):
                 target = iterated_target(model.lang, flow.target) if flow.kind == "iterate" else flow.target
                 self.assign(scope, target, flow.value if flow.kind == "assign" else None, values, site)
         elif flow.kind == "parameter":
-            names = pattern_names(flow.target)
-            if (
-                flow.target and flow.target[0] == "d"
-            ):  # `({ scene }: Props) => …`: each name a member of the argument
+            if flow.target and flow.target[0] == "d":  # `({ scene }: Props) => …`: members of the argument
                 self.assign(scope, flow.target, None, self.parameter_values(model, scope, flow), site)
-            elif len(names) == 1:
+            elif len(names := pattern_names(flow.target)) == 1:
                 self.write(("v", scope, names[0]), self.parameter_values(model, scope, flow))
         elif flow.kind == "return" and (flow.value is not None or flow.annotation is not None):
             returned = self.eval(model, scope, flow.value, site) if flow.value is not None else set()
@@ -320,12 +317,8 @@ class Analysis(Evaluator):
                     if param.annotation is None
                     else self.fitting(model, symbol.qualified, param, values)
                 )
-                if param.target[0] == "n":
-                    self.write(("v", symbol.qualified, param.target[1]), passed)
-                else:  # `f({ scene })` of `function f({ scene }: Props)`
-                    self.assign(
-                        symbol.qualified, param.target, None, passed, f"{model.path}:{param.start_byte}"
-                    )
+                # a name, or an object pattern (`function f({ scene }: Props)`: members of the argument)
+                self.assign(symbol.qualified, param.target, None, passed, f"{model.path}:{param.start_byte}")
 
     def fitting(self, model: FileModel, scope: str, param: Flow, values: set[Value]) -> set[Value]:
         """What a call site passes, less the instances of the project's classes a declared parameter

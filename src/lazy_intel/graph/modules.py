@@ -21,10 +21,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lazy_intel.graph.php_autoload import candidate_paths
+from lazy_intel.parse.languages import ECMA_LANGUAGES
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 ECMA_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
-ECMA_LANGS = frozenset({"javascript", "typescript", "tsx"})
+ECMA_LANGS = ECMA_LANGUAGES
 # Languages whose imports name files or packages we can find; the rest resolve by unique names.
 # C and C++: `#include` (c_include), every name of the included file seen, as through a wildcard.
 IMPORT_AWARE = frozenset({"python", "go", "java", "kotlin", "php", "rust", "c", "cpp"} | ECMA_LANGS)

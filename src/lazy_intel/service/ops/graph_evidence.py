@@ -7,7 +7,6 @@ definition's span, which ``verify`` checks by its anchor (DESIGN §6).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -27,6 +26,8 @@ from lazy_intel.graph.queries import (
     traverse,
     unresolved_named,
 )
+from lazy_intel.graph.rows import CONFIDENCE, props
+from lazy_intel.parse.languages import ECMA_LANGUAGES
 from lazy_intel.service.ops.context import OperationContext
 from lazy_intel.service.ops.cursor import decode_cursor, encode_cursor
 from lazy_intel.service.ops.items import slice_text
@@ -297,7 +298,7 @@ OVERRIDE_CALL_LANGS = frozenset({"java"})
 # up to their roots and every overrider of those roots, siblings included, each family member's
 # declaration and its calls (the TypeScript compiler's answer: `ZodString._parse` is referenced by the
 # abstract `ZodType._parse`, by `this._parse(input)` in the base and by `ZodNumber._parse`)
-OVERRIDE_FAMILY_LANGS = frozenset({"typescript", "tsx", "javascript"})
+OVERRIDE_FAMILY_LANGS = ECMA_LANGUAGES
 MAX_ANCESTRY = 12  # INHERITS steps walked up from a class to find the constructor it inherits
 
 
@@ -321,20 +322,24 @@ def _override_family_edges(conn: Any, targets: Sequence[GraphNode]) -> list[Grap
     related = [n for n in dict.fromkeys([*roots, *(r.node for r in down.reached)]) if n not in asked]
     if not related:
         return []
-    out = [
-        e
-        for e in edges_into(conn, related, ("CALLS",))
-        if e.properties.get("implicit") not in UNWRITTEN_CALLS
-    ]
-    declared = json.dumps({"use": "override"})
+    out = _written_calls(conn, related)
+    declared = props({"use": "override"})
+    confidence = CONFIDENCE["inheritance"]
     for node in nodes_by_ids(conn, related).values():
         if node.path is None or node.start_byte is None:
             continue
         site = (node.path, node.start_byte, node.end_byte, node.start_line)
         out.append(
-            GraphEdge("OVERRIDES", node.id, methods[0], "inheritance", 0.85, node.name, *site, declared)
+            GraphEdge("OVERRIDES", node.id, methods[0], "inheritance", confidence, node.name, *site, declared)
         )
     return out
+
+
+def _written_calls(conn: Any, ids: list[int]) -> list[GraphEdge]:
+    """The resolved calls into ``ids`` whose site names the callee (not :data:`UNWRITTEN_CALLS`)."""
+    return [
+        e for e in edges_into(conn, ids, ("CALLS",)) if e.properties.get("implicit") not in UNWRITTEN_CALLS
+    ]
 
 
 def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
@@ -363,11 +368,7 @@ def reference_edges(conn: Any, targets: Sequence[GraphNode]) -> list[GraphEdge]:
                 conn, methods, types=("OVERRIDES",), incoming=incoming, depth=MAX_ANCESTRY, hops=False
             ).reached
         ]
-        edges.extend(
-            e
-            for e in edges_into(conn, related, ("CALLS",))
-            if e.properties.get("implicit") not in UNWRITTEN_CALLS
-        )
+        edges.extend(_written_calls(conn, related))
     edges.extend(_override_family_edges(conn, targets))
     types_ = [t for t in targets if t.label in TYPE_NODE_LABELS]
     if types_:
